@@ -1,0 +1,48 @@
+// Package schema pins the upstream MCP JSON schema that mcpwire generates its
+// Go types from, and loads that schema with its content hash verified.
+//
+// # The upstream file is not vendored
+//
+// The schema lives in the specification repository
+// github.com/modelcontextprotocol/modelcontextprotocol. This repository does
+// not hold a copy of it. Instead, each revision has a pin, a small
+// line-based "key: value" file at schema/<revision>/pin.txt that is embedded
+// into this package:
+//
+//	revision: 2026-07-28
+//	repository: github.com/modelcontextprotocol/modelcontextprotocol
+//	commit: <40-hex upstream commit>
+//	path: schema/2026-07-28/schema.json
+//	sha256: <64-hex sha256 of the file at that commit>
+//
+// Blank lines and lines starting with "#" are ignored. [Lookup] parses a pin,
+// and [Current] names the revision the protocol package is generated from.
+//
+// # Loading
+//
+// [Load] returns the bytes of the pinned file, taken from the first of these
+// that applies:
+//
+//  1. a local checkout of the upstream repository, named by [Options.SpecDir]
+//     or the MCP_SPEC_DIR environment variable (the file is read from
+//     <dir>/<path>; nothing is downloaded or cached);
+//  2. the user cache (os.UserCacheDir()/mcpwire/schema by default);
+//  3. a download from raw.githubusercontent.com at the pinned commit (see
+//     [Pin.RawURL]), which is then written to the cache.
+//
+// Every source is checked against the pinned sha256. A mismatch is reported
+// as a [*MismatchError] naming the wanted and the actual hash and where the
+// bytes came from, except that a corrupted cache file is removed and
+// downloaded again.
+//
+// # Bumping the revision
+//
+//  1. Add a folder schema/<rev>/pin.txt with the new revision, the upstream
+//     commit, the path of the schema file at that commit and its sha256
+//     (for example "sha256sum $MCP_SPEC_DIR/schema/<rev>/schema.json" on a
+//     checkout of that commit). Keep the old pin so the two can be compared.
+//  2. Set [Current] to the new revision.
+//  3. Run "go generate ./..." to regenerate the protocol package.
+//  4. Read "go run ./tools/schemadiff OLD NEW" to review what changed between
+//     the two revisions, and adapt the hand-written code to it.
+package schema

@@ -1,0 +1,164 @@
+package schema
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+)
+
+// Current is the revision the protocol package is generated from.
+const Current = "2026-07-28"
+
+// DefaultBaseURL is the base URL [Pin.RawURL] and [Load] use when none is
+// given: GitHub's raw file host.
+const DefaultBaseURL = "https://raw.githubusercontent.com"
+
+//go:embed */pin.txt
+var pinFS embed.FS
+
+// Pin identifies one upstream schema file by commit and content hash.
+type Pin struct {
+	// Revision is the MCP protocol revision, e.g. "2026-07-28".
+	Revision string
+	// Repository is the upstream repository as host/owner/name, e.g.
+	// "github.com/modelcontextprotocol/modelcontextprotocol".
+	Repository string
+	// Commit is the full 40-hex upstream commit the file is taken from.
+	Commit string
+	// Path is the slash-separated path of the file inside Repository.
+	Path string
+	// SHA256 is the lowercase hex sha256 of the file's bytes.
+	SHA256 string
+}
+
+// Lookup returns the embedded pin of revision (see the package
+// documentation for the file format). It returns an error when no pin exists
+// for revision or when the pin file is malformed.
+func Lookup(revision string) (Pin, error) {
+	if revision == "" || strings.ContainsAny(revision, `/\`) || !fs.ValidPath(revision) {
+		return Pin{}, fmt.Errorf("schema: invalid revision %q", revision)
+	}
+	name := path.Join(revision, "pin.txt")
+	data, err := pinFS.ReadFile(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return Pin{}, fmt.Errorf("schema: no pin for revision %q (pinned: %s)",
+				revision, strings.Join(revisions(), ", "))
+		}
+		return Pin{}, fmt.Errorf("schema: %w", err)
+	}
+	p, err := parsePin(data)
+	if err != nil {
+		return Pin{}, fmt.Errorf("schema: %s: %w", name, err)
+	}
+	if p.Revision != revision {
+		return Pin{}, fmt.Errorf("schema: %s: revision %q does not match its folder %q", name, p.Revision, revision)
+	}
+	return p, nil
+}
+
+// revisions lists the revisions that have an embedded pin, sorted.
+func revisions() []string {
+	names, _ := fs.Glob(pinFS, "*/pin.txt")
+	revs := make([]string, 0, len(names))
+	for _, n := range names {
+		revs = append(revs, path.Dir(n))
+	}
+	sort.Strings(revs)
+	return revs
+}
+
+// parsePin parses a pin file: "key: value" lines with the keys revision,
+// repository, commit, path and sha256, each exactly once. Blank lines and
+// lines starting with "#" are ignored.
+func parsePin(data []byte) (Pin, error) {
+	var p Pin
+	fields := map[string]*string{
+		"revision":   &p.Revision,
+		"repository": &p.Repository,
+		"commit":     &p.Commit,
+		"path":       &p.Path,
+		"sha256":     &p.SHA256,
+	}
+	seen := map[string]bool{}
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		key, value, ok := strings.Cut(line, ":")
+		if !ok {
+			return Pin{}, fmt.Errorf("line %d: want \"key: value\", got %q", i+1, line)
+		}
+		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+		dst, known := fields[key]
+		if !known {
+			return Pin{}, fmt.Errorf("line %d: unknown key %q", i+1, key)
+		}
+		if seen[key] {
+			return Pin{}, fmt.Errorf("line %d: duplicate key %q", i+1, key)
+		}
+		seen[key] = true
+		*dst = value
+	}
+	for _, key := range []string{"revision", "repository", "commit", "path", "sha256"} {
+		if !seen[key] {
+			return Pin{}, fmt.Errorf("missing key %q", key)
+		}
+	}
+	if err := p.validate(); err != nil {
+		return Pin{}, err
+	}
+	return p, nil
+}
+
+// validate checks the fields Load relies on.
+func (p Pin) validate() error {
+	if p.Revision == "" {
+		return errors.New("empty revision")
+	}
+	if parts := strings.Split(p.Repository, "/"); len(parts) != 3 || parts[0] != "github.com" || parts[1] == "" || parts[2] == "" {
+		return fmt.Errorf("repository %q: want github.com/<owner>/<name>", p.Repository)
+	}
+	if !isLowerHex(p.Commit, 40) {
+		return fmt.Errorf("commit %q: want 40 lowercase hex digits", p.Commit)
+	}
+	if !fs.ValidPath(p.Path) || p.Path == "." {
+		return fmt.Errorf("path %q: want a clean relative slash-separated path", p.Path)
+	}
+	if !isLowerHex(p.SHA256, 64) {
+		return fmt.Errorf("sha256 %q: want 64 lowercase hex digits", p.SHA256)
+	}
+	return nil
+}
+
+func isLowerHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for _, c := range s {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// RawURL returns the URL of the pinned file on a raw file host:
+// <baseURL>/<owner>/<name>/<commit>/<path>, with owner and name taken from
+// Repository. An empty baseURL means [DefaultBaseURL].
+func (p Pin) RawURL(baseURL string) string {
+	if baseURL == "" {
+		baseURL = DefaultBaseURL
+	}
+	repo := p.Repository
+	for _, prefix := range []string{"https://", "http://", "github.com/"} {
+		repo = strings.TrimPrefix(repo, prefix)
+	}
+	repo = strings.TrimSuffix(strings.Trim(repo, "/"), ".git")
+	return strings.TrimRight(baseURL, "/") + "/" + repo + "/" + p.Commit + "/" + strings.TrimLeft(p.Path, "/")
+}

@@ -1,0 +1,51 @@
+package schema
+
+import (
+	"strings"
+	"testing"
+)
+
+// Every embedded pin must parse and sit in the folder of its revision.
+func TestEmbeddedPins(t *testing.T) {
+	revs := revisions()
+	if len(revs) == 0 {
+		t.Fatal("no embedded pins")
+	}
+	found := false
+	for _, rev := range revs {
+		if _, err := Lookup(rev); err != nil {
+			t.Errorf("Lookup(%q): %v", rev, err)
+		}
+		found = found || rev == Current
+	}
+	if !found {
+		t.Errorf("no pin for Current %q among %v", Current, revs)
+	}
+}
+
+func TestParsePinErrors(t *testing.T) {
+	const good = `revision: r
+repository: github.com/o/n
+commit: b0f60ba5409db7a6582440a7b473cc0398890f15
+path: schema/r/schema.json
+sha256: ef70b61f99b6d2e5e3b46863822eab08dff6a45bedc7a08914e0e5b133f40203
+`
+	if _, err := parsePin([]byte("# comment\r\n\r\n" + strings.ReplaceAll(good, "\n", "\r\n"))); err != nil {
+		t.Fatalf("parsePin(good with CRLF and comment): %v", err)
+	}
+	tests := map[string]string{
+		"missing key":   strings.Replace(good, "path: schema/r/schema.json\n", "", 1),
+		"duplicate key": good + "commit: b0f60ba5409db7a6582440a7b473cc0398890f15\n",
+		"unknown key":   good + "url: x\n",
+		"no colon":      good + "sha256\n",
+		"short commit":  strings.Replace(good, "b0f60ba5409db7a6582440a7b473cc0398890f15", "b0f60ba", 1),
+		"upper sha256":  strings.Replace(good, "ef70b61f", "EF70B61F", 1),
+		"bad repo":      strings.Replace(good, "github.com/o/n", "o/n", 1),
+		"escaping path": strings.Replace(good, "schema/r/schema.json", "../schema.json", 1),
+	}
+	for name, in := range tests {
+		if p, err := parsePin([]byte(in)); err == nil {
+			t.Errorf("%s: parsePin = %+v, want an error", name, p)
+		}
+	}
+}
