@@ -1,0 +1,639 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// ---- json_gen.go: single-pass strict decoders and encoders ----
+
+func (g *emitter) emitJSON() {
+	for _, n := range g.m.Order {
+		d := g.m.Decls[n]
+		switch d.Kind {
+		case DAlias:
+			continue
+		case DStruct:
+			g.emitStructDecode(d)
+			g.emitStructEncode(d)
+		case DUnion:
+			g.emitUnionDecode(d)
+			g.emitUnionEncode(d)
+		case DEnum:
+			g.emitEnumCodec(d)
+		case DString:
+			g.p("func (v *%s) decodeFrom(d *decoder) error {", d.Name)
+			g.p("s, err := d.readString()")
+			g.p("*v = %s(s)", d.Name)
+			g.p("return err")
+			g.p("}")
+			g.p("")
+			g.p("func (v %s) encodeTo(e *encoder) error {", d.Name)
+			g.p("e.string(string(v))")
+			g.p("return nil")
+			g.p("}")
+			g.p("")
+		case DRaw:
+			g.p("func (v *%s) decodeFrom(d *decoder) error {", d.Name)
+			g.p("raw, err := d.readRaw(%s)", rawModeConst(d.Target.Raw))
+			g.p("*v = raw")
+			g.p("return err")
+			g.p("}")
+			g.p("")
+			g.p("func (v %s) encodeTo(e *encoder) error {", d.Name)
+			g.p("if len(v) == 0 {")
+			switch d.Target.Raw {
+			case RawJSONObject, RawObject:
+				g.p("e.buf = append(e.buf, \"{}\"...)")
+				g.p("return nil")
+			case RawJSONArray:
+				g.p("e.buf = append(e.buf, \"[]\"...)")
+				g.p("return nil")
+			default:
+				g.p("return encodeError(%q, \"empty value\")", d.Name)
+			}
+			g.p("}")
+			g.p("if err := checkRaw(%q, v, %s); err != nil {", d.Name, rawModeConst(d.Target.Raw))
+			g.p("return err")
+			g.p("}")
+			g.p("e.raw(v)")
+			g.p("return nil")
+			g.p("}")
+			g.p("")
+		case DMap, DList:
+			g.p("func (v *%s) decodeFrom(d *decoder) error {", d.Name)
+			g.p("var x %s", g.goType(d.Target))
+			g.decodeValue("x", d.Target, "%s")
+			g.p("*v = x")
+			g.p("return nil")
+			g.p("}")
+			g.p("")
+			g.p("func (v %s) encodeTo(e *encoder) error {", d.Name)
+			g.p("x := %s(v)", g.goType(d.Target))
+			g.encodeValue("x", d.Target, d.Name)
+			g.p("return nil")
+			g.p("}")
+			g.p("")
+		case DScalarUnion:
+			g.emitScalarUnionCodec(d)
+		}
+		g.emitJSONMethods(d)
+	}
+}
+
+// emitJSONMethods gives every type MarshalJSON and UnmarshalJSON, so that
+// encoding/json (and any library built on it) gets the strict codec too.
+func (g *emitter) emitJSONMethods(d *Decl) {
+	g.p("// MarshalJSON encodes %s strictly; see [Marshal].", d.Name)
+	g.p("func (v %s) MarshalJSON() ([]byte, error) { return Marshal(&v) }", d.Name)
+	g.p("")
+	g.p("// UnmarshalJSON decodes %s strictly; see [Unmarshal].", d.Name)
+	g.p("func (v *%s) UnmarshalJSON(data []byte) error { return Unmarshal(data, v) }", d.Name)
+	g.p("")
+}
+
+// wrapErr renders the error-wrapping expression for err at this depth.
+func wrapErr(wrap, err string) string {
+	return strings.Replace(wrap, "%s", err, 1)
+}
+
+// decodeValue prints statements that decode the next value into dst, an
+// addressable expression of type t. wrap is a format with one %s that
+// turns an error into the error to return (adding path segments).
+func (g *emitter) decodeValue(dst string, t TypeRef, wrap string) {
+	ret := func(e string) { g.p("return %s", wrapErr(wrap, e)) }
+	switch t.Kind {
+	case KString, KInt, KFloat, KBool:
+		reader := map[Kind]string{KString: "readString", KInt: "readInt64", KFloat: "readFloat64", KBool: "readBool"}[t.Kind]
+		v := g.fresh("s")
+		g.p("%s, err := d.%s()", v, reader)
+		g.p("if err != nil {")
+		ret("err")
+		g.p("}")
+		g.p("%s = %s", dst, v)
+	case KRaw:
+		v := g.fresh("raw")
+		g.p("%s, err := d.readRaw(%s)", v, rawModeConst(t.Raw))
+		g.p("if err != nil {")
+		ret("err")
+		g.p("}")
+		g.p("%s = %s", dst, v)
+	case KNamed:
+		g.p("if err := %s.decodeFrom(d); err != nil {", addr(dst))
+		ret("err")
+		g.p("}")
+	case KSlice:
+		first, i, more := g.fresh("first"), g.fresh("i"), g.fresh("more")
+		g.p("if err := d.beginArray(); err != nil {")
+		ret("err")
+		g.p("}")
+		g.p("%s = %s{}", dst, g.goType(t))
+		g.p("%s := true", first)
+		g.p("for %s := 0; ; %s++ {", i, i)
+		g.p("%s, err := d.nextElement(&%s)", more, first)
+		g.p("if err != nil {")
+		ret("err")
+		g.p("}")
+		g.p("if !%s {", more)
+		g.p("break")
+		g.p("}")
+		var zero string
+		switch t.Elem.Kind {
+		case KString:
+			zero = `""`
+		case KInt, KFloat:
+			zero = "0"
+		case KBool:
+			zero = "false"
+		case KRaw, KSlice, KMap:
+			zero = "nil"
+		default:
+			zero = g.goType(*t.Elem) + "{}"
+			if d := g.decl(t.Elem.Name); d != nil && (d.Kind == DRaw || d.Kind == DMap || d.Kind == DList) {
+				zero = "nil"
+			} else if d != nil && (d.Kind == DEnum || d.Kind == DString) {
+				zero = `""`
+			}
+		}
+		g.p("%s = append(%s, %s)", dst, dst, zero)
+		g.decodeValue(fmt.Sprintf("%s[len(%s)-1]", dst, dst), *t.Elem, wrapErr(wrap, fmt.Sprintf("inIndex(%%s, %s)", i)))
+		g.p("}")
+	case KMap:
+		first, k, more, key, x := g.fresh("first"), g.fresh("k"), g.fresh("more"), g.fresh("key"), g.fresh("x")
+		g.p("if err := d.beginObject(); err != nil {")
+		ret("err")
+		g.p("}")
+		g.p("%s = %s{}", dst, g.goType(t))
+		g.p("%s := true", first)
+		g.p("for {")
+		g.p("%s, %s, err := d.nextMember(&%s)", k, more, first)
+		g.p("if err != nil {")
+		ret("err")
+		g.p("}")
+		g.p("if !%s {", more)
+		g.p("break")
+		g.p("}")
+		g.p("%s := string(%s)", key, k)
+		g.p("if _, dup := %s[%s]; dup {", dst, key)
+		ret(fmt.Sprintf("d.duplicate(%s)", key))
+		g.p("}")
+		g.p("var %s %s", x, g.goType(*t.Elem))
+		g.decodeValue(x, *t.Elem, wrapErr(wrap, fmt.Sprintf("inKey(%%s, %s)", key)))
+		g.p("%s[%s] = %s", dst, key, x)
+		g.p("}")
+	}
+}
+
+func addr(expr string) string {
+	if strings.HasPrefix(expr, "*") {
+		return "(" + expr + ")"
+	}
+	return "(&" + expr + ")"
+}
+
+// encodeValue prints statements that encode src, an addressable expression
+// of type t. path names the value in encode errors.
+func (g *emitter) encodeValue(src string, t TypeRef, path string) {
+	switch t.Kind {
+	case KString:
+		g.p("e.string(%s)", src)
+	case KInt:
+		g.p("e.int(%s)", src)
+	case KBool:
+		g.p("e.bool(%s)", src)
+	case KFloat:
+		g.p("if err := e.float(%q, %s); err != nil {", path, src)
+		g.p("return err")
+		g.p("}")
+	case KRaw:
+		g.p("if len(%s) == 0 {", src)
+		switch t.Raw {
+		case RawObject, RawJSONObject:
+			g.p("e.buf = append(e.buf, \"{}\"...)")
+		default:
+			g.p("e.buf = append(e.buf, \"null\"...)")
+		}
+		g.p("} else {")
+		g.p("if err := checkRaw(%q, %s, %s); err != nil {", path, src, rawModeConst(t.Raw))
+		g.p("return err")
+		g.p("}")
+		g.p("e.raw(%s)", src)
+		g.p("}")
+	case KNamed:
+		g.p("if err := %s.encodeTo(e); err != nil {", addr(src))
+		g.p("return err")
+		g.p("}")
+	case KSlice:
+		i := g.fresh("i")
+		g.p("e.buf = append(e.buf, '[')")
+		g.p("for %s := range %s {", i, src)
+		g.p("e.element(%s)", i)
+		g.encodeValue(fmt.Sprintf("%s[%s]", src, i), *t.Elem, path+"[]")
+		g.p("}")
+		g.p("e.buf = append(e.buf, ']')")
+	case KMap:
+		i, k, x := g.fresh("i"), g.fresh("k"), g.fresh("x")
+		g.p("e.buf = append(e.buf, '{')")
+		g.p("for %s, %s := range sortedKeys(%s) {", i, k, src)
+		g.p("e.element(%s)", i)
+		g.p("e.string(%s)", k)
+		g.p("e.buf = append(e.buf, ':')")
+		g.p("%s := %s[%s]", x, src, k)
+		g.encodeValue(x, *t.Elem, path+"{}")
+		g.p("}")
+		g.p("e.buf = append(e.buf, '}')")
+	}
+}
+
+func (g *emitter) emitStructDecode(d *Decl) {
+	if len(d.Fields) > 64 {
+		panic(d.Name + ": more than 64 members")
+	}
+	g.p("func (v *%s) decodeFrom(d *decoder) error {", d.Name)
+	g.p("*v = %s{}", d.Name)
+	g.p("if err := d.beginObject(); err != nil {")
+	g.p("return err")
+	g.p("}")
+	if len(d.Fields) > 0 {
+		g.p("var seen uint64")
+	}
+	g.p("first := true")
+	g.p("for {")
+	g.p("name, ok, err := d.nextMember(&first)")
+	g.p("if err != nil {")
+	g.p("return err")
+	g.p("}")
+	g.p("if !ok {")
+	g.p("break")
+	g.p("}")
+	g.p("switch string(name) {")
+	for i, f := range d.Fields {
+		g.p("case %q:", f.JSONName)
+		g.p("if seen&(1<<%d) != 0 {", i)
+		g.p("return d.duplicate(%q)", f.JSONName)
+		g.p("}")
+		g.p("seen |= 1 << %d", i)
+		wrap := fmt.Sprintf("inField(%%s, %q)", f.JSONName)
+		switch {
+		case f.Const != nil && f.Const.IsInt:
+			g.p("if err := d.readConstInt(%d); err != nil {", f.Const.Int)
+			g.p("return %s", wrapErr(wrap, "err"))
+			g.p("}")
+		case f.Const != nil:
+			g.p("if err := d.readConstString(%q); err != nil {", f.Const.Str)
+			g.p("return %s", wrapErr(wrap, "err"))
+			g.p("}")
+			if !f.Required {
+				g.p("v.has%s = true", f.GoName)
+			}
+		case f.Required || g.nillable(f.Type):
+			g.decodeValue("v."+f.GoName, f.Type, wrap)
+		default:
+			x := g.fresh("p")
+			g.p("%s := new(%s)", x, g.goType(f.Type))
+			g.decodeValue("*"+x, f.Type, wrap)
+			g.p("v.%s = %s", f.GoName, x)
+		}
+		if f.Minimum != nil && f.Type.Kind == KInt {
+			target := "v." + f.GoName
+			if !f.Required {
+				target = "*v." + f.GoName
+			}
+			g.p("if %s < %d {", target, int64(*f.Minimum))
+			g.p("return &DecodeError{Kind: KindRange, Offset: d.pos, Path: %q, Msg: %q}", f.JSONName, fmt.Sprintf("must be at least %d", int64(*f.Minimum)))
+			g.p("}")
+		}
+	}
+	g.p("default:")
+	g.p("if err := d.unknownMember(name, %s, %v, &v.Extra); err != nil {", namesList(d), d.Closed)
+	g.p("return err")
+	g.p("}")
+	g.p("}")
+	g.p("}")
+	var req uint64
+	for i, f := range d.Fields {
+		if f.Required {
+			req |= 1 << uint(i)
+		}
+	}
+	if req != 0 {
+		g.p("if seen&%#x != %#x {", req, req)
+		for i, f := range d.Fields {
+			if f.Required {
+				g.p("if seen&(1<<%d) == 0 {", i)
+				g.p("return missing(%q)", f.JSONName)
+				g.p("}")
+			}
+		}
+		g.p("}")
+	}
+	g.p("return nil")
+	g.p("}")
+	g.p("")
+}
+
+func (g *emitter) emitStructEncode(d *Decl) {
+	g.p("func (v *%s) encodeTo(e *encoder) error {", d.Name)
+	g.p("if v == nil {")
+	g.p("return encodeError(%q, \"nil pointer\")", d.Name)
+	g.p("}")
+	g.p("e.buf = append(e.buf, '{')")
+	g.p("first := true")
+	for _, f := range d.Fields {
+		path := d.Name + "." + f.JSONName
+		switch {
+		case f.Const != nil:
+			lit := strconv.Quote(f.Const.Str)
+			if f.Const.IsInt {
+				lit = strconv.FormatInt(f.Const.Int, 10)
+			}
+			if !f.Required {
+				g.p("if v.has%s {", f.GoName)
+			}
+			g.p("e.member(&first, %s)", jsonName(f.JSONName))
+			g.p("e.buf = append(e.buf, %s...)", strconv.Quote(lit))
+			if !f.Required {
+				g.p("}")
+			}
+		case f.Required:
+			g.p("e.member(&first, %s)", jsonName(f.JSONName))
+			g.encodeChecked("v."+f.GoName, f, path)
+		case g.nillable(f.Type):
+			g.p("if v.%s != nil {", f.GoName)
+			g.p("e.member(&first, %s)", jsonName(f.JSONName))
+			g.encodeChecked("v."+f.GoName, f, path)
+			g.p("}")
+		default:
+			g.p("if v.%s != nil {", f.GoName)
+			g.p("e.member(&first, %s)", jsonName(f.JSONName))
+			g.encodeChecked("*v."+f.GoName, f, path)
+			g.p("}")
+		}
+	}
+	g.p("if len(v.Extra) > 0 {")
+	if d.Closed {
+		g.p("return encodeError(%q, \"the schema closes this object; Extra must be empty\")", d.Name)
+	} else {
+		g.p("if err := e.members(&first, %q, v.Extra, %s); err != nil {", d.Name, namesList(d))
+		g.p("return err")
+		g.p("}")
+	}
+	g.p("}")
+	g.p("e.buf = append(e.buf, '}')")
+	g.p("return nil")
+	g.p("}")
+	g.p("")
+}
+
+// encodeChecked encodes a field value after checking its minimum.
+func (g *emitter) encodeChecked(src string, f *Field, path string) {
+	if f.Minimum != nil && f.Type.Kind == KInt {
+		g.p("if %s < %d {", src, int64(*f.Minimum))
+		g.p("return encodeError(%q, \"must be at least %d, got %%d\", %s)", path, int64(*f.Minimum), src)
+		g.p("}")
+	}
+	g.encodeValue(src, f.Type, path)
+}
+
+func (g *emitter) emitEnumCodec(d *Decl) {
+	var quoted []string
+	for _, v := range d.Values {
+		quoted = append(quoted, strconv.Quote(v))
+	}
+	msg := "must be one of " + strings.Join(quoted, ", ")
+	g.p("func (v *%s) decodeFrom(d *decoder) error {", d.Name)
+	g.p("s, err := d.readStringBytes()")
+	g.p("if err != nil {")
+	g.p("return err")
+	g.p("}")
+	g.p("switch string(s) {")
+	for _, v := range d.Values {
+		g.p("case %q:", v)
+		g.p("*v = %s", d.Name+goIdent(v))
+	}
+	g.p("default:")
+	g.p("return &DecodeError{Kind: KindEnum, Offset: d.pos, Msg: %q + \", got \" + strconv.Quote(truncate(string(s)))}", msg)
+	g.p("}")
+	g.p("return nil")
+	g.p("}")
+	g.p("")
+	g.p("func (v %s) encodeTo(e *encoder) error {", d.Name)
+	g.p("if !v.Valid() {")
+	g.p("return encodeError(%q, %q+\", got %%q\", string(v))", d.Name, msg)
+	g.p("}")
+	g.p("e.string(string(v))")
+	g.p("return nil")
+	g.p("}")
+	g.p("")
+}
+
+func (g *emitter) emitUnionDecode(d *Decl) {
+	keys := strconv.Quote(strings.Join(d.KeyNames, "\x00"))
+	keyIdx := map[string]int{}
+	for i, k := range d.KeyNames {
+		keyIdx[k] = i
+	}
+	var list *Variant
+	for _, v := range d.Variants {
+		if v.JSONKind == '[' {
+			list = v
+		}
+	}
+	g.p("func (u *%s) decodeFrom(d *decoder) error {", d.Name)
+	g.p("*u = %s{}", d.Name)
+	g.p("switch d.peek() {")
+	if list != nil {
+		g.p("case '[':")
+		g.p("var x %s", list.GoName)
+		g.p("if err := x.decodeFrom(d); err != nil {")
+		g.p("return err")
+		g.p("}")
+		g.p("u.Value = x")
+		g.p("return nil")
+	}
+	objects := 0
+	for _, v := range d.Variants {
+		if v.JSONKind == '{' {
+			objects++
+		}
+	}
+	if objects == 0 {
+		g.p("}")
+		g.p("return d.unexpected(\"array\")")
+		g.p("}")
+		g.p("")
+		return
+	}
+	g.p("case '{':")
+	g.p("default:")
+	if list != nil {
+		g.p("return d.unexpected(\"object or array\")")
+	} else {
+		g.p("return d.unexpected(\"object\")")
+	}
+	g.p("}")
+	g.p("start, depth := d.pos, d.depth")
+	g.p("var vals [%d][]byte", max(len(d.KeyNames), 1))
+	g.p("p := probe{vals: vals[:0]}")
+	g.p("if err := d.probeObject(&p, %s, %d); err != nil {", keys, len(d.KeyNames))
+	g.p("return err")
+	g.p("}")
+	g.p("d.pos, d.depth = start, depth")
+	g.p("var cand uint64")
+	// The discriminator key for error messages: the key constrained by the
+	// most branches.
+	count := map[string]int{}
+	values := map[string]map[string]bool{}
+	for _, v := range d.Variants {
+		for _, c := range v.Consts {
+			count[c.Key]++
+			if values[c.Key] == nil {
+				values[c.Key] = map[string]bool{}
+			}
+			for _, x := range c.Values {
+				values[c.Key][x] = true
+			}
+		}
+	}
+	disc, discN := "", 0
+	for _, k := range d.KeyNames {
+		if count[k] > discN {
+			disc, discN = k, count[k]
+		}
+	}
+	var objVariants []*Variant
+	for _, v := range d.Variants {
+		if v.JSONKind == '{' {
+			objVariants = append(objVariants, v)
+		}
+	}
+	var specs, names []string
+	for i, v := range objVariants {
+		var conds []string
+		var req, consts uint64
+		for _, c := range v.Consts {
+			var qs []string
+			for _, x := range c.Values {
+				qs = append(qs, strconv.Quote(x))
+			}
+			in := fmt.Sprintf("p.is(%d, %s)", keyIdx[c.Key], strings.Join(qs, ", "))
+			if c.Required {
+				conds = append(conds, in)
+			} else {
+				conds = append(conds, fmt.Sprintf("(!p.has(%d) || %s)", keyIdx[c.Key], in))
+			}
+			consts |= 1 << uint(keyIdx[c.Key])
+		}
+		for _, r := range v.Required {
+			req |= 1 << uint(keyIdx[r])
+		}
+		if len(conds) == 0 {
+			g.p("cand |= 1 << %d // %s", i, v.GoName)
+		} else {
+			g.p("if %s {", strings.Join(conds, " && "))
+			g.p("cand |= 1 << %d // %s", i, v.GoName)
+			g.p("}")
+		}
+		specs = append(specs, fmt.Sprintf("{required: %#x, consts: %#x}", req, consts))
+		names = append(names, v.GoName)
+	}
+	g.p("if cand == 0 {")
+	discIdx := -1
+	allSame := ""
+	if disc != "" {
+		discIdx = keyIdx[disc]
+		if len(values[disc]) == 1 && count[disc] == len(objVariants) {
+			for x := range values[disc] {
+				allSame = x
+			}
+		}
+	}
+	g.p("return noVariant(&p, %q, %q, %d, %q)", d.Name, disc, discIdx, allSame)
+	g.p("}")
+	g.p("specs := [...]variantSpec{%s}", strings.Join(specs, ", "))
+	g.p("pick, err := choose(&p, cand, specs[:], %q, %q)", d.Name, strings.Join(names, "\x00"))
+	g.p("if err != nil {")
+	g.p("return err")
+	g.p("}")
+	g.p("switch pick {")
+	for i, v := range objVariants {
+		g.p("case %d:", i)
+		g.p("x := new(%s)", v.GoName)
+		g.p("if err := x.decodeFrom(d); err != nil {")
+		g.p("return err")
+		g.p("}")
+		g.p("u.Value = x")
+	}
+	g.p("}")
+	g.p("return nil")
+	g.p("}")
+	g.p("")
+}
+
+func (g *emitter) emitUnionEncode(d *Decl) {
+	g.p("func (u *%s) encodeTo(e *encoder) error {", d.Name)
+	g.p("if u.Value == nil {")
+	g.p("return encodeError(%q, \"union holds no value\")", d.Name)
+	g.p("}")
+	g.p("return u.Value.encodeTo(e)")
+	g.p("}")
+	g.p("")
+}
+
+func (g *emitter) emitScalarUnionCodec(d *Decl) {
+	kinds := g.scalarKinds(d)
+	var names []string
+	for _, k := range kinds {
+		names = append(names, k.json)
+	}
+	g.p("func (v *%s) decodeFrom(d *decoder) error {", d.Name)
+	g.p("*v = %s{}", d.Name)
+	g.p("switch c := d.peek(); {")
+	for _, k := range kinds {
+		switch k.json {
+		case "string":
+			g.p("case c == '\"':")
+			g.p("s, err := d.readString()")
+		case "integer":
+			g.p("case c == '-' || (c >= '0' && c <= '9'):")
+			g.p("s, err := d.readInt64()")
+		case "number":
+			g.p("case c == '-' || (c >= '0' && c <= '9'):")
+			g.p("s, err := d.readFloat64()")
+		case "boolean":
+			g.p("case c == 't' || c == 'f':")
+			g.p("s, err := d.readBool()")
+		case "array":
+			g.p("case c == '[':")
+			g.p("var s %s", k.goType)
+			g.decodeValue("s", d.Target, "%s")
+			g.p("var err error")
+		}
+		g.p("*v = %s{%s: s, kind: %d}", d.Name, k.field, k.code)
+		g.p("return err")
+	}
+	g.p("}")
+	g.p("return d.unexpected(%q)", strings.Join(names, " or "))
+	g.p("}")
+	g.p("")
+	g.p("func (v %s) encodeTo(e *encoder) error {", d.Name)
+	g.p("switch v.kind {")
+	for _, k := range kinds {
+		g.p("case %d:", k.code)
+		switch k.json {
+		case "array":
+			g.p("x := v.list")
+			g.encodeValue("x", d.Target, d.Name)
+		default:
+			t := map[string]TypeRef{"string": {Kind: KString}, "integer": {Kind: KInt}, "number": {Kind: KFloat}, "boolean": {Kind: KBool}}[k.json]
+			g.encodeValue("v."+k.field, t, d.Name)
+		}
+	}
+	g.p("default:")
+	g.p("return encodeError(%q, \"unset value\")", d.Name)
+	g.p("}")
+	g.p("return nil")
+	g.p("}")
+	g.p("")
+}

@@ -1,0 +1,169 @@
+package protocol
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// DefaultMaxDepth is the nesting limit that [Unmarshal] applies: objects and
+// arrays nested deeper are refused with a [KindDepth] error before they are
+// parsed any further.
+const DefaultMaxDepth = 128
+
+// wireDecoder is implemented by every generated type (on its pointer).
+type wireDecoder interface {
+	decodeFrom(d *decoder) error
+}
+
+// wireEncoder is implemented by every generated type (on its pointer).
+type wireEncoder interface {
+	encodeTo(e *encoder) error
+}
+
+// UnmarshalOptions configures strict decoding. The zero value is ready to
+// use and applies the defaults.
+type UnmarshalOptions struct {
+	// MaxDepth limits the nesting of objects and arrays; 0 means
+	// DefaultMaxDepth.
+	MaxDepth int
+}
+
+// Unmarshal decodes data into v, which must be a pointer to a type of this
+// package. Decoding is strict; see the package documentation for the rules.
+func (o UnmarshalOptions) Unmarshal(data []byte, v any) error {
+	dv, ok := v.(wireDecoder)
+	if !ok {
+		return fmt.Errorf("protocol: Unmarshal: %T is not a pointer to a protocol type", v)
+	}
+	d := decoder{buf: data, maxDepth: o.MaxDepth}
+	if d.maxDepth <= 0 {
+		d.maxDepth = DefaultMaxDepth
+	}
+	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
+		return &DecodeError{Kind: KindSyntax, Msg: "byte-order mark before JSON text"}
+	}
+	if err := dv.decodeFrom(&d); err != nil {
+		return err
+	}
+	return d.end()
+}
+
+// Unmarshal decodes data into v with the default [UnmarshalOptions].
+func Unmarshal(data []byte, v any) error {
+	return UnmarshalOptions{}.Unmarshal(data, v)
+}
+
+// Marshal encodes v, a value of or a pointer to a type of this package.
+// Const members are always written with their schema value, and values that
+// the schema forbids (an enum value outside the enum, a union with no value)
+// are an *EncodeError rather than invalid output.
+func Marshal(v any) ([]byte, error) {
+	if ev, ok := v.(wireEncoder); ok {
+		e := encoder{buf: make([]byte, 0, 256)}
+		if err := ev.encodeTo(&e); err != nil {
+			return nil, err
+		}
+		return e.buf, nil
+	}
+	// A value rather than a pointer: encode a pointer to a copy.
+	if rv := reflect.ValueOf(v); rv.IsValid() {
+		p := reflect.New(rv.Type())
+		p.Elem().Set(rv)
+		if ev, ok := p.Interface().(wireEncoder); ok {
+			return Marshal(ev)
+		}
+	}
+	return nil, fmt.Errorf("protocol: Marshal: %T is not a protocol type", v)
+}
+
+// AppendMarshal appends the encoding of v to dst, like [Marshal] without
+// the allocation of a new buffer.
+func AppendMarshal(dst []byte, v any) ([]byte, error) {
+	ev, ok := v.(wireEncoder)
+	if !ok {
+		b, err := Marshal(v)
+		return append(dst, b...), err
+	}
+	e := encoder{buf: dst}
+	if err := ev.encodeTo(&e); err != nil {
+		return dst, err
+	}
+	return e.buf, nil
+}
+
+// Member is one object member that the schema does not declare, kept so
+// that decode → encode loses nothing (vendor keys in _meta, members added by
+// a later revision).
+type Member struct {
+	Name  string
+	Value json.RawMessage // one valid JSON value
+}
+
+// Members holds undeclared object members in the order they arrived.
+type Members []Member
+
+// Get returns the raw value of the member with the given name.
+func (m Members) Get(name string) (json.RawMessage, bool) {
+	for _, x := range m {
+		if x.Name == name {
+			return x.Value, true
+		}
+	}
+	return nil, false
+}
+
+// Set replaces the value of the named member or appends it.
+func (m *Members) Set(name string, value json.RawMessage) {
+	for i, x := range *m {
+		if x.Name == name {
+			(*m)[i].Value = value
+			return
+		}
+	}
+	*m = append(*m, Member{Name: name, Value: value})
+}
+
+// encodeMembers writes undeclared members after the declared ones. A
+// member whose name the type declares is an error: it would duplicate a key.
+func (e *encoder) members(first *bool, path string, m Members, declared string) error {
+	for i, x := range m {
+		for rest := declared; rest != ""; {
+			var n string
+			n, rest, _ = strings.Cut(rest, "\x00")
+			if n == x.Name {
+				return encodeError(path, "extra member %q is declared by the schema; set the field instead", x.Name)
+			}
+		}
+		for _, y := range m[:i] {
+			if y.Name == x.Name {
+				return encodeError(path, "extra member %q appears twice", x.Name)
+			}
+		}
+		if err := checkRaw(path+"."+x.Name, x.Value, rawAny); err != nil {
+			return err
+		}
+		if *first {
+			*first = false
+		} else {
+			e.buf = append(e.buf, ',')
+		}
+		e.string(x.Name)
+		e.buf = append(e.buf, ':')
+		e.buf = append(e.buf, x.Value...)
+	}
+	return nil
+}
+
+// sortedKeys returns a map's keys in order, so that maps encode
+// deterministically.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

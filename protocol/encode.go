@@ -1,0 +1,138 @@
+package protocol
+
+import (
+	"math"
+	"strconv"
+	"unicode/utf8"
+)
+
+// encoder appends JSON to a byte slice. The generated encoders write member
+// names as pre-quoted literals and call the value writers below.
+type encoder struct {
+	buf []byte
+}
+
+// member writes the separator (none before the first member) and a
+// pre-quoted `"name":` literal.
+func (e *encoder) member(first *bool, quotedNameColon string) {
+	if *first {
+		*first = false
+	} else {
+		e.buf = append(e.buf, ',')
+	}
+	e.buf = append(e.buf, quotedNameColon...)
+}
+
+// element writes the separator before an array element.
+func (e *encoder) element(i int) {
+	if i > 0 {
+		e.buf = append(e.buf, ',')
+	}
+}
+
+// bool writes true or false.
+func (e *encoder) bool(v bool) {
+	if v {
+		e.buf = append(e.buf, "true"...)
+	} else {
+		e.buf = append(e.buf, "false"...)
+	}
+}
+
+// int writes an integer.
+func (e *encoder) int(v int64) {
+	e.buf = strconv.AppendInt(e.buf, v, 10)
+}
+
+// float writes a number the way encoding/json does; NaN and infinities have
+// no JSON form.
+func (e *encoder) float(path string, v float64) error {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return encodeError(path, "number %v has no JSON form", v)
+	}
+	abs := math.Abs(v)
+	format := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	e.buf = strconv.AppendFloat(e.buf, v, format, -1, 64)
+	return nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+// string writes a quoted JSON string. Invalid UTF-8 becomes U+FFFD, as in
+// encoding/json; '<', '>' and '&' are written as they are.
+func (e *encoder) string(s string) {
+	b := append(e.buf, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	e.buf = append(b, '"')
+}
+
+// raw writes already-validated JSON, or null for an empty value.
+func (e *encoder) raw(v []byte) {
+	if len(v) == 0 {
+		e.buf = append(e.buf, "null"...)
+		return
+	}
+	e.buf = append(e.buf, v...)
+}
+
+// checkRaw validates raw JSON held in a Go value before it is written, so
+// that Marshal never emits invalid JSON.
+func checkRaw(path string, v []byte, mode rawMode) error {
+	d := decoder{buf: v, maxDepth: DefaultMaxDepth}
+	err := d.checkRawKind(mode)
+	if err == nil {
+		err = d.skip(mode >= rawJSONValue)
+	}
+	if err == nil {
+		err = d.end()
+	}
+	if err != nil {
+		return &EncodeError{Path: path, Msg: "invalid raw JSON: " + err.Error()}
+	}
+	return nil
+}
