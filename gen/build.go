@@ -278,6 +278,7 @@ func (b *builder) object(name, doc, origin string, t *schemas.Type) error {
 			m := *p.Minimum
 			f.Minimum = &m
 		}
+		p, f.Nullable = nonNull(p)
 		ref, err := b.typeRef(name+goIdent(strings.TrimPrefix(k, reservedMetaPrefix)), origin+"/properties/"+k, p)
 		if err != nil {
 			return fmt.Errorf("member %s: %w", k, err)
@@ -304,6 +305,59 @@ func constOf(v any) (*Const, TypeRef, error) {
 		return &Const{Int: int64(x), IsInt: true}, TypeRef{Kind: KInt}, nil
 	}
 	return nil, TypeRef{}, fmt.Errorf("unsupported const %v", v)
+}
+
+// nonNull returns the schema without "null" in its type list, and whether
+// null was there.
+func nonNull(t *schemas.Type) (*schemas.Type, bool) {
+	if !slices.Contains([]string(t.Type), "null") {
+		return t, false
+	}
+	c := *t
+	c.Type = slices.DeleteFunc(slices.Clone(t.Type), func(s string) bool { return s == "null" })
+	return &c, true
+}
+
+// mergeArrayBranches folds several array branches of a union (the JSON-RPC
+// batch request and batch response of 2025-03-26) into one array of the
+// union of their items: arrays can only be told apart by their elements.
+func mergeArrayBranches(branches []*schemas.Type) []*schemas.Type {
+	var arrays []*schemas.Type
+	for _, br := range branches {
+		if br.Ref == "" && isTypes(br, "array") {
+			arrays = append(arrays, br)
+		}
+	}
+	if len(arrays) < 2 {
+		return branches
+	}
+	items := &schemas.Type{}
+	var descs []string
+	for _, a := range arrays {
+		descs = append(descs, a.Description)
+		if a.Items == nil {
+			continue
+		}
+		if len(a.Items.AnyOf) > 0 && a.Items.Ref == "" {
+			items.AnyOf = append(items.AnyOf, a.Items.AnyOf...)
+		} else {
+			items.AnyOf = append(items.AnyOf, a.Items)
+		}
+	}
+	merged := &schemas.Type{Type: schemas.TypeList{"array"}, Items: items, Description: strings.Join(descs, "\n\n")}
+	out := []*schemas.Type{}
+	done := false
+	for _, br := range branches {
+		if br.Ref == "" && isTypes(br, "array") {
+			if !done {
+				out = append(out, merged)
+				done = true
+			}
+			continue
+		}
+		out = append(out, br)
+	}
+	return out
 }
 
 // typeRef maps a member's schema to a Go type, declaring inline types under
@@ -445,6 +499,7 @@ func (b *builder) union(name, doc, origin string, t *schemas.Type) error {
 	if allScalar(branches) {
 		return b.scalarUnion(name, doc, origin, branches)
 	}
+	branches = mergeArrayBranches(branches)
 	d := &Decl{Kind: DUnion, Name: name, Doc: doc, Origin: origin}
 	for i, br := range branches {
 		v := &Variant{}

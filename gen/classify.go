@@ -77,6 +77,7 @@ func (b *builder) classify(d *Decl) error {
 	if arrays > 1 {
 		return fmt.Errorf("more than one array branch")
 	}
+	b.markIdentical(d)
 	// Branches with the same signature: look one level down, into the
 	// required members of their required inline objects.
 	if b.ambiguous(d) {
@@ -128,9 +129,46 @@ func (b *builder) signature(v *Variant) string {
 	return strings.Join(parts, ";")
 }
 
+// markIdentical finds branches whose definitions are the same schema under
+// two names (2025-11-25's GetTaskPayloadResult is Result again).
+func (b *builder) markIdentical(d *Decl) {
+	for i, v := range d.Variants {
+		for _, w := range d.Variants[:i] {
+			if w.SameAs == "" && v.JSONKind == '{' && w.JSONKind == '{' && b.sameStruct(b.resolveStruct(v.GoName), b.resolveStruct(w.GoName)) {
+				v.SameAs = w.GoName
+				break
+			}
+		}
+	}
+}
+
+func (b *builder) sameStruct(x, y *Decl) bool {
+	if x == nil || y == nil || x.Kind != DStruct || y.Kind != DStruct || len(x.Fields) != len(y.Fields) || x.Closed != y.Closed {
+		return false
+	}
+	for i := range x.Fields {
+		f, g := x.Fields[i], y.Fields[i]
+		if f.JSONName != g.JSONName || f.Required != g.Required || f.Nullable != g.Nullable ||
+			fmt.Sprint(f.Const) != fmt.Sprint(g.Const) || !sameType(f.Type, g.Type) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameType(a, c TypeRef) bool {
+	if a.Kind != c.Kind || a.Name != c.Name || a.Raw != c.Raw || (a.Elem == nil) != (c.Elem == nil) {
+		return false
+	}
+	return a.Elem == nil || sameType(*a.Elem, *c.Elem)
+}
+
 func (b *builder) findTie(d *Decl) (string, string, bool) {
 	seen := map[string]string{}
 	for _, v := range d.Variants {
+		if v.SameAs != "" {
+			continue
+		}
 		s := b.signature(v)
 		if other, ok := seen[s]; ok {
 			return other, v.GoName, true

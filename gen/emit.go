@@ -169,7 +169,7 @@ func (g *emitter) valueReceiver(d *Decl) bool {
 
 func (g *emitter) fieldType(f *Field) string {
 	t := g.goType(f.Type)
-	if !f.Required && !g.nillable(f.Type) {
+	if (!f.Required || f.Nullable) && !g.nillable(f.Type) {
 		return "*" + t
 	}
 	return t
@@ -403,9 +403,12 @@ func (g *emitter) emitUnionType(d *Decl) {
 	g.p("//")
 	g.p("// It holds exactly one of:")
 	for _, v := range d.Variants {
-		if v.JSONKind == '[' {
+		switch {
+		case v.JSONKind == '[':
 			g.p("//   - %s", v.GoName)
-		} else {
+		case v.SameAs != "":
+			g.p("//   - *%s (the same schema as %s: decoding produces *%s)", v.GoName, v.SameAs, v.SameAs)
+		default:
 			g.p("//   - *%s", v.GoName)
 		}
 	}

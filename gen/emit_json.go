@@ -275,6 +275,15 @@ func (g *emitter) emitStructDecode(d *Decl) {
 		g.p("}")
 		g.p("seen |= 1 << %d", i)
 		wrap := fmt.Sprintf("inField(%%s, %q)", f.JSONName)
+		if f.Nullable {
+			g.p("if d.peek() == 'n' && d.hasLiteral(\"null\") {")
+			g.p("d.pos += 4")
+			g.p("if err := d.afterLiteral(); err != nil {")
+			g.p("return err")
+			g.p("}")
+			g.p("continue")
+			g.p("}")
+		}
 		switch {
 		case f.Const != nil && f.Const.IsInt:
 			g.p("if err := d.readConstInt(%d); err != nil {", f.Const.Int)
@@ -287,7 +296,7 @@ func (g *emitter) emitStructDecode(d *Decl) {
 			if !f.Required {
 				g.p("v.has%s = true", f.GoName)
 			}
-		case f.Required || g.nillable(f.Type):
+		case (f.Required && !f.Nullable) || g.nillable(f.Type):
 			g.decodeValue("v."+f.GoName, f.Type, wrap)
 		default:
 			x := g.fresh("p")
@@ -297,7 +306,7 @@ func (g *emitter) emitStructDecode(d *Decl) {
 		}
 		if f.Minimum != nil && f.Type.Kind == KInt {
 			target := "v." + f.GoName
-			if !f.Required {
+			if !f.Required || f.Nullable {
 				target = "*v." + f.GoName
 			}
 			g.p("if %s < %d {", target, int64(*f.Minimum))
@@ -356,6 +365,17 @@ func (g *emitter) emitStructEncode(d *Decl) {
 			if !f.Required {
 				g.p("}")
 			}
+		case f.Required && f.Nullable:
+			g.p("e.member(&first, %s)", jsonName(f.JSONName))
+			g.p("if v.%s == nil {", f.GoName)
+			g.p("e.buf = append(e.buf, \"null\"...)")
+			g.p("} else {")
+			if g.nillable(f.Type) {
+				g.encodeChecked("v."+f.GoName, f, path)
+			} else {
+				g.encodeChecked("*v."+f.GoName, f, path)
+			}
+			g.p("}")
 		case f.Required:
 			g.p("e.member(&first, %s)", jsonName(f.JSONName))
 			g.encodeChecked("v."+f.GoName, f, path)
@@ -504,7 +524,7 @@ func (g *emitter) emitUnionDecode(d *Decl) {
 	}
 	var objVariants []*Variant
 	for _, v := range d.Variants {
-		if v.JSONKind == '{' {
+		if v.JSONKind == '{' && v.SameAs == "" {
 			objVariants = append(objVariants, v)
 		}
 	}

@@ -45,16 +45,16 @@ type DeclKind int
 
 // The kinds of declaration.
 const (
-	DStruct       DeclKind = iota + 1 // object with declared members
-	DUnion                            // anyOf: a struct holding a sealed interface
-	DEnum                             // string enum
-	DString                           // named string (Cursor)
-	DScalarUnion                      // string | integer (RequestId)
-	DRaw                              // validated raw JSON (JSONValue)
-	DAlias                            // $ref to another definition (EmptyResult)
-	DMap                              // object with only additionalProperties
-	DList                             // array variant of a union
-	DFloatEnumUnused                  // placeholder to keep values stable
+	DStruct          DeclKind = iota + 1 // object with declared members
+	DUnion                               // anyOf: a struct holding a sealed interface
+	DEnum                                // string enum
+	DString                              // named string (Cursor)
+	DScalarUnion                         // string | integer (RequestId)
+	DRaw                                 // validated raw JSON (JSONValue)
+	DAlias                               // $ref to another definition (EmptyResult)
+	DMap                                 // object with only additionalProperties
+	DList                                // array variant of a union
+	DFloatEnumUnused                     // placeholder to keep values stable
 )
 
 // Decl is one Go type declaration.
@@ -93,6 +93,7 @@ type Field struct {
 	Type     TypeRef
 	Const    *Const // the member is a const: not stored, always written
 	Minimum  *float64
+	Nullable bool // the schema's type list includes "null"
 }
 
 // Const is a const member's value: a string or an integer.
@@ -109,6 +110,9 @@ type Variant struct {
 	JSONKind byte    // '{' or '['
 	Consts   []VariantConst
 	Required []string
+	// SameAs names an earlier branch with an identical schema: both accept
+	// exactly the same values, so the decoder always produces the earlier one.
+	SameAs string
 }
 
 // VariantConst is a discriminating const (or enum) of a union branch.

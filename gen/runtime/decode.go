@@ -483,11 +483,11 @@ func truncate(s string) string {
 type rawMode uint8
 
 const (
-	rawAny      rawMode = iota // any JSON value
-	rawObject                  // a JSON object with any members
-	rawJSONValue               // the schema's JSONValue: no null, integers only
-	rawJSONObject              // an object of JSONValue
-	rawJSONArray               // an array of JSONValue
+	rawAny        rawMode = iota // any JSON value
+	rawObject                    // a JSON object with any members
+	rawJSONValue                 // the schema's JSONValue: no null, integers only
+	rawJSONObject                // an object of JSONValue
+	rawJSONArray                 // an array of JSONValue
 )
 
 // readRaw validates one value strictly (grammar, UTF-8, duplicate member
