@@ -5,6 +5,7 @@ go 1.25.0
 require (
 	github.com/atombender/go-jsonschema v0.24.1
 	github.com/goccy/go-json v0.12.0
+	github.com/stretchr/testify v1.12.1
 )
 
 require (
@@ -14,5 +15,5 @@ require (
 	github.com/mitchellh/go-wordwrap v1.0.1 // indirect
 	github.com/sanity-io/litter v1.5.8 // indirect
 	github.com/sosodev/duration v1.4.0 // indirect
-	github.com/stretchr/testify v1.12.1 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 )
