@@ -96,19 +96,14 @@ func (g *emitter) docFor(name, doc, origin string) {
 	if doc == "" {
 		g.comment(fmt.Sprintf("%s is defined by the schema at %s.", name, origin))
 	} else {
-		first := doc
-		if !strings.HasPrefix(first, name+" ") {
-			g.comment(name + ": " + lowerFirstWord(first))
+		if strings.HasPrefix(doc, name+" ") {
+			g.comment(doc)
 		} else {
-			g.comment(first)
+			g.comment(name + ": " + doc)
 		}
 		g.p("//")
 		g.comment("Schema: " + origin)
 	}
-}
-
-func lowerFirstWord(s string) string {
-	return s
 }
 
 // decl returns the declaration a named reference points at, through aliases.
@@ -154,15 +149,6 @@ func (g *emitter) nillable(t TypeRef) bool {
 	case KNamed:
 		d := g.decl(t.Name)
 		return d != nil && (d.Kind == DRaw || d.Kind == DMap || d.Kind == DList)
-	}
-	return false
-}
-
-// valueReceiver reports named kinds whose encodeTo has a value receiver.
-func (g *emitter) valueReceiver(d *Decl) bool {
-	switch d.Kind {
-	case DRaw, DMap, DList, DEnum, DString, DScalarUnion:
-		return true
 	}
 	return false
 }

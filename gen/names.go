@@ -57,26 +57,6 @@ func splitWords(s string) []string {
 	return out
 }
 
-// lowerFirst gives the unexported form of an identifier, for helper names.
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	i := 0
-	for i < len(s) && unicode.IsUpper(rune(s[i])) {
-		i++
-	}
-	switch {
-	case i == 0:
-		return s
-	case i == 1 || i == len(s):
-		return strings.ToLower(s[:i]) + s[i:]
-	default:
-		// "JSONRPCRequest" → "jsonrpcRequest"
-		return strings.ToLower(s[:i-1]) + s[i-1:]
-	}
-}
-
 var linkRE = regexp.MustCompile(`\{@link\s+([^}|\s]+)(?:\s*\|\s*([^}]+))?\}`)
 
 // docText cleans a schema description for a Go doc comment: TypeScript

@@ -1,3 +1,5 @@
+//go:build ignore
+
 package protocol
 
 // MethodInfo describes one JSON-RPC method of the generated revision: the
