@@ -278,6 +278,10 @@ func (b *builder) object(name, doc, origin string, t *schemas.Type) error {
 			m := *p.Minimum
 			f.Minimum = &m
 		}
+		if p.Maximum != nil {
+			m := *p.Maximum
+			f.Maximum = &m
+		}
 		p, f.Nullable = nonNull(p)
 		ref, err := b.typeRef(name+goIdent(strings.TrimPrefix(k, reservedMetaPrefix)), origin+"/properties/"+k, p)
 		if err != nil {

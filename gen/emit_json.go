@@ -304,14 +304,22 @@ func (g *emitter) emitStructDecode(d *Decl) {
 			g.decodeValue("*"+x, f.Type, wrap)
 			g.p("v.%s = %s", f.GoName, x)
 		}
-		if f.Minimum != nil && f.Type.Kind == KInt {
+		if f.Type.Kind == KInt || f.Type.Kind == KFloat {
 			target := "v." + f.GoName
 			if !f.Required || f.Nullable {
 				target = "*v." + f.GoName
 			}
-			g.p("if %s < %d {", target, int64(*f.Minimum))
-			g.p("return &DecodeError{Kind: KindRange, Offset: d.pos, Path: %q, Msg: %q}", f.JSONName, fmt.Sprintf("must be at least %d", int64(*f.Minimum)))
-			g.p("}")
+			if !f.Required || f.Nullable {
+				g.p("if v.%s != nil {", f.GoName)
+			}
+			for _, b := range g.bounds(f) {
+				g.p("if %s %s {", target, b.fails)
+				g.p("return &DecodeError{Kind: KindRange, Offset: d.pos, Path: %q, Msg: %q}", f.JSONName, b.msg)
+				g.p("}")
+			}
+			if !f.Required || f.Nullable {
+				g.p("}")
+			}
 		}
 	}
 	g.p("default:")
@@ -406,12 +414,35 @@ func (g *emitter) emitStructEncode(d *Decl) {
 	g.p("")
 }
 
-// encodeChecked encodes a field value after checking its minimum.
+// bound is one numeric limit of a member: the failing comparison and its
+// message.
+type bound struct{ fails, msg string }
+
+func (g *emitter) bounds(f *Field) []bound {
+	num := func(v float64) string {
+		if f.Type.Kind == KInt {
+			return strconv.FormatInt(int64(v), 10)
+		}
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	var out []bound
+	if f.Minimum != nil {
+		out = append(out, bound{"< " + num(*f.Minimum), "must be at least " + num(*f.Minimum)})
+	}
+	if f.Maximum != nil {
+		out = append(out, bound{"> " + num(*f.Maximum), "must be at most " + num(*f.Maximum)})
+	}
+	return out
+}
+
+// encodeChecked encodes a field value after checking its bounds.
 func (g *emitter) encodeChecked(src string, f *Field, path string) {
-	if f.Minimum != nil && f.Type.Kind == KInt {
-		g.p("if %s < %d {", src, int64(*f.Minimum))
-		g.p("return encodeError(%q, \"must be at least %d, got %%d\", %s)", path, int64(*f.Minimum), src)
-		g.p("}")
+	if f.Type.Kind == KInt || f.Type.Kind == KFloat {
+		for _, b := range g.bounds(f) {
+			g.p("if %s %s {", src, b.fails)
+			g.p("return encodeError(%q, \"%s, got %%v\", %s)", path, b.msg, src)
+			g.p("}")
+		}
 	}
 	g.encodeValue(src, f.Type, path)
 }

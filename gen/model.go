@@ -93,6 +93,7 @@ type Field struct {
 	Type     TypeRef
 	Const    *Const // the member is a const: not stored, always written
 	Minimum  *float64
+	Maximum  *float64
 	Nullable bool // the schema's type list includes "null"
 }
 

@@ -23,10 +23,10 @@ type plainImplementation struct {
 }
 
 type plainClientCapabilities struct {
-	Elicitation  *struct{ Form, URL goccy.RawMessage } `json:"elicitation,omitempty"`
-	Experimental map[string]goccy.RawMessage           `json:"experimental,omitempty"`
-	Extensions   map[string]goccy.RawMessage           `json:"extensions,omitempty"`
-	Roots        *struct{}                             `json:"roots,omitempty"`
+	Elicitation  *struct{ Form, URL goccy.RawMessage }      `json:"elicitation,omitempty"`
+	Experimental map[string]goccy.RawMessage                `json:"experimental,omitempty"`
+	Extensions   map[string]goccy.RawMessage                `json:"extensions,omitempty"`
+	Roots        *struct{}                                  `json:"roots,omitempty"`
 	Sampling     *struct{ Context, Tools goccy.RawMessage } `json:"sampling,omitempty"`
 }
 

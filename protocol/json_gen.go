@@ -76,6 +76,14 @@ func (v *Annotations) decodeFrom(d *decoder) error {
 			}
 			*p6 = s7
 			v.Priority = p6
+			if v.Priority != nil {
+				if *v.Priority < 0 {
+					return &DecodeError{Kind: KindRange, Offset: d.pos, Path: "priority", Msg: "must be at least 0"}
+				}
+				if *v.Priority > 1 {
+					return &DecodeError{Kind: KindRange, Offset: d.pos, Path: "priority", Msg: "must be at most 1"}
+				}
+			}
 		default:
 			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", false, &v.Extra); err != nil {
 				return err
@@ -108,6 +116,12 @@ func (v *Annotations) encodeTo(e *encoder) error {
 	}
 	if v.Priority != nil {
 		e.member(&first, "\"priority\":")
+		if *v.Priority < 0 {
+			return encodeError("Annotations.priority", "must be at least 0, got %v", *v.Priority)
+		}
+		if *v.Priority > 1 {
+			return encodeError("Annotations.priority", "must be at most 1, got %v", *v.Priority)
+		}
 		if err := e.float("Annotations.priority", *v.Priority); err != nil {
 			return err
 		}
@@ -675,7 +689,7 @@ func (v *CacheableResult) encodeTo(e *encoder) error {
 	e.string(v.ResultType)
 	e.member(&first, "\"ttlMs\":")
 	if v.TTLMs < 0 {
-		return encodeError("CacheableResult.ttlMs", "must be at least 0, got %d", v.TTLMs)
+		return encodeError("CacheableResult.ttlMs", "must be at least 0, got %v", v.TTLMs)
 	}
 	e.int(v.TTLMs)
 	if len(v.Extra) > 0 {
@@ -2572,6 +2586,8 @@ func (v *CompleteResultCompletion) decodeFrom(d *decoder) error {
 			}
 			*p81 = s82
 			v.Total = p81
+			if v.Total != nil {
+			}
 		case "values":
 			if seen&(1<<2) != 0 {
 				return d.duplicate("values")
@@ -3026,6 +3042,8 @@ func (v *CreateMessageRequestParams) decodeFrom(d *decoder) error {
 			}
 			*p100 = s101
 			v.Temperature = p100
+			if v.Temperature != nil {
+			}
 		case "toolChoice":
 			if seen&(1<<8) != 0 {
 				return d.duplicate("toolChoice")
@@ -3741,7 +3759,7 @@ func (v *DiscoverResult) encodeTo(e *encoder) error {
 	e.buf = append(e.buf, ']')
 	e.member(&first, "\"ttlMs\":")
 	if v.TTLMs < 0 {
-		return encodeError("DiscoverResult.ttlMs", "must be at least 0, got %d", v.TTLMs)
+		return encodeError("DiscoverResult.ttlMs", "must be at least 0, got %v", v.TTLMs)
 	}
 	e.int(v.TTLMs)
 	if len(v.Extra) > 0 {
@@ -7879,7 +7897,7 @@ func (v *ListPromptsResult) encodeTo(e *encoder) error {
 	e.string(v.ResultType)
 	e.member(&first, "\"ttlMs\":")
 	if v.TTLMs < 0 {
-		return encodeError("ListPromptsResult.ttlMs", "must be at least 0, got %d", v.TTLMs)
+		return encodeError("ListPromptsResult.ttlMs", "must be at least 0, got %v", v.TTLMs)
 	}
 	e.int(v.TTLMs)
 	if len(v.Extra) > 0 {
@@ -8240,7 +8258,7 @@ func (v *ListResourceTemplatesResult) encodeTo(e *encoder) error {
 	e.string(v.ResultType)
 	e.member(&first, "\"ttlMs\":")
 	if v.TTLMs < 0 {
-		return encodeError("ListResourceTemplatesResult.ttlMs", "must be at least 0, got %d", v.TTLMs)
+		return encodeError("ListResourceTemplatesResult.ttlMs", "must be at least 0, got %v", v.TTLMs)
 	}
 	e.int(v.TTLMs)
 	if len(v.Extra) > 0 {
@@ -8603,7 +8621,7 @@ func (v *ListResourcesResult) encodeTo(e *encoder) error {
 	e.string(v.ResultType)
 	e.member(&first, "\"ttlMs\":")
 	if v.TTLMs < 0 {
-		return encodeError("ListResourcesResult.ttlMs", "must be at least 0, got %d", v.TTLMs)
+		return encodeError("ListResourcesResult.ttlMs", "must be at least 0, got %v", v.TTLMs)
 	}
 	e.int(v.TTLMs)
 	if len(v.Extra) > 0 {
@@ -9186,7 +9204,7 @@ func (v *ListToolsResult) encodeTo(e *encoder) error {
 	e.buf = append(e.buf, ']')
 	e.member(&first, "\"ttlMs\":")
 	if v.TTLMs < 0 {
-		return encodeError("ListToolsResult.ttlMs", "must be at least 0, got %d", v.TTLMs)
+		return encodeError("ListToolsResult.ttlMs", "must be at least 0, got %v", v.TTLMs)
 	}
 	e.int(v.TTLMs)
 	if len(v.Extra) > 0 {
@@ -10031,6 +10049,14 @@ func (v *ModelPreferences) decodeFrom(d *decoder) error {
 			}
 			*p315 = s316
 			v.CostPriority = p315
+			if v.CostPriority != nil {
+				if *v.CostPriority < 0 {
+					return &DecodeError{Kind: KindRange, Offset: d.pos, Path: "costPriority", Msg: "must be at least 0"}
+				}
+				if *v.CostPriority > 1 {
+					return &DecodeError{Kind: KindRange, Offset: d.pos, Path: "costPriority", Msg: "must be at most 1"}
+				}
+			}
 		case "hints":
 			if seen&(1<<1) != 0 {
 				return d.duplicate("hints")
@@ -10066,6 +10092,14 @@ func (v *ModelPreferences) decodeFrom(d *decoder) error {
 			}
 			*p320 = s321
 			v.IntelligencePriority = p320
+			if v.IntelligencePriority != nil {
+				if *v.IntelligencePriority < 0 {
+					return &DecodeError{Kind: KindRange, Offset: d.pos, Path: "intelligencePriority", Msg: "must be at least 0"}
+				}
+				if *v.IntelligencePriority > 1 {
+					return &DecodeError{Kind: KindRange, Offset: d.pos, Path: "intelligencePriority", Msg: "must be at most 1"}
+				}
+			}
 		case "speedPriority":
 			if seen&(1<<3) != 0 {
 				return d.duplicate("speedPriority")
@@ -10078,6 +10112,14 @@ func (v *ModelPreferences) decodeFrom(d *decoder) error {
 			}
 			*p322 = s323
 			v.SpeedPriority = p322
+			if v.SpeedPriority != nil {
+				if *v.SpeedPriority < 0 {
+					return &DecodeError{Kind: KindRange, Offset: d.pos, Path: "speedPriority", Msg: "must be at least 0"}
+				}
+				if *v.SpeedPriority > 1 {
+					return &DecodeError{Kind: KindRange, Offset: d.pos, Path: "speedPriority", Msg: "must be at most 1"}
+				}
+			}
 		default:
 			if err := d.unknownMember(name, "costPriority\x00hints\x00intelligencePriority\x00speedPriority", false, &v.Extra); err != nil {
 				return err
@@ -10095,6 +10137,12 @@ func (v *ModelPreferences) encodeTo(e *encoder) error {
 	first := true
 	if v.CostPriority != nil {
 		e.member(&first, "\"costPriority\":")
+		if *v.CostPriority < 0 {
+			return encodeError("ModelPreferences.costPriority", "must be at least 0, got %v", *v.CostPriority)
+		}
+		if *v.CostPriority > 1 {
+			return encodeError("ModelPreferences.costPriority", "must be at most 1, got %v", *v.CostPriority)
+		}
 		if err := e.float("ModelPreferences.costPriority", *v.CostPriority); err != nil {
 			return err
 		}
@@ -10112,12 +10160,24 @@ func (v *ModelPreferences) encodeTo(e *encoder) error {
 	}
 	if v.IntelligencePriority != nil {
 		e.member(&first, "\"intelligencePriority\":")
+		if *v.IntelligencePriority < 0 {
+			return encodeError("ModelPreferences.intelligencePriority", "must be at least 0, got %v", *v.IntelligencePriority)
+		}
+		if *v.IntelligencePriority > 1 {
+			return encodeError("ModelPreferences.intelligencePriority", "must be at most 1, got %v", *v.IntelligencePriority)
+		}
 		if err := e.float("ModelPreferences.intelligencePriority", *v.IntelligencePriority); err != nil {
 			return err
 		}
 	}
 	if v.SpeedPriority != nil {
 		e.member(&first, "\"speedPriority\":")
+		if *v.SpeedPriority < 0 {
+			return encodeError("ModelPreferences.speedPriority", "must be at least 0, got %v", *v.SpeedPriority)
+		}
+		if *v.SpeedPriority > 1 {
+			return encodeError("ModelPreferences.speedPriority", "must be at most 1, got %v", *v.SpeedPriority)
+		}
 		if err := e.float("ModelPreferences.speedPriority", *v.SpeedPriority); err != nil {
 			return err
 		}
@@ -10432,6 +10492,8 @@ func (v *NumberSchema) decodeFrom(d *decoder) error {
 			}
 			*p329 = s330
 			v.Default = p329
+			if v.Default != nil {
+			}
 		case "description":
 			if seen&(1<<1) != 0 {
 				return d.duplicate("description")
@@ -10456,6 +10518,8 @@ func (v *NumberSchema) decodeFrom(d *decoder) error {
 			}
 			*p333 = s334
 			v.Maximum = p333
+			if v.Maximum != nil {
+			}
 		case "minimum":
 			if seen&(1<<3) != 0 {
 				return d.duplicate("minimum")
@@ -10468,6 +10532,8 @@ func (v *NumberSchema) decodeFrom(d *decoder) error {
 			}
 			*p335 = s336
 			v.Minimum = p335
+			if v.Minimum != nil {
+			}
 		case "title":
 			if seen&(1<<4) != 0 {
 				return d.duplicate("title")
@@ -11230,6 +11296,8 @@ func (v *ProgressNotificationParams) decodeFrom(d *decoder) error {
 			}
 			*p352 = s353
 			v.Total = p352
+			if v.Total != nil {
+			}
 		default:
 			if err := d.unknownMember(name, "_meta\x00message\x00progress\x00progressToken\x00total", false, &v.Extra); err != nil {
 				return err
@@ -12219,7 +12287,7 @@ func (v *ReadResourceResult) encodeTo(e *encoder) error {
 	e.string(v.ResultType)
 	e.member(&first, "\"ttlMs\":")
 	if v.TTLMs < 0 {
-		return encodeError("ReadResourceResult.ttlMs", "must be at least 0, got %d", v.TTLMs)
+		return encodeError("ReadResourceResult.ttlMs", "must be at least 0, got %v", v.TTLMs)
 	}
 	e.int(v.TTLMs)
 	if len(v.Extra) > 0 {
@@ -12855,6 +12923,8 @@ func (v *Resource) decodeFrom(d *decoder) error {
 			}
 			*p405 = s406
 			v.Size = p405
+			if v.Size != nil {
+			}
 		case "title":
 			if seen&(1<<7) != 0 {
 				return d.duplicate("title")
@@ -13158,6 +13228,8 @@ func (v *ResourceLink) decodeFrom(d *decoder) error {
 			}
 			*p425 = s426
 			v.Size = p425
+			if v.Size != nil {
+			}
 		case "title":
 			if seen&(1<<7) != 0 {
 				return d.duplicate("title")
@@ -15260,6 +15332,8 @@ func (v *StringSchema) decodeFrom(d *decoder) error {
 			}
 			*p494 = s495
 			v.MaxLength = p494
+			if v.MaxLength != nil {
+			}
 		case "minLength":
 			if seen&(1<<4) != 0 {
 				return d.duplicate("minLength")
@@ -15272,6 +15346,8 @@ func (v *StringSchema) decodeFrom(d *decoder) error {
 			}
 			*p496 = s497
 			v.MinLength = p496
+			if v.MinLength != nil {
+			}
 		case "title":
 			if seen&(1<<5) != 0 {
 				return d.duplicate("title")
@@ -16418,6 +16494,8 @@ func (v *TitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 			}
 			*p528 = s529
 			v.MaxItems = p528
+			if v.MaxItems != nil {
+			}
 		case "minItems":
 			if seen&(1<<4) != 0 {
 				return d.duplicate("minItems")
@@ -16430,6 +16508,8 @@ func (v *TitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 			}
 			*p530 = s531
 			v.MinItems = p530
+			if v.MinItems != nil {
+			}
 		case "title":
 			if seen&(1<<5) != 0 {
 				return d.duplicate("title")
@@ -18200,6 +18280,8 @@ func (v *UntitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 			}
 			*p608 = s609
 			v.MaxItems = p608
+			if v.MaxItems != nil {
+			}
 		case "minItems":
 			if seen&(1<<4) != 0 {
 				return d.duplicate("minItems")
@@ -18212,6 +18294,8 @@ func (v *UntitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 			}
 			*p610 = s611
 			v.MinItems = p610
+			if v.MinItems != nil {
+			}
 		case "title":
 			if seen&(1<<5) != 0 {
 				return d.duplicate("title")

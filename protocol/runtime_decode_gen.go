@@ -49,6 +49,25 @@ func (d *decoder) peek() byte {
 	return 0
 }
 
+// eof reports whether only white space is left.
+func (d *decoder) eof() bool {
+	d.ws()
+	return d.pos >= len(d.buf)
+}
+
+// nextKind names the kind of the next value, for error messages, telling
+// the end of input apart from a NUL byte.
+func (d *decoder) nextKind() string {
+	if d.eof() {
+		return "end of input"
+	}
+	c := d.buf[d.pos]
+	if c == 0 {
+		return "invalid character '\\x00'"
+	}
+	return kindName(c)
+}
+
 // kindName names the JSON kind that starts with c, for error messages.
 func kindName(c byte) string {
 	switch c {
@@ -73,13 +92,21 @@ func kindName(c byte) string {
 
 // unexpected reports that the next value is not of the wanted kind.
 func (d *decoder) unexpected(want string) error {
-	c := d.peek()
-	got := kindName(c)
-	if c == 'n' && d.hasLiteral("null") {
-		return d.errAt(KindNull, "expected "+want+", got null")
-	}
-	if c == 0 {
+	if d.eof() {
 		return d.errAt(KindSyntax, "unexpected end of input, expected "+want)
+	}
+	c := d.buf[d.pos]
+	got := d.nextKind()
+	switch {
+	case c == 'n' && d.hasLiteral("null"):
+		if d.literalEnds(4) {
+			return d.errAt(KindNull, "expected "+want+", got null")
+		}
+		return d.errAt(KindSyntax, "invalid literal")
+	case c == 't' && !(d.hasLiteral("true") && d.literalEnds(4)),
+		c == 'f' && !(d.hasLiteral("false") && d.literalEnds(5)),
+		c == 'n':
+		return d.errAt(KindSyntax, "invalid literal")
 	}
 	if len(got) > 7 && got[:7] == "invalid" {
 		return d.errAt(KindSyntax, got+", expected "+want)
@@ -89,6 +116,16 @@ func (d *decoder) unexpected(want string) error {
 
 func (d *decoder) hasLiteral(lit string) bool {
 	return len(d.buf)-d.pos >= len(lit) && string(d.buf[d.pos:d.pos+len(lit)]) == lit
+}
+
+// literalEnds reports whether the literal of length n at the position is
+// not run into further letters or digits, as in "truex".
+func (d *decoder) literalEnds(n int) bool {
+	if d.pos+n >= len(d.buf) {
+		return true
+	}
+	c := d.buf[d.pos+n]
+	return !((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9'))
 }
 
 // enter and leave count nesting depth.
@@ -133,17 +170,21 @@ func (d *decoder) nextMember(first *bool) (name []byte, ok bool, err error) {
 		case ',':
 			d.pos++
 			c = d.peek()
-		case 0:
-			return nil, false, d.errAt(KindSyntax, "unexpected end of input in object")
+			if c == '}' {
+				return nil, false, d.errAt(KindSyntax, "trailing comma in object")
+			}
 		default:
-			return nil, false, d.errAt(KindSyntax, "expected ',' or '}' after object member, got "+kindName(c))
+			if d.eof() {
+				return nil, false, d.errAt(KindSyntax, "unexpected end of input in object")
+			}
+			return nil, false, d.errAt(KindSyntax, "expected ',' or '}' after object member, got "+d.nextKind())
 		}
 	}
 	if c != '"' {
-		if c == 0 {
+		if d.eof() {
 			return nil, false, d.errAt(KindSyntax, "unexpected end of input in object")
 		}
-		return nil, false, d.errAt(KindSyntax, "expected member name, got "+kindName(c))
+		return nil, false, d.errAt(KindSyntax, "expected member name, got "+d.nextKind())
 	}
 	name, err = d.readStringBytes()
 	if err != nil {
@@ -176,16 +217,16 @@ func (d *decoder) nextElement(first *bool) (bool, error) {
 	}
 	if *first {
 		*first = false
-		if c == 0 {
+		if d.eof() {
 			return false, d.errAt(KindSyntax, "unexpected end of input in array")
 		}
 		return true, nil
 	}
 	if c != ',' {
-		if c == 0 {
+		if d.eof() {
 			return false, d.errAt(KindSyntax, "unexpected end of input in array")
 		}
-		return false, d.errAt(KindSyntax, "expected ',' or ']' after array element, got "+kindName(c))
+		return false, d.errAt(KindSyntax, "expected ',' or ']' after array element, got "+d.nextKind())
 	}
 	d.pos++
 	if d.peek() == ']' {
@@ -546,21 +587,22 @@ func (d *decoder) skip(jsonValue bool) error {
 			if !ok {
 				return nil
 			}
+			if d.escaped {
+				// The scratch buffer is reused by the value that follows.
+				name = bytes.Clone(name)
+			}
 			if many != nil {
 				if _, dup := many[string(name)]; dup {
-					return d.errAt(KindDuplicate, "duplicate member "+strconv.Quote(string(name)))
+					return d.duplicate(string(name))
 				}
 				many[string(name)] = struct{}{}
 			} else {
 				for _, n := range names {
 					if bytes.Equal(n, name) {
-						return d.errAt(KindDuplicate, "duplicate member "+strconv.Quote(string(name)))
+						return d.duplicate(string(name))
 					}
 				}
 				if len(names) < cap(names) {
-					if d.escaped {
-						name = bytes.Clone(name)
-					}
 					names = append(names, name)
 				} else {
 					many = make(map[string]struct{}, 16)
@@ -599,7 +641,7 @@ func (d *decoder) skip(jsonValue bool) error {
 		_, err := d.readBool()
 		return err
 	case 'n':
-		if !d.hasLiteral("null") {
+		if !d.hasLiteral("null") || !d.literalEnds(4) {
 			return d.errAt(KindSyntax, "invalid literal")
 		}
 		if jsonValue {
@@ -607,9 +649,10 @@ func (d *decoder) skip(jsonValue bool) error {
 		}
 		d.pos += 4
 		return d.afterLiteral()
-	case 0:
-		return d.errAt(KindSyntax, "unexpected end of input, expected a value")
 	default:
+		if d.eof() {
+			return d.errAt(KindSyntax, "unexpected end of input, expected a value")
+		}
 		if c == '-' || (c >= '0' && c <= '9') {
 			start := d.pos
 			_, integer, err := d.scanNumber()
@@ -622,7 +665,7 @@ func (d *decoder) skip(jsonValue bool) error {
 			}
 			return nil
 		}
-		return d.errAt(KindSyntax, kindName(c))
+		return d.errAt(KindSyntax, d.nextKind()+", expected a value")
 	}
 }
 
@@ -691,7 +734,7 @@ func (d *decoder) readConstInt(want int64) error {
 
 // end checks that only white space follows the top-level value.
 func (d *decoder) end() error {
-	if d.peek() != 0 {
+	if !d.eof() {
 		return d.errAt(KindSyntax, "unexpected data after the top-level value")
 	}
 	return nil

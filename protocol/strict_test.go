@@ -2,8 +2,8 @@ package protocol
 
 import (
 	"encoding/json"
-	"fmt"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -80,7 +80,7 @@ func TestCaseVariantAndDuplicates(t *testing.T) {
 	assert.Equal(t, "name", de.Path)
 	de = decodeErr(t, `{`+meta+`,"name":"x","arguments":{"a":1,"a":2}}`, new(CallToolRequestParams))
 	assert.Equal(t, KindDuplicate, de.Kind)
-	assert.Equal(t, "arguments", de.Path)
+	assert.Equal(t, "arguments.a", de.Path)
 	de = decodeErr(t, `{`+meta+`,"name":"x","n\u0061me":"y"}`, new(CallToolRequestParams))
 	assert.Equal(t, KindDuplicate, de.Kind, "an escaped name is the same name")
 	assert.True(t, errors.Is(de, &DecodeError{Kind: KindDuplicate}))

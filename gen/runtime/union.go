@@ -53,17 +53,24 @@ func (d *decoder) probeObject(p *probe, keys string, n int) error {
 		if !ok {
 			return nil
 		}
+		if d.escaped {
+			name = append([]byte(nil), name...) // the value reuses the scratch buffer
+		}
 		idx, nested := keyIndex(keys, name)
+		if idx < 0 {
+			if k, ok := caseVariant(keys, name); ok {
+				return &DecodeError{Kind: KindCaseVariant, Offset: d.pos, Path: string(name),
+					Msg: "member name differs from declared member " + strconv.Quote(k) + " only in case"}
+			}
+		}
 		if idx >= 0 {
 			p.present |= 1 << uint(idx)
 			if d.peek() == '"' {
-				escaped := false
 				s, err := d.readStringBytes()
 				if err != nil {
 					return inField(err, string(name))
 				}
-				escaped = d.escaped
-				if escaped {
+				if d.escaped {
 					s = append([]byte(nil), s...)
 				}
 				p.vals[idx] = s
@@ -103,6 +110,19 @@ func (d *decoder) probeNested(p *probe, keys, prefix string) error {
 			return inField(err, string(name))
 		}
 	}
+}
+
+// caseVariant reports a top-level key that equals name only when compared
+// case-insensitively.
+func caseVariant(keys string, name []byte) (string, bool) {
+	for rest := keys; rest != ""; {
+		var k string
+		k, rest, _ = strings.Cut(rest, "\x00")
+		if !strings.Contains(k, ".") && len(k) == len(name) && strings.EqualFold(k, string(name)) {
+			return k, true
+		}
+	}
+	return "", false
 }
 
 // keyIndex finds name in keys and reports whether some key nests under it.

@@ -1,0 +1,44 @@
+# mcpwire developer targets. MCP_SPEC_DIR points at a folder laid out like
+# the upstream specification repository (schema/<revision>/schema.json and
+# the examples); it defaults to ../shared/mcp-spec when that exists.
+MCP_SPEC_DIR ?= $(abspath $(wildcard ../shared/mcp-spec))
+export MCP_SPEC_DIR
+
+GO       ?= go
+FUZZTIME ?= 30s
+OLD      ?= $(MCP_SPEC_DIR)/schema/2025-11-25/schema.json
+NEW      ?= $(MCP_SPEC_DIR)/schema/2026-07-28/schema.json
+
+.PHONY: all generate check-generated test bench fuzz diff lint
+
+all: check-generated test
+
+## generate: regenerate protocol/ from the pinned schema
+generate:
+	$(GO) generate ./...
+
+## check-generated: fail if protocol/ is stale
+check-generated:
+	$(GO) run ./gen -check
+
+## test: vet and run every test with the race detector
+test:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 ./...
+
+## bench: the codec benchmarks (table in docs/performance.md)
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./protocol/
+
+## fuzz: run every fuzz target for FUZZTIME each
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJSONRPCMessage$$' -fuzztime $(FUZZTIME) ./protocol/
+
+## diff: API-level difference between two schema revisions (OLD=… NEW=…)
+diff:
+	$(GO) run ./tools/schemadiff $(OLD) $(NEW)
+
+## lint: gofmt and staticcheck
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
+	staticcheck ./...
