@@ -6,6 +6,7 @@ package protocol
 
 import (
 	"bytes"
+	"encoding/binary"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -30,14 +31,42 @@ func (d *decoder) errAt(kind ErrorKind, msg string) error {
 
 // ws skips JSON white space.
 func (d *decoder) ws() {
-	for d.pos < len(d.buf) {
-		switch d.buf[d.pos] {
-		case ' ', '\t', '\n', '\r':
-			d.pos++
-		default:
-			return
+	b, i := d.buf, d.pos
+	for i < len(b) {
+		c := b[i]
+		if c > ' ' || (c != ' ' && c != '\n' && c != '\t' && c != '\r') {
+			break
 		}
+		i++
 	}
+	d.pos = i
+}
+
+// The SWAR constants for scanning strings eight bytes at a time.
+const (
+	swarOnes  = 0x0101010101010101
+	swarHighs = 0x8080808080808080
+)
+
+// plainRun returns how many leading bytes of b, in whole words of eight,
+// are printable ASCII other than '"' and '\\': bytes that a string scan
+// can pass over without looking at them one by one.
+func plainRun(b []byte) int {
+	n := 0
+	for len(b)-n >= 8 {
+		x := binary.LittleEndian.Uint64(b[n:])
+		quote := x ^ (swarOnes * '"')
+		back := x ^ (swarOnes * '\\')
+		special := (x - swarOnes*0x20) | // bytes below 0x20 borrow into the high bit
+			(quote-swarOnes) & ^quote | // a zero byte where x had '"'
+			(back-swarOnes) & ^back | // a zero byte where x had '\\'
+			x // bytes of 0x80 and above
+		if special&swarHighs != 0 {
+			break
+		}
+		n += 8
+	}
+	return n
 }
 
 // peek returns the next non-space byte without consuming it, or 0 at the end.
@@ -245,7 +274,7 @@ func (d *decoder) readStringBytes() ([]byte, error) {
 	d.escaped = false
 	start := d.pos
 	ascii := true
-	for i := start; i < len(d.buf); i++ {
+	for i := start + plainRun(d.buf[start:]); i < len(d.buf); i++ {
 		c := d.buf[i]
 		switch {
 		case c == '"':
