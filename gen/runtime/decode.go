@@ -56,8 +56,8 @@ func plainRun(b []byte) int {
 		quote := x ^ (swarOnes * '"')
 		back := x ^ (swarOnes * '\\')
 		special := (x - swarOnes*0x20) | // bytes below 0x20 borrow into the high bit
-			(quote - swarOnes) & ^quote | // a zero byte where x had '"'
-			(back - swarOnes) & ^back | // a zero byte where x had '\\'
+			(quote-swarOnes) & ^quote | // a zero byte where x had '"'
+			(back-swarOnes) & ^back | // a zero byte where x had '\\'
 			x // bytes of 0x80 and above
 		if special&swarHighs != 0 {
 			break
