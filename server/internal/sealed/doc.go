@@ -65,7 +65,7 @@
 // Nonces are random (96 bits), so a single key should seal well under 2^32
 // tokens; rotate keys well before that.
 //
-// Error values never contain secret material or plaintext. Errors tell
+// Error values never contain secret material or payload bytes. Errors tell
 // [ErrMalformed], [ErrUnknownKey], [ErrInvalid], [ErrExpired] and
 // [ErrTooLarge] apart (use errors.Is). Key IDs are not secret.
 //

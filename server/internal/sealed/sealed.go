@@ -27,16 +27,16 @@ const (
 )
 
 const (
-	formatV1   byte = 1
-	hkdfInfo        = "mcpwire requestState v1"
-	aesKeySize      = 32 // AES-256
-	idSize          = 4
-	nonceSize       = 12
-	expirySize      = 8
-	tagSize         = 16
-	nonceOffset     = 1 + idSize
-	headerSize      = nonceOffset + nonceSize           // version | key ID | nonce
-	overhead        = headerSize + expirySize + tagSize // raw token size for an empty payload
+	formatV1    byte = 1
+	hkdfInfo         = "mcpwire requestState v1"
+	aesKeySize       = 32 // AES-256
+	idSize           = 4
+	nonceSize        = 12
+	expirySize       = 8
+	tagSize          = 16
+	nonceOffset      = 1 + idSize
+	headerSize       = nonceOffset + nonceSize           // version | key ID | nonce
+	overhead         = headerSize + expirySize + tagSize // raw token size for an empty payload
 )
 
 // enc is the token alphabet: base64url without padding. Strict mode
@@ -264,9 +264,9 @@ func (s *Sealer) Open(b Binding, token string) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: open: not base64url: %v", ErrMalformed, err)
 	}
-	// The decoder skips CR and LF; a canonical token decodes to exactly
-	// DecodedLen bytes, so a shorter result means it contained line breaks.
-	if len(raw) != enc.DecodedLen(len(token)) {
+	// The decoder skips CR and LF. Only a token free of them re-encodes to
+	// its own length.
+	if enc.EncodedLen(len(raw)) != len(token) {
 		return nil, fmt.Errorf("%w: open: non-canonical base64url", ErrMalformed)
 	}
 	if len(raw) < overhead {
