@@ -1,11 +1,15 @@
 module github.com/mcpwire/mcpwire
 
-go 1.25.0
+go 1.26.0
 
 require (
 	github.com/atombender/go-jsonschema v0.24.1
 	github.com/goccy/go-json v0.12.0
+	github.com/google/jsonschema-go v0.4.3
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/stretchr/testify v1.12.1
+	github.com/yosida95/uritemplate/v3 v3.0.2
+	golang.org/x/text v0.44.0
 )
 
 require (

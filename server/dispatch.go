@@ -1,0 +1,349 @@
+package server
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// wireResult is a pointer to a generated result type (CallToolResult,
+// ListToolsResult, InputRequiredResult, ...).
+type wireResult any
+
+// headerGetter reads request headers (nil on stdio).
+type headerGetter interface {
+	Get(name string) string
+	Values(name string) []string
+}
+
+// exchange is one message through the runtime, independent of transport.
+type exchange struct {
+	headers   headerGetter // HTTP only
+	principal string
+	out       notifier
+	// track registers a running request for cancellation by id (stdio);
+	// the returned func unregisters it.
+	track func(id protocol.RequestId, cancel context.CancelFunc) func()
+}
+
+// outcome is what the transport writes back.
+type outcome struct {
+	body         []byte // a JSON-RPC response; nil for an accepted notification
+	status       int    // HTTP status
+	notification bool   // the message was a notification: HTTP 202, no body
+	cancelled    bool   // the request was cancelled: send nothing (R-CANCEL-01)
+}
+
+// The order of checks on a request (documented in the package doc):
+//
+//  1. the body is one JSON-RPC request (-32700 for bad JSON, -32600 for
+//     anything else that is not a request);
+//  2. the method exists in this revision and is served here (-32601, 404);
+//  3. params._meta carries protocolVersion and clientCapabilities (-32602);
+//  4. on HTTP, the headers match the body (-32020);
+//  5. the protocol version is supported (-32022);
+//  6. params match the method's schema (-32602);
+//  7. the handler runs.
+func (s *Server) process(ctx context.Context, body []byte, x *exchange) outcome {
+	var msg protocol.JSONRPCMessage
+	if err := protocol.Unmarshal(body, &msg); err != nil {
+		return s.malformed(body, err)
+	}
+	switch m := msg.Value.(type) {
+	case *protocol.JSONRPCNotification:
+		return outcome{notification: true, status: 202}
+	case *protocol.JSONRPCRequest:
+		return s.request(ctx, m, x)
+	default:
+		return s.errorOutcome(nil, &Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: a client sends requests and notifications only"})
+	}
+}
+
+// malformed answers a body that is not a JSON-RPC message.
+func (s *Server) malformed(body []byte, err error) outcome {
+	de, _ := protocol.AsDecodeError(err)
+	if de != nil && de.Kind == protocol.KindSyntax {
+		return s.errorOutcome(nil, &Error{Code: protocol.CodeParseError, Message: "Parse error: " + de.Msg})
+	}
+	return s.errorOutcome(recoverID(body), &Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: " + strings.TrimPrefix(err.Error(), "protocol: ")})
+}
+
+// recoverID finds a valid id in a message that is otherwise invalid, so
+// that the error can echo it (R-BASE-07).
+func recoverID(body []byte) *protocol.RequestId {
+	var probe struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &probe) != nil || probe.ID == nil {
+		return nil
+	}
+	var id protocol.RequestId
+	if protocol.Unmarshal(probe.ID, &id) != nil {
+		return nil
+	}
+	return &id
+}
+
+func (s *Server) request(ctx context.Context, m *protocol.JSONRPCRequest, x *exchange) outcome {
+	id := m.ID
+	info, ok := protocol.LookupMethod(m.Method)
+	if !ok || !info.FromClient || info.Notification || !s.serves(m.Method) {
+		e := MethodNotFound(m.Method)
+		if m.Method == "initialize" {
+			// R-VER-05: name the supported versions to a legacy client.
+			e.Data = jsonText(map[string]any{"supported": s.cfg.versions})
+		}
+		return s.errorOutcome(&id, e)
+	}
+	params := []byte(m.Params)
+	if len(params) == 0 {
+		return s.errorOutcome(&id, InvalidParams("Invalid params: params with _meta is required", nil))
+	}
+	typed := info.NewParams()
+	typedErr := protocol.Unmarshal(params, typed)
+	var meta protocol.RequestMetaObject
+	var name string
+	if typedErr == nil {
+		meta, name = metaAndName(typed)
+	} else {
+		var rp protocol.RequestParams
+		if err := protocol.Unmarshal(params, &rp); err != nil {
+			return s.errorOutcome(&id, InvalidParams("Invalid params: "+strings.TrimPrefix(err.Error(), "protocol: "), nil))
+		}
+		meta = rp.Meta
+		for _, k := range []string{"name", "uri"} {
+			if raw, ok := rp.Extra.Get(k); ok {
+				_ = json.Unmarshal(raw, &name)
+			}
+		}
+	}
+	if x.headers != nil {
+		if e := checkHeaders(x.headers, m.Method, meta.ProtocolVersion, name); e != nil {
+			return s.errorOutcome(&id, e)
+		}
+	}
+	if !slices.Contains(s.cfg.versions, meta.ProtocolVersion) {
+		return s.errorOutcome(&id, &Error{Code: protocol.CodeUnsupportedProtocolVersionError, Message: "Unsupported protocol version",
+			Data: jsonText(map[string]any{"supported": s.cfg.versions, "requested": meta.ProtocolVersion})})
+	}
+	if typedErr != nil {
+		return s.errorOutcome(&id, InvalidParams("Invalid params: "+strings.TrimPrefix(typedErr.Error(), "protocol: "), nil))
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r := &Request{Method: m.Method, ID: id, Meta: meta, Principal: x.principal, out: x.out}
+	ctx = context.WithValue(ctx, ctxKey{}, r)
+	if x.track != nil {
+		defer x.track(id, cancel)()
+	}
+	res, err := s.dispatch(ctx, r, typed, x)
+	r.finish()
+	if ctx.Err() != nil {
+		return outcome{cancelled: true, status: 499}
+	}
+	if err != nil {
+		e, ok := asError(err)
+		if !ok {
+			s.log.Error("handler failed", "method", m.Method, "err", err)
+			e = InternalError("Internal error")
+		}
+		return s.errorOutcome(&id, e)
+	}
+	return s.resultOutcome(id, res)
+}
+
+// serves reports whether the server answers a method of the revision.
+func (s *Server) serves(method string) bool {
+	switch method {
+	case protocol.MethodServerDiscover, protocol.MethodToolsList, protocol.MethodToolsCall,
+		protocol.MethodPromptsList, protocol.MethodPromptsGet, protocol.MethodResourcesList,
+		protocol.MethodResourcesTemplatesList, protocol.MethodResourcesRead:
+		return true
+	case protocol.MethodCompletionComplete:
+		return s.cfg.completion != nil
+	}
+	return false
+}
+
+// metaAndName reads _meta and the name or URI that Mcp-Name mirrors.
+func metaAndName(p any) (protocol.RequestMetaObject, string) {
+	switch v := p.(type) {
+	case *protocol.CallToolRequestParams:
+		return v.Meta, v.Name
+	case *protocol.GetPromptRequestParams:
+		return v.Meta, v.Name
+	case *protocol.ReadResourceRequestParams:
+		return v.Meta, v.URI
+	case *protocol.PaginatedRequestParams:
+		return v.Meta, ""
+	case *protocol.CompleteRequestParams:
+		return v.Meta, ""
+	case *protocol.SubscriptionsListenRequestParams:
+		return v.Meta, ""
+	case *protocol.RequestParams:
+		return v.Meta, ""
+	}
+	panic(fmt.Sprintf("server: no _meta accessor for %T", p))
+}
+
+func (s *Server) dispatch(ctx context.Context, r *Request, params any, x *exchange) (wireResult, error) {
+	switch p := params.(type) {
+	case *protocol.CallToolRequestParams:
+		r.target = p.Name
+		return s.callTool(ctx, r, p, x.headers)
+	case *protocol.GetPromptRequestParams:
+		r.target = p.Name
+		return s.getPrompt(ctx, r, p)
+	case *protocol.ReadResourceRequestParams:
+		r.target = p.URI
+		return s.readResource(ctx, r, p)
+	case *protocol.CompleteRequestParams:
+		return s.complete(ctx, r, p)
+	case *protocol.PaginatedRequestParams:
+		return s.list(r.Method, p.Cursor)
+	case *protocol.RequestParams:
+		if r.Method == protocol.MethodServerDiscover {
+			return s.discover(), nil
+		}
+	}
+	return nil, MethodNotFound(r.Method)
+}
+
+// prepareMRTR reads the retry half of a multi round-trip request: the
+// client's input responses and the sealed state, which must open for this
+// method, target and principal before the handler sees anything.
+func (s *Server) prepareMRTR(r *Request, target string, responses protocol.InputResponses, state *string) error {
+	r.target = target
+	r.inputResponses = responses
+	if state != nil {
+		return s.openState(r, *state)
+	}
+	return nil
+}
+
+// handlerError turns a prompt or resource handler's error into a result
+// or an error.
+func (s *Server) handlerError(r *Request, err error) (wireResult, error) {
+	var ir *InputRequired
+	if errors.As(err, &ir) {
+		return s.inputRequiredResult(r, ir)
+	}
+	if e, ok := asError(err); ok {
+		return nil, e
+	}
+	s.log.Error("handler failed", "method", r.Method, "target", r.target, "err", err)
+	return nil, InternalError("Internal error")
+}
+
+func (s *Server) discover() *protocol.DiscoverResult {
+	ttl, scope := s.cacheHint(protocol.MethodServerDiscover)
+	res := &protocol.DiscoverResult{
+		SupportedVersions: s.cfg.versions,
+		Capabilities:      s.capabilities(),
+		TTLMs:             ttl,
+		CacheScope:        scope,
+	}
+	if s.cfg.instructions != "" {
+		in := s.cfg.instructions
+		res.Instructions = &in
+	}
+	return res
+}
+
+// Cursors are opaque to clients: base64url of the last name on the page.
+func encodeCursor(last string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte("c1:" + last))
+}
+
+func decodeCursor(c *string) (string, error) {
+	if c == nil {
+		return "", nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(string(*c))
+	if err != nil || !strings.HasPrefix(string(b), "c1:") {
+		return "", InvalidParams("Invalid cursor", nil)
+	}
+	return string(b[3:]), nil
+}
+
+// page cuts one page out of sorted keys after the cursor's key.
+func (s *Server) page(keys []string, cursor *string) ([]string, *string, error) {
+	after, err := decodeCursor(cursor)
+	if err != nil {
+		return nil, nil, err
+	}
+	start := 0
+	if cursor != nil {
+		i, found := slices.BinarySearch(keys, after)
+		if found {
+			i++
+		}
+		start = i
+	}
+	end := min(start+s.cfg.pageSize, len(keys))
+	var next *string
+	if end < len(keys) {
+		c := encodeCursor(keys[end-1])
+		next = &c
+	}
+	return keys[start:end], next, nil
+}
+
+func (s *Server) list(method string, cursor *string) (wireResult, error) {
+	ttl, scope := s.cacheHint(method)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	switch method {
+	case protocol.MethodToolsList:
+		keys, next, err := s.page(sortedKeys(s.tools), cursor)
+		if err != nil {
+			return nil, err
+		}
+		res := &protocol.ListToolsResult{Tools: make([]protocol.Tool, 0, len(keys)), NextCursor: next, TTLMs: ttl, CacheScope: scope}
+		for _, k := range keys {
+			res.Tools = append(res.Tools, s.tools[k].def)
+		}
+		return res, nil
+	case protocol.MethodPromptsList:
+		keys, next, err := s.page(sortedKeys(s.prompts), cursor)
+		if err != nil {
+			return nil, err
+		}
+		res := &protocol.ListPromptsResult{Prompts: make([]protocol.Prompt, 0, len(keys)), NextCursor: next, TTLMs: ttl, CacheScope: scope}
+		for _, k := range keys {
+			res.Prompts = append(res.Prompts, s.prompts[k].def)
+		}
+		return res, nil
+	case protocol.MethodResourcesList:
+		keys, next, err := s.page(sortedKeys(s.resources), cursor)
+		if err != nil {
+			return nil, err
+		}
+		res := &protocol.ListResourcesResult{Resources: make([]protocol.Resource, 0, len(keys)), NextCursor: next, TTLMs: ttl, CacheScope: scope}
+		for _, k := range keys {
+			res.Resources = append(res.Resources, s.resources[k].def)
+		}
+		return res, nil
+	case protocol.MethodResourcesTemplatesList:
+		byName := map[string]*template{}
+		for i, t := range s.templates {
+			byName[fmt.Sprintf("%08d", i)] = t // registration order
+		}
+		keys, next, err := s.page(sortedKeys(byName), cursor)
+		if err != nil {
+			return nil, err
+		}
+		res := &protocol.ListResourceTemplatesResult{ResourceTemplates: make([]protocol.ResourceTemplate, 0, len(keys)), NextCursor: next, TTLMs: ttl, CacheScope: scope}
+		for _, k := range keys {
+			res.ResourceTemplates = append(res.ResourceTemplates, byName[k].def)
+		}
+		return res, nil
+	}
+	return nil, MethodNotFound(method)
+}

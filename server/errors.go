@@ -1,0 +1,110 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// Error is a JSON-RPC error that a handler (or the runtime) returns to the
+// client as an error response. Use the constructors for the codes the
+// protocol defines; Data, when set, must be valid JSON.
+type Error struct {
+	Code    int64
+	Message string
+	Data    json.RawMessage
+}
+
+// Error implements the error interface.
+func (e *Error) Error() string {
+	return fmt.Sprintf("mcp error %d: %s", e.Code, e.Message)
+}
+
+// Is reports whether target is an *Error with the same code, so that
+// errors.Is(err, &server.Error{Code: protocol.CodeInvalidParamsError}) works.
+func (e *Error) Is(target error) bool {
+	t, ok := target.(*Error)
+	return ok && t.Code == e.Code
+}
+
+// HTTPStatus is the status a Streamable HTTP response carries for the
+// error (R-VER-02, R-HDR-*, R-META-01/03, the method-not-found rule).
+func (e *Error) HTTPStatus() int {
+	return httpStatus(e.Code)
+}
+
+func httpStatus(code int64) int {
+	switch code {
+	case protocol.CodeMethodNotFoundError:
+		return http.StatusNotFound
+	case protocol.CodeInternalError:
+		return http.StatusInternalServerError
+	case protocol.CodeParseError, protocol.CodeInvalidRequestError, protocol.CodeInvalidParamsError,
+		protocol.CodeHeaderMismatchError, protocol.CodeMissingRequiredClientCapabilityError,
+		protocol.CodeUnsupportedProtocolVersionError:
+		return http.StatusBadRequest
+	}
+	return http.StatusBadRequest
+}
+
+func newError(code int64, msg string, data any) *Error {
+	e := &Error{Code: code, Message: msg}
+	if data != nil {
+		switch d := data.(type) {
+		case json.RawMessage:
+			e.Data = d
+		default:
+			b, err := json.Marshal(d)
+			if err == nil {
+				e.Data = b
+			}
+		}
+	}
+	return e
+}
+
+// InvalidParams returns a -32602 error (unknown tool or prompt, bad
+// arguments, a missing resource with data {"uri": ...}).
+func InvalidParams(msg string, data any) *Error {
+	return newError(protocol.CodeInvalidParamsError, msg, data)
+}
+
+// InternalError returns a -32603 error.
+func InternalError(msg string) *Error {
+	return newError(protocol.CodeInternalError, msg, nil)
+}
+
+// MethodNotFound returns a -32601 error.
+func MethodNotFound(method string) *Error {
+	return newError(protocol.CodeMethodNotFoundError, "Method not found: "+method, nil)
+}
+
+// MissingCapability returns the -32021 error for a request that needs
+// client capabilities it did not declare (R-META-03): required lists them
+// in the ClientCapabilities shape, e.g. {Elicitation: ...}.
+func MissingCapability(required protocol.ClientCapabilities) *Error {
+	b, err := protocol.Marshal(&required)
+	if err != nil {
+		b = []byte("{}")
+	}
+	data := json.RawMessage(`{"requiredCapabilities":` + string(b) + `}`)
+	return &Error{Code: protocol.CodeMissingRequiredClientCapabilityError, Message: "Missing required client capability", Data: data}
+}
+
+func headerMismatch(msg string) *Error {
+	return newError(protocol.CodeHeaderMismatchError, msg, nil)
+}
+
+// asError converts any handler error into a JSON-RPC error: an *Error as
+// it is, anything else as -32603 with a generic message (the details go to
+// the server's log, not to the client).
+func asError(err error) (*Error, bool) {
+	var e *Error
+	if errors.As(err, &e) {
+		return e, true
+	}
+	return nil, false
+}

@@ -1,0 +1,184 @@
+package server
+
+import (
+	"errors"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// HTTPOptions configures the Streamable HTTP handler. The zero value is
+// safe for a server bound to loopback.
+type HTTPOptions struct {
+	// MaxBodyBytes limits a request body (default 4 MiB); a larger body is
+	// answered with 413.
+	MaxBodyBytes int64
+	// AllowedHosts lists the host names (without port) that the Host and
+	// Origin headers may name; anything else gets 403 (R-HTTP-02, DNS
+	// rebinding). Default: localhost, 127.0.0.1 and ::1.
+	AllowedHosts []string
+	// Authenticate, when set, runs before the body is read and returns the
+	// authenticated principal, which binds sealed request state and is
+	// available as Request.Principal. An error is answered with 401 and
+	// the WWWAuthenticate challenge.
+	Authenticate func(r *http.Request) (principal string, err error)
+	// WWWAuthenticate is the challenge sent with 401 (default "Bearer").
+	WWWAuthenticate string
+}
+
+// Handler returns the Streamable HTTP endpoint of s: POST only, one
+// JSON-RPC message per request, answered with application/json or, when
+// the handler sends progress or log notifications before its result, with
+// a text/event-stream. No session is ever created: Mcp-Session-Id and
+// Last-Event-ID are ignored.
+func (s *Server) Handler(opts HTTPOptions) http.Handler {
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if opts.AllowedHosts == nil {
+		opts.AllowedHosts = []string{"localhost", "127.0.0.1", "::1"}
+	}
+	if opts.WWWAuthenticate == "" {
+		opts.WWWAuthenticate = "Bearer"
+	}
+	return &httpHandler{s: s, opts: opts}
+}
+
+type httpHandler struct {
+	s    *Server
+	opts HTTPOptions
+}
+
+func (h *httpHandler) hostAllowed(hostport string) bool {
+	host := hostport
+	if hh, _, err := net.SplitHostPort(hostport); err == nil {
+		host = hh
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	return slices.Contains(h.opts.AllowedHosts, strings.ToLower(host))
+}
+
+func (h *httpHandler) writeError(w http.ResponseWriter, status int, e *Error) {
+	out := h.s.errorOutcome(nil, e)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(out.body)
+}
+
+// ServeHTTP implements http.Handler.
+func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		h.writeError(w, http.StatusMethodNotAllowed, &Error{Code: protocol.CodeInvalidRequestError, Message: "Method not allowed: the MCP endpoint accepts POST only"})
+		return
+	}
+	if !h.hostAllowed(r.Host) {
+		h.writeError(w, http.StatusForbidden, &Error{Code: protocol.CodeInvalidRequestError, Message: "Forbidden: Host not allowed"})
+		return
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		u, err := url.Parse(o)
+		if err != nil || u.Host == "" || !h.hostAllowed(u.Host) {
+			h.writeError(w, http.StatusForbidden, &Error{Code: protocol.CodeInvalidRequestError, Message: "Forbidden: Origin not allowed"})
+			return
+		}
+	}
+	var principal string
+	if h.opts.Authenticate != nil {
+		p, err := h.opts.Authenticate(r)
+		if err != nil {
+			w.Header().Set("WWW-Authenticate", h.opts.WWWAuthenticate)
+			h.writeError(w, http.StatusUnauthorized, &Error{Code: protocol.CodeInvalidRequestError, Message: "Unauthorized"})
+			return
+		}
+		principal = p
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+			h.writeError(w, http.StatusUnsupportedMediaType, &Error{Code: protocol.CodeInvalidRequestError, Message: "Unsupported Content-Type: want application/json"})
+			return
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			h.writeError(w, http.StatusRequestEntityTooLarge, &Error{Code: protocol.CodeInvalidRequestError, Message: "Request body too large"})
+			return
+		}
+		h.writeError(w, http.StatusBadRequest, &Error{Code: protocol.CodeParseError, Message: "Parse error: reading the body failed"})
+		return
+	}
+	sse := &sseWriter{w: w}
+	out := h.s.process(r.Context(), body, &exchange{headers: r.Header, principal: principal, out: sse})
+	sse.finish(out)
+}
+
+// sseWriter turns the response into an event stream when the first
+// notification arrives, and otherwise writes plain JSON.
+type sseWriter struct {
+	mu      sync.Mutex
+	w       http.ResponseWriter
+	started bool
+	done    bool
+}
+
+func (s *sseWriter) start() {
+	h := s.w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no")
+	s.w.WriteHeader(http.StatusOK)
+	s.started = true
+}
+
+func (s *sseWriter) event(msg []byte) error {
+	buf := make([]byte, 0, len(msg)+24)
+	buf = append(buf, "event: message\ndata: "...)
+	buf = append(buf, msg...)
+	buf = append(buf, "\n\n"...)
+	if _, err := s.w.Write(buf); err != nil {
+		return err
+	}
+	if f, ok := s.w.(http.Flusher); ok {
+		f.Flush()
+	}
+	return nil
+}
+
+func (s *sseWriter) notify(msg []byte) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done {
+		return false
+	}
+	if !s.started {
+		s.start()
+	}
+	return s.event(msg) == nil
+}
+
+func (s *sseWriter) finish(out outcome) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.done = true
+	switch {
+	case out.cancelled:
+		return // R-HTTP-14: nothing more for a cancelled request
+	case out.notification:
+		s.w.WriteHeader(http.StatusAccepted)
+	case s.started:
+		_ = s.event(out.body)
+	default:
+		s.w.Header().Set("Content-Type", "application/json")
+		s.w.WriteHeader(out.status)
+		_, _ = s.w.Write(out.body)
+	}
+}

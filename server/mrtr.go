@@ -1,0 +1,156 @@
+package server
+
+import (
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server/internal/sealed"
+)
+
+// InputRequired is returned (as an error) by a tools/call, prompts/get or
+// resources/read handler that needs input from the client before it can
+// finish: the runtime answers with an input_required result carrying the
+// named input requests and the handler's state, sealed (R-MRTR-03/07). The
+// client retries the same request with the responses and the state; the
+// handler then reads them with Request.InputResponse and Request.State.
+//
+// Build it with Request.AskInput, which checks the client's capabilities.
+type InputRequired struct {
+	Requests map[string]protocol.InputRequest
+	State    []byte
+}
+
+// Error implements error; an InputRequired is not a failure, but travels
+// the error path so that every handler keeps one result type.
+func (e *InputRequired) Error() string {
+	return fmt.Sprintf("input required (%d requests)", len(e.Requests))
+}
+
+// AskInput returns the *InputRequired a handler returns to ask the client
+// for input. requests may be empty when state alone is carried (load
+// shedding, multi-round progress); at least one of the two must be given.
+// An input request whose capability the client did not declare on this
+// request is never sent: AskInput returns the -32021 *Error instead
+// (R-MRTR-05, R-META-03), which the handler can return as it is.
+func (r *Request) AskInput(requests map[string]protocol.InputRequest, state []byte) error {
+	if len(requests) == 0 && state == nil {
+		return errors.New("server: AskInput needs input requests or state")
+	}
+	var missing protocol.ClientCapabilities
+	need := false
+	caps := r.Meta.ClientCapabilities
+	for _, req := range requests {
+		switch v := req.Value.(type) {
+		case *protocol.ElicitRequest:
+			mode := "form"
+			if _, ok := v.Params.Value.(*protocol.ElicitRequestURLParams); ok {
+				mode = "url"
+			}
+			switch {
+			case caps.Elicitation == nil:
+				missing.Elicitation = &protocol.ClientCapabilitiesElicitation{}
+				need = true
+			case mode == "url" && caps.Elicitation.URL == nil:
+				missing.Elicitation = &protocol.ClientCapabilitiesElicitation{URL: protocol.JSONObject("{}")}
+				need = true
+			case mode == "form" && caps.Elicitation.Form == nil && caps.Elicitation.URL != nil:
+				// {} means form only (R-ELIC-02); a client that lists only url has no form.
+				missing.Elicitation = &protocol.ClientCapabilitiesElicitation{Form: protocol.JSONObject("{}")}
+				need = true
+			}
+		case *protocol.CreateMessageRequest:
+			if caps.Sampling == nil {
+				missing.Sampling = &protocol.ClientCapabilitiesSampling{}
+				need = true
+			} else if (len(v.Params.Tools) > 0 || v.Params.ToolChoice != nil) && caps.Sampling.Tools == nil {
+				missing.Sampling = &protocol.ClientCapabilitiesSampling{Tools: protocol.JSONObject("{}")}
+				need = true
+			}
+		case *protocol.ListRootsRequest:
+			if caps.Roots == nil {
+				missing.Roots = &protocol.ClientCapabilitiesRoots{}
+				need = true
+			}
+		case nil:
+			return errors.New("server: AskInput: empty input request")
+		}
+	}
+	if need {
+		return MissingCapability(missing)
+	}
+	return &InputRequired{Requests: requests, State: state}
+}
+
+// InputResponse returns the client's response to the input request named
+// key, from the retry of an input_required result. It reports false when
+// the response is absent: the handler then asks again (R-MRTR-13).
+// Responses to names the handler did not ask for are ignored (R-MRTR-12).
+func (r *Request) InputResponse(key string) (protocol.InputResponse, bool) {
+	v, ok := r.inputResponses[key]
+	return v, ok
+}
+
+// State returns the state the handler sealed in its previous
+// input_required result, opened and verified by the runtime: it was made by
+// this server (or one sharing its keys), for this method and tool, prompt or
+// resource, for this principal, and has not expired. It is nil on a first
+// request.
+func (r *Request) State() []byte { return r.state }
+
+func randomKey() (sealed.Key, error) {
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return sealed.Key{}, fmt.Errorf("server: random state key: %w", err)
+	}
+	return sealed.Key{ID: 1, Secret: secret}, nil
+}
+
+// openState verifies a requestState from the client. Any failure is
+// -32602 and never reaches the handler (R-MRTR-07/08).
+func (s *Server) openState(r *Request, token string) error {
+	b := sealed.Binding{Method: r.Method, Target: r.target, Principal: r.Principal}
+	payload, err := s.sealer.Open(b, token)
+	if err != nil {
+		reason := "invalid"
+		switch {
+		case errors.Is(err, sealed.ErrExpired):
+			reason = "expired"
+		case errors.Is(err, sealed.ErrTooLarge):
+			reason = "too large"
+		}
+		return InvalidParams("Invalid requestState: "+reason, nil)
+	}
+	if payload == nil {
+		payload = []byte{}
+	}
+	r.state = payload
+	return nil
+}
+
+// inputRequiredResult seals the handler's state and builds the result.
+func (s *Server) inputRequiredResult(r *Request, ir *InputRequired) (*protocol.InputRequiredResult, error) {
+	res := &protocol.InputRequiredResult{}
+	if len(ir.Requests) > 0 {
+		res.InputRequests = protocol.InputRequests(ir.Requests)
+	}
+	if ir.State != nil {
+		tok, err := s.sealer.Seal(sealed.Binding{Method: r.Method, Target: r.target, Principal: r.Principal}, ir.State)
+		if err != nil {
+			return nil, fmt.Errorf("sealing requestState: %w", err)
+		}
+		res.RequestState = &tok
+	}
+	return res, nil
+}
+
+// jsonText is a helper for handlers that want a JSON value as raw JSON.
+func jsonText(v any) json.RawMessage {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return b
+}

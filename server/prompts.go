@@ -1,0 +1,103 @@
+package server
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// PromptHandler serves prompts/get for one prompt. args holds the
+// arguments the client sent; the runtime has already checked that every
+// required argument is present (R-PROMPT-03). It may return an
+// *InputRequired.
+type PromptHandler func(ctx context.Context, req *Request, args map[string]string) (*protocol.GetPromptResult, error)
+
+type prompt struct {
+	def     protocol.Prompt
+	handler PromptHandler
+}
+
+// AddPrompt registers a prompt; a name registered twice is replaced.
+func (s *Server) AddPrompt(def protocol.Prompt, h PromptHandler) error {
+	if def.Name == "" || h == nil {
+		return fmt.Errorf("server: a prompt needs a name and a handler")
+	}
+	s.mu.Lock()
+	s.prompts[def.Name] = &prompt{def: def, handler: h}
+	s.mu.Unlock()
+	return nil
+}
+
+// RemovePrompt unregisters a prompt.
+func (s *Server) RemovePrompt(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.prompts[name]
+	delete(s.prompts, name)
+	return ok
+}
+
+func (s *Server) getPrompt(ctx context.Context, r *Request, p *protocol.GetPromptRequestParams) (wireResult, error) {
+	s.mu.RLock()
+	pr := s.prompts[p.Name]
+	s.mu.RUnlock()
+	if pr == nil {
+		return nil, InvalidParams("Unknown prompt: "+p.Name, nil)
+	}
+	for _, a := range pr.def.Arguments {
+		if a.Required != nil && *a.Required {
+			if _, ok := p.Arguments[a.Name]; !ok {
+				return nil, InvalidParams("Missing required argument: "+a.Name, nil)
+			}
+		}
+	}
+	if err := s.prepareMRTR(r, p.Name, p.InputResponses, p.RequestState); err != nil {
+		return nil, err
+	}
+	args := p.Arguments
+	if args == nil {
+		args = map[string]string{}
+	}
+	res, err := pr.handler(ctx, r, args)
+	if err != nil {
+		return s.handlerError(r, err)
+	}
+	if res == nil {
+		return nil, InternalError("prompt returned no result")
+	}
+	if res.Messages == nil {
+		res.Messages = []protocol.PromptMessage{}
+	}
+	return res, nil
+}
+
+// CompletionHandler serves completion/complete. It returns at most 100
+// values (R-COMP-02); more are cut off and hasMore is set.
+type CompletionHandler func(ctx context.Context, req *Request, p *protocol.CompleteRequestParams) (*protocol.CompleteResult, error)
+
+func (s *Server) complete(ctx context.Context, r *Request, p *protocol.CompleteRequestParams) (wireResult, error) {
+	if s.cfg.completion == nil {
+		return nil, MethodNotFound(protocol.MethodCompletionComplete)
+	}
+	res, err := s.cfg.completion(ctx, r, p)
+	if err != nil {
+		if e, ok := asError(err); ok {
+			return nil, e
+		}
+		s.log.Error("completion handler failed", "err", err)
+		return nil, InternalError("completion failed")
+	}
+	if res == nil {
+		res = &protocol.CompleteResult{}
+	}
+	if res.Completion.Values == nil {
+		res.Completion.Values = []string{}
+	}
+	if len(res.Completion.Values) > 100 {
+		res.Completion.Values = res.Completion.Values[:100]
+		t := true
+		res.Completion.HasMore = &t
+	}
+	return res, nil
+}

@@ -1,0 +1,150 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// notifier delivers the notifications of one request on its transport
+// (the SSE stream of its POST, or stdout for stdio). It must be safe for
+// concurrent use and must drop anything sent after the response.
+type notifier interface {
+	notify(msg []byte) bool
+}
+
+// Request is what a handler knows about the request it serves. Everything
+// comes from the request itself: nothing is kept between requests.
+type Request struct {
+	// Method is the JSON-RPC method, e.g. "tools/call".
+	Method string
+	// ID is the request's JSON-RPC id.
+	ID protocol.RequestId
+	// Meta is the request's _meta: protocol version, client capabilities,
+	// client info, log level, progress token, and any other keys in Extra.
+	Meta protocol.RequestMetaObject
+	// Principal is what the HTTP Authenticate hook returned ("" without one).
+	Principal string
+
+	inputResponses protocol.InputResponses
+	state          []byte
+	target         string // tool or prompt name, resource URI (MRTR binding)
+
+	out      notifier
+	mu       sync.Mutex
+	progress float64
+	done     bool
+}
+
+// ProtocolVersion is the revision the client speaks on this request.
+func (r *Request) ProtocolVersion() string { return r.Meta.ProtocolVersion }
+
+// ClientCapabilities are the capabilities declared on this request
+// (R-META-02: never inferred from earlier requests).
+func (r *Request) ClientCapabilities() protocol.ClientCapabilities {
+	return r.Meta.ClientCapabilities
+}
+
+// ClientInfo is the client's self-description, if it sent one. It is
+// informational only (R-META-05).
+func (r *Request) ClientInfo() (protocol.Implementation, bool) {
+	if r.Meta.ClientInfo == nil {
+		return protocol.Implementation{}, false
+	}
+	return *r.Meta.ClientInfo, true
+}
+
+func (r *Request) finish() {
+	r.mu.Lock()
+	r.done = true
+	r.mu.Unlock()
+}
+
+func (r *Request) send(ctx context.Context, method string, params any) bool {
+	if ctx.Err() != nil || r.out == nil {
+		return false
+	}
+	p, err := protocol.Marshal(params)
+	if err != nil {
+		return false
+	}
+	msg := make([]byte, 0, len(p)+64)
+	msg = append(msg, `{"jsonrpc":"2.0","method":`...)
+	mb, _ := json.Marshal(method)
+	msg = append(msg, mb...)
+	msg = append(msg, `,"params":`...)
+	msg = append(msg, p...)
+	msg = append(msg, '}')
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return false // R-PROG-01: nothing after completion
+	}
+	return r.out.notify(msg)
+}
+
+// Progress reports progress when the request carries a progressToken, and
+// does nothing otherwise (R-PROG-01). progress must increase with each call
+// (R-PROG-02); a value that does not is dropped. total and message are
+// optional (0 and "" leave them out). It reports whether the notification
+// was sent.
+func (r *Request) Progress(ctx context.Context, progress, total float64, message string) bool {
+	if r.Meta.ProgressToken == nil {
+		return false
+	}
+	r.mu.Lock()
+	if progress <= r.progress && r.progress != 0 {
+		r.mu.Unlock()
+		return false
+	}
+	r.progress = progress
+	r.mu.Unlock()
+	p := protocol.ProgressNotificationParams{ProgressToken: *r.Meta.ProgressToken, Progress: progress}
+	if total > 0 {
+		p.Total = &total
+	}
+	if message != "" {
+		p.Message = &message
+	}
+	return r.send(ctx, protocol.MethodNotificationsProgress, &p)
+}
+
+// levelRank orders the syslog levels of RFC 5424, debug lowest.
+func levelRank(l protocol.LoggingLevel) int {
+	switch l {
+	case protocol.LoggingLevelDebug:
+		return 0
+	case protocol.LoggingLevelInfo:
+		return 1
+	case protocol.LoggingLevelNotice:
+		return 2
+	case protocol.LoggingLevelWarning:
+		return 3
+	case protocol.LoggingLevelError:
+		return 4
+	case protocol.LoggingLevelCritical:
+		return 5
+	case protocol.LoggingLevelAlert:
+		return 6
+	case protocol.LoggingLevelEmergency:
+		return 7
+	}
+	return -1
+}
+
+// Log sends a notifications/message for this request, only when the
+// request's _meta set io.modelcontextprotocol/logLevel and level is at or
+// above it (R-LOG-03, R-LOG-04). data must be valid JSON; logger may be "".
+// It reports whether the message was sent.
+func (r *Request) Log(ctx context.Context, level protocol.LoggingLevel, logger string, data json.RawMessage) bool {
+	if r.Meta.LogLevel == nil || levelRank(level) < levelRank(*r.Meta.LogLevel) || !level.Valid() {
+		return false
+	}
+	p := protocol.LoggingMessageNotificationParams{Level: level, Data: data}
+	if logger != "" {
+		p.Logger = &logger
+	}
+	return r.send(ctx, protocol.MethodNotificationsMessage, &p)
+}

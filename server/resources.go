@@ -1,0 +1,136 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/yosida95/uritemplate/v3"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// ResourceHandler reads one resource. uri is the URI the client asked
+// for; for a template it matched the template, and vars holds the values
+// of its variables. It returns the contents (text or blob). Returning
+// ErrNotFound (or any *Error) answers with that error; it may also return
+// an *InputRequired (R-MRTR-02 allows it on resources/read).
+type ResourceHandler func(ctx context.Context, req *Request, uri string, vars map[string]string) ([]protocol.ReadResourceResultContentsElem, error)
+
+type resource struct {
+	def     protocol.Resource
+	handler ResourceHandler
+}
+
+type template struct {
+	def     protocol.ResourceTemplate
+	tmpl    *uritemplate.Template
+	handler ResourceHandler
+}
+
+// AddResource registers a static resource under def.URI.
+func (s *Server) AddResource(def protocol.Resource, h ResourceHandler) error {
+	if def.URI == "" || def.Name == "" {
+		return fmt.Errorf("server: a resource needs a uri and a name")
+	}
+	if h == nil {
+		return fmt.Errorf("server: resource %s: nil handler", def.URI)
+	}
+	s.mu.Lock()
+	s.resources[def.URI] = &resource{def: def, handler: h}
+	s.mu.Unlock()
+	return nil
+}
+
+// RemoveResource unregisters a static resource.
+func (s *Server) RemoveResource(uri string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.resources[uri]
+	delete(s.resources, uri)
+	return ok
+}
+
+// AddResourceTemplate registers an RFC 6570 URI template
+// (github.com/yosida95/uritemplate/v3). A read whose URI matches no static
+// resource is tried against the templates in registration order.
+func (s *Server) AddResourceTemplate(def protocol.ResourceTemplate, h ResourceHandler) error {
+	t, err := uritemplate.New(def.URITemplate)
+	if err != nil {
+		return fmt.Errorf("server: resource template %q: %w", def.URITemplate, err)
+	}
+	if def.Name == "" || h == nil {
+		return fmt.Errorf("server: resource template %q needs a name and a handler", def.URITemplate)
+	}
+	s.mu.Lock()
+	s.templates = append(s.templates, &template{def: def, tmpl: t, handler: h})
+	s.mu.Unlock()
+	return nil
+}
+
+// ErrNotFound is what a resource handler returns for a URI it does not
+// have; the client gets -32602 with data {"uri": ...} (never -32002, and
+// never empty contents; R-BASE-14).
+var ErrNotFound = errors.New("resource not found")
+
+func resourceNotFound(uri string) *Error {
+	return InvalidParams("Resource not found", map[string]string{"uri": uri})
+}
+
+func (s *Server) readResource(ctx context.Context, r *Request, p *protocol.ReadResourceRequestParams) (wireResult, error) {
+	s.mu.RLock()
+	res := s.resources[p.URI]
+	var h ResourceHandler
+	var vars map[string]string
+	if res != nil {
+		h = res.handler
+	} else {
+		for _, t := range s.templates {
+			if m := t.tmpl.Match(p.URI); m != nil {
+				vars = map[string]string{}
+				for _, n := range t.tmpl.Varnames() {
+					vars[n] = m.Get(n).String()
+				}
+				h = t.handler
+				break
+			}
+		}
+	}
+	s.mu.RUnlock()
+	if h == nil {
+		return nil, resourceNotFound(p.URI)
+	}
+	if err := s.prepareMRTR(r, p.URI, p.InputResponses, p.RequestState); err != nil {
+		return nil, err
+	}
+	contents, err := h(ctx, r, p.URI, vars)
+	if err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return nil, resourceNotFound(p.URI)
+		}
+		return s.handlerError(r, err)
+	}
+	if len(contents) == 0 {
+		return nil, resourceNotFound(p.URI)
+	}
+	ttl, scope := s.cacheHint(protocol.MethodResourcesRead)
+	return &protocol.ReadResourceResult{Contents: contents, TTLMs: ttl, CacheScope: scope}, nil
+}
+
+// TextContents is a helper for the common case of one text resource.
+func TextContents(uri, mimeType, text string) []protocol.ReadResourceResultContentsElem {
+	c := &protocol.TextResourceContents{URI: uri, Text: text}
+	if mimeType != "" {
+		c.MIMEType = &mimeType
+	}
+	return []protocol.ReadResourceResultContentsElem{{Value: c}}
+}
+
+// BlobContents is a helper for one binary resource; blob is base64.
+func BlobContents(uri, mimeType, blob string) []protocol.ReadResourceResultContentsElem {
+	c := &protocol.BlobResourceContents{URI: uri, Blob: blob}
+	if mimeType != "" {
+		c.MIMEType = &mimeType
+	}
+	return []protocol.ReadResourceResultContentsElem{{Value: c}}
+}

@@ -1,0 +1,232 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server/internal/sealed"
+)
+
+// Defaults of the options.
+const (
+	DefaultPageSize        = 100
+	DefaultMaxBodyBytes    = 4 << 20
+	DefaultStateTTL        = 10 * time.Minute
+	DefaultMaxStateBytes   = 16 << 10
+	DefaultShutdownTimeout = 5 * time.Second
+	DefaultMaxSchemaDepth  = 64
+)
+
+// CacheHint is the ttlMs/cacheScope pair put on cacheable results.
+type CacheHint struct {
+	TTL   time.Duration
+	Scope protocol.CacheScope
+}
+
+// Option configures a Server.
+type Option func(*config)
+
+type config struct {
+	instructions      string
+	pageSize          int
+	cache             map[string]CacheHint
+	versions          []string
+	logger            *slog.Logger
+	keys              []sealed.Key
+	stateTTL          time.Duration
+	maxStateBytes     int
+	maxSchemaDepth    int
+	omitServerInfo    bool
+	completion        CompletionHandler
+	shutdownTimeout   time.Duration
+	declareLogging    bool
+	maxStdioLineBytes int
+}
+
+// WithInstructions sets the instructions returned by server/discover.
+func WithInstructions(s string) Option { return func(c *config) { c.instructions = s } }
+
+// WithPageSize sets how many items one page of a list holds (default 100).
+func WithPageSize(n int) Option { return func(c *config) { c.pageSize = n } }
+
+// WithCacheHint sets the caching hint of one operation: "server/discover",
+// "tools/list", "prompts/list", "resources/list", "resources/templates/list"
+// or "resources/read". The default is ttlMs 0, cacheScope "private".
+func WithCacheHint(method string, h CacheHint) Option {
+	return func(c *config) { c.cache[method] = h }
+}
+
+// WithLogger sets where the runtime logs handler failures and server bugs
+// (default: slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithStateKeys sets the secrets that seal requestState for multi
+// round-trip requests. The first key seals; all keys open, so a rotation
+// adds the new key first and keeps the old one until its tokens expire.
+// Every instance behind one load balancer must get the same keys. Without
+// this option a random key is made at start-up, which serves one instance.
+func WithStateKeys(primary StateKey, older ...StateKey) Option {
+	return func(c *config) {
+		c.keys = append([]sealed.Key{{ID: primary.ID, Secret: primary.Secret}}, c.keys[:0]...)
+		for _, k := range older {
+			c.keys = append(c.keys, sealed.Key{ID: k.ID, Secret: k.Secret})
+		}
+	}
+}
+
+// StateKey is one versioned secret of at least 32 bytes.
+type StateKey struct {
+	ID     uint32
+	Secret []byte
+}
+
+// WithStateLimits sets the lifetime of a sealed requestState (default 10
+// minutes) and its largest encoded size (default 16 KiB).
+func WithStateLimits(ttl time.Duration, maxBytes int) Option {
+	return func(c *config) { c.stateTTL, c.maxStateBytes = ttl, maxBytes }
+}
+
+// WithMaxSchemaDepth bounds the nesting of tool input and output schemas
+// compiled at registration (default 64).
+func WithMaxSchemaDepth(n int) Option { return func(c *config) { c.maxSchemaDepth = n } }
+
+// WithoutServerInfo leaves io.modelcontextprotocol/serverInfo out of
+// result _meta (R-META-04 allows it when configured).
+func WithoutServerInfo() Option { return func(c *config) { c.omitServerInfo = true } }
+
+// WithCompletion installs the completion/complete handler and declares
+// the completions capability.
+func WithCompletion(h CompletionHandler) Option { return func(c *config) { c.completion = h } }
+
+// WithShutdownTimeout bounds how long ServeStdio waits for running
+// handlers after end of input (default 5 s).
+func WithShutdownTimeout(d time.Duration) Option { return func(c *config) { c.shutdownTimeout = d } }
+
+// WithMaxStdioLine bounds one stdio message line (default 4 MiB).
+func WithMaxStdioLine(n int) Option { return func(c *config) { c.maxStdioLineBytes = n } }
+
+// Server holds what an MCP server offers. It keeps no state between
+// requests (R-STATE-01): two Servers configured alike, in two processes,
+// answer any request the same way. It is safe for concurrent use.
+type Server struct {
+	impl   protocol.Implementation
+	cfg    config
+	sealer *sealed.Sealer
+	log    *slog.Logger
+
+	mu        sync.RWMutex
+	tools     map[string]*tool
+	prompts   map[string]*prompt
+	resources map[string]*resource
+	templates []*template
+}
+
+// New returns a Server that introduces itself as impl (name and version
+// are required by the schema).
+func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
+	c := config{
+		pageSize:          DefaultPageSize,
+		cache:             map[string]CacheHint{},
+		versions:          []string{protocol.Revision},
+		stateTTL:          DefaultStateTTL,
+		maxStateBytes:     DefaultMaxStateBytes,
+		maxSchemaDepth:    DefaultMaxSchemaDepth,
+		shutdownTimeout:   DefaultShutdownTimeout,
+		declareLogging:    true,
+		maxStdioLineBytes: DefaultMaxBodyBytes,
+	}
+	for _, o := range opts {
+		o(&c)
+	}
+	if impl.Name == "" || impl.Version == "" {
+		return nil, errors.New("server: Implementation needs a name and a version")
+	}
+	if c.pageSize <= 0 {
+		return nil, fmt.Errorf("server: page size %d must be positive", c.pageSize)
+	}
+	if c.logger == nil {
+		c.logger = slog.Default()
+	}
+	if len(c.keys) == 0 {
+		k, err := randomKey()
+		if err != nil {
+			return nil, err
+		}
+		c.keys = []sealed.Key{k}
+	}
+	ring, err := sealed.NewKeyring(c.keys[0], c.keys[1:]...)
+	if err != nil {
+		return nil, fmt.Errorf("server: state keys: %w", err)
+	}
+	s := &Server{
+		impl:      impl,
+		cfg:       c,
+		log:       c.logger,
+		sealer:    sealed.NewSealer(ring, sealed.Options{TTL: c.stateTTL, MaxBytes: c.maxStateBytes}),
+		tools:     map[string]*tool{},
+		prompts:   map[string]*prompt{},
+		resources: map[string]*resource{},
+	}
+	return s, nil
+}
+
+// capabilities reports what the server offers, for server/discover.
+func (s *Server) capabilities() protocol.ServerCapabilities {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var c protocol.ServerCapabilities
+	if len(s.tools) > 0 {
+		c.Tools = &protocol.ServerCapabilitiesTools{}
+	}
+	if len(s.prompts) > 0 {
+		c.Prompts = &protocol.ServerCapabilitiesPrompts{}
+	}
+	if len(s.resources) > 0 || len(s.templates) > 0 {
+		c.Resources = &protocol.ServerCapabilitiesResources{}
+	}
+	if s.cfg.completion != nil {
+		c.Completions = protocol.JSONObject("{}")
+	}
+	if s.cfg.declareLogging {
+		c.Logging = protocol.JSONObject("{}")
+	}
+	return c
+}
+
+func (s *Server) cacheHint(method string) (int64, protocol.CacheScope) {
+	h, ok := s.cfg.cache[method]
+	if !ok {
+		return 0, protocol.CacheScopePrivate
+	}
+	scope := h.Scope
+	if scope == "" {
+		scope = protocol.CacheScopePrivate
+	}
+	return h.TTL.Milliseconds(), scope
+}
+
+// sortedKeys returns the keys of a registry in order, for deterministic
+// lists.
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ctxKey keys the request in a handler's context.
+type ctxKey struct{}
+
+// RequestFrom returns the request a handler's context belongs to.
+func RequestFrom(ctx context.Context) (*Request, bool) {
+	r, ok := ctx.Value(ctxKey{}).(*Request)
+	return r, ok
+}

@@ -1,0 +1,326 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+
+	goccy "github.com/goccy/go-json"
+	"github.com/google/jsonschema-go/jsonschema"
+	sjs "github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// ToolHandler serves tools/call for one tool. args is the call's
+// "arguments" object, already validated against the tool's inputSchema
+// ("{}" when the client sent none). Returning an error that is not an
+// *Error or an *InputRequired makes a tool execution error: a result with
+// isError set and the error's text, which the model can read (tools.mdx,
+// error handling). Return an *Error for a protocol error.
+type ToolHandler func(ctx context.Context, req *Request, args json.RawMessage) (*protocol.CallToolResult, error)
+
+type tool struct {
+	def     protocol.Tool
+	handler ToolHandler
+	input   *sjs.Schema
+	output  *sjs.Schema
+	headers []headerParam
+}
+
+// headerParam is an argument mirrored into an Mcp-Param-* header.
+type headerParam struct {
+	name string   // header suffix, e.g. "Region"
+	path []string // property path into the arguments
+	typ  string   // "string", "integer" or "boolean"
+}
+
+var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+
+// AddTool registers a tool with its raw inputSchema (and optional
+// outputSchema). The schemas are compiled once, here: the default dialect
+// is JSON Schema 2020-12, "$schema" may select another, only local "$ref"s
+// resolve (nothing is ever fetched, R-SCHEMA-05), and nesting is bounded
+// (WithMaxSchemaDepth). x-mcp-header annotations are checked (R-HDR-10).
+// Registering a name twice replaces the tool.
+func (s *Server) AddTool(def protocol.Tool, h ToolHandler) error {
+	if !toolNameRE.MatchString(def.Name) {
+		return fmt.Errorf("server: tool name %q: want 1-128 characters of [A-Za-z0-9_.-] (R-TOOL-04)", def.Name)
+	}
+	if h == nil {
+		return fmt.Errorf("server: tool %s: nil handler", def.Name)
+	}
+	t := &tool{def: def, handler: h}
+	in, err := protocol.Marshal(&def.InputSchema)
+	if err != nil {
+		return fmt.Errorf("server: tool %s: inputSchema: %w", def.Name, err)
+	}
+	if t.input, err = s.compileSchema(in); err != nil {
+		return fmt.Errorf("server: tool %s: inputSchema: %w", def.Name, err)
+	}
+	if t.headers, err = headerParams(in); err != nil {
+		return fmt.Errorf("server: tool %s: %w", def.Name, err)
+	}
+	if def.OutputSchema != nil {
+		out, err := protocol.Marshal(def.OutputSchema)
+		if err != nil {
+			return fmt.Errorf("server: tool %s: outputSchema: %w", def.Name, err)
+		}
+		if t.output, err = s.compileSchema(out); err != nil {
+			return fmt.Errorf("server: tool %s: outputSchema: %w", def.Name, err)
+		}
+	}
+	s.mu.Lock()
+	s.tools[def.Name] = t
+	s.mu.Unlock()
+	return nil
+}
+
+// RemoveTool unregisters a tool; it reports whether it was there.
+func (s *Server) RemoveTool(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.tools[name]
+	delete(s.tools, name)
+	return ok
+}
+
+// AddTypedTool registers a tool whose arguments decode into In and whose
+// result is Out: the input and output schemas are inferred from the Go
+// types (github.com/google/jsonschema-go), Out becomes structuredContent and
+// its JSON also goes into a text block (R-TOOL-07). def.InputSchema and
+// def.OutputSchema are filled in.
+func AddTypedTool[In, Out any](s *Server, def protocol.Tool, h func(ctx context.Context, req *Request, in In) (Out, error)) error {
+	inSchema, err := jsonschema.For[In](nil)
+	if err != nil {
+		return fmt.Errorf("server: tool %s: input type: %w", def.Name, err)
+	}
+	outSchema, err := jsonschema.For[Out](nil)
+	if err != nil {
+		return fmt.Errorf("server: tool %s: output type: %w", def.Name, err)
+	}
+	if err := schemaInto(inSchema, &def.InputSchema); err != nil {
+		return fmt.Errorf("server: tool %s: input schema: %w", def.Name, err)
+	}
+	def.OutputSchema = new(protocol.ToolOutputSchema)
+	if err := schemaInto(outSchema, def.OutputSchema); err != nil {
+		return fmt.Errorf("server: tool %s: output schema: %w", def.Name, err)
+	}
+	return s.AddTool(def, func(ctx context.Context, req *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+		var in In
+		if err := goccy.Unmarshal(args, &in); err != nil {
+			return nil, InvalidParams("arguments: "+err.Error(), nil)
+		}
+		out, err := h(ctx, req, in)
+		if err != nil {
+			return nil, err
+		}
+		b, err := goccy.Marshal(out)
+		if err != nil {
+			return nil, fmt.Errorf("encoding the result: %w", err)
+		}
+		return &protocol.CallToolResult{
+			Content:           []protocol.ContentBlock{{Value: &protocol.TextContent{Text: string(b)}}},
+			StructuredContent: b,
+		}, nil
+	})
+}
+
+// schemaInto converts an inferred schema into a generated schema type.
+func schemaInto(sch *jsonschema.Schema, dst interface{ UnmarshalJSON([]byte) error }) error {
+	b, err := json.Marshal(sch)
+	if err != nil {
+		return err
+	}
+	return dst.UnmarshalJSON(b)
+}
+
+// noLoader refuses every URL: only references inside the schema resolve.
+type noLoader struct{}
+
+func (noLoader) Load(url string) (any, error) {
+	return nil, fmt.Errorf("refusing to load %s: only local $ref is resolved (R-SCHEMA-05)", url)
+}
+
+// compileSchema compiles a tool schema once, at registration.
+func (s *Server) compileSchema(raw []byte) (*sjs.Schema, error) {
+	doc, err := sjs.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		return nil, err
+	}
+	if d := depth(doc, 0); d > s.cfg.maxSchemaDepth {
+		return nil, fmt.Errorf("schema nests %d levels, more than the limit of %d", d, s.cfg.maxSchemaDepth)
+	}
+	c := sjs.NewCompiler()
+	c.DefaultDraft(sjs.Draft2020)
+	c.UseLoader(noLoader{})
+	const loc = "mcpwire:///tool-schema.json"
+	if err := c.AddResource(loc, doc); err != nil {
+		return nil, err
+	}
+	return c.Compile(loc)
+}
+
+func depth(v any, d int) int {
+	if d > 1000 {
+		return d
+	}
+	m := d
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			m = max(m, depth(e, d+1))
+		}
+	case []any:
+		for _, e := range x {
+			m = max(m, depth(e, d+1))
+		}
+	}
+	return m
+}
+
+var tcharRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+
+// headerParams finds the x-mcp-header annotations of an inputSchema and
+// checks them (R-HDR-10): an RFC 9110 token, unique ignoring case, only on
+// string, integer or boolean properties reached through "properties".
+func headerParams(raw []byte) ([]headerParam, error) {
+	var root map[string]any
+	if err := json.Unmarshal(raw, &root); err != nil {
+		return nil, err
+	}
+	var out []headerParam
+	seen := map[string]bool{}
+	var walk func(obj map[string]any, path []string) error
+	walk = func(obj map[string]any, path []string) error {
+		props, _ := obj["properties"].(map[string]any)
+		for _, k := range sortedKeys(props) {
+			p, ok := props[k].(map[string]any)
+			if !ok {
+				continue
+			}
+			sub := append(append([]string(nil), path...), k)
+			if h, has := p["x-mcp-header"]; has {
+				name, ok := h.(string)
+				if !ok || name == "" || !tcharRE.MatchString(name) {
+					return fmt.Errorf("property %s: x-mcp-header %v is not an HTTP token", strings.Join(sub, "."), h)
+				}
+				if seen[strings.ToLower(name)] {
+					return fmt.Errorf("property %s: x-mcp-header %q is used twice", strings.Join(sub, "."), name)
+				}
+				seen[strings.ToLower(name)] = true
+				typ, _ := p["type"].(string)
+				if typ != "string" && typ != "integer" && typ != "boolean" {
+					return fmt.Errorf("property %s: x-mcp-header needs type string, integer or boolean, not %v", strings.Join(sub, "."), p["type"])
+				}
+				out = append(out, headerParam{name: name, path: sub, typ: typ})
+			}
+			if err := walk(p, sub); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return out, walk(root, nil)
+}
+
+func (s *Server) lookupTool(name string) *tool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.tools[name]
+}
+
+// callTool runs tools/call.
+func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolRequestParams, hdr headerGetter) (wireResult, error) {
+	t := s.lookupTool(p.Name)
+	if t == nil {
+		return nil, InvalidParams("Unknown tool: "+p.Name, nil)
+	}
+	args := json.RawMessage(p.Arguments)
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	inst, err := sjs.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return nil, InvalidParams("arguments: "+err.Error(), nil)
+	}
+	if hdr != nil {
+		if err := checkParamHeaders(t.headers, inst, hdr); err != nil {
+			return nil, err
+		}
+	}
+	if err := t.input.Validate(inst); err != nil {
+		// A tool execution error, so that the model can correct itself.
+		return toolError("Invalid arguments: " + validationText(err)), nil
+	}
+	if err := s.prepareMRTR(r, p.Name, p.InputResponses, p.RequestState); err != nil {
+		return nil, err
+	}
+	res, err := t.handler(ctx, r, args)
+	if err != nil {
+		var ir *InputRequired
+		if errors.As(err, &ir) {
+			return s.inputRequiredResult(r, ir)
+		}
+		if e, ok := asError(err); ok {
+			return nil, e
+		}
+		return toolError(err.Error()), nil
+	}
+	if res == nil {
+		return nil, InternalError("tool returned no result")
+	}
+	if t.output != nil && (res.IsError == nil || !*res.IsError) {
+		if len(res.StructuredContent) == 0 {
+			s.log.Error("tool result lacks structuredContent required by its outputSchema", "tool", p.Name)
+			return nil, InternalError("tool result does not match its outputSchema")
+		}
+		v, err := sjs.UnmarshalJSON(bytes.NewReader(res.StructuredContent))
+		if err == nil {
+			err = t.output.Validate(v)
+		}
+		if err != nil {
+			s.log.Error("tool result does not match its outputSchema", "tool", p.Name, "err", err)
+			return nil, InternalError("tool result does not match its outputSchema")
+		}
+	}
+	if res.Content == nil {
+		res.Content = []protocol.ContentBlock{}
+	}
+	return res, nil
+}
+
+func toolError(text string) *protocol.CallToolResult {
+	t := true
+	return &protocol.CallToolResult{IsError: &t, Content: []protocol.ContentBlock{{Value: &protocol.TextContent{Text: text}}}}
+}
+
+// validationText flattens a validator error into one line per failure,
+// each with its instance path.
+func validationText(err error) string {
+	var ve *sjs.ValidationError
+	if !errors.As(err, &ve) {
+		return err.Error()
+	}
+	english := message.NewPrinter(language.English)
+	var lines []string
+	var walk func(e *sjs.ValidationError)
+	walk = func(e *sjs.ValidationError) {
+		if len(e.Causes) == 0 {
+			loc := "/" + strings.Join(e.InstanceLocation, "/")
+			lines = append(lines, fmt.Sprintf("at %s: %s", loc, e.ErrorKind.LocalizedString(english)))
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	return strings.Join(lines, "; ")
+}
