@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -43,7 +44,7 @@ func addTools(s *server.Server) error {
 			}}, nil
 		}},
 		{describe("test_error_handling", "Always fails, as a tool execution error."), func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
-			return nil, fmt.Errorf("This tool intentionally returns an error for testing")
+			return nil, errors.New("this tool intentionally returns an error for testing")
 		}},
 		{describe("test_tool_with_progress", "Reports progress three times, then answers."), func(ctx context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 			for i, p := range []float64{0, 50, 100} {
