@@ -9,7 +9,7 @@ FUZZTIME ?= 30s
 OLD      ?= $(MCP_SPEC_DIR)/schema/2025-11-25/schema.json
 NEW      ?= $(MCP_SPEC_DIR)/schema/2026-07-28/schema.json
 
-.PHONY: all generate check-generated test bench fuzz diff lint
+.PHONY: all generate check-generated test bench fuzz diff lint conformance
 
 all: check-generated test
 
@@ -42,3 +42,7 @@ diff:
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	staticcheck ./...
+
+## conformance: run the MCP conformance suite (2026-07-28 requirements; npm + Node 22) against ./examples/everything
+conformance:
+	$(GO) run ./tools/conformance run -out conformance-results

@@ -1,0 +1,353 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var fixtures = filepath.Join("..", "..", "testdata", "conformance")
+
+// writeResults lays out a full result folder as the suite writes it: one
+// server-<scenario>-<timestamp>/checks.json per required and not-scored
+// scenario, with the body testdata/conformance/checks/<kind>.json. kinds maps
+// a scenario to its kind (default "ok"); the kind "missing" writes no folder,
+// "crash" an empty one.
+func writeResults(t *testing.T, kinds map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	all := append(append([]string{}, requiredScenarios...), notScoredScenarios...)
+	for name := range kinds {
+		found := false
+		for _, n := range all {
+			found = found || n == name
+		}
+		if !found {
+			writeScenario(t, dir, name, "2026-11-30T01-48-29-203Z", kinds[name])
+		}
+	}
+	for _, name := range all {
+		kind := kinds[name]
+		if kind == "" {
+			kind = "ok"
+		}
+		writeScenario(t, dir, name, "2026-11-30T01-48-29-203Z", kind)
+	}
+	return dir
+}
+
+func writeScenario(t *testing.T, dir, name, ts, kind string) {
+	t.Helper()
+	if kind == "missing" {
+		return
+	}
+	sub := filepath.Join(dir, "server-"+name+"-"+ts)
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if kind == "crash" {
+		return
+	}
+	data, err := os.ReadFile(filepath.Join(fixtures, "checks", kind+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(sub, "checks.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func score(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	var out bytes.Buffer
+	code := realMain(append([]string{"score"}, args...), &out, &out)
+	t.Logf("score %s -> %d\n%s", strings.Join(args, " "), code, out.String())
+	return code, out.String()
+}
+
+// row returns the table row of scenario name.
+func row(t *testing.T, out, name string) string {
+	t.Helper()
+	re := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(name) + ` .*$`)
+	m := re.FindString(out)
+	if m == "" {
+		t.Fatalf("no row for %s", name)
+	}
+	return m
+}
+
+func lastLine(out string) string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	return lines[len(lines)-1]
+}
+
+func TestScoreAllOK(t *testing.T) {
+	code, out := score(t, writeResults(t, nil))
+	if code != 0 {
+		t.Fatalf("exit %d, want 0", code)
+	}
+	for _, want := range []string{
+		"required scenarios ok: 37/37",
+		"not scored (informational): 26 passed, 0 failed; scenarios ok: 13/13",
+		"verdict: PASS",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if got, want := lastLine(out), "required: 74 passed, 0 failed"; got != want {
+		t.Errorf("last line %q, want %q", got, want)
+	}
+	if r := row(t, out, "tools-call-image"); !strings.HasSuffix(r, "required       2     0     0     0     0  ok") {
+		t.Errorf("row %q", r)
+	}
+}
+
+func TestScoreRequiredFailure(t *testing.T) {
+	code, out := score(t, writeResults(t, map[string]string{"tools-call-image": "failure"}))
+	if code == 0 {
+		t.Fatal("exit 0, want non-zero")
+	}
+	if r := row(t, out, "tools-call-image"); !strings.HasSuffix(r, "FAIL") {
+		t.Errorf("row %q", r)
+	}
+	for _, want := range []string{
+		"tools-call-image / tools-list: Failed: HTTP 501",
+		"verdict: FAIL, 1 scenario(s) failed: tools-call-image",
+		"required scenarios ok: 36/37",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if got, want := lastLine(out), "required: 73 passed, 1 failed"; got != want {
+		t.Errorf("last line %q, want %q", got, want)
+	}
+}
+
+func TestScoreNotScoredFailure(t *testing.T) {
+	dir := writeResults(t, map[string]string{"tasks-lifecycle": "failure", "json-schema-2020-12": "crash"})
+	code, out := score(t, dir)
+	if code != 0 {
+		t.Fatalf("without -all: exit %d, want 0", code)
+	}
+	if !strings.Contains(out, "not scored (informational): 23 passed, 2 failed; scenarios ok: 11/13") {
+		t.Error("not-scored summary wrong")
+	}
+	if strings.Contains(out, "Failed checks:") {
+		t.Error("not-scored failures listed without -all")
+	}
+
+	code, out = score(t, "-all", dir)
+	if code == 0 {
+		t.Fatal("with -all: exit 0, want non-zero")
+	}
+	for _, want := range []string{
+		"tasks-lifecycle (not scored) / tools-list: Failed",
+		"json-schema-2020-12 (not scored): crashed: no checks.json",
+		"verdict: FAIL, 2 scenario(s) failed: tasks-lifecycle, json-schema-2020-12",
+		"required: 74 passed, 0 failed",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if got, want := lastLine(out), "all: 97 passed, 2 failed"; got != want {
+		t.Errorf("last line %q, want %q", got, want)
+	}
+}
+
+func TestScoreMissingRequired(t *testing.T) {
+	code, out := score(t, writeResults(t, map[string]string{"caching": "missing"}))
+	if code == 0 {
+		t.Fatal("exit 0, want non-zero")
+	}
+	if r := row(t, out, "caching"); !strings.Contains(r, "FAIL (missing: no result folder)") {
+		t.Errorf("row %q", r)
+	}
+	if !strings.Contains(out, "caching: missing: no result folder (no server-caching-<timestamp> folder)") {
+		t.Error("missing scenario not named under Failed checks")
+	}
+	if !strings.Contains(out, "required scenarios ok: 36/37") {
+		t.Error("scenario count wrong")
+	}
+	if got, want := lastLine(out), "required: 72 passed, 1 failed"; got != want {
+		t.Errorf("last line %q, want %q", got, want)
+	}
+}
+
+func TestScoreNoResultsAtAll(t *testing.T) {
+	code, out := score(t, t.TempDir())
+	if code == 0 {
+		t.Fatal("exit 0, want non-zero")
+	}
+	if !strings.Contains(out, "required scenarios ok: 0/37") {
+		t.Error("scenario count wrong")
+	}
+	if got, want := lastLine(out), "required: 0 passed, 37 failed"; got != want {
+		t.Errorf("last line %q, want %q", got, want)
+	}
+	// Not-scored scenarios that never ran do not fail even with -all.
+	if r := row(t, out, "tasks-lifecycle"); !strings.HasSuffix(r, "not run") {
+		t.Errorf("row %q", r)
+	}
+}
+
+func TestScoreNotScoredNotRunWithAll(t *testing.T) {
+	kinds := map[string]string{}
+	for _, n := range notScoredScenarios {
+		kinds[n] = "missing"
+	}
+	if code, _ := score(t, "-all", writeResults(t, kinds)); code != 0 {
+		t.Fatalf("exit %d, want 0", code)
+	}
+}
+
+func TestScoreProblemChecksFiles(t *testing.T) {
+	for kind, want := range map[string]string{
+		"crash":          "FAIL (crashed: no checks.json)",
+		"empty":          "FAIL (no checks in checks.json)",
+		"truncated":      "FAIL (invalid checks.json: ",
+		"unknown-status": "FAIL",
+	} {
+		t.Run(kind, func(t *testing.T) {
+			code, out := score(t, writeResults(t, map[string]string{"prompts-list": kind}))
+			if code == 0 {
+				t.Fatal("exit 0, want non-zero")
+			}
+			if r := row(t, out, "prompts-list"); !strings.Contains(r, want) {
+				t.Errorf("row %q lacks %q", r, want)
+			}
+			if !strings.Contains(out, "verdict: FAIL, 1 scenario(s) failed: prompts-list") {
+				t.Error("scenario not named")
+			}
+		})
+	}
+}
+
+func TestScoreUnknownStatusNamed(t *testing.T) {
+	_, out := score(t, writeResults(t, map[string]string{"prompts-list": "unknown-status"}))
+	if !strings.Contains(out, "prompts-list / future-check [status ERROR]: made-up status") {
+		t.Error("unknown-status check not listed")
+	}
+}
+
+func TestScoreWarningOnly(t *testing.T) {
+	kinds := map[string]string{}
+	for _, n := range requiredScenarios {
+		kinds[n] = "warning"
+	}
+	kinds["server-sse-multiple-streams"] = "info-skipped"
+	code, out := score(t, writeResults(t, kinds))
+	if code != 0 {
+		t.Fatalf("exit %d, want 0", code)
+	}
+	if r := row(t, out, "input-required-result-validate-input"); !strings.HasSuffix(r, "required       0     0     1     0     0  ok") {
+		t.Errorf("row %q", r)
+	}
+	if r := row(t, out, "server-sse-multiple-streams"); !strings.HasSuffix(r, "required       1     0     0     1     1  ok") {
+		t.Errorf("row %q", r)
+	}
+	if !strings.Contains(out, "required scenarios ok: 37/37") {
+		t.Error("scenario count wrong")
+	}
+}
+
+func TestScoreLatestRunWins(t *testing.T) {
+	dir := writeResults(t, nil)
+	// An earlier failed run of tools-list; the later ok one decides.
+	writeScenario(t, dir, "tools-list", "2026-11-30T01-40-02-118Z", "failure")
+	code, out := score(t, dir)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0", code)
+	}
+	if r := row(t, out, "tools-list"); !strings.HasSuffix(r, "ok [latest of 2 runs]") {
+		t.Errorf("row %q", r)
+	}
+	// A later failed run decides the other way.
+	writeScenario(t, dir, "tools-list", "2026-11-30T02-00-00-000Z", "failure")
+	if code, _ := score(t, dir); code == 0 {
+		t.Fatal("exit 0 with a later failed run")
+	}
+}
+
+func TestScoreUnknownScenario(t *testing.T) {
+	dir := writeResults(t, map[string]string{"some-new-scenario": "failure"})
+	code, out := score(t, dir)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0 (unknown scenarios are not scored)", code)
+	}
+	if r := row(t, out, "some-new-scenario"); !strings.Contains(r, "unknown") {
+		t.Errorf("row %q", r)
+	}
+	if code, _ := score(t, "-all", dir); code == 0 {
+		t.Fatal("with -all: exit 0")
+	}
+}
+
+func TestScoreRequiredOnly(t *testing.T) {
+	code, out := score(t, "-required-only", writeResults(t, map[string]string{"tasks-lifecycle": "failure"}))
+	if code != 0 {
+		t.Fatalf("exit %d, want 0", code)
+	}
+	if strings.Contains(out, "tasks-lifecycle") || strings.Contains(out, "not scored") {
+		t.Error("not-scored scenarios shown with -required-only")
+	}
+}
+
+// TestScoreSample scores the hand-made folder in the suite's layout: the
+// "server-server-stateless-..." name, two runs of tools-list (the later
+// failed) and a stray server.log.
+func TestScoreSample(t *testing.T) {
+	code, out := score(t, filepath.Join(fixtures, "sample"))
+	if code == 0 {
+		t.Fatal("exit 0, want non-zero")
+	}
+	if r := row(t, out, "server-stateless"); !strings.HasSuffix(r, "required       1     0     1     0     1  ok") {
+		t.Errorf("row %q", r)
+	}
+	if r := row(t, out, "tools-list"); !strings.HasSuffix(r, "required       1     1     0     0     0  FAIL [latest of 2 runs]") {
+		t.Errorf("row %q", r)
+	}
+	if r := row(t, out, "tasks-status-notifications"); !strings.HasSuffix(r, "not scored     0     0     0     0     1  ok") {
+		t.Errorf("row %q", r)
+	}
+	if !strings.Contains(out, "required scenarios ok: 1/37") {
+		t.Error("scenario count wrong")
+	}
+}
+
+func TestScoreUsage(t *testing.T) {
+	if code, _ := score(t); code != 2 {
+		t.Errorf("no DIR: exit %d, want 2", code)
+	}
+	if code, _ := score(t, filepath.Join(t.TempDir(), "nope")); code != 2 {
+		t.Errorf("missing DIR: exit %d, want 2", code)
+	}
+	var out bytes.Buffer
+	if code := realMain([]string{"bogus"}, &out, &out); code != 2 {
+		t.Errorf("unknown mode: exit %d, want 2", code)
+	}
+}
+
+func TestResultDirRE(t *testing.T) {
+	for name, want := range map[string]string{
+		"server-server-stateless-2026-11-30T01-48-29-203Z":                  "server-stateless",
+		"server-input-required-result-multi-round-2026-01-02T03-04-05-006Z": "input-required-result-multi-round",
+		"server-sep-2164-resource-not-found-2026-11-30T01-48-29-532Z":       "sep-2164-resource-not-found",
+		"client-tools_call-2026-11-30T01-48-29-203Z":                        "",
+		"server-tools-list": "",
+		"server.log":        "",
+	} {
+		got := ""
+		if m := resultDirRE.FindStringSubmatch(name); m != nil {
+			got = m[1]
+		}
+		if got != want {
+			t.Errorf("%s: scenario %q, want %q", name, got, want)
+		}
+	}
+}
