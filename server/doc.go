@@ -1,0 +1,68 @@
+// Package server is a thin, stateless runtime for MCP 2026-07-28 servers,
+// built on the generated types of package protocol.
+//
+// A Server holds tools, prompts, resources and a completion handler; it
+// keeps no state between requests (R-STATE-01), so any number of
+// instances configured alike (with the same WithStateKeys) can serve any
+// request behind a load balancer. It is served over Streamable HTTP by
+// (*Server).Handler and over stdio by (*Server).ServeStdio.
+//
+// # Order of checks
+//
+// Every request goes through the same steps, on both transports:
+//
+//  1. The body is one JSON-RPC message: invalid JSON is -32700 with no id;
+//     a batch, a bad id (null, fraction, object), a jsonrpc other than
+//     "2.0", a missing method or a response is -32600 (HTTP 400).
+//     Notifications are accepted with 202.
+//  2. The method exists in this revision and this server serves it;
+//     removed methods (initialize, ping, logging/setLevel,
+//     resources/subscribe, resources/unsubscribe) and unknown ones are
+//     -32601 with HTTP 404. The error to initialize names the supported
+//     versions (R-VER-05).
+//  3. params._meta carries protocolVersion and clientCapabilities (an
+//     object): otherwise -32602, HTTP 400 (R-META-01). This check reads
+//     only _meta, so a request from a later revision is not refused for
+//     params this revision does not know.
+//  4. On HTTP, the headers match the body: MCP-Protocol-Version equals
+//     _meta's version, Mcp-Method the method, Mcp-Name the tool or prompt
+//     name or resource URI (after =?base64?…?= decoding), and every
+//     Mcp-Param-* header its x-mcp-header argument: otherwise -32020, HTTP
+//     400 (R-HDR-*). A body without _meta fails step 3 first, so shaping the
+//     body can never skip the header checks.
+//  5. The protocol version is supported: otherwise -32022 with
+//     data.supported and data.requested, HTTP 400 (R-VER-01/02).
+//  6. params match the method's schema, strictly (see package protocol):
+//     otherwise -32602.
+//  7. The handler runs. Tool arguments are validated against the tool's
+//     inputSchema first; a violation is a tool execution error (isError)
+//     naming the path, so the model can correct itself.
+//
+// # Results
+//
+// Every result carries resultType and, unless WithoutServerInfo,
+// _meta["io.modelcontextprotocol/serverInfo"]. server/discover, the four
+// lists and resources/read carry ttlMs and cacheScope (WithCacheHint;
+// default 0 and "private"); input_required results never do.
+//
+// # Multi round-trip requests
+//
+// A tools/call, prompts/get or resources/read handler asks the client for
+// input by returning Request.AskInput(requests, state). The runtime checks
+// the client declared the needed capabilities on this request (else
+// -32021), seals state with AES-256-GCM under a versioned key, bound to the
+// method, the tool, prompt or URI, the principal and an expiry, and answers
+// input_required. On the retry it opens the state before the handler runs;
+// state that is tampered, truncated, expired, too large or presented for
+// another target or principal is -32602 and never reaches the handler.
+//
+// # Notifications
+//
+// Request.Progress sends notifications/progress only for a request with a
+// progressToken; Request.Log sends notifications/message only at or above
+// the request's _meta logLevel. On HTTP the first notification turns the
+// response into a text/event-stream (with X-Accel-Buffering: no) that ends
+// with the response. Nothing is sent for a request after its response, or
+// after it was cancelled (a closed HTTP response, or notifications/cancelled
+// on stdio).
+package server
