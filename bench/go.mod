@@ -1,11 +1,25 @@
 module github.com/mcpwire/mcpwire/bench
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/go-json-experiment/json v1.27.2
 	github.com/goccy/go-json v0.12.0
 	github.com/mcpwire/mcpwire v0.0.0
+	github.com/modelcontextprotocol/go-sdk v1.8.0
+)
+
+require (
+	github.com/google/jsonschema-go v0.4.3 // indirect
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
+	github.com/segmentio/asm v1.1.3 // indirect
+	github.com/segmentio/encoding v0.5.4 // indirect
+	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
+	golang.org/x/oauth2 v0.35.0 // indirect
+	golang.org/x/sync v0.25.0 // indirect
+	golang.org/x/sys v0.41.0 // indirect
+	golang.org/x/text v0.44.0 // indirect
+	golang.org/x/time v0.15.0 // indirect
 )
 
 replace github.com/mcpwire/mcpwire => ../

@@ -1,0 +1,60 @@
+package bench
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestSameAnswers makes sure the server benchmarks measure real answers:
+// every handler returns 200 with the echoed text for tools/call, and both
+// MCP handlers list all 100 tools. It also checks that both MCP handlers do
+// the same work on the way: each validates the arguments against the
+// inputSchema and checks the Mcp-Name header.
+func TestSameAnswers(t *testing.T) {
+	if len(bareResponse) != 200 {
+		t.Fatalf("bare response is %d bytes, want 200", len(bareResponse))
+	}
+	call := requestTemplate("tools/call", "echo")
+	list := requestTemplate("tools/list", "")
+	for _, c := range []struct {
+		name string
+		h    func(testing.TB, int) http.Handler
+	}{
+		{"mcpwire", mcpwireHandler},
+		{"gosdk", gosdkHandler},
+		{"bare", func(testing.TB, int) http.Handler { return bareHandler() }},
+	} {
+		t.Run(c.name+"/tools_call", func(t *testing.T) {
+			h := c.h(t, 1)
+			// Twice: a handler must answer a second request the same way.
+			for range 2 {
+				checkCall(t, serve(h, call, callBody))
+			}
+		})
+		if c.name == "bare" {
+			continue
+		}
+		t.Run(c.name+"/tools_list", func(t *testing.T) {
+			h := c.h(t, listTools)
+			for range 2 {
+				checkList(t, serve(h, list, listBody), listTools)
+			}
+		})
+		t.Run(c.name+"/same_checks", func(t *testing.T) {
+			h := c.h(t, 1)
+			bad := []byte(strings.Replace(string(callBody), `"text":"hello"`, `"text":1`, 1))
+			res, err := answer(serve(h, call, bad))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.Result.IsError {
+				t.Errorf("arguments {\"text\":1} were not refused by inputSchema validation")
+			}
+			rec := serve(h, requestTemplate("tools/call", ""), callBody)
+			if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "-32020") {
+				t.Errorf("missing Mcp-Name: got %d %s, want 400 with -32020", rec.Code, rec.Body.String())
+			}
+		})
+	}
+}
