@@ -627,7 +627,19 @@ func (g *emitter) emitUnionEncode(d *Decl) {
 	g.p("if u.Value == nil {")
 	g.p("return encodeError(%q, \"union holds no value\")", d.Name)
 	g.p("}")
-	g.p("return u.Value.encodeTo(e)")
+	// A type switch rather than an interface call keeps the encoder on the
+	// caller's stack.
+	g.p("switch x := u.Value.(type) {")
+	for _, v := range d.Variants {
+		if v.JSONKind == '[' {
+			g.p("case %s:", v.GoName)
+		} else {
+			g.p("case *%s:", v.GoName)
+		}
+		g.p("return x.encodeTo(e)")
+	}
+	g.p("}")
+	g.p("return encodeError(%q, \"variant %%T\", u.Value)", d.Name)
 	g.p("}")
 	g.p("")
 }

@@ -119,3 +119,39 @@ func (g *emitter) emitRegistry() {
 	g.p("}")
 	g.p("")
 }
+
+// emitStaticDispatch generates type switches that call each type's codec
+// directly, so that the decoder and encoder stay on the stack (a call
+// through an interface makes them escape).
+func (g *emitter) emitStaticDispatch() {
+	g.p("// decodeStatic decodes into a pointer to a type of this package, or")
+	g.p("// reports false for any other value.")
+	g.p("func decodeStatic(d *decoder, v any) (bool, error) {")
+	g.p("switch x := v.(type) {")
+	for _, n := range g.m.Order {
+		if g.m.Decls[n].Kind == DAlias {
+			continue
+		}
+		g.p("case *%s:", n)
+		g.p("return true, x.decodeFrom(d)")
+	}
+	g.p("}")
+	g.p("return false, nil")
+	g.p("}")
+	g.p("")
+	g.p("// encodeStatic encodes a pointer to a type of this package, or reports")
+	g.p("// false for any other value.")
+	g.p("func encodeStatic(e *encoder, v any) (bool, error) {")
+	g.p("switch x := v.(type) {")
+	for _, n := range g.m.Order {
+		if g.m.Decls[n].Kind == DAlias {
+			continue
+		}
+		g.p("case *%s:", n)
+		g.p("return true, x.encodeTo(e)")
+	}
+	g.p("}")
+	g.p("return false, nil")
+	g.p("}")
+	g.p("")
+}

@@ -76,6 +76,7 @@ func Generate(schema []byte, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	g.emitRegistry()
+	g.emitStaticDispatch()
 	if err := g.finish("registry_gen.go", "Registry: schema type names to Go values.", out); err != nil {
 		return nil, err
 	}

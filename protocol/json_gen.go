@@ -1230,7 +1230,13 @@ func (u *CallToolResultResponseResult) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("CallToolResultResponseResult", "union holds no value")
 	}
-	return u.Value.encodeTo(e)
+	switch x := u.Value.(type) {
+	case *InputRequiredResult:
+		return x.encodeTo(e)
+	case *CallToolResult:
+		return x.encodeTo(e)
+	}
+	return encodeError("CallToolResultResponseResult", "variant %T", u.Value)
 }
 
 // MarshalJSON encodes CallToolResultResponseResult strictly; see [Marshal].
@@ -2005,7 +2011,29 @@ func (u *ClientRequest) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("ClientRequest", "union holds no value")
 	}
-	return u.Value.encodeTo(e)
+	switch x := u.Value.(type) {
+	case *DiscoverRequest:
+		return x.encodeTo(e)
+	case *ListResourcesRequest:
+		return x.encodeTo(e)
+	case *ListResourceTemplatesRequest:
+		return x.encodeTo(e)
+	case *ReadResourceRequest:
+		return x.encodeTo(e)
+	case *SubscriptionsListenRequest:
+		return x.encodeTo(e)
+	case *ListPromptsRequest:
+		return x.encodeTo(e)
+	case *GetPromptRequest:
+		return x.encodeTo(e)
+	case *ListToolsRequest:
+		return x.encodeTo(e)
+	case *CallToolRequest:
+		return x.encodeTo(e)
+	case *CompleteRequest:
+		return x.encodeTo(e)
+	}
+	return encodeError("ClientRequest", "variant %T", u.Value)
 }
 
 // MarshalJSON encodes ClientRequest strictly; see [Marshal].
@@ -2443,7 +2471,13 @@ func (u *CompleteRequestParamsRef) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("CompleteRequestParamsRef", "union holds no value")
 	}
-	return u.Value.encodeTo(e)
+	switch x := u.Value.(type) {
+	case *PromptReference:
+		return x.encodeTo(e)
+	case *ResourceTemplateReference:
+		return x.encodeTo(e)
+	}
+	return encodeError("CompleteRequestParamsRef", "variant %T", u.Value)
 }
 
 // MarshalJSON encodes CompleteRequestParamsRef strictly; see [Marshal].
@@ -2831,7 +2865,19 @@ func (u *ContentBlock) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("ContentBlock", "union holds no value")
 	}
-	return u.Value.encodeTo(e)
+	switch x := u.Value.(type) {
+	case *TextContent:
+		return x.encodeTo(e)
+	case *ImageContent:
+		return x.encodeTo(e)
+	case *AudioContent:
+		return x.encodeTo(e)
+	case *ResourceLink:
+		return x.encodeTo(e)
+	case *EmbeddedResource:
+		return x.encodeTo(e)
+	}
+	return encodeError("ContentBlock", "variant %T", u.Value)
 }
 
 // MarshalJSON encodes ContentBlock strictly; see [Marshal].
@@ -3423,7 +3469,21 @@ func (u *CreateMessageResultContent) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("CreateMessageResultContent", "union holds no value")
 	}
-	return u.Value.encodeTo(e)
+	switch x := u.Value.(type) {
+	case *TextContent:
+		return x.encodeTo(e)
+	case *ImageContent:
+		return x.encodeTo(e)
+	case *AudioContent:
+		return x.encodeTo(e)
+	case *ToolUseContent:
+		return x.encodeTo(e)
+	case *ToolResultContent:
+		return x.encodeTo(e)
+	case CreateMessageResultContentList:
+		return x.encodeTo(e)
+	}
+	return encodeError("CreateMessageResultContent", "variant %T", u.Value)
 }
 
 // MarshalJSON encodes CreateMessageResultContent strictly; see [Marshal].
@@ -4241,7 +4301,13 @@ func (u *ElicitRequestParams) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("ElicitRequestParams", "union holds no value")
 	}
-	return u.Value.encodeTo(e)
+	switch x := u.Value.(type) {
+	case *ElicitRequestFormParams:
+		return x.encodeTo(e)
+	case *ElicitRequestURLParams:
+		return x.encodeTo(e)
+	}
+	return encodeError("ElicitRequestParams", "variant %T", u.Value)
 }
 
 // MarshalJSON encodes ElicitRequestParams strictly; see [Marshal].
@@ -4704,7 +4770,13 @@ func (u *EmbeddedResourceResource) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("EmbeddedResourceResource", "union holds no value")
 	}
-	return u.Value.encodeTo(e)
+	switch x := u.Value.(type) {
+	case *TextResourceContents:
+		return x.encodeTo(e)
+	case *BlobResourceContents:
+		return x.encodeTo(e)
+	}
+	return encodeError("EmbeddedResourceResource", "variant %T", u.Value)
 }
 
 // MarshalJSON encodes EmbeddedResourceResource strictly; see [Marshal].
@@ -4790,7 +4862,19 @@ func (u *EnumSchema) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("EnumSchema", "union holds no value")
 	}
-	return u.Value.encodeTo(e)
+	switch x := u.Value.(type) {
+	case *UntitledSingleSelectEnumSchema:
+		return x.encodeTo(e)
+	case *TitledSingleSelectEnumSchema:
+		return x.encodeTo(e)
+	case *UntitledMultiSelectEnumSchema:
+		return x.encodeTo(e)
+	case *TitledMultiSelectEnumSchema:
+		return x.encodeTo(e)
+	case *LegacyTitledEnumSchema:
+		return x.encodeTo(e)
+	}
+	return encodeError("EnumSchema", "variant %T", u.Value)
 }
 
 // MarshalJSON encodes EnumSchema strictly; see [Marshal].
@@ -5421,7 +5505,13 @@ func (u *GetPromptResultResponseResult) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("GetPromptResultResponseResult", "union holds no value")
 	}
-	return u.Value.encodeTo(e)
+	switch x := u.Value.(type) {
+	case *InputRequiredResult:
+		return x.encodeTo(e)
+	case *GetPromptResult:
+		return x.encodeTo(e)
+	}
+	return encodeError("GetPromptResultResponseResult", "variant %T", u.Value)
 }
 
 // MarshalJSON encodes GetPromptResultResponseResult strictly; see [Marshal].
@@ -6200,7 +6290,15 @@ func (u *InputRequest) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("InputRequest", "union holds no value")
 	}
-	return u.Value.encodeTo(e)
+	switch x := u.Value.(type) {
+	case *CreateMessageRequest:
+		return x.encodeTo(e)
+	case *ListRootsRequest:
+		return x.encodeTo(e)
+	case *ElicitRequest:
+		return x.encodeTo(e)
+	}
+	return encodeError("InputRequest", "variant %T", u.Value)
 }
 
 // MarshalJSON encodes InputRequest strictly; see [Marshal].
@@ -6424,7 +6522,15 @@ func (u *InputResponse) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("InputResponse", "union holds no value")
 	}
-	return u.Value.encodeTo(e)
+	switch x := u.Value.(type) {
+	case *CreateMessageResult:
+		return x.encodeTo(e)
+	case *ListRootsResult:
+		return x.encodeTo(e)
+	case *ElicitResult:
+		return x.encodeTo(e)
+	}
+	return encodeError("InputResponse", "variant %T", u.Value)
 }
 
 // MarshalJSON encodes InputResponse strictly; see [Marshal].
@@ -7076,7 +7182,17 @@ func (u *JSONRPCMessage) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("JSONRPCMessage", "union holds no value")
 	}
-	return u.Value.encodeTo(e)
+	switch x := u.Value.(type) {
+	case *JSONRPCRequest:
+		return x.encodeTo(e)
+	case *JSONRPCNotification:
+		return x.encodeTo(e)
+	case *JSONRPCResultResponse:
+		return x.encodeTo(e)
+	case *JSONRPCErrorResponse:
+		return x.encodeTo(e)
+	}
+	return encodeError("JSONRPCMessage", "variant %T", u.Value)
 }
 
 // MarshalJSON encodes JSONRPCMessage strictly; see [Marshal].
@@ -7344,7 +7460,13 @@ func (u *JSONRPCResponse) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("JSONRPCResponse", "union holds no value")
 	}
-	return u.Value.encodeTo(e)
+	switch x := u.Value.(type) {
+	case *JSONRPCResultResponse:
+		return x.encodeTo(e)
+	case *JSONRPCErrorResponse:
+		return x.encodeTo(e)
+	}
+	return encodeError("JSONRPCResponse", "variant %T", u.Value)
 }
 
 // MarshalJSON encodes JSONRPCResponse strictly; see [Marshal].
@@ -10247,7 +10369,13 @@ func (u *MultiSelectEnumSchema) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("MultiSelectEnumSchema", "union holds no value")
 	}
-	return u.Value.encodeTo(e)
+	switch x := u.Value.(type) {
+	case *UntitledMultiSelectEnumSchema:
+		return x.encodeTo(e)
+	case *TitledMultiSelectEnumSchema:
+		return x.encodeTo(e)
+	}
+	return encodeError("MultiSelectEnumSchema", "variant %T", u.Value)
 }
 
 // MarshalJSON encodes MultiSelectEnumSchema strictly; see [Marshal].
@@ -11130,7 +11258,25 @@ func (u *PrimitiveSchemaDefinition) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("PrimitiveSchemaDefinition", "union holds no value")
 	}
-	return u.Value.encodeTo(e)
+	switch x := u.Value.(type) {
+	case *StringSchema:
+		return x.encodeTo(e)
+	case *NumberSchema:
+		return x.encodeTo(e)
+	case *BooleanSchema:
+		return x.encodeTo(e)
+	case *UntitledSingleSelectEnumSchema:
+		return x.encodeTo(e)
+	case *TitledSingleSelectEnumSchema:
+		return x.encodeTo(e)
+	case *UntitledMultiSelectEnumSchema:
+		return x.encodeTo(e)
+	case *TitledMultiSelectEnumSchema:
+		return x.encodeTo(e)
+	case *LegacyTitledEnumSchema:
+		return x.encodeTo(e)
+	}
+	return encodeError("PrimitiveSchemaDefinition", "variant %T", u.Value)
 }
 
 // MarshalJSON encodes PrimitiveSchemaDefinition strictly; see [Marshal].
@@ -12351,7 +12497,13 @@ func (u *ReadResourceResultContentsElem) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("ReadResourceResultContentsElem", "union holds no value")
 	}
-	return u.Value.encodeTo(e)
+	switch x := u.Value.(type) {
+	case *TextResourceContents:
+		return x.encodeTo(e)
+	case *BlobResourceContents:
+		return x.encodeTo(e)
+	}
+	return encodeError("ReadResourceResultContentsElem", "variant %T", u.Value)
 }
 
 // MarshalJSON encodes ReadResourceResultContentsElem strictly; see [Marshal].
@@ -12501,7 +12653,13 @@ func (u *ReadResourceResultResponseResult) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("ReadResourceResultResponseResult", "union holds no value")
 	}
-	return u.Value.encodeTo(e)
+	switch x := u.Value.(type) {
+	case *InputRequiredResult:
+		return x.encodeTo(e)
+	case *ReadResourceResult:
+		return x.encodeTo(e)
+	}
+	return encodeError("ReadResourceResultResponseResult", "variant %T", u.Value)
 }
 
 // MarshalJSON encodes ReadResourceResultResponseResult strictly; see [Marshal].
@@ -14413,7 +14571,21 @@ func (u *SamplingMessageContent) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("SamplingMessageContent", "union holds no value")
 	}
-	return u.Value.encodeTo(e)
+	switch x := u.Value.(type) {
+	case *TextContent:
+		return x.encodeTo(e)
+	case *ImageContent:
+		return x.encodeTo(e)
+	case *AudioContent:
+		return x.encodeTo(e)
+	case *ToolUseContent:
+		return x.encodeTo(e)
+	case *ToolResultContent:
+		return x.encodeTo(e)
+	case SamplingMessageContentList:
+		return x.encodeTo(e)
+	}
+	return encodeError("SamplingMessageContent", "variant %T", u.Value)
 }
 
 // MarshalJSON encodes SamplingMessageContent strictly; see [Marshal].
@@ -14499,7 +14671,19 @@ func (u *SamplingMessageContentBlock) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("SamplingMessageContentBlock", "union holds no value")
 	}
-	return u.Value.encodeTo(e)
+	switch x := u.Value.(type) {
+	case *TextContent:
+		return x.encodeTo(e)
+	case *ImageContent:
+		return x.encodeTo(e)
+	case *AudioContent:
+		return x.encodeTo(e)
+	case *ToolUseContent:
+		return x.encodeTo(e)
+	case *ToolResultContent:
+		return x.encodeTo(e)
+	}
+	return encodeError("SamplingMessageContentBlock", "variant %T", u.Value)
 }
 
 // MarshalJSON encodes SamplingMessageContentBlock strictly; see [Marshal].
@@ -15063,7 +15247,25 @@ func (u *ServerNotification) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("ServerNotification", "union holds no value")
 	}
-	return u.Value.encodeTo(e)
+	switch x := u.Value.(type) {
+	case *CancelledNotification:
+		return x.encodeTo(e)
+	case *ProgressNotification:
+		return x.encodeTo(e)
+	case *ResourceListChangedNotification:
+		return x.encodeTo(e)
+	case *SubscriptionsAcknowledgedNotification:
+		return x.encodeTo(e)
+	case *ResourceUpdatedNotification:
+		return x.encodeTo(e)
+	case *PromptListChangedNotification:
+		return x.encodeTo(e)
+	case *ToolListChangedNotification:
+		return x.encodeTo(e)
+	case *LoggingMessageNotification:
+		return x.encodeTo(e)
+	}
+	return encodeError("ServerNotification", "variant %T", u.Value)
 }
 
 // MarshalJSON encodes ServerNotification strictly; see [Marshal].
@@ -15202,7 +15404,33 @@ func (u *ServerResult) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("ServerResult", "union holds no value")
 	}
-	return u.Value.encodeTo(e)
+	switch x := u.Value.(type) {
+	case *Result:
+		return x.encodeTo(e)
+	case *InputRequiredResult:
+		return x.encodeTo(e)
+	case *DiscoverResult:
+		return x.encodeTo(e)
+	case *ListResourcesResult:
+		return x.encodeTo(e)
+	case *ListResourceTemplatesResult:
+		return x.encodeTo(e)
+	case *ReadResourceResult:
+		return x.encodeTo(e)
+	case *SubscriptionsListenResult:
+		return x.encodeTo(e)
+	case *ListPromptsResult:
+		return x.encodeTo(e)
+	case *GetPromptResult:
+		return x.encodeTo(e)
+	case *ListToolsResult:
+		return x.encodeTo(e)
+	case *CallToolResult:
+		return x.encodeTo(e)
+	case *CompleteResult:
+		return x.encodeTo(e)
+	}
+	return encodeError("ServerResult", "variant %T", u.Value)
 }
 
 // MarshalJSON encodes ServerResult strictly; see [Marshal].
@@ -15261,7 +15489,13 @@ func (u *SingleSelectEnumSchema) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("SingleSelectEnumSchema", "union holds no value")
 	}
-	return u.Value.encodeTo(e)
+	switch x := u.Value.(type) {
+	case *UntitledSingleSelectEnumSchema:
+		return x.encodeTo(e)
+	case *TitledSingleSelectEnumSchema:
+		return x.encodeTo(e)
+	}
+	return encodeError("SingleSelectEnumSchema", "variant %T", u.Value)
 }
 
 // MarshalJSON encodes SingleSelectEnumSchema strictly; see [Marshal].

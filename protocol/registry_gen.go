@@ -406,3 +406,791 @@ func NewValue(typeName string) any {
 	}
 	return nil
 }
+
+// decodeStatic decodes into a pointer to a type of this package, or
+// reports false for any other value.
+func decodeStatic(d *decoder, v any) (bool, error) {
+	switch x := v.(type) {
+	case *Annotations:
+		return true, x.decodeFrom(d)
+	case *AudioContent:
+		return true, x.decodeFrom(d)
+	case *BaseMetadata:
+		return true, x.decodeFrom(d)
+	case *BlobResourceContents:
+		return true, x.decodeFrom(d)
+	case *BooleanSchema:
+		return true, x.decodeFrom(d)
+	case *CacheScope:
+		return true, x.decodeFrom(d)
+	case *CacheableResult:
+		return true, x.decodeFrom(d)
+	case *CallToolRequest:
+		return true, x.decodeFrom(d)
+	case *CallToolRequestParams:
+		return true, x.decodeFrom(d)
+	case *CallToolResult:
+		return true, x.decodeFrom(d)
+	case *CallToolResultResponse:
+		return true, x.decodeFrom(d)
+	case *CallToolResultResponseResult:
+		return true, x.decodeFrom(d)
+	case *CancelledNotification:
+		return true, x.decodeFrom(d)
+	case *CancelledNotificationParams:
+		return true, x.decodeFrom(d)
+	case *ClientCapabilities:
+		return true, x.decodeFrom(d)
+	case *ClientCapabilitiesElicitation:
+		return true, x.decodeFrom(d)
+	case *ClientCapabilitiesRoots:
+		return true, x.decodeFrom(d)
+	case *ClientCapabilitiesSampling:
+		return true, x.decodeFrom(d)
+	case *ClientNotification:
+		return true, x.decodeFrom(d)
+	case *ClientRequest:
+		return true, x.decodeFrom(d)
+	case *CompleteRequest:
+		return true, x.decodeFrom(d)
+	case *CompleteRequestParams:
+		return true, x.decodeFrom(d)
+	case *CompleteRequestParamsArgument:
+		return true, x.decodeFrom(d)
+	case *CompleteRequestParamsContext:
+		return true, x.decodeFrom(d)
+	case *CompleteRequestParamsRef:
+		return true, x.decodeFrom(d)
+	case *CompleteResult:
+		return true, x.decodeFrom(d)
+	case *CompleteResultCompletion:
+		return true, x.decodeFrom(d)
+	case *CompleteResultResponse:
+		return true, x.decodeFrom(d)
+	case *ContentBlock:
+		return true, x.decodeFrom(d)
+	case *CreateMessageRequest:
+		return true, x.decodeFrom(d)
+	case *CreateMessageRequestParams:
+		return true, x.decodeFrom(d)
+	case *CreateMessageRequestParamsIncludeContext:
+		return true, x.decodeFrom(d)
+	case *CreateMessageResult:
+		return true, x.decodeFrom(d)
+	case *CreateMessageResultContent:
+		return true, x.decodeFrom(d)
+	case *CreateMessageResultContentList:
+		return true, x.decodeFrom(d)
+	case *Cursor:
+		return true, x.decodeFrom(d)
+	case *DiscoverRequest:
+		return true, x.decodeFrom(d)
+	case *DiscoverResult:
+		return true, x.decodeFrom(d)
+	case *DiscoverResultResponse:
+		return true, x.decodeFrom(d)
+	case *ElicitRequest:
+		return true, x.decodeFrom(d)
+	case *ElicitRequestFormParams:
+		return true, x.decodeFrom(d)
+	case *ElicitRequestFormParamsRequestedSchema:
+		return true, x.decodeFrom(d)
+	case *ElicitRequestParams:
+		return true, x.decodeFrom(d)
+	case *ElicitRequestURLParams:
+		return true, x.decodeFrom(d)
+	case *ElicitResult:
+		return true, x.decodeFrom(d)
+	case *ElicitResultAction:
+		return true, x.decodeFrom(d)
+	case *ElicitResultContentValue:
+		return true, x.decodeFrom(d)
+	case *EmbeddedResource:
+		return true, x.decodeFrom(d)
+	case *EmbeddedResourceResource:
+		return true, x.decodeFrom(d)
+	case *EnumSchema:
+		return true, x.decodeFrom(d)
+	case *Error:
+		return true, x.decodeFrom(d)
+	case *GetPromptRequest:
+		return true, x.decodeFrom(d)
+	case *GetPromptRequestParams:
+		return true, x.decodeFrom(d)
+	case *GetPromptResult:
+		return true, x.decodeFrom(d)
+	case *GetPromptResultResponse:
+		return true, x.decodeFrom(d)
+	case *GetPromptResultResponseResult:
+		return true, x.decodeFrom(d)
+	case *HeaderMismatchError:
+		return true, x.decodeFrom(d)
+	case *HeaderMismatchErrorError:
+		return true, x.decodeFrom(d)
+	case *Icon:
+		return true, x.decodeFrom(d)
+	case *IconTheme:
+		return true, x.decodeFrom(d)
+	case *Icons:
+		return true, x.decodeFrom(d)
+	case *ImageContent:
+		return true, x.decodeFrom(d)
+	case *Implementation:
+		return true, x.decodeFrom(d)
+	case *InputRequest:
+		return true, x.decodeFrom(d)
+	case *InputRequests:
+		return true, x.decodeFrom(d)
+	case *InputRequiredResult:
+		return true, x.decodeFrom(d)
+	case *InputResponse:
+		return true, x.decodeFrom(d)
+	case *InputResponseRequestParams:
+		return true, x.decodeFrom(d)
+	case *InputResponses:
+		return true, x.decodeFrom(d)
+	case *InternalError:
+		return true, x.decodeFrom(d)
+	case *InvalidParamsError:
+		return true, x.decodeFrom(d)
+	case *InvalidRequestError:
+		return true, x.decodeFrom(d)
+	case *JSONArray:
+		return true, x.decodeFrom(d)
+	case *JSONObject:
+		return true, x.decodeFrom(d)
+	case *JSONRPCErrorResponse:
+		return true, x.decodeFrom(d)
+	case *JSONRPCMessage:
+		return true, x.decodeFrom(d)
+	case *JSONRPCNotification:
+		return true, x.decodeFrom(d)
+	case *JSONRPCRequest:
+		return true, x.decodeFrom(d)
+	case *JSONRPCResponse:
+		return true, x.decodeFrom(d)
+	case *JSONRPCResultResponse:
+		return true, x.decodeFrom(d)
+	case *JSONValue:
+		return true, x.decodeFrom(d)
+	case *LegacyTitledEnumSchema:
+		return true, x.decodeFrom(d)
+	case *ListPromptsRequest:
+		return true, x.decodeFrom(d)
+	case *ListPromptsResult:
+		return true, x.decodeFrom(d)
+	case *ListPromptsResultResponse:
+		return true, x.decodeFrom(d)
+	case *ListResourceTemplatesRequest:
+		return true, x.decodeFrom(d)
+	case *ListResourceTemplatesResult:
+		return true, x.decodeFrom(d)
+	case *ListResourceTemplatesResultResponse:
+		return true, x.decodeFrom(d)
+	case *ListResourcesRequest:
+		return true, x.decodeFrom(d)
+	case *ListResourcesResult:
+		return true, x.decodeFrom(d)
+	case *ListResourcesResultResponse:
+		return true, x.decodeFrom(d)
+	case *ListRootsRequest:
+		return true, x.decodeFrom(d)
+	case *ListRootsRequestParams:
+		return true, x.decodeFrom(d)
+	case *ListRootsResult:
+		return true, x.decodeFrom(d)
+	case *ListToolsRequest:
+		return true, x.decodeFrom(d)
+	case *ListToolsResult:
+		return true, x.decodeFrom(d)
+	case *ListToolsResultResponse:
+		return true, x.decodeFrom(d)
+	case *LoggingLevel:
+		return true, x.decodeFrom(d)
+	case *LoggingMessageNotification:
+		return true, x.decodeFrom(d)
+	case *LoggingMessageNotificationParams:
+		return true, x.decodeFrom(d)
+	case *MetaObject:
+		return true, x.decodeFrom(d)
+	case *MethodNotFoundError:
+		return true, x.decodeFrom(d)
+	case *MissingRequiredClientCapabilityError:
+		return true, x.decodeFrom(d)
+	case *MissingRequiredClientCapabilityErrorError:
+		return true, x.decodeFrom(d)
+	case *MissingRequiredClientCapabilityErrorErrorData:
+		return true, x.decodeFrom(d)
+	case *ModelHint:
+		return true, x.decodeFrom(d)
+	case *ModelPreferences:
+		return true, x.decodeFrom(d)
+	case *MultiSelectEnumSchema:
+		return true, x.decodeFrom(d)
+	case *Notification:
+		return true, x.decodeFrom(d)
+	case *NotificationMetaObject:
+		return true, x.decodeFrom(d)
+	case *NotificationParams:
+		return true, x.decodeFrom(d)
+	case *NumberSchema:
+		return true, x.decodeFrom(d)
+	case *NumberSchemaType:
+		return true, x.decodeFrom(d)
+	case *PaginatedRequest:
+		return true, x.decodeFrom(d)
+	case *PaginatedRequestParams:
+		return true, x.decodeFrom(d)
+	case *PaginatedResult:
+		return true, x.decodeFrom(d)
+	case *ParseError:
+		return true, x.decodeFrom(d)
+	case *PrimitiveSchemaDefinition:
+		return true, x.decodeFrom(d)
+	case *ProgressNotification:
+		return true, x.decodeFrom(d)
+	case *ProgressNotificationParams:
+		return true, x.decodeFrom(d)
+	case *ProgressToken:
+		return true, x.decodeFrom(d)
+	case *Prompt:
+		return true, x.decodeFrom(d)
+	case *PromptArgument:
+		return true, x.decodeFrom(d)
+	case *PromptListChangedNotification:
+		return true, x.decodeFrom(d)
+	case *PromptMessage:
+		return true, x.decodeFrom(d)
+	case *PromptReference:
+		return true, x.decodeFrom(d)
+	case *ReadResourceRequest:
+		return true, x.decodeFrom(d)
+	case *ReadResourceRequestParams:
+		return true, x.decodeFrom(d)
+	case *ReadResourceResult:
+		return true, x.decodeFrom(d)
+	case *ReadResourceResultContentsElem:
+		return true, x.decodeFrom(d)
+	case *ReadResourceResultResponse:
+		return true, x.decodeFrom(d)
+	case *ReadResourceResultResponseResult:
+		return true, x.decodeFrom(d)
+	case *Request:
+		return true, x.decodeFrom(d)
+	case *RequestId:
+		return true, x.decodeFrom(d)
+	case *RequestMetaObject:
+		return true, x.decodeFrom(d)
+	case *RequestParams:
+		return true, x.decodeFrom(d)
+	case *Resource:
+		return true, x.decodeFrom(d)
+	case *ResourceContents:
+		return true, x.decodeFrom(d)
+	case *ResourceLink:
+		return true, x.decodeFrom(d)
+	case *ResourceListChangedNotification:
+		return true, x.decodeFrom(d)
+	case *ResourceRequestParams:
+		return true, x.decodeFrom(d)
+	case *ResourceTemplate:
+		return true, x.decodeFrom(d)
+	case *ResourceTemplateReference:
+		return true, x.decodeFrom(d)
+	case *ResourceUpdatedNotification:
+		return true, x.decodeFrom(d)
+	case *ResourceUpdatedNotificationParams:
+		return true, x.decodeFrom(d)
+	case *Result:
+		return true, x.decodeFrom(d)
+	case *ResultMetaObject:
+		return true, x.decodeFrom(d)
+	case *ResultType:
+		return true, x.decodeFrom(d)
+	case *Role:
+		return true, x.decodeFrom(d)
+	case *Root:
+		return true, x.decodeFrom(d)
+	case *SamplingMessage:
+		return true, x.decodeFrom(d)
+	case *SamplingMessageContent:
+		return true, x.decodeFrom(d)
+	case *SamplingMessageContentBlock:
+		return true, x.decodeFrom(d)
+	case *SamplingMessageContentList:
+		return true, x.decodeFrom(d)
+	case *ServerCapabilities:
+		return true, x.decodeFrom(d)
+	case *ServerCapabilitiesPrompts:
+		return true, x.decodeFrom(d)
+	case *ServerCapabilitiesResources:
+		return true, x.decodeFrom(d)
+	case *ServerCapabilitiesTools:
+		return true, x.decodeFrom(d)
+	case *ServerNotification:
+		return true, x.decodeFrom(d)
+	case *ServerResult:
+		return true, x.decodeFrom(d)
+	case *SingleSelectEnumSchema:
+		return true, x.decodeFrom(d)
+	case *StringSchema:
+		return true, x.decodeFrom(d)
+	case *StringSchemaFormat:
+		return true, x.decodeFrom(d)
+	case *SubscriptionFilter:
+		return true, x.decodeFrom(d)
+	case *SubscriptionsAcknowledgedNotification:
+		return true, x.decodeFrom(d)
+	case *SubscriptionsAcknowledgedNotificationParams:
+		return true, x.decodeFrom(d)
+	case *SubscriptionsListenRequest:
+		return true, x.decodeFrom(d)
+	case *SubscriptionsListenRequestParams:
+		return true, x.decodeFrom(d)
+	case *SubscriptionsListenResult:
+		return true, x.decodeFrom(d)
+	case *SubscriptionsListenResultMetaObject:
+		return true, x.decodeFrom(d)
+	case *SubscriptionsListenResultResponse:
+		return true, x.decodeFrom(d)
+	case *TextContent:
+		return true, x.decodeFrom(d)
+	case *TextResourceContents:
+		return true, x.decodeFrom(d)
+	case *TitledMultiSelectEnumSchema:
+		return true, x.decodeFrom(d)
+	case *TitledMultiSelectEnumSchemaItems:
+		return true, x.decodeFrom(d)
+	case *TitledMultiSelectEnumSchemaItemsAnyOfElem:
+		return true, x.decodeFrom(d)
+	case *TitledSingleSelectEnumSchema:
+		return true, x.decodeFrom(d)
+	case *TitledSingleSelectEnumSchemaOneOfElem:
+		return true, x.decodeFrom(d)
+	case *Tool:
+		return true, x.decodeFrom(d)
+	case *ToolAnnotations:
+		return true, x.decodeFrom(d)
+	case *ToolChoice:
+		return true, x.decodeFrom(d)
+	case *ToolChoiceMode:
+		return true, x.decodeFrom(d)
+	case *ToolInputSchema:
+		return true, x.decodeFrom(d)
+	case *ToolListChangedNotification:
+		return true, x.decodeFrom(d)
+	case *ToolOutputSchema:
+		return true, x.decodeFrom(d)
+	case *ToolResultContent:
+		return true, x.decodeFrom(d)
+	case *ToolUseContent:
+		return true, x.decodeFrom(d)
+	case *UnsupportedProtocolVersionError:
+		return true, x.decodeFrom(d)
+	case *UnsupportedProtocolVersionErrorError:
+		return true, x.decodeFrom(d)
+	case *UnsupportedProtocolVersionErrorErrorData:
+		return true, x.decodeFrom(d)
+	case *UntitledMultiSelectEnumSchema:
+		return true, x.decodeFrom(d)
+	case *UntitledMultiSelectEnumSchemaItems:
+		return true, x.decodeFrom(d)
+	case *UntitledSingleSelectEnumSchema:
+		return true, x.decodeFrom(d)
+	}
+	return false, nil
+}
+
+// encodeStatic encodes a pointer to a type of this package, or reports
+// false for any other value.
+func encodeStatic(e *encoder, v any) (bool, error) {
+	switch x := v.(type) {
+	case *Annotations:
+		return true, x.encodeTo(e)
+	case *AudioContent:
+		return true, x.encodeTo(e)
+	case *BaseMetadata:
+		return true, x.encodeTo(e)
+	case *BlobResourceContents:
+		return true, x.encodeTo(e)
+	case *BooleanSchema:
+		return true, x.encodeTo(e)
+	case *CacheScope:
+		return true, x.encodeTo(e)
+	case *CacheableResult:
+		return true, x.encodeTo(e)
+	case *CallToolRequest:
+		return true, x.encodeTo(e)
+	case *CallToolRequestParams:
+		return true, x.encodeTo(e)
+	case *CallToolResult:
+		return true, x.encodeTo(e)
+	case *CallToolResultResponse:
+		return true, x.encodeTo(e)
+	case *CallToolResultResponseResult:
+		return true, x.encodeTo(e)
+	case *CancelledNotification:
+		return true, x.encodeTo(e)
+	case *CancelledNotificationParams:
+		return true, x.encodeTo(e)
+	case *ClientCapabilities:
+		return true, x.encodeTo(e)
+	case *ClientCapabilitiesElicitation:
+		return true, x.encodeTo(e)
+	case *ClientCapabilitiesRoots:
+		return true, x.encodeTo(e)
+	case *ClientCapabilitiesSampling:
+		return true, x.encodeTo(e)
+	case *ClientNotification:
+		return true, x.encodeTo(e)
+	case *ClientRequest:
+		return true, x.encodeTo(e)
+	case *CompleteRequest:
+		return true, x.encodeTo(e)
+	case *CompleteRequestParams:
+		return true, x.encodeTo(e)
+	case *CompleteRequestParamsArgument:
+		return true, x.encodeTo(e)
+	case *CompleteRequestParamsContext:
+		return true, x.encodeTo(e)
+	case *CompleteRequestParamsRef:
+		return true, x.encodeTo(e)
+	case *CompleteResult:
+		return true, x.encodeTo(e)
+	case *CompleteResultCompletion:
+		return true, x.encodeTo(e)
+	case *CompleteResultResponse:
+		return true, x.encodeTo(e)
+	case *ContentBlock:
+		return true, x.encodeTo(e)
+	case *CreateMessageRequest:
+		return true, x.encodeTo(e)
+	case *CreateMessageRequestParams:
+		return true, x.encodeTo(e)
+	case *CreateMessageRequestParamsIncludeContext:
+		return true, x.encodeTo(e)
+	case *CreateMessageResult:
+		return true, x.encodeTo(e)
+	case *CreateMessageResultContent:
+		return true, x.encodeTo(e)
+	case *CreateMessageResultContentList:
+		return true, x.encodeTo(e)
+	case *Cursor:
+		return true, x.encodeTo(e)
+	case *DiscoverRequest:
+		return true, x.encodeTo(e)
+	case *DiscoverResult:
+		return true, x.encodeTo(e)
+	case *DiscoverResultResponse:
+		return true, x.encodeTo(e)
+	case *ElicitRequest:
+		return true, x.encodeTo(e)
+	case *ElicitRequestFormParams:
+		return true, x.encodeTo(e)
+	case *ElicitRequestFormParamsRequestedSchema:
+		return true, x.encodeTo(e)
+	case *ElicitRequestParams:
+		return true, x.encodeTo(e)
+	case *ElicitRequestURLParams:
+		return true, x.encodeTo(e)
+	case *ElicitResult:
+		return true, x.encodeTo(e)
+	case *ElicitResultAction:
+		return true, x.encodeTo(e)
+	case *ElicitResultContentValue:
+		return true, x.encodeTo(e)
+	case *EmbeddedResource:
+		return true, x.encodeTo(e)
+	case *EmbeddedResourceResource:
+		return true, x.encodeTo(e)
+	case *EnumSchema:
+		return true, x.encodeTo(e)
+	case *Error:
+		return true, x.encodeTo(e)
+	case *GetPromptRequest:
+		return true, x.encodeTo(e)
+	case *GetPromptRequestParams:
+		return true, x.encodeTo(e)
+	case *GetPromptResult:
+		return true, x.encodeTo(e)
+	case *GetPromptResultResponse:
+		return true, x.encodeTo(e)
+	case *GetPromptResultResponseResult:
+		return true, x.encodeTo(e)
+	case *HeaderMismatchError:
+		return true, x.encodeTo(e)
+	case *HeaderMismatchErrorError:
+		return true, x.encodeTo(e)
+	case *Icon:
+		return true, x.encodeTo(e)
+	case *IconTheme:
+		return true, x.encodeTo(e)
+	case *Icons:
+		return true, x.encodeTo(e)
+	case *ImageContent:
+		return true, x.encodeTo(e)
+	case *Implementation:
+		return true, x.encodeTo(e)
+	case *InputRequest:
+		return true, x.encodeTo(e)
+	case *InputRequests:
+		return true, x.encodeTo(e)
+	case *InputRequiredResult:
+		return true, x.encodeTo(e)
+	case *InputResponse:
+		return true, x.encodeTo(e)
+	case *InputResponseRequestParams:
+		return true, x.encodeTo(e)
+	case *InputResponses:
+		return true, x.encodeTo(e)
+	case *InternalError:
+		return true, x.encodeTo(e)
+	case *InvalidParamsError:
+		return true, x.encodeTo(e)
+	case *InvalidRequestError:
+		return true, x.encodeTo(e)
+	case *JSONArray:
+		return true, x.encodeTo(e)
+	case *JSONObject:
+		return true, x.encodeTo(e)
+	case *JSONRPCErrorResponse:
+		return true, x.encodeTo(e)
+	case *JSONRPCMessage:
+		return true, x.encodeTo(e)
+	case *JSONRPCNotification:
+		return true, x.encodeTo(e)
+	case *JSONRPCRequest:
+		return true, x.encodeTo(e)
+	case *JSONRPCResponse:
+		return true, x.encodeTo(e)
+	case *JSONRPCResultResponse:
+		return true, x.encodeTo(e)
+	case *JSONValue:
+		return true, x.encodeTo(e)
+	case *LegacyTitledEnumSchema:
+		return true, x.encodeTo(e)
+	case *ListPromptsRequest:
+		return true, x.encodeTo(e)
+	case *ListPromptsResult:
+		return true, x.encodeTo(e)
+	case *ListPromptsResultResponse:
+		return true, x.encodeTo(e)
+	case *ListResourceTemplatesRequest:
+		return true, x.encodeTo(e)
+	case *ListResourceTemplatesResult:
+		return true, x.encodeTo(e)
+	case *ListResourceTemplatesResultResponse:
+		return true, x.encodeTo(e)
+	case *ListResourcesRequest:
+		return true, x.encodeTo(e)
+	case *ListResourcesResult:
+		return true, x.encodeTo(e)
+	case *ListResourcesResultResponse:
+		return true, x.encodeTo(e)
+	case *ListRootsRequest:
+		return true, x.encodeTo(e)
+	case *ListRootsRequestParams:
+		return true, x.encodeTo(e)
+	case *ListRootsResult:
+		return true, x.encodeTo(e)
+	case *ListToolsRequest:
+		return true, x.encodeTo(e)
+	case *ListToolsResult:
+		return true, x.encodeTo(e)
+	case *ListToolsResultResponse:
+		return true, x.encodeTo(e)
+	case *LoggingLevel:
+		return true, x.encodeTo(e)
+	case *LoggingMessageNotification:
+		return true, x.encodeTo(e)
+	case *LoggingMessageNotificationParams:
+		return true, x.encodeTo(e)
+	case *MetaObject:
+		return true, x.encodeTo(e)
+	case *MethodNotFoundError:
+		return true, x.encodeTo(e)
+	case *MissingRequiredClientCapabilityError:
+		return true, x.encodeTo(e)
+	case *MissingRequiredClientCapabilityErrorError:
+		return true, x.encodeTo(e)
+	case *MissingRequiredClientCapabilityErrorErrorData:
+		return true, x.encodeTo(e)
+	case *ModelHint:
+		return true, x.encodeTo(e)
+	case *ModelPreferences:
+		return true, x.encodeTo(e)
+	case *MultiSelectEnumSchema:
+		return true, x.encodeTo(e)
+	case *Notification:
+		return true, x.encodeTo(e)
+	case *NotificationMetaObject:
+		return true, x.encodeTo(e)
+	case *NotificationParams:
+		return true, x.encodeTo(e)
+	case *NumberSchema:
+		return true, x.encodeTo(e)
+	case *NumberSchemaType:
+		return true, x.encodeTo(e)
+	case *PaginatedRequest:
+		return true, x.encodeTo(e)
+	case *PaginatedRequestParams:
+		return true, x.encodeTo(e)
+	case *PaginatedResult:
+		return true, x.encodeTo(e)
+	case *ParseError:
+		return true, x.encodeTo(e)
+	case *PrimitiveSchemaDefinition:
+		return true, x.encodeTo(e)
+	case *ProgressNotification:
+		return true, x.encodeTo(e)
+	case *ProgressNotificationParams:
+		return true, x.encodeTo(e)
+	case *ProgressToken:
+		return true, x.encodeTo(e)
+	case *Prompt:
+		return true, x.encodeTo(e)
+	case *PromptArgument:
+		return true, x.encodeTo(e)
+	case *PromptListChangedNotification:
+		return true, x.encodeTo(e)
+	case *PromptMessage:
+		return true, x.encodeTo(e)
+	case *PromptReference:
+		return true, x.encodeTo(e)
+	case *ReadResourceRequest:
+		return true, x.encodeTo(e)
+	case *ReadResourceRequestParams:
+		return true, x.encodeTo(e)
+	case *ReadResourceResult:
+		return true, x.encodeTo(e)
+	case *ReadResourceResultContentsElem:
+		return true, x.encodeTo(e)
+	case *ReadResourceResultResponse:
+		return true, x.encodeTo(e)
+	case *ReadResourceResultResponseResult:
+		return true, x.encodeTo(e)
+	case *Request:
+		return true, x.encodeTo(e)
+	case *RequestId:
+		return true, x.encodeTo(e)
+	case *RequestMetaObject:
+		return true, x.encodeTo(e)
+	case *RequestParams:
+		return true, x.encodeTo(e)
+	case *Resource:
+		return true, x.encodeTo(e)
+	case *ResourceContents:
+		return true, x.encodeTo(e)
+	case *ResourceLink:
+		return true, x.encodeTo(e)
+	case *ResourceListChangedNotification:
+		return true, x.encodeTo(e)
+	case *ResourceRequestParams:
+		return true, x.encodeTo(e)
+	case *ResourceTemplate:
+		return true, x.encodeTo(e)
+	case *ResourceTemplateReference:
+		return true, x.encodeTo(e)
+	case *ResourceUpdatedNotification:
+		return true, x.encodeTo(e)
+	case *ResourceUpdatedNotificationParams:
+		return true, x.encodeTo(e)
+	case *Result:
+		return true, x.encodeTo(e)
+	case *ResultMetaObject:
+		return true, x.encodeTo(e)
+	case *ResultType:
+		return true, x.encodeTo(e)
+	case *Role:
+		return true, x.encodeTo(e)
+	case *Root:
+		return true, x.encodeTo(e)
+	case *SamplingMessage:
+		return true, x.encodeTo(e)
+	case *SamplingMessageContent:
+		return true, x.encodeTo(e)
+	case *SamplingMessageContentBlock:
+		return true, x.encodeTo(e)
+	case *SamplingMessageContentList:
+		return true, x.encodeTo(e)
+	case *ServerCapabilities:
+		return true, x.encodeTo(e)
+	case *ServerCapabilitiesPrompts:
+		return true, x.encodeTo(e)
+	case *ServerCapabilitiesResources:
+		return true, x.encodeTo(e)
+	case *ServerCapabilitiesTools:
+		return true, x.encodeTo(e)
+	case *ServerNotification:
+		return true, x.encodeTo(e)
+	case *ServerResult:
+		return true, x.encodeTo(e)
+	case *SingleSelectEnumSchema:
+		return true, x.encodeTo(e)
+	case *StringSchema:
+		return true, x.encodeTo(e)
+	case *StringSchemaFormat:
+		return true, x.encodeTo(e)
+	case *SubscriptionFilter:
+		return true, x.encodeTo(e)
+	case *SubscriptionsAcknowledgedNotification:
+		return true, x.encodeTo(e)
+	case *SubscriptionsAcknowledgedNotificationParams:
+		return true, x.encodeTo(e)
+	case *SubscriptionsListenRequest:
+		return true, x.encodeTo(e)
+	case *SubscriptionsListenRequestParams:
+		return true, x.encodeTo(e)
+	case *SubscriptionsListenResult:
+		return true, x.encodeTo(e)
+	case *SubscriptionsListenResultMetaObject:
+		return true, x.encodeTo(e)
+	case *SubscriptionsListenResultResponse:
+		return true, x.encodeTo(e)
+	case *TextContent:
+		return true, x.encodeTo(e)
+	case *TextResourceContents:
+		return true, x.encodeTo(e)
+	case *TitledMultiSelectEnumSchema:
+		return true, x.encodeTo(e)
+	case *TitledMultiSelectEnumSchemaItems:
+		return true, x.encodeTo(e)
+	case *TitledMultiSelectEnumSchemaItemsAnyOfElem:
+		return true, x.encodeTo(e)
+	case *TitledSingleSelectEnumSchema:
+		return true, x.encodeTo(e)
+	case *TitledSingleSelectEnumSchemaOneOfElem:
+		return true, x.encodeTo(e)
+	case *Tool:
+		return true, x.encodeTo(e)
+	case *ToolAnnotations:
+		return true, x.encodeTo(e)
+	case *ToolChoice:
+		return true, x.encodeTo(e)
+	case *ToolChoiceMode:
+		return true, x.encodeTo(e)
+	case *ToolInputSchema:
+		return true, x.encodeTo(e)
+	case *ToolListChangedNotification:
+		return true, x.encodeTo(e)
+	case *ToolOutputSchema:
+		return true, x.encodeTo(e)
+	case *ToolResultContent:
+		return true, x.encodeTo(e)
+	case *ToolUseContent:
+		return true, x.encodeTo(e)
+	case *UnsupportedProtocolVersionError:
+		return true, x.encodeTo(e)
+	case *UnsupportedProtocolVersionErrorError:
+		return true, x.encodeTo(e)
+	case *UnsupportedProtocolVersionErrorErrorData:
+		return true, x.encodeTo(e)
+	case *UntitledMultiSelectEnumSchema:
+		return true, x.encodeTo(e)
+	case *UntitledMultiSelectEnumSchemaItems:
+		return true, x.encodeTo(e)
+	case *UntitledSingleSelectEnumSchema:
+		return true, x.encodeTo(e)
+	}
+	return false, nil
+}

@@ -36,10 +36,6 @@ type UnmarshalOptions struct {
 // Unmarshal decodes data into v, which must be a pointer to a type of this
 // package. Decoding is strict; see the package documentation for the rules.
 func (o UnmarshalOptions) Unmarshal(data []byte, v any) error {
-	dv, ok := v.(wireDecoder)
-	if !ok {
-		return fmt.Errorf("protocol: Unmarshal: %T is not a pointer to a protocol type", v)
-	}
 	d := decoder{buf: data, maxDepth: o.MaxDepth}
 	if d.maxDepth <= 0 {
 		d.maxDepth = DefaultMaxDepth
@@ -47,7 +43,11 @@ func (o UnmarshalOptions) Unmarshal(data []byte, v any) error {
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
 		return &DecodeError{Kind: KindSyntax, Msg: "byte-order mark before JSON text"}
 	}
-	if err := dv.decodeFrom(&d); err != nil {
+	ok, err := decodeStatic(&d, v)
+	if !ok {
+		return fmt.Errorf("protocol: Unmarshal: %T is not a pointer to a protocol type", v)
+	}
+	if err != nil {
 		return err
 	}
 	return d.end()
@@ -63,9 +63,9 @@ func Unmarshal(data []byte, v any) error {
 // the schema forbids (an enum value outside the enum, a union with no value)
 // are an *EncodeError rather than invalid output.
 func Marshal(v any) ([]byte, error) {
-	if ev, ok := v.(wireEncoder); ok {
-		e := encoder{buf: make([]byte, 0, 256)}
-		if err := ev.encodeTo(&e); err != nil {
+	e := encoder{buf: make([]byte, 0, 256)}
+	if ok, err := encodeStatic(&e, v); ok {
+		if err != nil {
 			return nil, err
 		}
 		return e.buf, nil
@@ -84,13 +84,13 @@ func Marshal(v any) ([]byte, error) {
 // AppendMarshal appends the encoding of v to dst, like [Marshal] without
 // the allocation of a new buffer.
 func AppendMarshal(dst []byte, v any) ([]byte, error) {
-	ev, ok := v.(wireEncoder)
+	e := encoder{buf: dst}
+	ok, err := encodeStatic(&e, v)
 	if !ok {
 		b, err := Marshal(v)
 		return append(dst, b...), err
 	}
-	e := encoder{buf: dst}
-	if err := ev.encodeTo(&e); err != nil {
+	if err != nil {
 		return dst, err
 	}
 	return e.buf, nil
