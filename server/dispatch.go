@@ -27,9 +27,6 @@ type exchange struct {
 	headers   headerGetter // HTTP only
 	principal string
 	out       notifier
-	// track registers a running request for cancellation by id (stdio);
-	// the returned func unregisters it.
-	track func(id protocol.RequestId, cancel context.CancelFunc) func()
 }
 
 // outcome is what the transport writes back.
@@ -137,11 +134,8 @@ func (s *Server) request(ctx context.Context, m *protocol.JSONRPCRequest, x *exc
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	r := &Request{Method: m.Method, ID: id, Meta: meta, Principal: x.principal, out: x.out}
+	r := &Request{Method: m.Method, ID: id, Meta: meta, Principal: x.principal, out: x.out, ctxDone: ctx.Done()}
 	ctx = context.WithValue(ctx, ctxKey{}, r)
-	if x.track != nil {
-		defer x.track(id, cancel)()
-	}
 	res, err := s.dispatch(ctx, r, typed, x)
 	r.finish()
 	if ctx.Err() != nil {
@@ -149,13 +143,27 @@ func (s *Server) request(ctx context.Context, m *protocol.JSONRPCRequest, x *exc
 	}
 	if err != nil {
 		e, ok := asError(err)
-		if !ok {
+		if !ok || !emittable(e.Code) {
 			s.log.Error("handler failed", "method", m.Method, "err", err)
 			e = InternalError("Internal error")
 		}
 		return s.errorOutcome(&id, e)
 	}
 	return s.resultOutcome(id, res)
+}
+
+// emittable reports whether the server may send an error code under this
+// revision: never -32000..-32019 (R-BASE-13), -32002 or -32042 (R-BASE-14),
+// nor an undefined code of -32099..-32020 or of JSON-RPC's reserved
+// -32768..-32100 (R-BASE-12).
+func emittable(code int64) bool {
+	switch code {
+	case protocol.CodeParseError, protocol.CodeInvalidRequestError, protocol.CodeMethodNotFoundError,
+		protocol.CodeInvalidParamsError, protocol.CodeInternalError, protocol.CodeHeaderMismatchError,
+		protocol.CodeMissingRequiredClientCapabilityError, protocol.CodeUnsupportedProtocolVersionError:
+		return true
+	}
+	return code < -32768 || code > -32000
 }
 
 // serves reports whether the server answers a method of the revision.

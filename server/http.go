@@ -45,6 +45,11 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	if opts.AllowedHosts == nil {
 		opts.AllowedHosts = []string{"localhost", "127.0.0.1", "::1"}
 	}
+	hosts := make([]string, len(opts.AllowedHosts)) // compared with the lower-cased request host
+	for i, h := range opts.AllowedHosts {
+		hosts[i] = strings.ToLower(h)
+	}
+	opts.AllowedHosts = hosts
 	if opts.WWWAuthenticate == "" {
 		opts.WWWAuthenticate = "Bearer"
 	}
@@ -140,6 +145,7 @@ func (s *sseWriter) start() {
 }
 
 func (s *sseWriter) event(msg []byte) error {
+	msg = oneLine(msg) // one data line per event
 	buf := make([]byte, 0, len(msg)+24)
 	buf = append(buf, "event: message\ndata: "...)
 	buf = append(buf, msg...)

@@ -39,6 +39,16 @@ func (r *Request) AskInput(requests map[string]protocol.InputRequest, state []by
 	if len(requests) == 0 && state == nil {
 		return errors.New("server: AskInput needs input requests or state")
 	}
+	if err := r.checkInputRequests(requests); err != nil {
+		return err
+	}
+	return &InputRequired{Requests: requests, State: state}
+}
+
+// checkInputRequests returns the -32021 *Error when an input request needs
+// a capability the client did not declare on this request (R-MRTR-05,
+// R-META-03, R-ELIC-02), or an error for an empty input request.
+func (r *Request) checkInputRequests(requests map[string]protocol.InputRequest) error {
 	var missing protocol.ClientCapabilities
 	need := false
 	caps := r.Meta.ClientCapabilities
@@ -81,7 +91,7 @@ func (r *Request) AskInput(requests map[string]protocol.InputRequest, state []by
 	if need {
 		return MissingCapability(missing)
 	}
-	return &InputRequired{Requests: requests, State: state}
+	return nil
 }
 
 // InputResponse returns the client's response to the input request named
@@ -132,6 +142,13 @@ func (s *Server) openState(r *Request, token string) error {
 
 // inputRequiredResult seals the handler's state and builds the result.
 func (s *Server) inputRequiredResult(r *Request, ir *InputRequired) (*protocol.InputRequiredResult, error) {
+	// An InputRequired built by hand (not by AskInput) gets the same checks.
+	if len(ir.Requests) == 0 && ir.State == nil {
+		return nil, errors.New("input_required result without input requests or state (R-MRTR-03)")
+	}
+	if err := r.checkInputRequests(ir.Requests); err != nil {
+		return nil, err
+	}
 	res := &protocol.InputRequiredResult{}
 	if len(ir.Requests) > 0 {
 		res.InputRequests = protocol.InputRequests(ir.Requests)

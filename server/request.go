@@ -33,8 +33,10 @@ type Request struct {
 	target         string // tool or prompt name, resource URI (MRTR binding)
 
 	out      notifier
+	ctxDone  <-chan struct{} // the request's own context: cancelled means send nothing
 	mu       sync.Mutex
-	progress float64
+	progress float64 // the last progress sent, when sentAny
+	sentAny  bool
 	done     bool
 }
 
@@ -62,8 +64,25 @@ func (r *Request) finish() {
 	r.mu.Unlock()
 }
 
-func (r *Request) send(ctx context.Context, method string, params any) bool {
-	if ctx.Err() != nil || r.out == nil {
+// cancelled reports whether the request's own context is done, whatever
+// context the handler passed to Progress or Log (R-HTTP-14, R-STDIO-04).
+func (r *Request) cancelled() bool {
+	if r.ctxDone == nil {
+		return false
+	}
+	select {
+	case <-r.ctxDone:
+		return true
+	default:
+		return false
+	}
+}
+
+// send writes one notification unless the request is over. admit, when
+// not nil, runs under the same lock as the write, so that a check and the
+// write it guards are atomic.
+func (r *Request) send(ctx context.Context, method string, params any, admit func() bool) bool {
+	if ctx.Err() != nil || r.out == nil || r.cancelled() {
 		return false
 	}
 	p, err := protocol.Marshal(params)
@@ -79,8 +98,11 @@ func (r *Request) send(ctx context.Context, method string, params any) bool {
 	msg = append(msg, '}')
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.done {
-		return false // R-PROG-01: nothing after completion
+	if r.done || r.cancelled() {
+		return false // R-PROG-01: nothing after completion or cancellation
+	}
+	if admit != nil && !admit() {
+		return false
 	}
 	return r.out.notify(msg)
 }
@@ -94,13 +116,6 @@ func (r *Request) Progress(ctx context.Context, progress, total float64, message
 	if r.Meta.ProgressToken == nil {
 		return false
 	}
-	r.mu.Lock()
-	if progress <= r.progress && r.progress != 0 {
-		r.mu.Unlock()
-		return false
-	}
-	r.progress = progress
-	r.mu.Unlock()
 	p := protocol.ProgressNotificationParams{ProgressToken: *r.Meta.ProgressToken, Progress: progress}
 	if total > 0 {
 		p.Total = &total
@@ -108,7 +123,13 @@ func (r *Request) Progress(ctx context.Context, progress, total float64, message
 	if message != "" {
 		p.Message = &message
 	}
-	return r.send(ctx, protocol.MethodNotificationsProgress, &p)
+	return r.send(ctx, protocol.MethodNotificationsProgress, &p, func() bool {
+		if r.sentAny && progress <= r.progress {
+			return false // R-PROG-02: progress must increase
+		}
+		r.progress, r.sentAny = progress, true
+		return true
+	})
 }
 
 // levelRank orders the syslog levels of RFC 5424, debug lowest.
@@ -146,5 +167,5 @@ func (r *Request) Log(ctx context.Context, level protocol.LoggingLevel, logger s
 	if logger != "" {
 		p.Logger = &logger
 	}
-	return r.send(ctx, protocol.MethodNotificationsMessage, &p)
+	return r.send(ctx, protocol.MethodNotificationsMessage, &p, nil)
 }

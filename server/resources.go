@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/yosida95/uritemplate/v3"
 
@@ -89,7 +90,7 @@ func (s *Server) readResource(ctx context.Context, r *Request, p *protocol.ReadR
 			if m := t.tmpl.Match(p.URI); m != nil {
 				vars = map[string]string{}
 				for _, n := range t.tmpl.Varnames() {
-					vars[n] = m.Get(n).String()
+					vars[n] = varText(m.Get(n))
 				}
 				h = t.handler
 				break
@@ -115,6 +116,19 @@ func (s *Server) readResource(ctx context.Context, r *Request, p *protocol.ReadR
 	}
 	ttl, scope := s.cacheHint(protocol.MethodResourcesRead)
 	return &protocol.ReadResourceResult{Contents: contents, TTLMs: ttl, CacheScope: scope}, nil
+}
+
+// varText is a matched template variable as text: a list or associative
+// value (from an exploded variable such as {/path*}) is joined with ",",
+// its RFC 6570 unexploded form, instead of being lost.
+func varText(v uritemplate.Value) string {
+	switch v.T {
+	case uritemplate.ValueTypeList:
+		return strings.Join(v.List(), ",")
+	case uritemplate.ValueTypeKV:
+		return strings.Join(v.KV(), ",")
+	}
+	return v.String()
 }
 
 // TextContents is a helper for the common case of one text resource.

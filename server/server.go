@@ -150,6 +150,17 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 	if c.pageSize <= 0 {
 		return nil, fmt.Errorf("server: page size %d must be positive", c.pageSize)
 	}
+	for m, h := range c.cache {
+		switch m {
+		case protocol.MethodServerDiscover, protocol.MethodToolsList, protocol.MethodPromptsList,
+			protocol.MethodResourcesList, protocol.MethodResourcesTemplatesList, protocol.MethodResourcesRead:
+		default:
+			return nil, fmt.Errorf("server: cache hint for %q, which is not cacheable", m)
+		}
+		if h.TTL < 0 || (h.Scope != "" && !h.Scope.Valid()) {
+			return nil, fmt.Errorf("server: cache hint for %s: ttl must be >= 0 and scope public or private (R-CACHE-03/04)", m)
+		}
+	}
 	if c.logger == nil {
 		c.logger = slog.Default()
 	}

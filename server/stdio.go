@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"sync"
@@ -18,45 +19,83 @@ import (
 // notifications/cancelled cancels the matching request, which then sends
 // nothing. A line that is not JSON gets -32700 with no id. At end of input
 // it waits for running requests (WithShutdownTimeout), cancels what is
-// left and returns nil; a read error is returned.
+// left and returns nil; a read error is returned. Cancelling ctx cancels
+// running requests and returns nil without waiting for more input.
 func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	ctx, cancelAll := context.WithCancel(ctx)
 	defer cancelAll()
 	out := &stdioWriter{w: bufio.NewWriter(w)}
+	// A request is registered for cancellation as soon as its line is
+	// read, before the next line, so that a notifications/cancelled that
+	// follows it always finds it (R-CANCEL-01).
+	type running struct{ cancel context.CancelFunc }
 	var (
-		mu      sync.Mutex
-		running = map[protocol.RequestId]context.CancelFunc{}
-		wg      sync.WaitGroup
+		mu       sync.Mutex
+		inFlight = map[protocol.RequestId]*running{}
+		wg       sync.WaitGroup
 	)
-	track := func(id protocol.RequestId, cancel context.CancelFunc) func() {
-		mu.Lock()
-		running[id] = cancel
-		mu.Unlock()
-		return func() {
-			mu.Lock()
-			delete(running, id)
-			mu.Unlock()
-		}
+	// Lines are read in their own goroutine so that a cancelled ctx ends
+	// ServeStdio even while r blocks (a read in progress is abandoned).
+	type readResult struct {
+		line    []byte
+		tooLong bool
+		err     error
 	}
-	br := bufio.NewReaderSize(r, 64<<10)
+	lines := make(chan readResult)
+	go func() {
+		br := bufio.NewReaderSize(r, 64<<10)
+		for {
+			line, tooLong, err := readLine(br, s.cfg.maxStdioLineBytes)
+			select {
+			case lines <- readResult{line, tooLong, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
 	var readErr error
 	for ctx.Err() == nil {
-		line, tooLong, err := readLine(br, s.cfg.maxStdioLineBytes)
+		var rr readResult
+		select {
+		case rr = <-lines:
+		case <-ctx.Done():
+			continue
+		}
+		line, tooLong, err := rr.line, rr.tooLong, rr.err
 		if tooLong {
 			out.write(s.errorOutcome(nil, &Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: message line too long"}).body)
 		} else if len(bytes.TrimSpace(line)) > 0 {
 			if id, ok := cancelledID(line); ok {
 				mu.Lock()
-				if c := running[id]; c != nil {
-					c()
+				if e := inFlight[id]; e != nil {
+					e.cancel()
 				}
 				mu.Unlock()
 			} else {
 				msg := bytes.Clone(line)
+				reqCtx, cancel := context.WithCancel(ctx)
+				id := recoverID(msg)
+				e := &running{cancel: cancel}
+				if id != nil {
+					mu.Lock()
+					inFlight[*id] = e
+					mu.Unlock()
+				}
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					o := s.process(ctx, msg, &exchange{out: out, track: track})
+					defer cancel()
+					o := s.process(reqCtx, msg, &exchange{out: out})
+					if id != nil {
+						mu.Lock()
+						if inFlight[*id] == e {
+							delete(inFlight, *id)
+						}
+						mu.Unlock()
+					}
 					if !o.cancelled && !o.notification && o.body != nil {
 						out.write(o.body)
 					}
@@ -103,8 +142,27 @@ func readLine(br *bufio.Reader, max int) (line []byte, tooLong bool, err error) 
 		}
 		buf = bytes.TrimSuffix(buf, []byte("\n"))
 		buf = bytes.TrimSuffix(buf, []byte("\r"))
+		if len(buf) > max {
+			return nil, true, err // the line end is not part of the limit
+		}
 		return buf, false, err
 	}
+}
+
+// oneLine removes the line breaks that raw JSON members (a schema, a
+// structuredContent, error or log data, kept as the handler wrote them) may
+// carry: a message must be one line on stdio (R-STDIO-01) and one data
+// line in an SSE event. Inside valid JSON a raw CR or LF can only be white
+// space, so compacting is lossless.
+func oneLine(msg []byte) []byte {
+	if !bytes.ContainsAny(msg, "\r\n") {
+		return msg
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, msg); err != nil {
+		return msg
+	}
+	return b.Bytes()
 }
 
 // cancelledID recognises a notifications/cancelled message.
@@ -126,6 +184,7 @@ type stdioWriter struct {
 }
 
 func (o *stdioWriter) write(msg []byte) bool {
+	msg = oneLine(msg)
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	_, err := o.w.Write(msg)

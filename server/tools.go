@@ -227,7 +227,59 @@ func headerParams(raw []byte) ([]headerParam, error) {
 		}
 		return nil
 	}
-	return out, walk(root, nil)
+	if err := walk(root, nil); err != nil {
+		return nil, err
+	}
+	if at, bad := strayHeader(root, false, true, ""); bad {
+		return nil, fmt.Errorf("x-mcp-header at %s is not on a property reached through \"properties\" from the root", at)
+	}
+	return out, nil
+}
+
+// strayHeader finds an x-mcp-header that headerParams does not reach: on
+// the root, or under items, a composition keyword, $defs and the like
+// (R-HDR-10 makes the whole tool invalid). ok says whether node may carry
+// the annotation, childrenOK whether its "properties" children may.
+func strayHeader(node map[string]any, ok, childrenOK bool, path string) (string, bool) {
+	if _, has := node["x-mcp-header"]; has && !ok {
+		if path == "" {
+			path = "/"
+		}
+		return path, true
+	}
+	for _, k := range sortedKeys(node) {
+		switch k {
+		case "enum", "const", "examples", "default": // values, not schemas
+			continue
+		}
+		switch v := node[k].(type) {
+		case map[string]any:
+			switch k {
+			case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
+				reach := k == "properties" && childrenOK
+				for _, name := range sortedKeys(v) {
+					if sub, isObj := v[name].(map[string]any); isObj {
+						if at, bad := strayHeader(sub, reach, reach, path+"/"+k+"/"+name); bad {
+							return at, true
+						}
+					}
+				}
+			default:
+				if at, bad := strayHeader(v, false, false, path+"/"+k); bad {
+					return at, true
+				}
+			}
+		case []any:
+			for i, e := range v {
+				if sub, isObj := e.(map[string]any); isObj {
+					if at, bad := strayHeader(sub, false, false, fmt.Sprintf("%s/%s/%d", path, k, i)); bad {
+						return at, true
+					}
+				}
+			}
+		}
+	}
+	return "", false
 }
 
 func (s *Server) lookupTool(name string) *tool {

@@ -1,0 +1,230 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"sort"
+	"strings"
+
+	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
+)
+
+// request builds a JSON-RPC request with the per-request _meta that every
+// 2026-07-28 request carries.
+func request(id int, method string, params map[string]any, caps map[string]any) string {
+	if params == nil {
+		params = map[string]any{}
+	}
+	if caps == nil {
+		caps = map[string]any{}
+	}
+	params["_meta"] = map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    protocol.Revision,
+		"io.modelcontextprotocol/clientCapabilities": caps,
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	return string(b)
+}
+
+func ExampleNew() {
+	s, err := server.New(protocol.Implementation{Name: "weather", Version: "1.0.0"},
+		server.WithInstructions("Ask for forecasts by city."),
+		server.WithPageSize(50),
+	)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(s != nil)
+
+	_, err = server.New(protocol.Implementation{Name: "no-version"})
+	fmt.Println(err)
+	// Output:
+	// true
+	// server: Implementation needs a name and a version
+}
+
+func ExampleServer_AddTool() {
+	s, _ := server.New(protocol.Implementation{Name: "demo", Version: "1.0.0"})
+	var def protocol.Tool
+	_ = protocol.Unmarshal([]byte(`{
+		"name": "greet",
+		"description": "Greets someone.",
+		"inputSchema": {"type": "object", "properties": {"who": {"type": "string"}}, "required": ["who"]}
+	}`), &def)
+	err := s.AddTool(def, func(_ context.Context, _ *server.Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+		var in struct{ Who string }
+		if err := json.Unmarshal(args, &in); err != nil {
+			return nil, err
+		}
+		return server.TextResult("Hello, " + in.Who + "!"), nil
+	})
+	fmt.Println(err)
+
+	var out strings.Builder
+	in := request(1, "tools/call", map[string]any{"name": "greet", "arguments": map[string]any{"who": "Ada"}}, nil)
+	_ = s.ServeStdio(context.Background(), strings.NewReader(in+"\n"), &out)
+	fmt.Print(out.String())
+	// Output:
+	// <nil>
+	// {"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"demo","version":"1.0.0"}},"content":[{"text":"Hello, Ada!","type":"text"}],"resultType":"complete"}}
+}
+
+type forecastIn struct {
+	City string `json:"city"`
+	Days int    `json:"days"`
+}
+
+type forecastOut struct {
+	City  string `json:"city"`
+	Highs []int  `json:"highs"`
+}
+
+func ExampleAddTypedTool() {
+	s, _ := server.New(protocol.Implementation{Name: "weather", Version: "1.0.0"})
+	_ = server.AddTypedTool(s, protocol.Tool{Name: "forecast"}, func(_ context.Context, _ *server.Request, in forecastIn) (forecastOut, error) {
+		out := forecastOut{City: in.City}
+		for i := 0; i < in.Days; i++ {
+			out.Highs = append(out.Highs, 20+i)
+		}
+		return out, nil
+	})
+	var out strings.Builder
+	in := request(1, "tools/call", map[string]any{"name": "forecast", "arguments": map[string]any{"city": "Oslo", "days": 2}}, nil)
+	_ = s.ServeStdio(context.Background(), strings.NewReader(in+"\n"), &out)
+
+	var resp struct {
+		Result struct {
+			Content           []struct{ Text string }
+			StructuredContent json.RawMessage
+		}
+	}
+	_ = json.Unmarshal([]byte(out.String()), &resp)
+	fmt.Println("structuredContent:", string(resp.Result.StructuredContent))
+	fmt.Println("text block:       ", resp.Result.Content[0].Text)
+	// Output:
+	// structuredContent: {"city":"Oslo","highs":[20,21]}
+	// text block:        {"city":"Oslo","highs":[20,21]}
+}
+
+func ExampleServer_Handler() {
+	s, _ := server.New(protocol.Implementation{Name: "demo", Version: "1.0.0"})
+	h := s.Handler(server.HTTPOptions{}) // serves loopback Hosts and Origins only
+	// In a program: http.ListenAndServe("127.0.0.1:8080", h) on path /mcp.
+
+	body := request(1, "server/discover", nil, nil)
+	r := httptest.NewRequest(http.MethodPost, "http://localhost:8080/mcp", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("MCP-Protocol-Version", protocol.Revision) // mirrors _meta
+	r.Header.Set("Mcp-Method", "server/discover")           // mirrors method
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	fmt.Println(w.Code, w.Header().Get("Content-Type"))
+	fmt.Println(w.Body.String())
+
+	// The same request without its headers is refused (R-HDR-03).
+	r = httptest.NewRequest(http.MethodPost, "http://localhost:8080/mcp", strings.NewReader(body))
+	w = httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	fmt.Println(w.Code, w.Body.String())
+	// Output:
+	// 200 application/json
+	// {"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"demo","version":"1.0.0"}},"cacheScope":"private","capabilities":{"logging":{}},"resultType":"complete","supportedVersions":["2026-07-28"],"ttlMs":0}}
+	// 400 {"error":{"code":-32020,"message":"Missing MCP-Protocol-Version header"},"id":1,"jsonrpc":"2.0"}
+}
+
+func ExampleServer_ServeStdio() {
+	s, _ := server.New(protocol.Implementation{Name: "demo", Version: "1.0.0"})
+	_ = s.AddResource(protocol.Resource{URI: "note://today", Name: "today"},
+		func(_ context.Context, _ *server.Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+			return server.TextContents(uri, "text/plain", "Buy milk."), nil
+		})
+	input := strings.Join([]string{
+		request(1, "resources/read", map[string]any{"uri": "note://today"}, nil),
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}`,
+		`this is not JSON`,
+		request(2, "resources/read", map[string]any{"uri": "note://tomorrow"}, nil),
+	}, "\n")
+	var out strings.Builder
+	if err := s.ServeStdio(context.Background(), strings.NewReader(input), &out); err != nil {
+		fmt.Println(err)
+	}
+	// Requests run concurrently: sort the lines to print them in a fixed order.
+	var lines []string
+	sc := bufio.NewScanner(strings.NewReader(out.String()))
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	sort.Strings(lines)
+	for _, l := range lines {
+		fmt.Println(l)
+	}
+	// Output:
+	// {"error":{"code":-32602,"data":{"uri":"note://tomorrow"},"message":"Resource not found"},"id":2,"jsonrpc":"2.0"}
+	// {"error":{"code":-32700,"message":"Parse error: invalid literal"},"jsonrpc":"2.0"}
+	// {"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"demo","version":"1.0.0"}},"cacheScope":"private","contents":[{"mimeType":"text/plain","text":"Buy milk.","uri":"note://today"}],"resultType":"complete","ttlMs":0}}
+}
+
+func ExampleRequest_AskInput() {
+	s, _ := server.New(protocol.Implementation{Name: "demo", Version: "1.0.0"})
+	var def protocol.Tool
+	_ = protocol.Unmarshal([]byte(`{"name":"book","inputSchema":{"type":"object"}}`), &def)
+	_ = s.AddTool(def, func(_ context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+		// The retry: the runtime has verified the state before we run.
+		if string(r.State()) == "awaiting-date" {
+			if resp, ok := r.InputResponse("date"); ok {
+				if er, ok := resp.Value.(*protocol.ElicitResult); ok && er.Action == protocol.ElicitResultActionAccept {
+					return server.TextResult("Booked for " + er.Content["date"].Str() + "."), nil
+				}
+			}
+		}
+		// The first round: ask the user (needs the elicitation capability).
+		return nil, r.AskInput(map[string]protocol.InputRequest{
+			"date": server.ElicitForm("Which date?", map[string]protocol.PrimitiveSchemaDefinition{"date": server.StringField("YYYY-MM-DD")}, "date"),
+		}, []byte("awaiting-date"))
+	})
+	run := func(line string) map[string]any {
+		var out strings.Builder
+		_ = s.ServeStdio(context.Background(), strings.NewReader(line+"\n"), &out)
+		var m map[string]any
+		_ = json.Unmarshal([]byte(out.String()), &m)
+		return m
+	}
+	elicitation := map[string]any{"elicitation": map[string]any{}}
+
+	// Without the capability the server cannot ask: -32021.
+	m := run(request(1, "tools/call", map[string]any{"name": "book"}, nil))
+	fmt.Println("no capability:", m["error"].(map[string]any)["code"], m["error"].(map[string]any)["data"])
+
+	// With it: an input_required result carrying sealed state.
+	m = run(request(2, "tools/call", map[string]any{"name": "book"}, elicitation))
+	res := m["result"].(map[string]any)
+	fmt.Println("round 1:", res["resultType"], "asks for", keys(res["inputRequests"]))
+
+	// The retry echoes the state and answers the request.
+	m = run(request(3, "tools/call", map[string]any{
+		"name":           "book",
+		"requestState":   res["requestState"],
+		"inputResponses": map[string]any{"date": map[string]any{"action": "accept", "content": map[string]any{"date": "2026-08-01"}}},
+	}, elicitation))
+	res = m["result"].(map[string]any)
+	fmt.Println("round 2:", res["resultType"], res["content"].([]any)[0].(map[string]any)["text"])
+	// Output:
+	// no capability: -32021 map[requiredCapabilities:map[elicitation:map[]]]
+	// round 1: input_required asks for [date]
+	// round 2: complete Booked for 2026-08-01.
+}
+
+func keys(v any) []string {
+	var out []string
+	for k := range v.(map[string]any) {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,411 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// Shared helpers of the server tests: request builders, an HTTP driver,
+// response decoding and a fixture server.
+
+const (
+	rev         = protocol.Revision
+	keyVersion  = "io.modelcontextprotocol/protocolVersion"
+	keyCaps     = "io.modelcontextprotocol/clientCapabilities"
+	keyLogLevel = "io.modelcontextprotocol/logLevel"
+	keyInfo     = "io.modelcontextprotocol/serverInfo"
+	loopback    = "localhost:8080"
+)
+
+// M is a JSON object under construction.
+type M = map[string]any
+
+// meta returns a valid request _meta (revision rev, no capabilities) with
+// kv merged in (key, value, key, value ...).
+func meta(kv ...any) M {
+	m := M{keyVersion: rev, keyCaps: M{}}
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i].(string)] = kv[i+1]
+	}
+	return m
+}
+
+// params returns request params with a valid _meta and the members of m.
+func params(m M) M {
+	p := M{"_meta": meta()}
+	for k, v := range m {
+		p[k] = v
+	}
+	return p
+}
+
+// withMeta returns request params whose _meta is mt.
+func withMeta(mt M, m M) M {
+	p := M{"_meta": mt}
+	for k, v := range m {
+		p[k] = v
+	}
+	return p
+}
+
+// rpc encodes a JSON-RPC request; params nil leaves params out.
+func rpc(id any, method string, p any) []byte {
+	m := M{"jsonrpc": "2.0", "id": id, "method": method}
+	if p != nil {
+		m["params"] = p
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// mirror returns the standard headers that mirror a request body
+// (R-HDR-01..04): MCP-Protocol-Version, Mcp-Method and, where required,
+// Mcp-Name. Values are taken from the body as sent; a body that does not
+// parse gives only what could be read.
+func mirror(body []byte) http.Header {
+	h := http.Header{}
+	var probe struct {
+		Method string `json:"method"`
+		Params struct {
+			Meta map[string]any `json:"_meta"`
+			Name any            `json:"name"`
+			URI  any            `json:"uri"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(body, &probe)
+	if v, ok := probe.Params.Meta[keyVersion].(string); ok {
+		h.Set(HeaderProtocolVersion, v)
+	}
+	if probe.Method != "" {
+		h.Set(HeaderMethod, probe.Method)
+	}
+	var name any
+	switch probe.Method {
+	case protocol.MethodToolsCall, protocol.MethodPromptsGet:
+		name = probe.Params.Name
+	case protocol.MethodResourcesRead:
+		name = probe.Params.URI
+	}
+	if s, ok := name.(string); ok {
+		h.Set(HeaderName, headerText(s))
+	}
+	return h
+}
+
+// headerText encodes a header value like a conforming client: plain when
+// it is visible ASCII, the base64 sentinel otherwise (R-HDR-05).
+func headerText(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return sentinel(s)
+		}
+	}
+	if strings.HasPrefix(s, "=?base64?") || strings.TrimSpace(s) != s {
+		return sentinel(s)
+	}
+	return s
+}
+
+func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+func sentinel(s string) string {
+	return "=?base64?" + b64(s) + "?="
+}
+
+// post is one HTTP exchange. mod may change the request before it is
+// served (headers, Host, method).
+func post(t testing.TB, h http.Handler, body []byte, mod func(r *http.Request)) *httptest.ResponseRecorder {
+	t.Helper()
+	r := httptest.NewRequest(http.MethodPost, "/mcp", bytes.NewReader(body))
+	r.Host = loopback
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range mirror(body) {
+		r.Header[k] = v
+	}
+	if mod != nil {
+		mod(r)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	return w
+}
+
+// wire is one decoded JSON-RPC message as the server wrote it.
+type wire struct {
+	raw     []byte
+	members map[string]json.RawMessage
+	Result  M
+	Error   *wireError
+}
+
+type wireError struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
+}
+
+func decodeWire(t testing.TB, b []byte) *wire {
+	t.Helper()
+	w := &wire{raw: b}
+	if err := json.Unmarshal(b, &w.members); err != nil {
+		t.Fatalf("server wrote a message that is not a JSON object: %v: %q", err, b)
+	}
+	if r, ok := w.members["result"]; ok {
+		if err := json.Unmarshal(r, &w.Result); err != nil {
+			t.Fatalf("result is not an object: %q", b)
+		}
+	}
+	if e, ok := w.members["error"]; ok {
+		w.Error = &wireError{}
+		if err := json.Unmarshal(e, w.Error); err != nil {
+			t.Fatalf("error is not an error object: %q", b)
+		}
+	}
+	if string(w.members["jsonrpc"]) != `"2.0"` {
+		t.Fatalf("R-BASE-02: message without jsonrpc 2.0: %q", b)
+	}
+	return w
+}
+
+// id is the raw id member, "" when absent.
+func (w *wire) id() string { return string(w.members["id"]) }
+
+func (w *wire) hasID() bool { _, ok := w.members["id"]; return ok }
+
+func (w *wire) method() string {
+	var m string
+	_ = json.Unmarshal(w.members["method"], &m)
+	return m
+}
+
+func (w *wire) params() M {
+	var m M
+	_ = json.Unmarshal(w.members["params"], &m)
+	return m
+}
+
+// code is the error code, 0 for a result.
+func (w *wire) code() int64 {
+	if w.Error == nil {
+		return 0
+	}
+	return w.Error.Code
+}
+
+// data decodes the error data.
+func (w *wire) data(t testing.TB) M {
+	t.Helper()
+	if w.Error == nil || w.Error.Data == nil {
+		t.Fatalf("no error data in %s", w.raw)
+	}
+	var m M
+	if err := json.Unmarshal(w.Error.Data, &m); err != nil {
+		t.Fatalf("error data is not an object: %s", w.raw)
+	}
+	return m
+}
+
+// text returns the text of content block i of a tools/call result.
+func (w *wire) text(t testing.TB, i int) string {
+	t.Helper()
+	c, _ := w.Result["content"].([]any)
+	if i >= len(c) {
+		t.Fatalf("result has %d content blocks, want > %d: %s", len(c), i, w.raw)
+	}
+	b, _ := c[i].(M)
+	s, _ := b["text"].(string)
+	return s
+}
+
+func (w *wire) isError() bool {
+	b, _ := w.Result["isError"].(bool)
+	return b
+}
+
+// single decodes a plain JSON response.
+func single(t testing.TB, rec *httptest.ResponseRecorder) *wire {
+	t.Helper()
+	if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
+		t.Fatalf("Content-Type %q, want application/json (R-HTTP-07); body %q", ct, rec.Body.Bytes())
+	}
+	return decodeWire(t, rec.Body.Bytes())
+}
+
+// sseMessages splits an event stream into its JSON-RPC messages.
+func sseMessages(t testing.TB, body []byte) []*wire {
+	t.Helper()
+	var out []*wire
+	for _, ev := range strings.Split(string(body), "\n\n") {
+		if strings.TrimSpace(ev) == "" {
+			continue
+		}
+		var data []string
+		for _, line := range strings.Split(ev, "\n") {
+			switch {
+			case strings.HasPrefix(line, "data: "):
+				data = append(data, strings.TrimPrefix(line, "data: "))
+			case strings.HasPrefix(line, "event: "), strings.HasPrefix(line, ":"):
+			default:
+				t.Fatalf("unexpected SSE line %q", line)
+			}
+		}
+		out = append(out, decodeWire(t, []byte(strings.Join(data, "\n"))))
+	}
+	return out
+}
+
+// call posts a request with correct headers to h and decodes the JSON
+// response, failing unless the status is want.
+func call(t testing.TB, h http.Handler, id any, method string, p any) *wire {
+	t.Helper()
+	rec := post(t, h, rpc(id, method, p), nil)
+	return single(t, rec)
+}
+
+// discard is a logger that drops everything.
+func discard() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// newServer returns a Server named "test" that logs nowhere.
+func newServer(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	s, err := New(protocol.Implementation{Name: "test", Version: "1.0.0"}, append([]Option{WithLogger(discard())}, opts...)...)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return s
+}
+
+// toolDef decodes a Tool from JSON.
+func toolDef(t testing.TB, js string) protocol.Tool {
+	t.Helper()
+	var d protocol.Tool
+	if err := protocol.Unmarshal([]byte(js), &d); err != nil {
+		t.Fatalf("tool %s: %v", js, err)
+	}
+	return d
+}
+
+// addTool registers a tool from its JSON definition.
+func addTool(t testing.TB, s *Server, js string, h ToolHandler) {
+	t.Helper()
+	if err := s.AddTool(toolDef(t, js), h); err != nil {
+		t.Fatalf("AddTool %s: %v", js, err)
+	}
+}
+
+func textTool(text string) ToolHandler {
+	return func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+		return TextResult(text), nil
+	}
+}
+
+// fixture is a server with one of everything, for the tests that only
+// need a well-behaved server.
+func fixture(t testing.TB, opts ...Option) *Server {
+	t.Helper()
+	s := newServer(t, opts...)
+	addTool(t, s, `{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}}`,
+		func(_ context.Context, _ *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+			var a struct{ Text string }
+			if err := json.Unmarshal(args, &a); err != nil {
+				return nil, err
+			}
+			return TextResult(a.Text), nil
+		})
+	addTool(t, s, `{"name":"hdr","inputSchema":{"type":"object","properties":{
+		"region":{"type":"string","x-mcp-header":"Region"},
+		"count":{"type":"integer","x-mcp-header":"Count"},
+		"flag":{"type":"boolean","x-mcp-header":"Flag"},
+		"loc":{"type":"object","properties":{"zone":{"type":"string","x-mcp-header":"Zone"}}}}}}`, textTool("ok"))
+	addTool(t, s, `{"name":"whoami","inputSchema":{"type":"object"}}`,
+		func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+			return TextResult("principal=" + r.Principal), nil
+		})
+	addTool(t, s, `{"name":"fail","inputSchema":{"type":"object"}}`,
+		func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+			return nil, errors.New("disk on fire")
+		})
+	addTool(t, s, `{"name":"ask","inputSchema":{"type":"object"}}`,
+		func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+			if resp, ok := r.InputResponse("name"); ok && string(r.State()) == "asked" {
+				if er, ok := resp.Value.(*protocol.ElicitResult); ok && er.Action == protocol.ElicitResultActionAccept {
+					return TextResult("hello"), nil
+				}
+			}
+			return nil, r.AskInput(map[string]protocol.InputRequest{"name": ElicitForm("Name?", map[string]protocol.PrimitiveSchemaDefinition{"name": StringField("")}, "name")}, []byte("asked"))
+		})
+	if err := s.AddPrompt(protocol.Prompt{Name: "greet", Arguments: []protocol.PromptArgument{{Name: "who", Required: ptr(true)}}},
+		func(_ context.Context, _ *Request, args map[string]string) (*protocol.GetPromptResult, error) {
+			return &protocol.GetPromptResult{Messages: []protocol.PromptMessage{{Role: protocol.RoleUser, Content: Text("Hello " + args["who"])}}}, nil
+		}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddPrompt(protocol.Prompt{Name: "grüße"},
+		func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
+			return &protocol.GetPromptResult{Messages: []protocol.PromptMessage{{Role: protocol.RoleUser, Content: Text("Grüße")}}}, nil
+		}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddResource(protocol.Resource{URI: "file:///a.txt", Name: "a"},
+		func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+			return TextContents(uri, "text/plain", "A"), nil
+		}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddResourceTemplate(protocol.ResourceTemplate{URITemplate: "users://{id}/profile", Name: "profile"},
+		func(_ context.Context, _ *Request, uri string, vars map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+			if vars["id"] == "nobody" {
+				return nil, ErrNotFound
+			}
+			return TextContents(uri, "", "user "+vars["id"]), nil
+		}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// jsonEq reports whether two JSON texts are equal as values.
+func jsonEq(t testing.TB, a, b []byte) bool {
+	t.Helper()
+	var x, y any
+	if err := json.Unmarshal(a, &x); err != nil {
+		t.Fatalf("not JSON: %q", a)
+	}
+	if err := json.Unmarshal(b, &y); err != nil {
+		t.Fatalf("not JSON: %q", b)
+	}
+	xb, _ := json.Marshal(x)
+	yb, _ := json.Marshal(y)
+	return bytes.Equal(xb, yb)
+}
+
+// checkCode fails for a code the runtime must never emit: -32000..-32019
+// (R-BASE-13), -32002 and -32042 (R-BASE-14), and any code of
+// -32099..-32020 that the revision does not define (R-BASE-12).
+func checkCode(t testing.TB, code int64) {
+	t.Helper()
+	switch {
+	case code >= -32019 && code <= -32000:
+		t.Errorf("R-BASE-13: error code %d in -32000..-32019", code)
+	case code >= -32099 && code <= -32020 && code != protocol.CodeHeaderMismatchError &&
+		code != protocol.CodeMissingRequiredClientCapabilityError && code != protocol.CodeUnsupportedProtocolVersionError:
+		t.Errorf("R-BASE-12: undefined error code %d", code)
+	}
+}

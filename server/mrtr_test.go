@@ -1,0 +1,517 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+func urlElicit() protocol.InputRequest {
+	return protocol.InputRequest{Value: &protocol.ElicitRequest{Params: protocol.ElicitRequestParams{Value: &protocol.ElicitRequestURLParams{
+		Message: "Sign in", URL: "https://example.com/auth",
+	}}}}
+}
+
+func sampleWithTools() protocol.InputRequest {
+	r := SampleText("pick a tool", 10)
+	r.Value.(*protocol.CreateMessageRequest).Params.ToolChoice = &protocol.ToolChoice{}
+	return r
+}
+
+// TestMRTRCapabilities checks that an input request needing a capability
+// the client did not declare on this request is never sent: -32021 with
+// data.requiredCapabilities (R-META-02, R-META-03, R-MRTR-05, R-ELIC-02).
+func TestMRTRCapabilities(t *testing.T) {
+	s := newServer(t)
+	kinds := map[string]func() protocol.InputRequest{
+		"form": func() protocol.InputRequest {
+			return ElicitForm("Name?", map[string]protocol.PrimitiveSchemaDefinition{"n": StringField("name")}, "n")
+		},
+		"url":      urlElicit,
+		"sampling": func() protocol.InputRequest { return SampleText("hi", 10) },
+		"sampTool": sampleWithTools,
+		"roots":    ListRoots,
+	}
+	addTool(t, s, `{"name":"need","inputSchema":{"type":"object","properties":{"kind":{"type":"string"}}}}`,
+		func(_ context.Context, r *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+			var a struct{ Kind string }
+			_ = json.Unmarshal(args, &a)
+			return nil, r.AskInput(map[string]protocol.InputRequest{"in": kinds[a.Kind]()}, nil)
+		})
+	// The same request built by hand, bypassing AskInput, gets the same check.
+	addTool(t, s, `{"name":"byhand","inputSchema":{"type":"object","properties":{"kind":{"type":"string"}}}}`,
+		func(_ context.Context, _ *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+			var a struct{ Kind string }
+			_ = json.Unmarshal(args, &a)
+			return nil, &InputRequired{Requests: map[string]protocol.InputRequest{"in": kinds[a.Kind]()}}
+		})
+	h := s.Handler(HTTPOptions{})
+	cases := []struct {
+		name     string
+		caps     M
+		kind     string
+		required string // JSON of data.requiredCapabilities; "" for input_required
+	}{
+		{"R-META-03 form elicitation, no capabilities", M{}, "form", `{"elicitation":{}}`},
+		{"R-ELIC-02 form elicitation, elicitation {} (form only)", M{"elicitation": M{}}, "form", ""},
+		{"R-ELIC-02 form elicitation, form declared", M{"elicitation": M{"form": M{}}}, "form", ""},
+		{"R-ELIC-02 form elicitation, only url declared", M{"elicitation": M{"url": M{}}}, "form", `{"elicitation":{"form":{}}}`},
+		{"R-ELIC-02 url elicitation, elicitation {} is form only", M{"elicitation": M{}}, "url", `{"elicitation":{"url":{}}}`},
+		{"R-ELIC-02 url elicitation, url declared", M{"elicitation": M{"url": M{}}}, "url", ""},
+		{"R-MRTR-05 sampling without the capability", M{"elicitation": M{}}, "sampling", `{"sampling":{}}`},
+		{"R-MRTR-05 sampling declared", M{"sampling": M{}}, "sampling", ""},
+		{"R-MRTR-05 tool sampling without sampling.tools", M{"sampling": M{}}, "sampTool", `{"sampling":{"tools":{}}}`},
+		{"R-MRTR-05 tool sampling with sampling.tools", M{"sampling": M{"tools": M{}}}, "sampTool", ""},
+		{"R-MRTR-05 roots without the capability", M{"sampling": M{}}, "roots", `{"roots":{}}`},
+		{"R-MRTR-05 roots declared", M{"roots": M{}}, "roots", ""},
+	}
+	for _, c := range cases {
+		for _, tool := range []string{"need", "byhand"} {
+			t.Run(c.name+" ("+tool+")", func(t *testing.T) {
+				rec := post(t, h, rpc(1, protocol.MethodToolsCall, withMeta(meta(keyCaps, c.caps), M{"name": tool, "arguments": M{"kind": c.kind}})), nil)
+				w := single(t, rec)
+				if c.required == "" {
+					if w.Error != nil || w.Result["resultType"] != "input_required" {
+						t.Fatalf("want input_required: %s", w.raw)
+					}
+					return
+				}
+				if w.code() != protocol.CodeMissingRequiredClientCapabilityError || rec.Code != http.StatusBadRequest {
+					t.Fatalf("want 400 -32021: %d %s", rec.Code, w.raw)
+				}
+				got, _ := json.Marshal(w.data(t)["requiredCapabilities"])
+				if !jsonEq(t, got, []byte(c.required)) {
+					t.Errorf("requiredCapabilities %s, want %s", got, c.required)
+				}
+			})
+		}
+	}
+}
+
+// mrtrServer has an MRTR tool "ask" (state "asked"), a second MRTR tool
+// "other", an MRTR prompt "ask" and resource "mrtr://ask", each counting
+// the calls that reach it.
+type mrtrServer struct {
+	*Server
+	h     http.Handler
+	calls atomic.Int64
+	seen  atomic.Value // string: the State() the last call saw
+}
+
+func newMRTR(t testing.TB, hopts HTTPOptions, opts ...Option) *mrtrServer {
+	t.Helper()
+	m := &mrtrServer{Server: newServer(t, opts...)}
+	handle := func(r *Request) (string, error) {
+		m.calls.Add(1)
+		st := r.State()
+		m.seen.Store(fmt.Sprintf("%q nil=%v", st, st == nil))
+		if resp, ok := r.InputResponse("name"); ok && st != nil {
+			if er, ok := resp.Value.(*protocol.ElicitResult); ok && er.Action == protocol.ElicitResultActionAccept {
+				return "hello " + er.Content["name"].Str() + " state=" + string(st), nil
+			}
+		}
+		return "", r.AskInput(map[string]protocol.InputRequest{"name": ElicitForm("Name?", map[string]protocol.PrimitiveSchemaDefinition{"name": StringField("")}, "name")}, []byte("asked:"+r.Principal))
+	}
+	tool := func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+		out, err := handle(r)
+		if err != nil {
+			return nil, err
+		}
+		return TextResult(out), nil
+	}
+	addTool(t, m.Server, `{"name":"ask","inputSchema":{"type":"object"}}`, tool)
+	addTool(t, m.Server, `{"name":"other","inputSchema":{"type":"object"}}`, tool)
+	if err := m.AddPrompt(protocol.Prompt{Name: "ask"}, func(_ context.Context, r *Request, _ map[string]string) (*protocol.GetPromptResult, error) {
+		out, err := handle(r)
+		if err != nil {
+			return nil, err
+		}
+		return &protocol.GetPromptResult{Messages: []protocol.PromptMessage{{Role: protocol.RoleUser, Content: Text(out)}}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.AddResource(protocol.Resource{URI: "mrtr://ask", Name: "ask"}, func(_ context.Context, r *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+		out, err := handle(r)
+		if err != nil {
+			return nil, err
+		}
+		return TextContents(uri, "", out), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	m.h = m.Handler(hopts)
+	return m
+}
+
+var elicitCaps = meta(keyCaps, M{"elicitation": M{}})
+
+var accepted = M{"name": M{"action": "accept", "content": M{"name": "Ann"}}}
+
+// first asks tool "ask" and returns its requestState.
+func (m *mrtrServer) first(t testing.TB, mod func(*http.Request)) string {
+	t.Helper()
+	w := single(t, post(t, m.h, rpc(1, protocol.MethodToolsCall, withMeta(elicitCaps, M{"name": "ask"})), mod))
+	st, ok := w.Result["requestState"].(string)
+	if !ok || w.Result["resultType"] != "input_required" {
+		t.Fatalf("no input_required with requestState: %s", w.raw)
+	}
+	return st
+}
+
+// retry sends the retry of tool (or another method's target) with state.
+func (m *mrtrServer) retry(t testing.TB, method, target string, state any, responses any, mod func(*http.Request)) (*wire, int) {
+	t.Helper()
+	p := withMeta(elicitCaps, M{"requestState": state})
+	if responses != nil {
+		p["inputResponses"] = responses
+	}
+	switch method {
+	case protocol.MethodResourcesRead:
+		p["uri"] = target
+	default:
+		p["name"] = target
+	}
+	rec := post(t, m.h, rpc(2, method, p), mod)
+	return single(t, rec), rec.Code
+}
+
+// TestMRTRRoundTrip checks the input_required shape and the retry
+// (R-MRTR-03, R-MRTR-04, R-CACHE-02, R-BASE-06) on the three methods that
+// may return it (R-MRTR-02).
+func TestMRTRRoundTrip(t *testing.T) {
+	m := newMRTR(t, HTTPOptions{})
+	for _, c := range []struct{ method, target string }{
+		{protocol.MethodToolsCall, "ask"},
+		{protocol.MethodPromptsGet, "ask"},
+		{protocol.MethodResourcesRead, "mrtr://ask"},
+	} {
+		t.Run(c.method, func(t *testing.T) {
+			p := withMeta(elicitCaps, nil)
+			if c.method == protocol.MethodResourcesRead {
+				p["uri"] = c.target
+			} else {
+				p["name"] = c.target
+			}
+			w := call(t, m.h, 1, c.method, p)
+			if w.Result["resultType"] != "input_required" {
+				t.Fatalf("R-BASE-06: resultType %v", w.Result["resultType"])
+			}
+			if m.seen.Load() != `"" nil=true` {
+				t.Errorf("State() on a first request: %v", m.seen.Load())
+			}
+			reqs, _ := w.Result["inputRequests"].(M)
+			in, _ := reqs["name"].(M)
+			if in["method"] != "elicitation/create" || in["params"] == nil {
+				t.Errorf("R-MRTR-04: input request %v", in)
+			}
+			if _, bad := in["jsonrpc"]; bad {
+				t.Error("R-MRTR-04: input request carries jsonrpc")
+			}
+			if _, bad := in["id"]; bad {
+				t.Error("R-MRTR-04: input request carries id")
+			}
+			st, _ := w.Result["requestState"].(string)
+			if st == "" {
+				t.Fatal("R-MRTR-03: no requestState")
+			}
+			if strings.Contains(st, "asked") {
+				t.Error("R-MRTR-06: requestState shows the handler's payload in clear")
+			}
+			for _, k := range []string{"ttlMs", "cacheScope"} {
+				if _, bad := w.Result[k]; bad {
+					t.Errorf("R-CACHE-02: %s on input_required", k)
+				}
+			}
+			if _, ok := w.Result["_meta"].(M)[keyInfo]; !ok {
+				t.Error("R-META-04: serverInfo missing on input_required")
+			}
+			before := m.calls.Load()
+			w, _ = m.retry(t, c.method, c.target, st, accepted, nil)
+			if w.Error != nil || w.Result["resultType"] != "complete" {
+				t.Fatalf("retry: %s", w.raw)
+			}
+			if !strings.Contains(string(w.raw), "hello Ann state=asked:") {
+				t.Errorf("handler did not see its state and the response: %s", w.raw)
+			}
+			if m.calls.Load() != before+1 {
+				t.Error("retry did not reach the handler once")
+			}
+		})
+	}
+}
+
+// TestMRTRStateRejected checks that every state that fails verification
+// is -32602 and never reaches the handler (R-MRTR-06, R-MRTR-07, R-MRTR-08).
+func TestMRTRStateRejected(t *testing.T) {
+	m := newMRTR(t, HTTPOptions{})
+	st := m.first(t, nil)
+	reject := func(t *testing.T, method, target string, state any, why string) {
+		t.Helper()
+		before := m.calls.Load()
+		w, status := m.retry(t, method, target, state, accepted, nil)
+		if w.code() != protocol.CodeInvalidParamsError || status != http.StatusBadRequest {
+			t.Errorf("%s: want 400 -32602, got %d %s", why, status, w.raw)
+		}
+		if w.id() != "2" {
+			t.Errorf("%s: id %q", why, w.id())
+		}
+		if m.calls.Load() != before {
+			t.Errorf("%s: the handler was called", why)
+		}
+	}
+	t.Run("R-MRTR-07 tampered at every position", func(t *testing.T) {
+		for i := 0; i < len(st); i++ {
+			b := []byte(st)
+			if b[i] == 'A' {
+				b[i] = 'B'
+			} else {
+				b[i] = 'A'
+			}
+			reject(t, protocol.MethodToolsCall, "ask", string(b), fmt.Sprintf("byte %d", i))
+		}
+	})
+	t.Run("R-MRTR-07 truncated", func(t *testing.T) {
+		for _, n := range []int{len(st) - 1, len(st) - 4, len(st) / 2, 1, 0} {
+			reject(t, protocol.MethodToolsCall, "ask", st[:n], fmt.Sprintf("first %d bytes", n))
+		}
+	})
+	t.Run("R-MRTR-07 extended or re-encoded", func(t *testing.T) {
+		reject(t, protocol.MethodToolsCall, "ask", st+"A", "one more byte")
+		reject(t, protocol.MethodToolsCall, "ask", st+"=", "padding")
+		reject(t, protocol.MethodToolsCall, "ask", st[:10]+"\n"+st[10:], "line break")
+		reject(t, protocol.MethodToolsCall, "ask", strings.ToUpper(st), "upper-cased")
+	})
+	t.Run("R-MRTR-06 garbage on a first request", func(t *testing.T) {
+		reject(t, protocol.MethodToolsCall, "ask", "not-a-token", "garbage")
+		reject(t, protocol.MethodToolsCall, "ask", strings.Repeat("A", 80), "well-formed length, invalid")
+	})
+	t.Run("R-MRTR-08 state for another tool", func(t *testing.T) {
+		reject(t, protocol.MethodToolsCall, "other", st, "other tool")
+	})
+	t.Run("R-MRTR-08 state for another method", func(t *testing.T) {
+		reject(t, protocol.MethodPromptsGet, "ask", st, "prompts/get")
+		reject(t, protocol.MethodResourcesRead, "mrtr://ask", st, "resources/read")
+	})
+	t.Run("R-MRTR-11 requestState not a string", func(t *testing.T) {
+		reject(t, protocol.MethodToolsCall, "ask", 42, "number")
+		reject(t, protocol.MethodToolsCall, "ask", nil, "null")
+	})
+	t.Run("the original still opens", func(t *testing.T) {
+		w, _ := m.retry(t, protocol.MethodToolsCall, "ask", st, accepted, nil)
+		if w.Error != nil || !strings.Contains(string(w.raw), "hello Ann") {
+			t.Errorf("%s", w.raw)
+		}
+	})
+}
+
+// TestMRTRPrincipal checks the state is bound to the authenticated
+// principal (R-MRTR-08, R-ELIC-09).
+func TestMRTRPrincipal(t *testing.T) {
+	m := newMRTR(t, HTTPOptions{Authenticate: func(r *http.Request) (string, error) {
+		return r.Header.Get("X-User"), nil
+	}})
+	as := func(user string) func(*http.Request) { return setHeader("X-User", user) }
+	st := m.first(t, as("alice"))
+	before := m.calls.Load()
+	w, _ := m.retry(t, protocol.MethodToolsCall, "ask", st, accepted, as("bob"))
+	if w.code() != protocol.CodeInvalidParamsError || m.calls.Load() != before {
+		t.Errorf("R-MRTR-08: bob opened alice's state: %s", w.raw)
+	}
+	w, _ = m.retry(t, protocol.MethodToolsCall, "ask", st, accepted, as(""))
+	if w.code() != protocol.CodeInvalidParamsError {
+		t.Errorf("R-MRTR-08: an anonymous caller opened alice's state: %s", w.raw)
+	}
+	w, _ = m.retry(t, protocol.MethodToolsCall, "ask", st, accepted, as("alice"))
+	if w.Error != nil || !strings.Contains(string(w.raw), "state=asked:alice") {
+		t.Errorf("alice's retry: %s", w.raw)
+	}
+}
+
+// TestMRTRLimits checks expiry and size limits (R-MRTR-08, WithStateLimits).
+func TestMRTRLimits(t *testing.T) {
+	t.Run("R-MRTR-08 expired", func(t *testing.T) {
+		m := newMRTR(t, HTTPOptions{}, WithStateLimits(30*time.Millisecond, 0))
+		st := m.first(t, nil)
+		time.Sleep(60 * time.Millisecond)
+		before := m.calls.Load()
+		w, _ := m.retry(t, protocol.MethodToolsCall, "ask", st, accepted, nil)
+		if w.code() != protocol.CodeInvalidParamsError || !strings.Contains(w.Error.Message, "expired") {
+			t.Errorf("%s", w.raw)
+		}
+		if m.calls.Load() != before {
+			t.Error("the handler saw expired state")
+		}
+	})
+	t.Run("oversized token is -32602", func(t *testing.T) {
+		m := newMRTR(t, HTTPOptions{}, WithStateLimits(time.Minute, 120))
+		st := m.first(t, nil)
+		before := m.calls.Load()
+		w, _ := m.retry(t, protocol.MethodToolsCall, "ask", st+strings.Repeat("A", 200), accepted, nil)
+		if w.code() != protocol.CodeInvalidParamsError || !strings.Contains(w.Error.Message, "too large") {
+			t.Errorf("%s", w.raw)
+		}
+		if m.calls.Load() != before {
+			t.Error("the handler saw oversized state")
+		}
+	})
+	t.Run("state too large to seal is -32603", func(t *testing.T) {
+		s := newServer(t, WithStateLimits(time.Minute, 100))
+		addTool(t, s, `{"name":"big","inputSchema":{"type":"object"}}`, func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+			return nil, r.AskInput(nil, make([]byte, 500))
+		})
+		if w := call(t, s.Handler(HTTPOptions{}), 1, protocol.MethodToolsCall, params(M{"name": "big"})); w.code() != protocol.CodeInternalError {
+			t.Errorf("%s", w.raw)
+		}
+	})
+}
+
+// TestMRTRInputResponses checks malformed and partial inputResponses
+// (R-MRTR-11, R-MRTR-12, R-MRTR-13): never a complete result.
+func TestMRTRInputResponses(t *testing.T) {
+	m := newMRTR(t, HTTPOptions{})
+	st := m.first(t, nil)
+	cases := []struct {
+		name      string
+		responses any
+		code      int64 // 0: want input_required again
+	}{
+		{"R-MRTR-11 null", json.RawMessage("null"), protocol.CodeInvalidParamsError},
+		{"R-MRTR-11 a string", "yes", protocol.CodeInvalidParamsError},
+		{"R-MRTR-11 an array", []any{accepted["name"]}, protocol.CodeInvalidParamsError},
+		{"R-MRTR-11 a value that is no InputResponse", M{"name": M{"foo": 1}}, protocol.CodeInvalidParamsError},
+		{"R-MRTR-11 an invalid elicitation action", M{"name": M{"action": "maybe"}}, protocol.CodeInvalidParamsError},
+		{"R-MRTR-12/13 keyed by unknown names: asked again", M{"other": M{"action": "accept", "content": M{"name": "x"}}}, 0},
+		{"R-MRTR-13 empty: asked again", M{}, 0},
+		{"R-ELIC-06 declined: asked again", M{"name": M{"action": "decline"}}, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := withMeta(elicitCaps, M{"name": "ask", "requestState": st, "inputResponses": c.responses})
+			w := call(t, m.h, 2, protocol.MethodToolsCall, p)
+			if c.code != 0 {
+				if w.code() != c.code {
+					t.Errorf("code %d, want %d: %s", w.code(), c.code, w.raw)
+				}
+				return
+			}
+			if w.Error != nil || w.Result["resultType"] != "input_required" {
+				t.Errorf("want input_required again: %s", w.raw)
+			}
+		})
+	}
+	t.Run("retry without requestState: handler sees nil state and asks again", func(t *testing.T) {
+		w := call(t, m.h, 3, protocol.MethodToolsCall, withMeta(elicitCaps, M{"name": "ask", "inputResponses": accepted}))
+		if w.Result["resultType"] != "input_required" {
+			t.Errorf("%s", w.raw)
+		}
+	})
+}
+
+// TestMRTRStateOnly checks a state-only input_required (R-MRTR-03) and an
+// empty payload, and refuses an InputRequired with neither.
+func TestMRTRStateOnly(t *testing.T) {
+	s := newServer(t)
+	var seen atomic.Value
+	addTool(t, s, `{"name":"shed","inputSchema":{"type":"object"}}`, func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+		if st := r.State(); st != nil {
+			seen.Store(fmt.Sprintf("len=%d", len(st)))
+			return TextResult("resumed"), nil
+		}
+		return nil, r.AskInput(nil, []byte{})
+	})
+	addTool(t, s, `{"name":"empty","inputSchema":{"type":"object"}}`, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+		return nil, &InputRequired{}
+	})
+	addTool(t, s, `{"name":"nothing","inputSchema":{"type":"object"}}`, func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+		return nil, r.AskInput(nil, nil)
+	})
+	h := s.Handler(HTTPOptions{})
+	w := call(t, h, 1, protocol.MethodToolsCall, params(M{"name": "shed"}))
+	if w.Result["resultType"] != "input_required" || w.Result["requestState"] == nil {
+		t.Fatalf("%s", w.raw)
+	}
+	if _, ok := w.Result["inputRequests"]; ok {
+		t.Errorf("inputRequests present on a state-only result: %s", w.raw)
+	}
+	w = call(t, h, 2, protocol.MethodToolsCall, params(M{"name": "shed", "requestState": w.Result["requestState"]}))
+	if w.text(t, 0) != "resumed" || seen.Load() != "len=0" {
+		t.Errorf("empty state did not come back as non-nil: %v %s", seen.Load(), w.raw)
+	}
+	if w := call(t, h, 3, protocol.MethodToolsCall, params(M{"name": "empty"})); w.code() != protocol.CodeInternalError {
+		t.Errorf("R-MRTR-03: InputRequired with neither requests nor state: %s", w.raw)
+	}
+	if w := call(t, h, 4, protocol.MethodToolsCall, params(M{"name": "nothing"})); w.Result["resultType"] == "input_required" {
+		t.Errorf("R-MRTR-03: AskInput(nil, nil) produced input_required: %s", w.raw)
+	}
+}
+
+func stateKey(id uint32, label string) StateKey {
+	sum := sha256.Sum256([]byte(label))
+	return StateKey{ID: id, Secret: sum[:]}
+}
+
+// TestMRTRSharedKeys checks that servers sharing WithStateKeys open each
+// other's state (R-STATE-03: the retry may reach another instance), that
+// other keys do not, and key rotation.
+func TestMRTRSharedKeys(t *testing.T) {
+	k1, k2 := stateKey(1, "one"), stateKey(2, "two")
+	a := newMRTR(t, HTTPOptions{}, WithStateKeys(k1))
+	b := newMRTR(t, HTTPOptions{}, WithStateKeys(k1))
+	stranger := newMRTR(t, HTTPOptions{})
+	rotated := newMRTR(t, HTTPOptions{}, WithStateKeys(k2, k1))
+	dropped := newMRTR(t, HTTPOptions{}, WithStateKeys(k2))
+	sameIDOtherSecret := newMRTR(t, HTTPOptions{}, WithStateKeys(stateKey(1, "impostor")))
+	old := a.first(t, nil)
+	fresh := rotated.first(t, nil)
+	cases := []struct {
+		name  string
+		srv   *mrtrServer
+		state string
+		ok    bool
+	}{
+		{"R-STATE-03 sealed by A opens on B", b, old, true},
+		{"sealed by A opens on A", a, old, true},
+		{"a server with its own random key refuses", stranger, old, false},
+		{"same key id, other secret refuses", sameIDOtherSecret, old, false},
+		{"rotation: new primary still opens old tokens", rotated, old, true},
+		{"rotation: new primary opens its own tokens", rotated, fresh, true},
+		{"rotation: an instance not yet rotated refuses new tokens", a, fresh, false},
+		{"rotation: after the old key is dropped, old tokens fail", dropped, old, false},
+		{"rotation: after the old key is dropped, new tokens open", dropped, fresh, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w, _ := c.srv.retry(t, protocol.MethodToolsCall, "ask", c.state, accepted, nil)
+			if c.ok && (w.Error != nil || !strings.Contains(string(w.raw), "hello Ann")) {
+				t.Errorf("refused: %s", w.raw)
+			}
+			if !c.ok && w.code() != protocol.CodeInvalidParamsError {
+				t.Errorf("accepted: %s", w.raw)
+			}
+		})
+	}
+}
+
+// TestMRTRNotOnOtherMethods checks that nothing but tools/call,
+// prompts/get and resources/read can answer input_required (R-MRTR-02),
+// even when the request carries MRTR members.
+func TestMRTRNotOnOtherMethods(t *testing.T) {
+	m := newMRTR(t, HTTPOptions{})
+	st := m.first(t, nil)
+	for _, method := range []string{protocol.MethodToolsList, protocol.MethodPromptsList, protocol.MethodResourcesList, protocol.MethodResourcesTemplatesList, protocol.MethodServerDiscover} {
+		t.Run(method, func(t *testing.T) {
+			w := call(t, m.h, 1, method, withMeta(elicitCaps, M{"requestState": st, "inputResponses": accepted}))
+			if w.Error != nil || w.Result["resultType"] != "complete" {
+				t.Errorf("R-MRTR-02: %s", w.raw)
+			}
+		})
+	}
+}

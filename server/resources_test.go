@@ -1,0 +1,298 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// TestResourcesRead covers resources/read (R-RSRC-03, R-RSRC-04,
+// R-RSRC-08, R-RSRC-12, R-BASE-14).
+func TestResourcesRead(t *testing.T) {
+	s := fixture(t)
+	if err := s.AddResource(protocol.Resource{URI: "bin://logo", Name: "logo"}, func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+		return BlobContents(uri, "image/png", "iVBORw0KGgo="), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddResource(protocol.Resource{URI: "empty://x", Name: "empty"}, func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+		return nil, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddResource(protocol.Resource{URI: "gone://x", Name: "gone"}, func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+		return nil, fmt.Errorf("looked everywhere: %w", ErrNotFound)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddResourceTemplate(protocol.ResourceTemplate{URITemplate: "repo://{owner}/{name}/file{/path*}", Name: "file"}, func(_ context.Context, _ *Request, uri string, vars map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+		return TextContents(uri, "", vars["owner"]+"|"+vars["name"]+"|"+vars["path"]), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	h := s.Handler(HTTPOptions{})
+	notFound := func(uri string) func(t *testing.T, w *wire) {
+		return func(t *testing.T, w *wire) {
+			if w.code() != protocol.CodeInvalidParamsError {
+				t.Fatalf("R-RSRC-03: code %d, want -32602 (never -32002): %s", w.code(), w.raw)
+			}
+			if d := w.data(t); d["uri"] != uri {
+				t.Errorf("R-RSRC-03: data.uri %v, want %q", d["uri"], uri)
+			}
+			if w.Result != nil {
+				t.Error("R-RSRC-04: a result for a missing resource")
+			}
+		}
+	}
+	text := func(want string) func(t *testing.T, w *wire) {
+		return func(t *testing.T, w *wire) {
+			c, _ := w.Result["contents"].([]any)
+			if len(c) != 1 || c[0].(M)["text"] != want {
+				t.Errorf("contents %v, want text %q", w.Result["contents"], want)
+			}
+		}
+	}
+	cases := []struct {
+		name  string
+		uri   string
+		check func(t *testing.T, w *wire)
+	}{
+		{"static", "file:///a.txt", func(t *testing.T, w *wire) {
+			c := w.Result["contents"].([]any)[0].(M)
+			if c["uri"] != "file:///a.txt" || c["mimeType"] != "text/plain" || c["text"] != "A" {
+				t.Errorf("contents %v", c)
+			}
+		}},
+		{"R-RSRC-08 blob", "bin://logo", func(t *testing.T, w *wire) {
+			c := w.Result["contents"].([]any)[0].(M)
+			if c["blob"] != "iVBORw0KGgo=" || c["mimeType"] != "image/png" {
+				t.Errorf("contents %v", c)
+			}
+		}},
+		{"template variables", "users://ann/profile", text("user ann")},
+		{"template with several and exploded variables", "repo://acme/tool/file/src/main.go", text("acme|tool|src,main.go")},
+		{"R-RSRC-03 unknown URI", "file:///missing.txt", notFound("file:///missing.txt")},
+		{"R-RSRC-03 template handler ErrNotFound", "users://nobody/profile", notFound("users://nobody/profile")},
+		{"R-RSRC-03 wrapped ErrNotFound", "gone://x", notFound("gone://x")},
+		{"R-RSRC-04 empty contents become not found", "empty://x", notFound("empty://x")},
+		{"R-RSRC-03 URI matching no template", "users://ann/settings", notFound("users://ann/settings")},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rec := post(t, h, rpc(1, protocol.MethodResourcesRead, params(M{"uri": c.uri})), nil)
+			w := single(t, rec)
+			checkCode(t, w.code())
+			if w.Error == nil && rec.Code != 200 {
+				t.Errorf("status %d", rec.Code)
+			}
+			c.check(t, w)
+		})
+	}
+	t.Run("resources/list and templates/list", func(t *testing.T) {
+		w := call(t, h, 1, protocol.MethodResourcesList, params(nil))
+		var uris []string
+		for _, r := range w.Result["resources"].([]any) {
+			uris = append(uris, r.(M)["uri"].(string))
+		}
+		if strings.Join(uris, " ") != "bin://logo empty://x file:///a.txt gone://x" {
+			t.Errorf("resources %v", uris)
+		}
+		w = call(t, h, 1, protocol.MethodResourcesTemplatesList, params(nil))
+		if n := len(w.Result["resourceTemplates"].([]any)); n != 2 {
+			t.Errorf("%d templates", n)
+		}
+	})
+	t.Run("registration checks", func(t *testing.T) {
+		rh := func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+			return nil, nil
+		}
+		if s.AddResource(protocol.Resource{Name: "x"}, rh) == nil {
+			t.Error("resource without uri accepted")
+		}
+		if s.AddResource(protocol.Resource{URI: "x://y"}, rh) == nil {
+			t.Error("resource without name accepted")
+		}
+		if s.AddResource(protocol.Resource{URI: "x://y", Name: "y"}, nil) == nil {
+			t.Error("nil handler accepted")
+		}
+		if s.AddResourceTemplate(protocol.ResourceTemplate{URITemplate: "x://{unclosed", Name: "t"}, rh) == nil {
+			t.Error("malformed template accepted")
+		}
+		if !s.RemoveResource("gone://x") || s.RemoveResource("gone://x") {
+			t.Error("RemoveResource")
+		}
+	})
+}
+
+// TestPrompts covers prompts/get (R-PROMPT-03, R-PROMPT-08).
+func TestPrompts(t *testing.T) {
+	s := fixture(t)
+	h := s.Handler(HTTPOptions{})
+	cases := []struct {
+		name string
+		p    M
+		code int64
+		text string
+	}{
+		{"R-PROMPT-08 required argument given", params(M{"name": "greet", "arguments": M{"who": "Ann"}}), 0, "Hello Ann"},
+		{"R-PROMPT-03 unknown prompt is -32602", params(M{"name": "nope"}), protocol.CodeInvalidParamsError, ""},
+		{"R-PROMPT-03 missing required argument is -32602", params(M{"name": "greet"}), protocol.CodeInvalidParamsError, ""},
+		{"R-PROMPT-03 missing required argument among others is -32602", params(M{"name": "greet", "arguments": M{"other": "x"}}), protocol.CodeInvalidParamsError, ""},
+		{"R-PROMPT-08 non-string argument is -32602", params(M{"name": "greet", "arguments": M{"who": 3}}), protocol.CodeInvalidParamsError, ""},
+		{"non-ASCII prompt name", params(M{"name": "grüße"}), 0, "Grüße"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			w := call(t, h, 1, protocol.MethodPromptsGet, c.p)
+			if w.code() != c.code {
+				t.Fatalf("code %d, want %d: %s", w.code(), c.code, w.raw)
+			}
+			if c.code != 0 {
+				if w.id() != "1" {
+					t.Errorf("id %q", w.id())
+				}
+				return
+			}
+			msgs, _ := w.Result["messages"].([]any)
+			if len(msgs) != 1 {
+				t.Fatalf("messages %v", w.Result["messages"])
+			}
+			m := msgs[0].(M)
+			if m["role"] != "user" || m["content"].(M)["text"] != c.text {
+				t.Errorf("message %v", m)
+			}
+		})
+	}
+	t.Run("messages never null", func(t *testing.T) {
+		s := newServer(t)
+		if err := s.AddPrompt(protocol.Prompt{Name: "empty"}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
+			return &protocol.GetPromptResult{}, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.AddPrompt(protocol.Prompt{Name: "nil"}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
+			return nil, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		h := s.Handler(HTTPOptions{})
+		if w := call(t, h, 1, protocol.MethodPromptsGet, params(M{"name": "empty"})); fmt.Sprint(w.Result["messages"]) != "[]" {
+			t.Errorf("messages %s", w.raw)
+		}
+		if w := call(t, h, 1, protocol.MethodPromptsGet, params(M{"name": "nil"})); w.code() != protocol.CodeInternalError {
+			t.Errorf("nil result: %s", w.raw)
+		}
+		if s.AddPrompt(protocol.Prompt{}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) { return nil, nil }) == nil {
+			t.Error("prompt without name accepted")
+		}
+		if !s.RemovePrompt("nil") || s.RemovePrompt("nil") {
+			t.Error("RemovePrompt")
+		}
+	})
+}
+
+// TestCompletion covers completion/complete (R-COMP-01..03).
+func TestCompletion(t *testing.T) {
+	var values []string
+	for i := 0; i < 150; i++ {
+		values = append(values, fmt.Sprintf("v%03d", i))
+	}
+	s := newServer(t, WithCompletion(func(_ context.Context, _ *Request, p *protocol.CompleteRequestParams) (*protocol.CompleteResult, error) {
+		switch p.Argument.Value {
+		case "many":
+			return &protocol.CompleteResult{Completion: protocol.CompleteResultCompletion{Values: values}}, nil
+		case "none":
+			return nil, nil
+		case "bad":
+			return nil, InvalidParams("Unknown prompt", nil)
+		case "boom":
+			return nil, errors.New("index offline")
+		}
+		return &protocol.CompleteResult{Completion: protocol.CompleteResultCompletion{Values: []string{p.Argument.Value + "!"}}}, nil
+	}))
+	h := s.Handler(HTTPOptions{})
+	req := func(v string) M {
+		return params(M{"ref": M{"type": "ref/resource", "uri": "x://{a}"}, "argument": M{"name": "a", "value": v}})
+	}
+	t.Run("values", func(t *testing.T) {
+		w := call(t, h, 1, protocol.MethodCompletionComplete, req("x"))
+		if fmt.Sprint(w.Result["completion"].(M)["values"]) != "[x!]" {
+			t.Errorf("%s", w.raw)
+		}
+	})
+	t.Run("R-COMP-02 at most 100 values, hasMore set", func(t *testing.T) {
+		w := call(t, h, 1, protocol.MethodCompletionComplete, req("many"))
+		c := w.Result["completion"].(M)
+		if len(c["values"].([]any)) != 100 || c["hasMore"] != true {
+			t.Errorf("values %d hasMore %v", len(c["values"].([]any)), c["hasMore"])
+		}
+	})
+	t.Run("nil result is an empty completion", func(t *testing.T) {
+		w := call(t, h, 1, protocol.MethodCompletionComplete, req("none"))
+		if fmt.Sprint(w.Result["completion"].(M)["values"]) != "[]" {
+			t.Errorf("%s", w.raw)
+		}
+	})
+	t.Run("R-COMP-03 -32602 from the handler", func(t *testing.T) {
+		if w := call(t, h, 1, protocol.MethodCompletionComplete, req("bad")); w.code() != protocol.CodeInvalidParamsError {
+			t.Errorf("%s", w.raw)
+		}
+	})
+	t.Run("R-COMP-03 plain error is -32603", func(t *testing.T) {
+		if w := call(t, h, 1, protocol.MethodCompletionComplete, req("boom")); w.code() != protocol.CodeInternalError {
+			t.Errorf("%s", w.raw)
+		}
+	})
+	t.Run("invalid ref is -32602", func(t *testing.T) {
+		w := call(t, h, 1, protocol.MethodCompletionComplete, params(M{"ref": M{"type": "ref/tool", "name": "x"}, "argument": M{"name": "a", "value": "v"}}))
+		if w.code() != protocol.CodeInvalidParamsError {
+			t.Errorf("%s", w.raw)
+		}
+	})
+	t.Run("R-COMP-03 without WithCompletion: -32601 on both transports", func(t *testing.T) {
+		s := fixture(t)
+		rec := post(t, s.Handler(HTTPOptions{}), rpc(1, protocol.MethodCompletionComplete, req("x")), nil)
+		if w := single(t, rec); w.code() != protocol.CodeMethodNotFoundError || rec.Code != 404 {
+			t.Errorf("HTTP: %d %s", rec.Code, w.raw)
+		}
+		out := stdio(t, s, string(rpc(1, protocol.MethodCompletionComplete, req("x"))))
+		if len(out) != 1 || out[0].code() != protocol.CodeMethodNotFoundError {
+			t.Errorf("stdio: %v", out)
+		}
+	})
+	t.Run("R-MRTR-02 a completion handler cannot return input_required", func(t *testing.T) {
+		s := newServer(t, WithCompletion(func(_ context.Context, r *Request, _ *protocol.CompleteRequestParams) (*protocol.CompleteResult, error) {
+			return nil, r.AskInput(nil, []byte("x"))
+		}))
+		w := call(t, s.Handler(HTTPOptions{}), 1, protocol.MethodCompletionComplete, req("x"))
+		if w.code() != protocol.CodeInternalError {
+			t.Errorf("%s", w.raw)
+		}
+	})
+}
+
+// stdio runs ServeStdio over the given lines (joined with \n) and returns
+// every message written.
+func stdio(t testing.TB, s *Server, lines ...string) []*wire {
+	t.Helper()
+	var out strings.Builder
+	if err := s.ServeStdio(context.Background(), strings.NewReader(strings.Join(lines, "\n")+"\n"), &out); err != nil {
+		t.Fatalf("ServeStdio: %v", err)
+	}
+	var msgs []*wire
+	for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+		if l == "" {
+			continue
+		}
+		if !json.Valid([]byte(l)) {
+			t.Fatalf("R-STDIO-02: non-JSON line on stdout: %q", l)
+		}
+		msgs = append(msgs, decodeWire(t, []byte(l)))
+	}
+	return msgs
+}
