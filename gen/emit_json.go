@@ -527,7 +527,7 @@ func (g *emitter) emitUnionDecode(d *Decl) {
 	g.p("start, depth := d.pos, d.depth")
 	g.p("var vals [%d][]byte", max(len(d.KeyNames), 1))
 	g.p("p := probe{vals: vals[:0]}")
-	g.p("if err := d.probeObject(&p, %s, %d); err != nil {", keys, len(d.KeyNames))
+	g.p("if err := d.probeObject(&p, %s, %d, %d); err != nil {", keys, len(d.KeyNames), g.totalDiscriminator(d, keyIdx))
 	g.p("return err")
 	g.p("}")
 	g.p("d.pos, d.depth = start, depth")
@@ -699,4 +699,35 @@ func (g *emitter) emitScalarUnionCodec(d *Decl) {
 	g.p("return nil")
 	g.p("}")
 	g.p("")
+}
+
+// totalDiscriminator returns the index of a key on which every object
+// branch has a required const of its own (ClientRequest's method,
+// ContentBlock's type), or -1. The probe can stop at that key: the branch
+// is then known, and its decoder checks the rest of the object.
+func (g *emitter) totalDiscriminator(d *Decl, keyIdx map[string]int) int {
+	for _, k := range d.KeyNames {
+		seen := map[string]bool{}
+		total := true
+		for _, v := range d.Variants {
+			if v.JSONKind != '{' {
+				continue
+			}
+			found := false
+			for _, c := range v.Consts {
+				if c.Key == k && c.Required && len(c.Values) == 1 && !seen[c.Values[0]] && v.SameAs == "" {
+					seen[c.Values[0]] = true
+					found = true
+				}
+			}
+			if !found {
+				total = false
+				break
+			}
+		}
+		if total {
+			return keyIdx[k]
+		}
+	}
+	return -1
 }

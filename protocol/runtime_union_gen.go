@@ -37,8 +37,10 @@ func (p *probe) is(i int, vals ...string) bool {
 // probeObject scans the object at the current position without keeping
 // anything but the keys listed in keys ("\x00"-separated, sorted; a dotted
 // key "items.enum" looks one object deeper). The position is restored by
-// the caller.
-func (d *decoder) probeObject(p *probe, keys string, n int) error {
+// the caller. When stop is the index of a key that alone decides the
+// branch, the scan ends once that key has been read: the branch's own
+// decoder then checks the whole object.
+func (d *decoder) probeObject(p *probe, keys string, n, stop int) error {
 	if cap(p.vals) < n {
 		p.vals = make([][]byte, n)
 	}
@@ -76,6 +78,9 @@ func (d *decoder) probeObject(p *probe, keys string, n int) error {
 					s = append([]byte(nil), s...)
 				}
 				p.vals[idx] = s
+				if idx == stop {
+					return nil
+				}
 				continue
 			}
 		}

@@ -48,6 +48,16 @@ type outcome struct {
 //  6. params match the method's schema (-32602);
 //  7. the handler runs.
 func (s *Server) process(ctx context.Context, body []byte, x *exchange) outcome {
+	// Fast path: a well-formed request of this revision decodes in one
+	// pass into its own type. Anything else takes the careful path below,
+	// which finds the right error in the documented order.
+	var cr protocol.ClientRequest
+	if protocol.Unmarshal(body, &cr) == nil {
+		if id, method, params := clientRequestParts(&cr); params != nil && s.serves(method) {
+			meta, name := metaAndName(params)
+			return s.run(ctx, id, method, params, nil, meta, name, x)
+		}
+	}
 	var msg protocol.JSONRPCMessage
 	if err := protocol.Unmarshal(body, &msg); err != nil {
 		return s.malformed(body, err)
@@ -60,6 +70,31 @@ func (s *Server) process(ctx context.Context, body []byte, x *exchange) outcome 
 	default:
 		return s.errorOutcome(nil, &Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: a client sends requests and notifications only"})
 	}
+}
+
+// clientRequestParts takes a decoded client request apart.
+func clientRequestParts(cr *protocol.ClientRequest) (protocol.RequestId, string, any) {
+	switch v := cr.Value.(type) {
+	case *protocol.CallToolRequest:
+		return v.ID, protocol.MethodToolsCall, &v.Params
+	case *protocol.ListToolsRequest:
+		return v.ID, protocol.MethodToolsList, &v.Params
+	case *protocol.GetPromptRequest:
+		return v.ID, protocol.MethodPromptsGet, &v.Params
+	case *protocol.ListPromptsRequest:
+		return v.ID, protocol.MethodPromptsList, &v.Params
+	case *protocol.ReadResourceRequest:
+		return v.ID, protocol.MethodResourcesRead, &v.Params
+	case *protocol.ListResourcesRequest:
+		return v.ID, protocol.MethodResourcesList, &v.Params
+	case *protocol.ListResourceTemplatesRequest:
+		return v.ID, protocol.MethodResourcesTemplatesList, &v.Params
+	case *protocol.DiscoverRequest:
+		return v.ID, protocol.MethodServerDiscover, &v.Params
+	case *protocol.CompleteRequest:
+		return v.ID, protocol.MethodCompletionComplete, &v.Params
+	}
+	return protocol.RequestId{}, "", nil
 }
 
 // malformed answers a body that is not a JSON-RPC message.
@@ -120,8 +155,14 @@ func (s *Server) request(ctx context.Context, m *protocol.JSONRPCRequest, x *exc
 			}
 		}
 	}
+	return s.run(ctx, id, m.Method, typed, typedErr, meta, name, x)
+}
+
+// run finishes the checks of a request whose _meta could be read (steps
+// 4 to 6 of the order) and runs its handler.
+func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, typed any, typedErr error, meta protocol.RequestMetaObject, name string, x *exchange) outcome {
 	if x.headers != nil {
-		if e := checkHeaders(x.headers, m.Method, meta.ProtocolVersion, name); e != nil {
+		if e := checkHeaders(x.headers, method, meta.ProtocolVersion, name); e != nil {
 			return s.errorOutcome(&id, e)
 		}
 	}
@@ -132,10 +173,9 @@ func (s *Server) request(ctx context.Context, m *protocol.JSONRPCRequest, x *exc
 	if typedErr != nil {
 		return s.errorOutcome(&id, InvalidParams("Invalid params: "+strings.TrimPrefix(typedErr.Error(), "protocol: "), nil))
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	r := &Request{Method: m.Method, ID: id, Meta: meta, Principal: x.principal, out: x.out, ctxDone: ctx.Done()}
-	ctx = context.WithValue(ctx, ctxKey{}, r)
+	r := &Request{Method: method, ID: id, Meta: meta, Principal: x.principal, out: x.out, ctx: ctx}
+	r.rc = requestContext{Context: ctx, r: r}
+	ctx = &r.rc
 	res, err := s.dispatch(ctx, r, typed, x)
 	r.finish()
 	if ctx.Err() != nil {
@@ -144,7 +184,7 @@ func (s *Server) request(ctx context.Context, m *protocol.JSONRPCRequest, x *exc
 	if err != nil {
 		e, ok := asError(err)
 		if !ok || !emittable(e.Code) {
-			s.log.Error("handler failed", "method", m.Method, "err", err)
+			s.log.Error("handler failed", "method", method, "err", err)
 			e = InternalError("Internal error")
 		}
 		return s.errorOutcome(&id, e)

@@ -2,6 +2,8 @@ package server
 
 import (
 	"net/http"
+	"strconv"
+	"unicode/utf8"
 
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -40,25 +42,71 @@ func (s *Server) stamp(res wireResult) {
 		*rt = "complete"
 	}
 	if meta != nil && !s.cfg.omitServerInfo {
-		if *meta == nil {
-			*meta = &protocol.ResultMetaObject{}
-		}
-		if (*meta).ServerInfo == nil {
-			impl := s.impl
-			(*meta).ServerInfo = &impl
+		switch {
+		case *meta == nil:
+			*meta = s.resultMeta // shared and read-only: it is only encoded
+		case (*meta).ServerInfo == nil:
+			(*meta).ServerInfo = s.resultMeta.ServerInfo
 		}
 	}
+}
+
+// appendID writes a request id as JSON.
+func appendID(buf []byte, id protocol.RequestId) []byte {
+	if id.IsInt() {
+		return strconv.AppendInt(buf, id.Int(), 10)
+	}
+	return appendJSONString(buf, id.Str())
+}
+
+// appendJSONString writes s as a JSON string.
+func appendJSONString(buf []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	buf = append(buf, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			buf = append(buf, c)
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			switch c {
+			case '"', '\\':
+				buf = append(buf, '\\', c)
+			case '\n':
+				buf = append(buf, '\\', 'n')
+			case '\r':
+				buf = append(buf, '\\', 'r')
+			case '\t':
+				buf = append(buf, '\\', 't')
+			default:
+				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			buf = append(buf, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			buf = append(buf, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			buf = append(buf, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(buf, '"')
 }
 
 func (s *Server) resultOutcome(id protocol.RequestId, res wireResult) outcome {
 	s.stamp(res)
 	buf := make([]byte, 0, 512)
 	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
-	var err error
-	if buf, err = protocol.AppendMarshal(buf, &id); err == nil {
-		buf = append(buf, `,"result":`...)
-		buf, err = protocol.AppendMarshal(buf, res)
-	}
+	buf = appendID(buf, id)
+	buf = append(buf, `,"result":`...)
+	buf, err := protocol.AppendMarshal(buf, res)
 	if err != nil {
 		// The handler built a result the schema forbids: a server bug.
 		s.log.Error("result does not encode", "err", err)

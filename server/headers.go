@@ -19,11 +19,20 @@ const (
 	HeaderParamPrefix     = "Mcp-Param-"
 )
 
+// canonical returns the spelling net/http stores a header under, so that
+// the lookup need not convert it on every request.
+func canonical(name string) string {
+	if name == HeaderProtocolVersion {
+		return "Mcp-Protocol-Version"
+	}
+	return name
+}
+
 // headerValue returns the single value of a header, trimmed of
 // surrounding white space, and whether it was present exactly once with
 // only allowed characters (visible ASCII, space, tab; R-HDR-06).
 func headerValue(h headerGetter, name string) (string, bool, *Error) {
-	vs := h.Values(name)
+	vs := h.Values(canonical(name))
 	if len(vs) == 0 {
 		return "", false, nil
 	}

@@ -63,8 +63,10 @@ type httpHandler struct {
 
 func (h *httpHandler) hostAllowed(hostport string) bool {
 	host := hostport
-	if hh, _, err := net.SplitHostPort(hostport); err == nil {
-		host = hh
+	if strings.Contains(hostport, ":") {
+		if hh, _, err := net.SplitHostPort(hostport); err == nil {
+			host = hh
+		}
 	}
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 	return slices.Contains(h.opts.AllowedHosts, strings.ToLower(host))
@@ -105,13 +107,13 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		principal = p
 	}
-	if ct := r.Header.Get("Content-Type"); ct != "" {
+	if ct := r.Header.Get("Content-Type"); ct != "" && ct != "application/json" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 			h.writeError(w, http.StatusUnsupportedMediaType, &Error{Code: protocol.CodeInvalidRequestError, Message: "Unsupported Content-Type: want application/json"})
 			return
 		}
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
+	body, err := h.readBody(w, r)
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
@@ -124,6 +126,22 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sse := &sseWriter{w: w}
 	out := h.s.process(r.Context(), body, &exchange{headers: r.Header, principal: principal, out: sse})
 	sse.finish(out)
+}
+
+// readBody reads the request body up to MaxBodyBytes. A body with a
+// declared length is read into one buffer of that size.
+func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	if r.ContentLength > h.opts.MaxBodyBytes {
+		return nil, &http.MaxBytesError{Limit: h.opts.MaxBodyBytes}
+	}
+	if r.ContentLength > 0 {
+		body := make([]byte, r.ContentLength)
+		if _, err := io.ReadFull(r.Body, body); err != nil {
+			return nil, err
+		}
+		return body, nil
+	}
+	return io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
 }
 
 // sseWriter turns the response into an event stream when the first

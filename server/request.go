@@ -33,7 +33,8 @@ type Request struct {
 	target         string // tool or prompt name, resource URI (MRTR binding)
 
 	out      notifier
-	ctxDone  <-chan struct{} // the request's own context: cancelled means send nothing
+	ctx      context.Context // the request's own context: cancelled means send nothing
+	rc       requestContext  // the handler's context, carrying r
 	mu       sync.Mutex
 	progress float64 // the last progress sent, when sentAny
 	sentAny  bool
@@ -67,15 +68,7 @@ func (r *Request) finish() {
 // cancelled reports whether the request's own context is done, whatever
 // context the handler passed to Progress or Log (R-HTTP-14, R-STDIO-04).
 func (r *Request) cancelled() bool {
-	if r.ctxDone == nil {
-		return false
-	}
-	select {
-	case <-r.ctxDone:
-		return true
-	default:
-		return false
-	}
+	return r.ctx != nil && r.ctx.Err() != nil
 }
 
 // send writes one notification unless the request is over. admit, when
@@ -168,4 +161,20 @@ func (r *Request) Log(ctx context.Context, level protocol.LoggingLevel, logger s
 		p.Logger = &logger
 	}
 	return r.send(ctx, protocol.MethodNotificationsMessage, &p, nil)
+}
+
+// requestContext is the handler's context: the request's own, plus the
+// Request for RequestFrom. It lives inside the Request, so that serving a
+// request allocates no separate context.
+type requestContext struct {
+	context.Context
+	r *Request
+}
+
+// Value returns the Request for RequestFrom's key.
+func (c *requestContext) Value(key any) any {
+	if _, ok := key.(ctxKey); ok {
+		return c.r
+	}
+	return c.Context.Value(key)
 }

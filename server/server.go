@@ -119,6 +119,9 @@ type Server struct {
 	cfg    config
 	sealer *sealed.Sealer
 	log    *slog.Logger
+	// resultMeta is the _meta put on results that have none: serverInfo.
+	// It is shared by every response and never modified.
+	resultMeta *protocol.ResultMetaObject
 
 	mu        sync.RWMutex
 	tools     map[string]*tool
@@ -175,14 +178,16 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: state keys: %w", err)
 	}
+	serverInfo := impl
 	s := &Server{
-		impl:      impl,
-		cfg:       c,
-		log:       c.logger,
-		sealer:    sealed.NewSealer(ring, sealed.Options{TTL: c.stateTTL, MaxBytes: c.maxStateBytes}),
-		tools:     map[string]*tool{},
-		prompts:   map[string]*prompt{},
-		resources: map[string]*resource{},
+		impl:       impl,
+		resultMeta: &protocol.ResultMetaObject{ServerInfo: &serverInfo},
+		cfg:        c,
+		log:        c.logger,
+		sealer:     sealed.NewSealer(ring, sealed.Options{TTL: c.stateTTL, MaxBytes: c.maxStateBytes}),
+		tools:      map[string]*tool{},
+		prompts:    map[string]*prompt{},
+		resources:  map[string]*resource{},
 	}
 	return s, nil
 }

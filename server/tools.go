@@ -30,6 +30,7 @@ type tool struct {
 	def     protocol.Tool
 	handler ToolHandler
 	input   *sjs.Schema
+	flat    *flatSchema // the same inputSchema, when it is a flat object of primitives
 	output  *sjs.Schema
 	headers []headerParam
 }
@@ -64,6 +65,7 @@ func (s *Server) AddTool(def protocol.Tool, h ToolHandler) error {
 	if t.input, err = s.compileSchema(in); err != nil {
 		return fmt.Errorf("server: tool %s: inputSchema: %w", def.Name, err)
 	}
+	t.flat = compileFlat(in)
 	if t.headers, err = headerParams(in); err != nil {
 		return fmt.Errorf("server: tool %s: %w", def.Name, err)
 	}
@@ -298,7 +300,7 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	inst, err := sjs.UnmarshalJSON(bytes.NewReader(args))
+	inst, err := parseValue(args)
 	if err != nil {
 		return nil, InvalidParams("arguments: "+err.Error(), nil)
 	}
@@ -307,7 +309,11 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 			return nil, err
 		}
 	}
-	if err := t.input.Validate(inst); err != nil {
+	if t.flat != nil {
+		if err := t.flat.validate(inst); err != nil {
+			return toolError("Invalid arguments: " + err.Error()), nil
+		}
+	} else if err := t.input.Validate(inst); err != nil {
 		// A tool execution error, so that the model can correct itself.
 		return toolError("Invalid arguments: " + validationText(err)), nil
 	}
@@ -333,7 +339,7 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 			s.log.Error("tool result lacks structuredContent required by its outputSchema", "tool", p.Name)
 			return nil, InternalError("tool result does not match its outputSchema")
 		}
-		v, err := sjs.UnmarshalJSON(bytes.NewReader(res.StructuredContent))
+		v, err := parseValue(res.StructuredContent)
 		if err == nil {
 			err = t.output.Validate(v)
 		}
