@@ -46,7 +46,8 @@ type outcome struct {
 //  4. on HTTP, the headers match the body (-32020);
 //  5. the protocol version is supported (-32022);
 //  6. params match the method's schema (-32602);
-//  7. the handler runs.
+//  7. for tools/call, the tool exists and its Mcp-Param-* headers match;
+//  8. the handler runs.
 func (s *Server) process(ctx context.Context, body []byte, x *exchange) outcome {
 	// Fast path: a well-formed request of this revision decodes in one
 	// pass into its own type. Anything else takes the careful path below,

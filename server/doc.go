@@ -24,17 +24,19 @@
 //     object): otherwise -32602, HTTP 400 (R-META-01). This check reads
 //     only _meta, so a request from a later revision is not refused for
 //     params this revision does not know.
-//  4. On HTTP, the headers match the body: MCP-Protocol-Version equals
-//     _meta's version, Mcp-Method the method, Mcp-Name the tool or prompt
-//     name or resource URI (after =?base64?…?= decoding), and every
-//     Mcp-Param-* header its x-mcp-header argument: otherwise -32020, HTTP
-//     400 (R-HDR-*). A body without _meta fails step 3 first, so shaping the
-//     body can never skip the header checks.
+//  4. On HTTP, the standard headers match the body: MCP-Protocol-Version
+//     equals _meta's version, Mcp-Method the method, Mcp-Name the tool or
+//     prompt name or resource URI (after =?base64?…?= decoding): otherwise
+//     -32020, HTTP 400 (R-HDR-01..06). A body without _meta fails step 3
+//     first, so shaping the body can never skip the header checks.
 //  5. The protocol version is supported: otherwise -32022 with
 //     data.supported and data.requested, HTTP 400 (R-VER-01/02).
 //  6. params match the method's schema, strictly (see package protocol):
 //     otherwise -32602.
-//  7. The handler runs. Tool arguments are validated against the tool's
+//  7. For tools/call, the tool must exist (-32602), and each Mcp-Param-*
+//     header must match its x-mcp-header argument (-32020, R-HDR-07/08;
+//     the tool's schema is needed to know which headers to expect).
+//  8. The handler runs. Tool arguments are validated against the tool's
 //     inputSchema first; a violation is a tool execution error (isError)
 //     naming the path, so the model can correct itself.
 //

@@ -21,6 +21,10 @@ const (
 	DefaultMaxStateBytes   = 16 << 10
 	DefaultShutdownTimeout = 5 * time.Second
 	DefaultMaxSchemaDepth  = 64
+	// DefaultMaxSchemaNodes bounds the size of a tool schema (values in the
+	// document, keywords and subschemas included), so that composition
+	// keywords cannot make validation arbitrarily costly (R-SCHEMA-08).
+	DefaultMaxSchemaNodes = 10000
 )
 
 // CacheHint is the ttlMs/cacheScope pair put on cacheable results.

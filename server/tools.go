@@ -156,6 +156,9 @@ func (s *Server) compileSchema(raw []byte) (*sjs.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
+	if n := nodes(doc, DefaultMaxSchemaNodes+1); n > DefaultMaxSchemaNodes {
+		return nil, fmt.Errorf("schema has more than %d nodes", DefaultMaxSchemaNodes)
+	}
 	if d := depth(doc, 0); d > s.cfg.maxSchemaDepth {
 		return nil, fmt.Errorf("schema nests %d levels, more than the limit of %d", d, s.cfg.maxSchemaDepth)
 	}
@@ -167,6 +170,26 @@ func (s *Server) compileSchema(raw []byte) (*sjs.Schema, error) {
 		return nil, err
 	}
 	return c.Compile(loc)
+}
+
+// nodes counts the values of a schema document, stopping at limit.
+func nodes(v any, limit int) int {
+	n := 1
+	switch x := v.(type) {
+	case map[string]any:
+		for _, e := range x {
+			if n += nodes(e, limit-n); n >= limit {
+				return n
+			}
+		}
+	case []any:
+		for _, e := range x {
+			if n += nodes(e, limit-n); n >= limit {
+				return n
+			}
+		}
+	}
+	return n
 }
 
 func depth(v any, d int) int {

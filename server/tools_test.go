@@ -458,3 +458,23 @@ func TestToolReplaceRemove(t *testing.T) {
 		t.Errorf("removed tool still served: %s", w.raw)
 	}
 }
+
+// R-SCHEMA-08: a schema too large to validate cheaply is refused at
+// registration.
+func TestSchemaNodeLimit(t *testing.T) {
+	s := newServer(t)
+	var b strings.Builder
+	b.WriteString(`{"type":"object","anyOf":[`)
+	for i := range DefaultMaxSchemaNodes {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`{"required":["a"]}`)
+	}
+	b.WriteString(`]}`)
+	def := toolDef(t, `{"name":"big","inputSchema":`+b.String()+`}`)
+	err := s.AddTool(def, textTool("x"))
+	if err == nil || !strings.Contains(err.Error(), "nodes") {
+		t.Fatalf("AddTool accepted a schema of %d subschemas: %v", DefaultMaxSchemaNodes, err)
+	}
+}
