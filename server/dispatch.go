@@ -126,6 +126,11 @@ func recoverID(body []byte) *protocol.RequestId {
 func (s *Server) request(ctx context.Context, m *protocol.JSONRPCRequest, x *exchange) outcome {
 	id := m.ID
 	info, ok := protocol.LookupMethod(m.Method)
+	if !ok {
+		if em, ok := s.extMethod(m.Method); ok {
+			return s.extRequest(ctx, id, m, em, x)
+		}
+	}
 	if !ok || !info.FromClient || info.Notification || !s.serves(m.Method) {
 		e := MethodNotFound(m.Method)
 		if m.Method == "initialize" {
@@ -207,6 +212,26 @@ func emittable(code int64) bool {
 	return code < -32768 || code > -32000
 }
 
+// extRequest reads an extension method's _meta and Mcp-Name member, then
+// runs it like any request.
+func (s *Server) extRequest(ctx context.Context, id protocol.RequestId, m *protocol.JSONRPCRequest, em extMethod, x *exchange) outcome {
+	params := []byte(m.Params)
+	var rp protocol.RequestParams
+	if len(params) == 0 {
+		return s.errorOutcome(&id, InvalidParams("Invalid params: params with _meta is required", nil))
+	}
+	if err := protocol.Unmarshal(params, &rp); err != nil {
+		return s.errorOutcome(&id, InvalidParams("Invalid params: "+strings.TrimPrefix(err.Error(), "protocol: "), nil))
+	}
+	var name string
+	if em.nameMember != "" {
+		if raw, ok := rp.Extra.Get(em.nameMember); ok {
+			_ = json.Unmarshal(raw, &name)
+		}
+	}
+	return s.run(ctx, id, m.Method, &extParams{raw: params}, nil, rp.Meta, name, x)
+}
+
 // serves reports whether the server answers a method of the revision.
 func (s *Server) serves(method string) bool {
 	switch method {
@@ -259,6 +284,10 @@ func (s *Server) dispatch(ctx context.Context, r *Request, params any, x *exchan
 	case *protocol.RequestParams:
 		if r.Method == protocol.MethodServerDiscover {
 			return s.discover(), nil
+		}
+	case *extParams:
+		if em, ok := s.extMethod(r.Method); ok {
+			return em.handler(ctx, r, p.raw)
 		}
 	}
 	return nil, MethodNotFound(r.Method)

@@ -83,7 +83,8 @@ func checkHeaders(h headerGetter, method, version, name string) *Error {
 		return headerMismatch(HeaderMethod + " header does not match the method")
 	}
 	switch method {
-	case protocol.MethodToolsCall, protocol.MethodPromptsGet, protocol.MethodResourcesRead:
+	case protocol.MethodToolsCall, protocol.MethodPromptsGet, protocol.MethodResourcesRead,
+		"tasks/get", "tasks/update", "tasks/cancel": // R-TASK-16
 		v, ok, e = headerValue(h, HeaderName)
 		if e != nil {
 			return e

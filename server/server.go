@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -51,6 +52,7 @@ type config struct {
 	shutdownTimeout   time.Duration
 	declareLogging    bool
 	maxStdioLineBytes int
+	broker            Broker
 }
 
 // WithInstructions sets the instructions returned by server/discover.
@@ -127,11 +129,17 @@ type Server struct {
 	// It is shared by every response and never modified.
 	resultMeta *protocol.ResultMetaObject
 
-	mu        sync.RWMutex
-	tools     map[string]*tool
-	prompts   map[string]*prompt
-	resources map[string]*resource
-	templates []*template
+	mu         sync.RWMutex
+	extensions map[string]protocol.JSONObject // capabilities.extensions
+	extMethods map[string]extMethod
+	// toolCallHook, when set by an extension, may take over a tools/call
+	// after its arguments are validated (the tasks extension runs the call
+	// as a task); it reports whether it did.
+	toolCallHook func(ctx context.Context, r *Request, t *tool, args json.RawMessage) (wireResult, bool, error)
+	tools        map[string]*tool
+	prompts      map[string]*prompt
+	resources    map[string]*resource
+	templates    []*template
 }
 
 // New returns a Server that introduces itself as impl (name and version
@@ -215,6 +223,12 @@ func (s *Server) capabilities() protocol.ServerCapabilities {
 	}
 	if s.cfg.declareLogging {
 		c.Logging = protocol.JSONObject("{}")
+	}
+	if len(s.extensions) > 0 {
+		c.Extensions = make(map[string]protocol.JSONObject, len(s.extensions))
+		for k, v := range s.extensions {
+			c.Extensions[k] = v
+		}
 	}
 	return c
 }

@@ -343,6 +343,14 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 	if err := s.prepareMRTR(r, p.Name, p.InputResponses, p.RequestState); err != nil {
 		return nil, err
 	}
+	s.mu.RLock()
+	hook := s.toolCallHook
+	s.mu.RUnlock()
+	if hook != nil {
+		if res, handled, err := hook(ctx, r, t, args); handled {
+			return res, err
+		}
+	}
 	res, err := t.handler(ctx, r, args)
 	if err != nil {
 		var ir *InputRequired

@@ -1,0 +1,100 @@
+package server
+
+import (
+	"context"
+	"sync"
+)
+
+// EventKind says what changed.
+type EventKind string
+
+// The events a Broker carries.
+const (
+	EventToolsChanged     EventKind = "tools"
+	EventPromptsChanged   EventKind = "prompts"
+	EventResourcesChanged EventKind = "resources"
+	EventResourceUpdated  EventKind = "resource"
+	// EventTask carries a task's new status (tasks extension); Data holds
+	// the DetailedTask as tasks/get would return it.
+	EventTask EventKind = "task"
+)
+
+// Event is one change fanned out to every instance's listen streams.
+type Event struct {
+	Kind EventKind `json:"kind"`
+	// URI names the resource of an EventResourceUpdated; TaskID the task
+	// of an EventTask.
+	URI    string `json:"uri,omitempty"`
+	TaskID string `json:"taskId,omitempty"`
+	// Data is an optional payload (EventTask: the task as JSON).
+	Data []byte `json:"data,omitempty"`
+}
+
+// Broker fans events out to every server instance: Publish on any
+// instance reaches the subscribers of all of them. The default is
+// in-process; several instances behind one load balancer share a broker
+// such as the Redis one (package server/redisstore).
+type Broker interface {
+	// Publish sends an event to every subscriber. It returns an error
+	// when the event could not be handed to the transport.
+	Publish(ctx context.Context, ev Event) error
+	// Subscribe returns a channel of events until ctx ends or cancel is
+	// called; the channel is closed then. A subscriber too slow to keep
+	// up may lose events rather than block the publisher.
+	Subscribe(ctx context.Context) (events <-chan Event, cancel func(), err error)
+}
+
+// WithBroker sets the broker that carries list changes, resource updates
+// and task events between instances (default: in-process).
+func WithBroker(b Broker) Option { return func(c *config) { c.broker = b } }
+
+// NewLocalBroker returns the in-process broker: events reach the
+// subscribers of this process only.
+func NewLocalBroker() Broker { return &localBroker{subs: map[*localSub]struct{}{}} }
+
+type localBroker struct {
+	mu   sync.Mutex
+	subs map[*localSub]struct{}
+}
+
+type localSub struct {
+	ch   chan Event
+	stop chan struct{}
+	once sync.Once
+}
+
+func (b *localBroker) Publish(_ context.Context, ev Event) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for s := range b.subs {
+		select {
+		case s.ch <- ev:
+		default: // a stalled subscriber loses the event rather than block
+		}
+	}
+	return nil
+}
+
+func (b *localBroker) Subscribe(ctx context.Context) (<-chan Event, func(), error) {
+	s := &localSub{ch: make(chan Event, 64), stop: make(chan struct{})}
+	b.mu.Lock()
+	b.subs[s] = struct{}{}
+	b.mu.Unlock()
+	cancel := func() {
+		s.once.Do(func() {
+			b.mu.Lock()
+			delete(b.subs, s)
+			b.mu.Unlock()
+			close(s.ch)
+			close(s.stop)
+		})
+	}
+	go func() {
+		select {
+		case <-ctx.Done():
+			cancel()
+		case <-s.stop:
+		}
+	}()
+	return s.ch, cancel, nil
+}
