@@ -94,6 +94,8 @@ func clientRequestParts(cr *protocol.ClientRequest) (protocol.RequestId, string,
 		return v.ID, protocol.MethodServerDiscover, &v.Params
 	case *protocol.CompleteRequest:
 		return v.ID, protocol.MethodCompletionComplete, &v.Params
+	case *protocol.SubscriptionsListenRequest:
+		return v.ID, protocol.MethodSubscriptionsListen, &v.Params
 	}
 	return protocol.RequestId{}, "", nil
 }
@@ -184,7 +186,7 @@ func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, 
 	ctx = &r.rc
 	res, err := s.dispatch(ctx, r, typed, x)
 	r.finish()
-	if ctx.Err() != nil {
+	if ctx.Err() != nil || errors.Is(err, errSilent) {
 		return outcome{cancelled: true, status: 499}
 	}
 	if err != nil {
@@ -241,6 +243,8 @@ func (s *Server) serves(method string) bool {
 		return true
 	case protocol.MethodCompletionComplete:
 		return s.cfg.completion != nil
+	case protocol.MethodSubscriptionsListen:
+		return true
 	}
 	return false
 }
@@ -279,6 +283,8 @@ func (s *Server) dispatch(ctx context.Context, r *Request, params any, x *exchan
 		return s.readResource(ctx, r, p)
 	case *protocol.CompleteRequestParams:
 		return s.complete(ctx, r, p)
+	case *protocol.SubscriptionsListenRequestParams:
+		return s.listen(ctx, r, p, x)
 	case *protocol.PaginatedRequestParams:
 		return s.list(r.Method, p.Cursor)
 	case *protocol.RequestParams:

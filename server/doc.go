@@ -58,6 +58,32 @@
 // state that is tampered, truncated, expired, too large or presented for
 // another target or principal is -32602 and never reaches the handler.
 //
+// # Subscriptions
+//
+// subscriptions/listen answers on HTTP with an event stream, and on stdio
+// by leaving the request open. Its first message is
+// notifications/subscriptions/acknowledged with the honoured part of the
+// filter: the list changes asked for, and the resourceSubscriptions URIs
+// that name a resource or match a template of this server (others are left
+// out, A21). Every notification on it carries
+// _meta["io.modelcontextprotocol/subscriptionId"], the listen request's id
+// with its JSON type; types not asked for are never sent, and progress and
+// log notifications never go on it. A quiet HTTP stream gets a keep-alive
+// comment (WithKeepAlive). AddTool, RemoveTool and the other registrations
+// notify by themselves; NotifyToolsChanged, NotifyPromptsChanged,
+// NotifyResourcesChanged and NotifyResourceUpdated do it by hand. Events go
+// through a Broker (WithBroker), in-process by default, so that a change on
+// one instance reaches the streams of every instance sharing it.
+//
+// How the server ends a stream (the specification is ambiguous, A1): on
+// Shutdown, an HTTP stream ends with the subscriptions/listen result
+// carrying the subscription id (R-SUB-06) and then closes; a stdio listen
+// request is ended with notifications/cancelled naming it (R-SUB-07, which
+// the schema places on stdio) and gets no response, since a response after
+// the cancellation would contradict it. A client that goes away (a closed
+// HTTP response, or notifications/cancelled on stdio) ends its stream with
+// nothing more sent.
+//
 // # Notifications
 //
 // Request.Progress sends notifications/progress only for a request with a

@@ -37,6 +37,11 @@ func (s *Server) stamp(res wireResult) {
 		meta = &v.Meta // resultType is the const "input_required"
 	case *protocol.Result:
 		meta, rt = &v.Meta, &v.ResultType
+	case *protocol.SubscriptionsListenResult:
+		rt = &v.ResultType
+		if v.Meta.ServerInfo == nil && !s.cfg.omitServerInfo {
+			v.Meta.ServerInfo = s.resultMeta.ServerInfo
+		}
 	}
 	if rt != nil && *rt == "" {
 		*rt = "complete"

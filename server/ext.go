@@ -34,6 +34,9 @@ func (s *Server) addExtension(id string, settings protocol.JSONObject, methods m
 	if settings == nil {
 		settings = protocol.JSONObject("{}")
 	}
+	if s.extensions == nil {
+		s.extensions, s.extMethods = map[string]protocol.JSONObject{}, map[string]extMethod{}
+	}
 	s.extensions[id] = settings
 	for m, h := range methods {
 		if _, ok := protocol.LookupMethod(m); ok {

@@ -189,6 +189,23 @@ func (s *sseWriter) notify(msg []byte) bool {
 	return s.event(msg) == nil
 }
 
+// keepAlive writes an SSE comment on a started stream (R-HTTP-13). It
+// reports false when the client is gone.
+func (s *sseWriter) keepAlive() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done || !s.started {
+		return !s.done
+	}
+	if _, err := s.w.Write([]byte(": keep-alive\n\n")); err != nil {
+		return false
+	}
+	if f, ok := s.w.(http.Flusher); ok {
+		f.Flush()
+	}
+	return true
+}
+
 func (s *sseWriter) finish(out outcome) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

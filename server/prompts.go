@@ -26,6 +26,7 @@ func (s *Server) AddPrompt(def protocol.Prompt, h PromptHandler) error {
 	s.mu.Lock()
 	s.prompts[def.Name] = &prompt{def: def, handler: h}
 	s.mu.Unlock()
+	_ = s.NotifyPromptsChanged()
 	return nil
 }
 
@@ -35,6 +36,9 @@ func (s *Server) RemovePrompt(name string) bool {
 	defer s.mu.Unlock()
 	_, ok := s.prompts[name]
 	delete(s.prompts, name)
+	if ok {
+		defer func() { _ = s.NotifyPromptsChanged() }()
+	}
 	return ok
 }
 

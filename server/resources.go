@@ -40,6 +40,7 @@ func (s *Server) AddResource(def protocol.Resource, h ResourceHandler) error {
 	s.mu.Lock()
 	s.resources[def.URI] = &resource{def: def, handler: h}
 	s.mu.Unlock()
+	_ = s.NotifyResourcesChanged()
 	return nil
 }
 
@@ -49,6 +50,9 @@ func (s *Server) RemoveResource(uri string) bool {
 	defer s.mu.Unlock()
 	_, ok := s.resources[uri]
 	delete(s.resources, uri)
+	if ok {
+		defer func() { _ = s.NotifyResourcesChanged() }()
+	}
 	return ok
 }
 
@@ -66,6 +70,7 @@ func (s *Server) AddResourceTemplate(def protocol.ResourceTemplate, h ResourceHa
 	s.mu.Lock()
 	s.templates = append(s.templates, &template{def: def, tmpl: t, handler: h})
 	s.mu.Unlock()
+	_ = s.NotifyResourcesChanged()
 	return nil
 }
 

@@ -53,6 +53,8 @@ type config struct {
 	declareLogging    bool
 	maxStdioLineBytes int
 	broker            Broker
+	tasks             *TaskConfig // WithTasks
+	keepAlive         time.Duration
 }
 
 // WithInstructions sets the instructions returned by server/discover.
@@ -129,6 +131,10 @@ type Server struct {
 	// It is shared by every response and never modified.
 	resultMeta *protocol.ResultMetaObject
 
+	closing   chan struct{} // closed by Shutdown
+	closeOnce sync.Once
+	listeners sync.WaitGroup // running listen streams
+
 	mu         sync.RWMutex
 	extensions map[string]protocol.JSONObject // capabilities.extensions
 	extMethods map[string]extMethod
@@ -136,6 +142,7 @@ type Server struct {
 	// after its arguments are validated (the tasks extension runs the call
 	// as a task); it reports whether it did.
 	toolCallHook func(ctx context.Context, r *Request, t *tool, args json.RawMessage) (wireResult, bool, error)
+	tasks        *taskManager // the tasks extension, once enabled
 	tools        map[string]*tool
 	prompts      map[string]*prompt
 	resources    map[string]*resource
@@ -155,6 +162,7 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 		shutdownTimeout:   DefaultShutdownTimeout,
 		declareLogging:    true,
 		maxStdioLineBytes: DefaultMaxBodyBytes,
+		keepAlive:         DefaultKeepAlive,
 	}
 	for _, o := range opts {
 		o(&c)
@@ -179,6 +187,9 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 	if c.logger == nil {
 		c.logger = slog.Default()
 	}
+	if c.broker == nil {
+		c.broker = NewLocalBroker()
+	}
 	if len(c.keys) == 0 {
 		k, err := randomKey()
 		if err != nil {
@@ -197,9 +208,17 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 		cfg:        c,
 		log:        c.logger,
 		sealer:     sealed.NewSealer(ring, sealed.Options{TTL: c.stateTTL, MaxBytes: c.maxStateBytes}),
+		closing:    make(chan struct{}),
+		extensions: map[string]protocol.JSONObject{},
+		extMethods: map[string]extMethod{},
 		tools:      map[string]*tool{},
 		prompts:    map[string]*prompt{},
 		resources:  map[string]*resource{},
+	}
+	if c.tasks != nil {
+		if err := s.enableTasks(*c.tasks); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }
@@ -209,14 +228,17 @@ func (s *Server) capabilities() protocol.ServerCapabilities {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	var c protocol.ServerCapabilities
+	// List changes and resource updates reach listen streams through the
+	// broker, which every Server has (R-SUB-09, R-SUB-10).
+	yes := true
 	if len(s.tools) > 0 {
-		c.Tools = &protocol.ServerCapabilitiesTools{}
+		c.Tools = &protocol.ServerCapabilitiesTools{ListChanged: &yes}
 	}
 	if len(s.prompts) > 0 {
-		c.Prompts = &protocol.ServerCapabilitiesPrompts{}
+		c.Prompts = &protocol.ServerCapabilitiesPrompts{ListChanged: &yes}
 	}
 	if len(s.resources) > 0 || len(s.templates) > 0 {
-		c.Resources = &protocol.ServerCapabilitiesResources{}
+		c.Resources = &protocol.ServerCapabilitiesResources{ListChanged: &yes, Subscribe: &yes}
 	}
 	if s.cfg.completion != nil {
 		c.Completions = protocol.JSONObject("{}")

@@ -33,6 +33,7 @@ type tool struct {
 	flat    *flatSchema // the same inputSchema, when it is a flat object of primitives
 	output  *sjs.Schema
 	headers []headerParam
+	task    *TaskOptions // set by AsTask
 }
 
 // headerParam is an argument mirrored into an Mcp-Param-* header.
@@ -49,8 +50,8 @@ var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 // is JSON Schema 2020-12, "$schema" may select another, only local "$ref"s
 // resolve (nothing is ever fetched, R-SCHEMA-05), and nesting is bounded
 // (WithMaxSchemaDepth). x-mcp-header annotations are checked (R-HDR-10).
-// Registering a name twice replaces the tool.
-func (s *Server) AddTool(def protocol.Tool, h ToolHandler) error {
+// Registering a name twice replaces the tool. opts (AsTask) configure it.
+func (s *Server) AddTool(def protocol.Tool, h ToolHandler, opts ...ToolOption) error {
 	if !toolNameRE.MatchString(def.Name) {
 		return fmt.Errorf("server: tool name %q: want 1-128 characters of [A-Za-z0-9_.-] (R-TOOL-04)", def.Name)
 	}
@@ -78,9 +79,15 @@ func (s *Server) AddTool(def protocol.Tool, h ToolHandler) error {
 			return fmt.Errorf("server: tool %s: outputSchema: %w", def.Name, err)
 		}
 	}
+	for _, o := range opts {
+		if err := o(s, t); err != nil {
+			return fmt.Errorf("server: tool %s: %w", def.Name, err)
+		}
+	}
 	s.mu.Lock()
 	s.tools[def.Name] = t
 	s.mu.Unlock()
+	_ = s.NotifyToolsChanged()
 	return nil
 }
 
@@ -90,6 +97,9 @@ func (s *Server) RemoveTool(name string) bool {
 	defer s.mu.Unlock()
 	_, ok := s.tools[name]
 	delete(s.tools, name)
+	if ok {
+		defer func() { _ = s.NotifyToolsChanged() }()
+	}
 	return ok
 }
 
@@ -98,7 +108,7 @@ func (s *Server) RemoveTool(name string) bool {
 // types (github.com/google/jsonschema-go), Out becomes structuredContent and
 // its JSON also goes into a text block (R-TOOL-07). def.InputSchema and
 // def.OutputSchema are filled in.
-func AddTypedTool[In, Out any](s *Server, def protocol.Tool, h func(ctx context.Context, req *Request, in In) (Out, error)) error {
+func AddTypedTool[In, Out any](s *Server, def protocol.Tool, h func(ctx context.Context, req *Request, in In) (Out, error), opts ...ToolOption) error {
 	inSchema, err := jsonschema.For[In](nil)
 	if err != nil {
 		return fmt.Errorf("server: tool %s: input type: %w", def.Name, err)
@@ -131,7 +141,7 @@ func AddTypedTool[In, Out any](s *Server, def protocol.Tool, h func(ctx context.
 			Content:           []protocol.ContentBlock{{Value: &protocol.TextContent{Text: string(b)}}},
 			StructuredContent: b,
 		}, nil
-	})
+	}, opts...)
 }
 
 // schemaInto converts an inferred schema into a generated schema type.
@@ -352,6 +362,13 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 		}
 	}
 	res, err := t.handler(ctx, r, args)
+	return s.finishTool(r, t, res, err)
+}
+
+// finishTool turns what a tool handler returned into the tools/call
+// answer: an input_required result, a protocol error, a tool execution
+// error, or the result checked against the outputSchema.
+func (s *Server) finishTool(r *Request, t *tool, res *protocol.CallToolResult, err error) (wireResult, error) {
 	if err != nil {
 		var ir *InputRequired
 		if errors.As(err, &ir) {
@@ -367,7 +384,7 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 	}
 	if t.output != nil && (res.IsError == nil || !*res.IsError) {
 		if len(res.StructuredContent) == 0 {
-			s.log.Error("tool result lacks structuredContent required by its outputSchema", "tool", p.Name)
+			s.log.Error("tool result lacks structuredContent required by its outputSchema", "tool", t.def.Name)
 			return nil, InternalError("tool result does not match its outputSchema")
 		}
 		v, err := parseValue(res.StructuredContent)
@@ -375,7 +392,7 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 			err = t.output.Validate(v)
 		}
 		if err != nil {
-			s.log.Error("tool result does not match its outputSchema", "tool", p.Name, "err", err)
+			s.log.Error("tool result does not match its outputSchema", "tool", t.def.Name, "err", err)
 			return nil, InternalError("tool result does not match its outputSchema")
 		}
 	}

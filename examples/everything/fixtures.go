@@ -89,6 +89,33 @@ func addTools(s *server.Server) error {
 			return err
 		}
 	}
+	// The list-change triggers re-register a tool or a prompt; the
+	// registration itself notifies every listen stream that asked.
+	if err := s.AddTool(withProps(describe("test_trigger_tool_change", "Re-registers test_dynamic_tool, which sends tools/list_changed to listen streams.")),
+		func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+			err := s.AddTool(withProps(describe("test_dynamic_tool", "A tool registered at run time.")), func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+				return server.TextResult("dynamic"), nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			return server.TextResult("Tool list changed."), nil
+		}); err != nil {
+		return err
+	}
+	if err := s.AddTool(withProps(describe("test_trigger_prompt_change", "Re-registers test_dynamic_prompt, which sends prompts/list_changed to listen streams.")),
+		func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+			err := s.AddPrompt(protocol.Prompt{Name: "test_dynamic_prompt", Description: ptr("A prompt registered at run time.")},
+				func(context.Context, *server.Request, map[string]string) (*protocol.GetPromptResult, error) {
+					return &protocol.GetPromptResult{Messages: []protocol.PromptMessage{{Role: protocol.RoleUser, Content: server.Text("dynamic")}}}, nil
+				})
+			if err != nil {
+				return nil, err
+			}
+			return server.TextResult("Prompt list changed."), nil
+		}); err != nil {
+		return err
+	}
 	headerTool := describe("test_x_mcp_header", "Echoes a region that is mirrored into the Mcp-Param-Region header.")
 	headerTool.InputSchema.Extra = protocol.Members{
 		{Name: "properties", Value: json.RawMessage(`{"region":{"type":"string","x-mcp-header":"Region"}}`)},
@@ -105,12 +132,12 @@ func addTools(s *server.Server) error {
 	schemaTool := describe("json_schema_2020_12_tool", "Has a JSON Schema 2020-12 input schema with $defs, $ref, allOf, anyOf and if/then/else.")
 	schemaTool.InputSchema.Schema = ptr("https://json-schema.org/draft/2020-12/schema")
 	schemaTool.InputSchema.Extra = protocol.Members{
-		{Name: "$defs", Value: json.RawMessage(`{"address":{"$anchor":"addr","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}},"required":["street","city"]}}`)},
-		{Name: "properties", Value: json.RawMessage(`{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contact":{"anyOf":[{"type":"string","format":"email"},{"type":"string","pattern":"^\\+[0-9]+$"}]},"kind":{"type":"string"}}`)},
-		{Name: "allOf", Value: json.RawMessage(`[{"required":["name"]}]`)},
-		{Name: "if", Value: json.RawMessage(`{"properties":{"kind":{"const":"business"}}}`)},
-		{Name: "then", Value: json.RawMessage(`{"required":["address"]}`)},
-		{Name: "else", Value: json.RawMessage(`{}`)},
+		{Name: "$defs", Value: json.RawMessage(`{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}}`)},
+		{Name: "properties", Value: json.RawMessage(`{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}}`)},
+		{Name: "allOf", Value: json.RawMessage(`[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}]`)},
+		{Name: "if", Value: json.RawMessage(`{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]}`)},
+		{Name: "then", Value: json.RawMessage(`{"required":["phone"]}`)},
+		{Name: "else", Value: json.RawMessage(`{"required":["email"]}`)},
 		{Name: "additionalProperties", Value: json.RawMessage(`false`)},
 	}
 	return s.AddTool(schemaTool, func(_ context.Context, _ *server.Request, args json.RawMessage) (*protocol.CallToolResult, error) {
@@ -206,4 +233,10 @@ func addResources(s *server.Server) error {
 			b, _ := json.Marshal(map[string]any{"id": vars["id"], "templateTest": true, "data": "Data for ID: " + vars["id"]})
 			return server.TextContents(uri, "application/json", string(b)), nil
 		})
+}
+
+// withProps gives a tool an empty properties object.
+func withProps(t protocol.Tool) protocol.Tool {
+	t.InputSchema.Extra = protocol.Members{{Name: "properties", Value: json.RawMessage(`{}`)}}
+	return t
 }

@@ -4,28 +4,55 @@
 //
 //	go run ./examples/everything -http 127.0.0.1:8080   # serves http://127.0.0.1:8080/mcp
 //	go run ./examples/everything                        # serves stdio
+//
+// Several instances behind one load balancer share a Redis and a
+// requestState key:
+//
+//	export MCPWIRE_STATE_KEY=$(openssl rand -hex 32)
+//	go run ./examples/everything -http 127.0.0.1:8081 -redis redis://127.0.0.1:6379/0 &
+//	go run ./examples/everything -http 127.0.0.1:8082 -redis redis://127.0.0.1:6379/0 &
 package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"flag"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
+	"sync"
 	"syscall"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/redisstore"
 )
 
 func main() {
 	addr := flag.String("http", "", "serve Streamable HTTP on this address (path /mcp); default: stdio")
+	redisURL := flag.String("redis", "", "share list changes, resource updates and tasks with the other instances through this Redis\n"+
+		"(redis://[:password@]host:port/db); every instance must also get the same "+stateKeyEnv+"\n"+
+		"(hex or base64, at least 32 bytes; comma-separated to rotate: new key first), which is read\n"+
+		"with or without -redis; without it each instance seals requestState with its own random key")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	s, err := newServer(logger)
+	cl, closeCluster, err := newCluster(logger, *redisURL)
+	if err != nil {
+		logger.Error("configuring the instance", "err", err)
+		os.Exit(1)
+	}
+	defer closeCluster()
+	s, err := newServer(logger, cl)
 	if err != nil {
 		logger.Error("building the server", "err", err)
 		os.Exit(1)
@@ -35,6 +62,7 @@ func main() {
 	if *addr == "" {
 		if err := s.ServeStdio(ctx, os.Stdin, os.Stdout); err != nil {
 			logger.Error("stdio", "err", err)
+			closeCluster()
 			os.Exit(1)
 		}
 		return
@@ -57,20 +85,24 @@ func main() {
 	logger.Info("serving", "url", "http://"+*addr+"/mcp")
 	if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		logger.Error("http", "err", err)
+		closeCluster()
 		os.Exit(1)
 	}
 }
 
-func newServer(logger *slog.Logger) (*server.Server, error) {
+func newServer(logger *slog.Logger, cl cluster) (*server.Server, error) {
 	s, err := server.New(protocol.Implementation{Name: "mcpwire-everything", Version: "0.1.0"},
-		server.WithLogger(logger),
-		server.WithInstructions("A test server exposing every conformance fixture."),
-		server.WithCompletion(complete),
+		append([]server.Option{
+			server.WithLogger(logger),
+			server.WithInstructions("A test server exposing every conformance fixture."),
+			server.WithCompletion(complete),
+			server.WithTasks(server.TaskConfig{Store: cl.tasks, TTL: 10 * time.Minute, PollInterval: 500 * time.Millisecond}),
+		}, cl.opts...)...,
 	)
 	if err != nil {
 		return nil, err
 	}
-	for _, add := range []func(*server.Server) error{addTools, addMRTRTools, addPrompts, addResources} {
+	for _, add := range []func(*server.Server) error{addTools, addMRTRTools, addTaskTools, addPrompts, addResources} {
 		if err := add(s); err != nil {
 			return nil, err
 		}
@@ -91,4 +123,99 @@ func complete(_ context.Context, _ *server.Request, p *protocol.CompleteRequestP
 
 func describe(name, description string) protocol.Tool {
 	return protocol.Tool{Name: name, Description: &description}
+}
+
+// stateKeyEnv names the environment variable holding the requestState
+// secret(s) that instances behind one load balancer share.
+const stateKeyEnv = "MCPWIRE_STATE_KEY"
+
+// cluster is what this instance shares with others: server options (the
+// broker, the state keys) and the task store (nil: in memory).
+type cluster struct {
+	opts  []server.Option
+	tasks server.TaskStore
+}
+
+// newCluster reads MCPWIRE_STATE_KEY and, when redisURL is set, connects
+// to Redis (checked with a PING) for the broker and the task store. The
+// returned func releases them.
+func newCluster(logger *slog.Logger, redisURL string) (cluster, func(), error) {
+	var cl cluster
+	done := func() {}
+	if v := os.Getenv(stateKeyEnv); v != "" {
+		keys, err := parseStateKeys(v)
+		if err != nil {
+			return cl, done, fmt.Errorf("%s: %w", stateKeyEnv, err)
+		}
+		cl.opts = append(cl.opts, server.WithStateKeys(keys[0], keys[1:]...))
+	} else if redisURL != "" {
+		logger.Warn(stateKeyEnv + " is not set: this instance seals requestState with its own key, so a multi round-trip retry served by another instance fails")
+	}
+	if redisURL == "" {
+		return cl, done, nil
+	}
+	opt, err := redis.ParseURL(redisURL)
+	if err != nil {
+		return cl, done, fmt.Errorf("-redis: %w", err)
+	}
+	rdb := redis.NewClient(opt)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		_ = rdb.Close()
+		return cl, done, fmt.Errorf("-redis %s: %w", opt.Addr, err)
+	}
+	b, err := redisstore.NewBroker(rdb, redisstore.WithLogger(logger))
+	if err != nil {
+		_ = rdb.Close()
+		return cl, done, err
+	}
+	ts, err := redisstore.NewTaskStore(rdb)
+	if err != nil {
+		_ = b.Close()
+		_ = rdb.Close()
+		return cl, done, err
+	}
+	cl.opts = append(cl.opts, server.WithBroker(b))
+	cl.tasks = ts
+	logger.Info("sharing events and tasks through Redis", "addr", opt.Addr, "db", opt.DB, "channel", b.Channel())
+	var once sync.Once
+	return cl, func() {
+		once.Do(func() {
+			_ = b.Close()
+			_ = rdb.Close()
+		})
+	}, nil
+}
+
+// parseStateKeys decodes comma-separated secrets, each hex or base64 (std
+// or URL alphabet, padded or not) of at least 32 bytes. The first seals.
+// Each key's ID is derived from its secret, so that every instance gives
+// a key the same ID whatever its place in the list.
+func parseStateKeys(v string) ([]server.StateKey, error) {
+	var keys []server.StateKey
+	for i, part := range strings.Split(v, ",") {
+		secret, err := decodeSecret(strings.TrimSpace(part))
+		if err != nil {
+			return nil, fmt.Errorf("key %d: %w", i+1, err)
+		}
+		if len(secret) < 32 {
+			return nil, fmt.Errorf("key %d: %d bytes, want at least 32", i+1, len(secret))
+		}
+		sum := sha256.Sum256(secret)
+		keys = append(keys, server.StateKey{ID: binary.BigEndian.Uint32(sum[:4]), Secret: secret})
+	}
+	return keys, nil
+}
+
+func decodeSecret(s string) ([]byte, error) {
+	if b, err := hex.DecodeString(s); err == nil {
+		return b, nil
+	}
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(s); err == nil {
+			return b, nil
+		}
+	}
+	return nil, errors.New("neither hex nor base64")
 }

@@ -1,0 +1,256 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// DefaultKeepAlive is how often a quiet listen stream gets an SSE comment.
+const DefaultKeepAlive = 15 * time.Second
+
+// WithKeepAlive sets the keep-alive interval of listen streams on HTTP
+// (default 15 s; R-HTTP-13). Zero or less turns keep-alives off.
+func WithKeepAlive(d time.Duration) Option { return func(c *config) { c.keepAlive = d } }
+
+// tasksExtension is the capability key of the tasks extension.
+const tasksExtension = "io.modelcontextprotocol/tasks"
+
+// errSilent ends a request with no response at all: a listen stream that
+// the server closed on stdio with notifications/cancelled (R-SUB-07).
+var errSilent = errors.New("server: no response")
+
+// keepAliver is a notifier that can send a keep-alive comment.
+type keepAliver interface {
+	keepAlive() bool
+}
+
+// NotifyToolsChanged tells every listen stream that asked for it, on
+// every instance sharing the broker, that the tool list changed. AddTool
+// and RemoveTool call it themselves.
+func (s *Server) NotifyToolsChanged() error {
+	return s.publish(Event{Kind: EventToolsChanged})
+}
+
+// NotifyPromptsChanged is NotifyToolsChanged for prompts.
+func (s *Server) NotifyPromptsChanged() error {
+	return s.publish(Event{Kind: EventPromptsChanged})
+}
+
+// NotifyResourcesChanged is NotifyToolsChanged for resources and templates.
+func (s *Server) NotifyResourcesChanged() error {
+	return s.publish(Event{Kind: EventResourcesChanged})
+}
+
+// NotifyResourceUpdated tells the listen streams subscribed to uri that
+// the resource changed (notifications/resources/updated).
+func (s *Server) NotifyResourceUpdated(uri string) error {
+	return s.publish(Event{Kind: EventResourceUpdated, URI: uri})
+}
+
+func (s *Server) publish(ev Event) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := s.cfg.broker.Publish(ctx, ev); err != nil {
+		s.log.Error("publishing an event", "kind", ev.Kind, "err", err)
+		return err
+	}
+	return nil
+}
+
+// Shutdown ends every listen stream gracefully and waits for them, or for
+// ctx. On HTTP a stream ends with its subscriptions/listen result
+// (R-SUB-06); on stdio with notifications/cancelled naming the listen
+// request (R-SUB-07): see the package documentation for this choice.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.closeOnce.Do(func() { close(s.closing) })
+	done := make(chan struct{})
+	go func() { s.listeners.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// listen serves subscriptions/listen: an acknowledgement, then the
+// notifications the client asked for, each tagged with the listen request's
+// id, until the client goes away or the server shuts down.
+func (s *Server) listen(ctx context.Context, r *Request, p *protocol.SubscriptionsListenRequestParams, x *exchange) (wireResult, error) {
+	s.listeners.Add(1)
+	defer s.listeners.Done()
+	filter, taskIDs, err := s.honored(r, p)
+	if err != nil {
+		return nil, err
+	}
+	events, stop, err := s.cfg.broker.Subscribe(ctx)
+	if err != nil {
+		s.log.Error("subscribing to the broker", "err", err)
+		return nil, InternalError("Subscriptions are unavailable")
+	}
+	defer stop()
+	id := r.ID
+	tag := &protocol.NotificationMetaObject{SubscriptionID: &id}
+	ack := protocol.SubscriptionsAcknowledgedNotificationParams{Meta: tag, Notifications: filter}
+	if len(taskIDs) > 0 {
+		ack.Notifications.Extra.Set("taskIds", jsonText(taskIDs))
+	}
+	if !r.sendAlways(protocol.MethodNotificationsSubscriptionsAcknowledged, &ack) {
+		return nil, ctx.Err()
+	}
+	var tick <-chan time.Time
+	if _, ok := r.out.(keepAliver); ok && s.cfg.keepAlive > 0 {
+		t := time.NewTicker(s.cfg.keepAlive)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-s.closing:
+			if x.headers == nil { // stdio
+				reason := "server shutting down"
+				r.sendAlways(protocol.MethodNotificationsCancelled, &protocol.CancelledNotificationParams{RequestID: id, Reason: &reason})
+				return nil, errSilent
+			}
+			return &protocol.SubscriptionsListenResult{Meta: protocol.SubscriptionsListenResultMetaObject{SubscriptionID: id}}, nil
+		case <-tick:
+			if ka, ok := r.out.(keepAliver); ok && !ka.keepAlive() {
+				return nil, context.Canceled
+			}
+		case ev, ok := <-events:
+			if !ok {
+				return nil, InternalError("Subscription ended")
+			}
+			if !s.deliver(r, ev, filter, taskIDs, tag) {
+				return nil, context.Canceled
+			}
+		}
+	}
+}
+
+// honored works out which of the requested notifications the server will
+// send (R-SUB-03): list changes it can report, and subscriptions to URIs it
+// serves (other URIs are left out of the acknowledgement). taskIds need
+// the tasks extension declared on this request (R-TASK-13).
+func (s *Server) honored(r *Request, p *protocol.SubscriptionsListenRequestParams) (protocol.SubscriptionFilter, []string, error) {
+	want := p.Notifications
+	var got protocol.SubscriptionFilter
+	yes := true
+	if want.ToolsListChanged != nil && *want.ToolsListChanged {
+		got.ToolsListChanged = &yes
+	}
+	if want.PromptsListChanged != nil && *want.PromptsListChanged {
+		got.PromptsListChanged = &yes
+	}
+	if want.ResourcesListChanged != nil && *want.ResourcesListChanged {
+		got.ResourcesListChanged = &yes
+	}
+	for _, uri := range want.ResourceSubscriptions {
+		if s.knowsResource(uri) && !slices.Contains(got.ResourceSubscriptions, uri) {
+			got.ResourceSubscriptions = append(got.ResourceSubscriptions, uri)
+		}
+	}
+	var taskIDs []string
+	if raw, ok := want.Extra.Get("taskIds"); ok {
+		if !r.declares(tasksExtension) {
+			return got, nil, MissingCapability(protocol.ClientCapabilities{Extensions: map[string]protocol.JSONObject{tasksExtension: protocol.JSONObject("{}")}})
+		}
+		if err := json.Unmarshal(raw, &taskIDs); err != nil {
+			return got, nil, InvalidParams("Invalid params: notifications.taskIds must be an array of strings", nil)
+		}
+	}
+	return got, taskIDs, nil
+}
+
+func (s *Server) knowsResource(uri string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if _, ok := s.resources[uri]; ok {
+		return true
+	}
+	for _, t := range s.templates {
+		if t.tmpl.Match(uri) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// deliver sends one event if the stream asked for it. It reports false
+// when the stream is gone.
+func (s *Server) deliver(r *Request, ev Event, f protocol.SubscriptionFilter, taskIDs []string, tag *protocol.NotificationMetaObject) bool {
+	on := func(b *bool) bool { return b != nil && *b }
+	switch ev.Kind {
+	case EventToolsChanged:
+		if on(f.ToolsListChanged) {
+			return r.sendAlways(protocol.MethodNotificationsToolsListChanged, &protocol.NotificationParams{Meta: tag})
+		}
+	case EventPromptsChanged:
+		if on(f.PromptsListChanged) {
+			return r.sendAlways(protocol.MethodNotificationsPromptsListChanged, &protocol.NotificationParams{Meta: tag})
+		}
+	case EventResourcesChanged:
+		if on(f.ResourcesListChanged) {
+			return r.sendAlways(protocol.MethodNotificationsResourcesListChanged, &protocol.NotificationParams{Meta: tag})
+		}
+	case EventResourceUpdated:
+		if slices.Contains(f.ResourceSubscriptions, ev.URI) {
+			return r.sendAlways(protocol.MethodNotificationsResourcesUpdated, &protocol.ResourceUpdatedNotificationParams{Meta: tag, URI: ev.URI})
+		}
+	case EventTask:
+		if slices.Contains(taskIDs, ev.TaskID) && len(ev.Data) > 0 {
+			return r.sendRaw("notifications/tasks", taggedTask(ev.Data, tag))
+		}
+	}
+	return true
+}
+
+// sendAlways sends a notification on the request's own stream.
+func (r *Request) sendAlways(method string, params any) bool {
+	return r.send(r.ctx, method, params, nil)
+}
+
+// sendRaw sends a notification whose params are already JSON.
+func (r *Request) sendRaw(method string, params []byte) bool {
+	if r.cancelled() || r.out == nil {
+		return false
+	}
+	msg := make([]byte, 0, len(params)+64)
+	msg = append(msg, `{"jsonrpc":"2.0","method":`...)
+	mb, _ := json.Marshal(method)
+	msg = append(msg, mb...)
+	msg = append(msg, `,"params":`...)
+	msg = append(msg, params...)
+	msg = append(msg, '}')
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.done {
+		return false
+	}
+	return r.out.notify(msg)
+}
+
+// taggedTask adds the subscription id to a task's JSON object.
+func taggedTask(task []byte, tag *protocol.NotificationMetaObject) []byte {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(task, &m) != nil {
+		return task
+	}
+	metaJSON, err := protocol.Marshal(tag)
+	if err != nil {
+		return task
+	}
+	m["_meta"] = metaJSON
+	b, err := json.Marshal(m)
+	if err != nil {
+		return task
+	}
+	return b
+}

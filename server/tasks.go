@@ -1,0 +1,979 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// TasksExtension is the capability key of the tasks extension.
+const TasksExtension = tasksExtension
+
+// Defaults of TaskConfig.
+const (
+	// DefaultTaskTTL bounds a task's whole life, input rounds included.
+	DefaultTaskTTL = time.Hour
+	// DefaultTaskPollInterval is the pollIntervalMs suggested to clients;
+	// the runner of a task also re-reads its record at this interval, in
+	// case the broker lost an event.
+	DefaultTaskPollInterval = time.Second
+	// DefaultTaskRetention is how long a task stays readable after its TTL
+	// elapsed, so that a client can see that it failed.
+	DefaultTaskRetention = time.Minute
+	// DefaultMaxTasksPerPrincipal caps the unexpired tasks of one principal.
+	DefaultMaxTasksPerPrincipal = 1000
+)
+
+// TaskConfig configures the tasks extension (WithTasks). Zero fields take
+// the defaults.
+type TaskConfig struct {
+	// Store keeps the task records (default: NewMemoryTaskStore(), which
+	// serves one instance). Instances behind one load balancer share a
+	// store and a Broker (WithBroker).
+	Store TaskStore
+	// TTL is the default time to live of a task (DefaultTaskTTL).
+	TTL time.Duration
+	// PollInterval is the default polling interval suggested to clients
+	// (DefaultTaskPollInterval).
+	PollInterval time.Duration
+	// Retention keeps a task readable for this long after its TTL
+	// (DefaultTaskRetention); negative means not at all.
+	Retention time.Duration
+	// MaxTasksPerPrincipal caps the unexpired tasks of one principal
+	// (DefaultMaxTasksPerPrincipal); negative means no cap. Without an
+	// Authenticate hook every client is the principal "".
+	MaxTasksPerPrincipal int
+}
+
+// WithTasks enables the tasks extension with c: capabilities.extensions
+// advertises it and tasks/get, tasks/update and tasks/cancel are served.
+// Registering a tool with AsTask enables it with the defaults when this
+// option was not given.
+func WithTasks(c TaskConfig) Option { return func(cf *config) { cf.tasks = &c } }
+
+// TaskSupport says how a tool runs under the tasks extension.
+type TaskSupport int
+
+const (
+	// TaskOptional tools run as a task when the request's client declares
+	// the extension, and synchronously otherwise.
+	TaskOptional TaskSupport = iota + 1
+	// TaskRequired tools run only as a task: a request whose client does
+	// not declare the extension gets -32021 naming it (R-TASK-03), before
+	// the handler runs.
+	TaskRequired
+)
+
+// TaskOptions makes a tool run as a task; see AsTask.
+type TaskOptions struct {
+	// Support is TaskOptional or TaskRequired.
+	Support TaskSupport
+	// Deferred leaves the creation of the task to the handler. It is
+	// called synchronously first, as for any tools/call: it may answer at
+	// once, or gather input with multi round-trip input_required results
+	// (R-TASK-08), and creates the task by returning RunAsTask(ctx, state).
+	// The handler is then called again, inside the task, with that state.
+	// Without Deferred the task is created before the handler runs.
+	Deferred bool
+	// TTL overrides TaskConfig.TTL for this tool.
+	TTL time.Duration
+	// PollInterval overrides TaskConfig.PollInterval for this tool.
+	PollInterval time.Duration
+}
+
+// ToolOption configures a tool at registration (AddTool, AddTypedTool).
+type ToolOption func(s *Server, t *tool) error
+
+// AsTask registers a tool with task support. Under the tasks extension
+// (io.modelcontextprotocol/tasks, SEP-2663) a tools/call may answer with a
+// task handle (resultType "task") instead of its result; the client then
+// polls tasks/get, answers the task's input requests with tasks/update and
+// may cancel it with tasks/cancel.
+//
+// The tool's handler is an ordinary
+// ToolHandler: it runs in the background, with a context that ends when
+// the task is cancelled or its TTL elapses, and asks the client for input
+// the way every handler does, by returning Request.AskInput. In a task
+// that parks the task in input_required with the requests, which tasks/get
+// shows; once tasks/update has answered all of them the handler is called
+// again with the responses (Request.InputResponse) and its state
+// (Request.State), as on a multi round-trip retry. The same handler thus
+// serves a client that declares the extension (as a task) and, for
+// TaskOptional tools, one that does not (synchronously, with input_required
+// results).
+//
+// AsTask enables the extension (with the defaults unless WithTasks
+// configured it). The TTL bounds the task's whole life: each input round
+// waits only for the time left, and a handler asking for input with no
+// time left fails the task at once. An input request needing a client
+// capability that the creating request did not declare fails the task at
+// once with -32021, as AskInput would answer synchronously. The runtime
+// waits for every outstanding request to be answered before it calls the
+// handler again; input request keys reaching the client are unique over
+// the task's life (a key the handler reuses gets a suffix on the wire, and
+// Request.InputResponse still finds it under the handler's key).
+// Request.Progress and Request.Log send nothing in a task (R-TASK-14).
+func AsTask(o TaskOptions) ToolOption {
+	return func(s *Server, t *tool) error {
+		if o.Support != TaskOptional && o.Support != TaskRequired {
+			return errors.New("AsTask needs Support TaskOptional or TaskRequired")
+		}
+		if o.TTL < 0 || o.PollInterval < 0 {
+			return errors.New("AsTask: negative TTL or PollInterval")
+		}
+		if err := s.ensureTasks(); err != nil {
+			return err
+		}
+		t.task = &o
+		return nil
+	}
+}
+
+// Task is a running task, as its handler sees it (TaskFrom).
+type Task struct {
+	m         *taskManager
+	id        string
+	principal string
+}
+
+// ID returns the task id.
+func (t *Task) ID() string { return t.id }
+
+// SetStatusMessage sets the task's statusMessage, which tasks/get and
+// task notifications show (a progress description, for instance). It does
+// nothing once the task is over.
+func (t *Task) SetStatusMessage(ctx context.Context, msg string) error {
+	rec, err := t.m.store.Update(ctx, t.principal, t.id, func(r *TaskRecord) error {
+		if r.Status.Terminal() {
+			return errTaskOver
+		}
+		r.StatusMessage, r.UpdatedAt = msg, taskNow()
+		return nil
+	})
+	switch {
+	case errors.Is(err, errTaskOver):
+		return nil
+	case err != nil:
+		return err
+	}
+	t.m.changed(rec)
+	return nil
+}
+
+// taskKey keys a handler's taskBinding in its context.
+type taskKey struct{}
+
+// taskBinding tells a task tool's handler where it runs.
+type taskBinding struct {
+	task     *Task // inside a task
+	canStart bool  // a Deferred handler whose client declared the extension
+}
+
+// TaskFrom returns the task a handler runs in; it reports false when the
+// handler runs synchronously.
+func TaskFrom(ctx context.Context) (*Task, bool) {
+	b, _ := ctx.Value(taskKey{}).(*taskBinding)
+	if b == nil || b.task == nil {
+		return nil, false
+	}
+	return b.task, true
+}
+
+// CanRunAsTask reports whether RunAsTask would create a task: the handler
+// is the synchronous call of a Deferred task tool and the request's client
+// declared the tasks extension.
+func CanRunAsTask(ctx context.Context) bool {
+	b, _ := ctx.Value(taskKey{}).(*taskBinding)
+	return b != nil && b.canStart
+}
+
+// RunAsTask returns the error a Deferred task tool's handler returns to
+// turn the call into a task: the client gets a CreateTaskResult and the
+// handler is called again inside the task, where Request.State returns
+// state and Request.InputResponse the responses of the request that
+// created the task. When the client did not declare the tasks extension
+// it returns the -32021 *Error instead (R-TASK-03), which the handler can
+// return as it is (or, for a TaskOptional tool, check CanRunAsTask first
+// and do the work synchronously).
+func RunAsTask(ctx context.Context, state []byte) error {
+	b, _ := ctx.Value(taskKey{}).(*taskBinding)
+	switch {
+	case b != nil && b.task != nil:
+		return InternalError("Internal error: RunAsTask called inside a task")
+	case b != nil && b.canStart:
+		return &taskEscalation{state: state}
+	case b != nil:
+		return missingTasks()
+	}
+	if r, ok := RequestFrom(ctx); ok && !r.declares(tasksExtension) {
+		return missingTasks()
+	}
+	return InternalError("Internal error: RunAsTask needs a tool registered with AsTask{Deferred: true}")
+}
+
+// taskEscalation is RunAsTask's answer: create the task now.
+type taskEscalation struct{ state []byte }
+
+func (*taskEscalation) Error() string { return "server: run as a task" }
+
+// errTaskOver stops an update of a task that reached a terminal status.
+var errTaskOver = errors.New("server: task is over")
+
+// errNoChange ends an update that has nothing to store.
+var errNoChange = errors.New("server: no change")
+
+// missingTasks is the -32021 error naming the tasks extension.
+func missingTasks() *Error {
+	return MissingCapability(protocol.ClientCapabilities{Extensions: map[string]protocol.JSONObject{tasksExtension: protocol.JSONObject("{}")}})
+}
+
+// tasksMu serialises the enabling of the extension.
+var tasksMu sync.Mutex
+
+// ensureTasks enables the extension with the defaults unless it is on.
+func (s *Server) ensureTasks() error {
+	tasksMu.Lock()
+	on := s.tasks != nil
+	tasksMu.Unlock()
+	if on {
+		return nil
+	}
+	return s.enableTasks(TaskConfig{})
+}
+
+// enableTasks advertises the extension, registers its methods and takes
+// over task tools' tools/call.
+func (s *Server) enableTasks(c TaskConfig) error {
+	tasksMu.Lock()
+	defer tasksMu.Unlock()
+	if s.tasks != nil {
+		return nil
+	}
+	m := &taskManager{s: s, store: c.Store, ttl: c.TTL, poll: c.PollInterval, retention: c.Retention, limit: c.MaxTasksPerPrincipal, signals: map[string]chan struct{}{}}
+	if m.store == nil {
+		m.store = NewMemoryTaskStore()
+	}
+	if m.ttl <= 0 {
+		m.ttl = DefaultTaskTTL
+	}
+	if m.poll <= 0 {
+		m.poll = DefaultTaskPollInterval
+	}
+	switch {
+	case m.retention == 0:
+		m.retention = DefaultTaskRetention
+	case m.retention < 0:
+		m.retention = 0
+	}
+	if m.limit == 0 {
+		m.limit = DefaultMaxTasksPerPrincipal
+	}
+	err := s.addExtension(tasksExtension, nil, map[string]extMethod{
+		"tasks/get":    {nameMember: "taskId", handler: m.get},
+		"tasks/update": {nameMember: "taskId", handler: m.update},
+		"tasks/cancel": {nameMember: "taskId", handler: m.cancel},
+	})
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.tasks = m
+	s.toolCallHook = m.hook
+	s.mu.Unlock()
+	return nil
+}
+
+// taskManager runs the tasks of one Server.
+type taskManager struct {
+	s         *Server
+	store     TaskStore
+	ttl       time.Duration
+	poll      time.Duration
+	retention time.Duration
+	limit     int
+
+	mu      sync.Mutex
+	signals map[string]chan struct{} // closed when the task's record may have changed
+	running int                      // tasks running here
+	subStop func()                   // ends the broker subscription
+}
+
+// taskNow is the time stamps are taken from, to the millisecond.
+func taskNow() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
+
+// hook takes over the tools/call of a tool registered with AsTask.
+func (m *taskManager) hook(ctx context.Context, r *Request, t *tool, args json.RawMessage) (wireResult, bool, error) {
+	o := t.task
+	if o == nil {
+		return nil, false, nil
+	}
+	// R-TASK-02/R-VER-04: a task only for a client that declared the
+	// extension on this very request.
+	declared := r.declares(tasksExtension)
+	if !declared && o.Support == TaskRequired {
+		return nil, true, missingTasks() // R-TASK-03
+	}
+	if declared && !o.Deferred {
+		res, err := m.start(ctx, r, t, args, r.inputResponses, r.state)
+		return res, true, err
+	}
+	b := &taskBinding{canStart: declared}
+	res, err := t.handler(context.WithValue(ctx, taskKey{}, b), r, args)
+	var esc *taskEscalation
+	if errors.As(err, &esc) {
+		if !declared {
+			return nil, true, missingTasks()
+		}
+		wr, err := m.start(ctx, r, t, args, r.inputResponses, esc.state)
+		return wr, true, err
+	}
+	wr, err := m.s.finishTool(r, t, res, err)
+	return wr, true, err
+}
+
+// taskOrigin is what a task keeps of the request that created it.
+type taskOrigin struct {
+	method    string
+	id        protocol.RequestId
+	meta      protocol.RequestMetaObject
+	principal string
+	target    string
+}
+
+// newTaskID returns 144 random bits, base64url (R-TASK-18).
+func newTaskID() (string, error) {
+	b := make([]byte, 18)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// start creates the task, durably (R-TASK-07), starts its runner and
+// returns the CreateTaskResult.
+func (m *taskManager) start(ctx context.Context, r *Request, t *tool, args json.RawMessage, responses protocol.InputResponses, state []byte) (wireResult, error) {
+	ttl, poll := m.ttl, m.poll
+	if t.task.TTL > 0 {
+		ttl = t.task.TTL
+	}
+	if t.task.PollInterval > 0 {
+		poll = t.task.PollInterval
+	}
+	id, err := newTaskID()
+	if err != nil {
+		m.s.log.Error("task id", "err", err)
+		return nil, InternalError("Internal error")
+	}
+	now := taskNow()
+	rec := &TaskRecord{
+		ID: id, Principal: r.Principal, Method: r.Method, Target: t.def.Name,
+		Status: TaskWorking, CreatedAt: now, UpdatedAt: now,
+		TTLMs: max(ttl.Milliseconds(), 1), PollIntervalMs: max(poll.Milliseconds(), 1),
+		ExpiresAt: now.Add(ttl + m.retention),
+	}
+	if err := m.store.Create(ctx, rec, max(m.limit, 0)); err != nil {
+		if errors.Is(err, ErrTaskLimit) {
+			return nil, InternalError(fmt.Sprintf("Internal error: too many tasks (at most %d per client)", m.limit))
+		}
+		m.s.log.Error("creating a task", "tool", t.def.Name, "err", err)
+		return nil, InternalError("Internal error: the task could not be created")
+	}
+	origin := taskOrigin{method: r.Method, id: r.ID, meta: r.Meta, principal: r.Principal, target: r.target}
+	m.attach()
+	go m.run(rec, ttl, poll, t, args, origin, responses, state)
+	return &protocol.Result{ResultType: "task", Extra: detailed(rec, false)}, nil
+}
+
+// errTTL fails a task whose time to live elapsed.
+func errTTL() *Error {
+	return InternalError("Task expired: its ttlMs elapsed before it finished")
+}
+
+// run executes a task to a terminal status: it calls the handler, parks
+// the task in input_required while the client answers, and calls it again
+// with the responses. The TTL bounds the whole run: every input round
+// waits only for the time left, and one that starts with none left fails
+// the task at once.
+func (m *taskManager) run(rec *TaskRecord, ttl, poll time.Duration, t *tool, args json.RawMessage, o taskOrigin, responses protocol.InputResponses, state []byte) {
+	defer m.detach()
+	id, principal := rec.ID, rec.Principal
+	deadline := rec.CreatedAt.Add(ttl)
+	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		m.watchCancel(ctx, principal, id, poll, cancel)
+	}()
+	defer func() {
+		cancel()
+		<-watched
+		m.wake(id) // releases the signal channel
+	}()
+	task := &Task{m: m, id: id, principal: principal}
+	issued := map[string]bool{} // every input request key sent (R-TASK-10)
+	for {
+		r := m.taskRequest(ctx, o, task, responses, state)
+		res, err := m.invoke(r, t, args)
+		if ctx.Err() != nil && err != nil {
+			// Cancelled (the record says so already) or out of time.
+			m.fail(principal, id, errTTL())
+			return
+		}
+		var ir *InputRequired
+		if !errors.As(err, &ir) {
+			var esc *taskEscalation
+			if errors.As(err, &esc) {
+				m.fail(principal, id, InternalError("Internal error: RunAsTask called inside a task"))
+				return
+			}
+			wr, err := m.s.finishTool(r, t, res, err)
+			if err != nil {
+				e, ok := asError(err)
+				if !ok || !emittable(e.Code) {
+					m.s.log.Error("task failed", "tool", t.def.Name, "err", err)
+					e = InternalError("Internal error")
+				}
+				m.fail(principal, id, e)
+				return
+			}
+			m.complete(principal, id, wr)
+			return
+		}
+		// Input: checked before anything is parked, so that a request the
+		// client cannot answer fails the task now (R-MRTR-05, R-META-03).
+		if len(ir.Requests) == 0 && ir.State == nil {
+			m.fail(principal, id, InternalError("Internal error: input_required without input requests or state"))
+			return
+		}
+		if err := r.checkInputRequests(ir.Requests); err != nil {
+			e, ok := asError(err)
+			if !ok {
+				e = InternalError("Internal error: " + err.Error())
+			}
+			m.fail(principal, id, e)
+			return
+		}
+		if !time.Now().Before(deadline) {
+			m.fail(principal, id, errTTL())
+			return
+		}
+		if len(ir.Requests) == 0 { // state only: call again at once
+			responses, state = nil, ir.State
+			continue
+		}
+		wire, back, err := wireRequests(ir.Requests, issued)
+		if err != nil {
+			m.s.log.Error("task input request does not encode", "tool", t.def.Name, "err", err)
+			m.fail(principal, id, InternalError("Internal error"))
+			return
+		}
+		parked, err := m.store.Update(ctx, principal, id, func(r *TaskRecord) error {
+			if r.Status.Terminal() {
+				return errTaskOver
+			}
+			r.Status, r.InputRequests, r.InputResponses, r.UpdatedAt = TaskInputRequired, wire, nil, taskNow()
+			return nil
+		})
+		if err != nil {
+			if !errors.Is(err, errTaskOver) && ctx.Err() == nil {
+				m.s.log.Error("parking a task for input", "task", id, "err", err)
+				m.fail(principal, id, InternalError("Internal error"))
+			}
+			return
+		}
+		m.changed(parked)
+		got, err := m.awaitInput(ctx, principal, id, poll)
+		if err != nil {
+			if ctx.Err() != nil {
+				m.fail(principal, id, errTTL())
+			}
+			return
+		}
+		responses = make(protocol.InputResponses, len(got))
+		for wk, raw := range got {
+			var resp protocol.InputResponse
+			if k, ok := back[wk]; ok && protocol.Unmarshal(raw, &resp) == nil {
+				responses[k] = resp
+			}
+		}
+		state = ir.State
+	}
+}
+
+// wireRequests encodes a round of input requests under keys never used
+// before in the task (R-TASK-10): a handler key that was already sent gets
+// a suffix. back maps the wire keys to the handler's.
+func wireRequests(reqs map[string]protocol.InputRequest, issued map[string]bool) (map[string]json.RawMessage, map[string]string, error) {
+	wire := make(map[string]json.RawMessage, len(reqs))
+	back := make(map[string]string, len(reqs))
+	for _, k := range sortedKeys(reqs) {
+		wk := k
+		for n := 2; issued[wk]; n++ {
+			wk = k + "#" + strconv.Itoa(n)
+		}
+		req := reqs[k]
+		b, err := protocol.Marshal(&req)
+		if err != nil {
+			return nil, nil, err
+		}
+		issued[wk] = true
+		wire[wk], back[wk] = b, k
+	}
+	return wire, back, nil
+}
+
+// taskRequest is the Request a handler gets inside a task: the creating
+// request's method, _meta and principal, no transport (so no progress or
+// log notifications, R-TASK-14), the task's context.
+func (m *taskManager) taskRequest(ctx context.Context, o taskOrigin, task *Task, responses protocol.InputResponses, state []byte) *Request {
+	r := &Request{Method: o.method, ID: o.id, Meta: o.meta, Principal: o.principal, target: o.target, inputResponses: responses, state: state}
+	c := context.WithValue(ctx, taskKey{}, &taskBinding{task: task})
+	r.ctx = c
+	r.rc = requestContext{Context: c, r: r}
+	return r
+}
+
+// invoke calls the handler; a panic fails the task with -32603.
+func (m *taskManager) invoke(r *Request, t *tool, args json.RawMessage) (res *protocol.CallToolResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			m.s.log.Error("task handler panicked", "tool", t.def.Name, "panic", p, "stack", string(debug.Stack()))
+			res, err = nil, InternalError("Internal error")
+		}
+	}()
+	defer r.finish()
+	return t.handler(&r.rc, r, args)
+}
+
+// bg is a context for store calls that must happen whatever the task's
+// context says (recording a failure at the deadline).
+func bg() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), 10*time.Second)
+}
+
+// complete records the result (R-TASK-09, R-TASK-17: a tool execution
+// error is a completed task whose result has isError).
+func (m *taskManager) complete(principal, id string, wr wireResult) {
+	res, ok := wr.(*protocol.CallToolResult)
+	if !ok {
+		m.fail(principal, id, InternalError("Internal error"))
+		return
+	}
+	if res.ResultType == "" {
+		res.ResultType = "complete"
+	}
+	b, err := protocol.Marshal(res)
+	if err != nil {
+		m.s.log.Error("task result does not encode", "task", id, "err", err)
+		m.fail(principal, id, InternalError("Internal error: invalid result"))
+		return
+	}
+	m.finish(principal, id, func(r *TaskRecord) {
+		r.Status, r.Result = TaskCompleted, b
+	})
+}
+
+// fail records a JSON-RPC error: status failed, error and statusMessage
+// (R-TASK-17).
+func (m *taskManager) fail(principal, id string, e *Error) {
+	b, err := protocol.Marshal(&protocol.Error{Code: e.Code, Message: e.Message, Data: e.Data})
+	if err != nil {
+		b, _ = protocol.Marshal(&protocol.Error{Code: e.Code, Message: e.Message})
+	}
+	m.finish(principal, id, func(r *TaskRecord) {
+		r.Status, r.Error, r.StatusMessage = TaskFailed, b, e.Message
+	})
+}
+
+// finish moves a task to a terminal status unless it is in one already
+// (cancelled meanwhile).
+func (m *taskManager) finish(principal, id string, set func(*TaskRecord)) {
+	ctx, cancel := bg()
+	defer cancel()
+	rec, err := m.store.Update(ctx, principal, id, func(r *TaskRecord) error {
+		if r.Status.Terminal() {
+			return errTaskOver
+		}
+		set(r)
+		r.InputRequests, r.InputResponses, r.UpdatedAt = nil, nil, taskNow()
+		return nil
+	})
+	switch {
+	case err == nil:
+		m.changed(rec)
+	case errors.Is(err, errTaskOver), errors.Is(err, ErrTaskNotFound), errors.Is(err, ErrTaskExpired):
+	default:
+		m.s.log.Error("recording the end of a task", "task", id, "err", err)
+	}
+}
+
+// awaitInput waits until every outstanding input request of the task is
+// answered, then takes the responses. It waits at most until ctx ends:
+// the task's deadline, so each round gets only the time left.
+func (m *taskManager) awaitInput(ctx context.Context, principal, id string, poll time.Duration) (map[string]json.RawMessage, error) {
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	for {
+		sig := m.signal(id)
+		rec, err := m.store.Get(ctx, principal, id)
+		if err != nil {
+			return nil, err
+		}
+		if rec.Status.Terminal() {
+			return nil, errTaskOver
+		}
+		if len(rec.InputRequests) == 0 {
+			var got map[string]json.RawMessage
+			moved := false
+			rec, err := m.store.Update(ctx, principal, id, func(r *TaskRecord) error {
+				if r.Status.Terminal() {
+					return errTaskOver
+				}
+				got, r.InputResponses = r.InputResponses, nil
+				if moved = r.Status != TaskWorking; moved {
+					r.Status, r.UpdatedAt = TaskWorking, taskNow()
+				}
+				return nil
+			})
+			if err != nil {
+				return nil, err
+			}
+			if moved { // tasks/update normally did it, and told everyone
+				m.changed(rec)
+			}
+			return got, nil
+		}
+		select {
+		case <-sig:
+		case <-tick.C:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// watchCancel ends a running task's context once its record says it was
+// cancelled, or is gone, whichever instance served the tasks/cancel.
+func (m *taskManager) watchCancel(ctx context.Context, principal, id string, poll time.Duration, cancel context.CancelFunc) {
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	for {
+		sig := m.signal(id)
+		rec, err := m.store.Get(ctx, principal, id)
+		switch {
+		case errors.Is(err, ErrTaskNotFound), errors.Is(err, ErrTaskExpired), err == nil && rec.Status == TaskCancelled:
+			cancel()
+			return
+		case err == nil && rec.Status.Terminal():
+			return
+		}
+		select {
+		case <-sig:
+		case <-tick.C:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// signal returns a channel that closes at the next change of the task.
+func (m *taskManager) signal(id string) <-chan struct{} {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	ch, ok := m.signals[id]
+	if !ok {
+		ch = make(chan struct{})
+		m.signals[id] = ch
+	}
+	return ch
+}
+
+// wake tells this instance's waiters that the task may have changed.
+func (m *taskManager) wake(id string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if ch, ok := m.signals[id]; ok {
+		close(ch)
+		delete(m.signals, id)
+	}
+}
+
+// changed publishes the task on the broker, then wakes the local waiters:
+// the listen streams that asked for it send notifications/tasks, and the
+// instance running it (maybe another) wakes up. Publishing first keeps the
+// events of one task in order: a runner woken by this change publishes
+// its own next change after this one.
+func (m *taskManager) changed(rec *TaskRecord) {
+	defer m.wake(rec.ID)
+	b := m.s.cfg.broker
+	if b == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := b.Publish(ctx, Event{Kind: EventTask, TaskID: rec.ID, Data: detailedJSON(rec)}); err != nil {
+		m.s.log.Error("publishing a task event", "task", rec.ID, "err", err)
+	}
+}
+
+// attach counts a task running here and, for the first, subscribes to
+// the broker, whose task events wake the runners (updates served by other
+// instances).
+func (m *taskManager) attach() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.running++
+	b := m.s.cfg.broker
+	if m.subStop != nil || b == nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	events, stop, err := b.Subscribe(ctx)
+	if err != nil {
+		cancel()
+		m.s.log.Error("subscribing to task events; runners fall back to polling", "err", err)
+		return
+	}
+	m.subStop = func() { stop(); cancel() }
+	go func() {
+		for ev := range events {
+			if ev.Kind == EventTask && ev.TaskID != "" {
+				m.wake(ev.TaskID)
+			}
+		}
+	}()
+}
+
+// detach ends the subscription when no task runs here any more.
+func (m *taskManager) detach() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.running--
+	if m.running == 0 && m.subStop != nil {
+		m.subStop()
+		m.subStop = nil
+	}
+}
+
+// detailed returns the members of a DetailedTask (R-TASK-06, R-TASK-09):
+// the Task, plus inputRequests, result or error by status. A
+// CreateTaskResult carries only the Task (full false).
+func detailed(rec *TaskRecord, full bool) protocol.Members {
+	m := protocol.Members{
+		{Name: "taskId", Value: jsonText(rec.ID)},
+		{Name: "status", Value: jsonText(string(rec.Status))},
+	}
+	if rec.StatusMessage != "" {
+		m = append(m, protocol.Member{Name: "statusMessage", Value: jsonText(rec.StatusMessage)})
+	}
+	m = append(m,
+		protocol.Member{Name: "createdAt", Value: jsonText(isoTime(rec.CreatedAt))},
+		protocol.Member{Name: "lastUpdatedAt", Value: jsonText(isoTime(rec.UpdatedAt))},
+		protocol.Member{Name: "ttlMs", Value: json.RawMessage(strconv.FormatInt(rec.TTLMs, 10))},
+	)
+	if rec.PollIntervalMs > 0 {
+		m = append(m, protocol.Member{Name: "pollIntervalMs", Value: json.RawMessage(strconv.FormatInt(rec.PollIntervalMs, 10))})
+	}
+	if !full {
+		return m
+	}
+	switch rec.Status {
+	case TaskInputRequired:
+		m = append(m, protocol.Member{Name: "inputRequests", Value: jsonText(rec.InputRequests)})
+	case TaskCompleted:
+		m = append(m, protocol.Member{Name: "result", Value: rec.Result})
+	case TaskFailed:
+		m = append(m, protocol.Member{Name: "error", Value: rec.Error})
+	}
+	return m
+}
+
+// detailedJSON is the DetailedTask as a JSON object, for notifications.
+func detailedJSON(rec *TaskRecord) []byte {
+	buf := []byte{'{'}
+	for i, x := range detailed(rec, true) {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendJSONString(buf, x.Name)
+		buf = append(buf, ':')
+		buf = append(buf, x.Value...)
+	}
+	return append(buf, '}')
+}
+
+func isoTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
+
+// taskParams are the params of tasks/get, tasks/update and tasks/cancel
+// (_meta aside, A24).
+type taskParams struct {
+	id        string
+	responses map[string]json.RawMessage
+}
+
+func parseTaskParams(raw json.RawMessage, withResponses bool) (taskParams, error) {
+	var p taskParams
+	var rp protocol.RequestParams
+	if err := protocol.Unmarshal(raw, &rp); err != nil {
+		return p, InvalidParams("Invalid params: "+err.Error(), nil)
+	}
+	v, ok := rp.Extra.Get("taskId")
+	if !ok || json.Unmarshal(v, &p.id) != nil {
+		return p, InvalidParams("Invalid params: taskId must be a string", nil)
+	}
+	if !withResponses {
+		return p, nil
+	}
+	v, ok = rp.Extra.Get("inputResponses")
+	if !ok || string(v) == "null" || json.Unmarshal(v, &p.responses) != nil {
+		return p, InvalidParams("Invalid params: inputResponses must be an object", nil)
+	}
+	return p, nil
+}
+
+// storeError turns a store error into the error of a tasks/* request: an
+// unknown, foreign or expired task is -32602 (R-TASK-15).
+func (m *taskManager) storeError(op string, err error) error {
+	switch {
+	case errors.Is(err, ErrTaskNotFound):
+		return InvalidParams(op+": Task not found", nil)
+	case errors.Is(err, ErrTaskExpired):
+		return InvalidParams(op+": Task has expired", nil)
+	}
+	if e, ok := asError(err); ok {
+		return e
+	}
+	m.s.log.Error("task store", "op", op, "err", err)
+	return InternalError("Internal error")
+}
+
+// get serves tasks/get (R-TASK-09).
+func (m *taskManager) get(ctx context.Context, r *Request, raw json.RawMessage) (wireResult, error) {
+	if !r.declares(tasksExtension) {
+		return nil, missingTasks() // R-TASK-15
+	}
+	p, err := parseTaskParams(raw, false)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := m.store.Get(ctx, r.Principal, p.id)
+	if err != nil {
+		return nil, m.storeError("Failed to retrieve task", err)
+	}
+	return &protocol.Result{ResultType: "complete", Extra: detailed(rec, true)}, nil
+}
+
+// update serves tasks/update (R-TASK-11): responses to outstanding
+// requests are stored for the runner, others ignored; once none is
+// outstanding the task is working again.
+func (m *taskManager) update(ctx context.Context, r *Request, raw json.RawMessage) (wireResult, error) {
+	if !r.declares(tasksExtension) {
+		return nil, missingTasks()
+	}
+	p, err := parseTaskParams(raw, true)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := m.store.Update(ctx, r.Principal, p.id, func(t *TaskRecord) error {
+		if t.Status.Terminal() {
+			return errNoChange
+		}
+		taken := false
+		for _, k := range sortedKeys(p.responses) {
+			req, ok := t.InputRequests[k]
+			if !ok {
+				continue // not outstanding: ignored
+			}
+			if err := checkResponse(k, req, p.responses[k]); err != nil {
+				return err
+			}
+			if t.InputResponses == nil {
+				t.InputResponses = map[string]json.RawMessage{}
+			}
+			t.InputResponses[k] = p.responses[k]
+			delete(t.InputRequests, k)
+			taken = true
+		}
+		if !taken {
+			return errNoChange
+		}
+		if len(t.InputRequests) == 0 {
+			t.InputRequests = nil
+			t.Status = TaskWorking
+		}
+		t.UpdatedAt = taskNow()
+		return nil
+	})
+	switch {
+	case err == nil:
+		m.changed(rec)
+	case errors.Is(err, errNoChange):
+	default:
+		return nil, m.storeError("Failed to update task", err)
+	}
+	return &protocol.Result{ResultType: "complete"}, nil
+}
+
+// checkResponse checks that a response is the result of its request's
+// method: an ElicitResult for elicitation/create, and so on.
+func checkResponse(key string, req, resp json.RawMessage) error {
+	var ir protocol.InputRequest
+	var in protocol.InputResponse
+	if err := protocol.Unmarshal(resp, &in); err != nil {
+		return InvalidParams("Invalid params: inputResponses."+key+": "+err.Error(), nil)
+	}
+	if protocol.Unmarshal(req, &ir) != nil {
+		return nil
+	}
+	ok := true
+	switch ir.Value.(type) {
+	case *protocol.ElicitRequest:
+		_, ok = in.Value.(*protocol.ElicitResult)
+	case *protocol.CreateMessageRequest:
+		_, ok = in.Value.(*protocol.CreateMessageResult)
+	case *protocol.ListRootsRequest:
+		_, ok = in.Value.(*protocol.ListRootsResult)
+	}
+	if !ok {
+		return InvalidParams("Invalid params: inputResponses."+key+" does not answer its request", nil)
+	}
+	return nil
+}
+
+// cancel serves tasks/cancel (R-TASK-12): a task not yet terminal is
+// cancelled at once and its handler's context ends; a terminal one is
+// left as it is. Both get the empty acknowledgement.
+func (m *taskManager) cancel(ctx context.Context, r *Request, raw json.RawMessage) (wireResult, error) {
+	if !r.declares(tasksExtension) {
+		return nil, missingTasks()
+	}
+	p, err := parseTaskParams(raw, false)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := m.store.Update(ctx, r.Principal, p.id, func(t *TaskRecord) error {
+		if t.Status.Terminal() {
+			return errNoChange
+		}
+		t.Status, t.StatusMessage = TaskCancelled, "The task was cancelled at the client's request."
+		t.InputRequests, t.InputResponses, t.UpdatedAt = nil, nil, taskNow()
+		return nil
+	})
+	switch {
+	case err == nil:
+		m.changed(rec)
+	case errors.Is(err, errNoChange):
+	default:
+		return nil, m.storeError("Failed to cancel task", err)
+	}
+	return &protocol.Result{ResultType: "complete"}, nil
+}
