@@ -43,6 +43,7 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	staticcheck ./...
 
-## conformance: run the MCP conformance suite (2026-07-28 requirements; npm + Node 22) against ./examples/everything
+## conformance: run the MCP conformance suite (2026-07-28 requirements; npm + Node 22) against ./examples/everything;
+## every scenario counts, scored or not (-all)
 conformance:
-	$(GO) run ./tools/conformance run -out conformance-results
+	$(GO) run ./tools/conformance run -all -out conformance-results
