@@ -127,7 +127,7 @@ func (e *encoder) raw(v []byte) {
 // checkRaw validates raw JSON held in a Go value before it is written, so
 // that Marshal never emits invalid JSON.
 func checkRaw(path string, v []byte, mode rawMode) error {
-	d := decoder{buf: v, maxDepth: DefaultMaxDepth}
+	d := decoder{buf: v, maxDepth: DefaultMaxDepth, maxString: DefaultMaxStringBytes, maxMembers: DefaultMaxMembers}
 	err := d.checkRawKind(mode)
 	if err == nil {
 		err = d.skip(mode >= rawJSONValue)

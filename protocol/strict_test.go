@@ -253,3 +253,33 @@ func TestMaxDepth(t *testing.T) {
 	require.True(t, ok, "%v", err)
 	assert.Equal(t, KindDepth, de.Kind)
 }
+
+// The string and member limits refuse a document as soon as it crosses
+// them, with KindLimit.
+func TestStringAndMemberLimits(t *testing.T) {
+	long := `{"type":"text","text":"` + strings.Repeat("a", 100) + `"}`
+	err := UnmarshalOptions{MaxStringBytes: 99}.Unmarshal([]byte(long), new(TextContent))
+	de, ok := AsDecodeError(err)
+	require.True(t, ok, "%v", err)
+	assert.Equal(t, KindLimit, de.Kind)
+	assert.Equal(t, "text", de.Path)
+	require.NoError(t, UnmarshalOptions{MaxStringBytes: 100}.Unmarshal([]byte(long), new(TextContent)))
+	escaped := `{"type":"text","text":"` + strings.Repeat(`\u0061`, 100) + `"}`
+	_, ok = AsDecodeError(UnmarshalOptions{MaxStringBytes: 99}.Unmarshal([]byte(escaped), new(TextContent)))
+	assert.True(t, ok, "the limit applies after unescaping too")
+
+	var b strings.Builder
+	b.WriteString(`{"type":"text","text":"a","x":{`)
+	for i := range 50 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"k%d":1`, i)
+	}
+	b.WriteString(`}}`)
+	err = UnmarshalOptions{MaxMembers: 40}.Unmarshal([]byte(b.String()), new(TextContent))
+	de, ok = AsDecodeError(err)
+	require.True(t, ok, "%v", err)
+	assert.Equal(t, KindLimit, de.Kind)
+	require.NoError(t, UnmarshalOptions{MaxMembers: 60}.Unmarshal([]byte(b.String()), new(TextContent)))
+}

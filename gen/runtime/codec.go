@@ -31,14 +31,34 @@ type UnmarshalOptions struct {
 	// MaxDepth limits the nesting of objects and arrays; 0 means
 	// DefaultMaxDepth.
 	MaxDepth int
+	// MaxStringBytes limits the length of one string (member names
+	// included), after unescaping; 0 means DefaultMaxStringBytes.
+	MaxStringBytes int
+	// MaxMembers limits the object members in the whole document; 0 means
+	// DefaultMaxMembers.
+	MaxMembers int
 }
+
+// The default limits of UnmarshalOptions. A document over one is refused
+// with a KindLimit (or KindDepth) error as soon as the limit is crossed,
+// before the rest is read.
+const (
+	DefaultMaxStringBytes = 16 << 20
+	DefaultMaxMembers     = 1 << 20
+)
 
 // Unmarshal decodes data into v, which must be a pointer to a type of this
 // package. Decoding is strict; see the package documentation for the rules.
 func (o UnmarshalOptions) Unmarshal(data []byte, v any) error {
-	d := decoder{buf: data, maxDepth: o.MaxDepth}
+	d := decoder{buf: data, maxDepth: o.MaxDepth, maxString: o.MaxStringBytes, maxMembers: o.MaxMembers}
 	if d.maxDepth <= 0 {
 		d.maxDepth = DefaultMaxDepth
+	}
+	if d.maxString <= 0 {
+		d.maxString = DefaultMaxStringBytes
+	}
+	if d.maxMembers <= 0 {
+		d.maxMembers = DefaultMaxMembers
 	}
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
 		return &DecodeError{Kind: KindSyntax, Msg: "byte-order mark before JSON text"}

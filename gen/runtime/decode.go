@@ -19,6 +19,11 @@ type decoder struct {
 	pos      int
 	depth    int
 	maxDepth int
+	// maxString and maxMembers are the other limits of UnmarshalOptions;
+	// members counts the object members read so far.
+	maxString  int
+	maxMembers int
+	members    int
 	scratch  []byte // unescaped strings; valid until the next string read
 	escaped  bool   // the last string read had escapes, so it lives in scratch
 }
@@ -217,6 +222,9 @@ func (d *decoder) nextMember(first *bool) (name []byte, ok bool, err error) {
 	if err != nil {
 		return nil, false, err
 	}
+	if d.members++; d.members > d.maxMembers {
+		return nil, false, d.errAt(KindLimit, "more than "+strconv.Itoa(d.maxMembers)+" object members")
+	}
 	if d.peek() != ':' {
 		return nil, false, d.errAt(KindSyntax, "expected ':' after member name")
 	}
@@ -276,6 +284,10 @@ func (d *decoder) readStringBytes() ([]byte, error) {
 		c := d.buf[i]
 		switch {
 		case c == '"':
+			if i-start > d.maxString {
+				d.pos = start
+				return nil, d.errAt(KindLimit, "string longer than "+strconv.Itoa(d.maxString)+" bytes")
+			}
 			d.pos = i + 1
 			s := d.buf[start:i]
 			if !ascii && !utf8.Valid(s) {
@@ -304,6 +316,10 @@ func (d *decoder) readEscaped(start, i int) ([]byte, error) {
 		c := d.buf[i]
 		switch {
 		case c == '"':
+			if len(out) > d.maxString {
+				d.pos = start
+				return nil, d.errAt(KindLimit, "string longer than "+strconv.Itoa(d.maxString)+" bytes")
+			}
 			d.pos = i + 1
 			d.scratch = out
 			if !utf8.Valid(out) {

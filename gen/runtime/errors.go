@@ -42,6 +42,9 @@ const (
 	// KindRange is a number outside the range of its Go type or below the
 	// schema's minimum.
 	KindRange
+	// KindLimit is a string longer than UnmarshalOptions.MaxStringBytes or
+	// a document with more members than UnmarshalOptions.MaxMembers.
+	KindLimit
 )
 
 var kindNames = [...]string{
@@ -57,6 +60,7 @@ var kindNames = [...]string{
 	KindUnion:       "union",
 	KindDepth:       "depth",
 	KindRange:       "range",
+	KindLimit:       "limit",
 }
 
 // String returns a short lower-case name of the kind, such as "missing".
