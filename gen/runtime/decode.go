@@ -24,8 +24,8 @@ type decoder struct {
 	maxString  int
 	maxMembers int
 	members    int
-	scratch  []byte // unescaped strings; valid until the next string read
-	escaped  bool   // the last string read had escapes, so it lives in scratch
+	scratch    []byte // unescaped strings; valid until the next string read
+	escaped    bool   // the last string read had escapes, so it lives in scratch
 }
 
 func (d *decoder) errAt(kind ErrorKind, msg string) error {
