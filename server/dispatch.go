@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -25,6 +26,7 @@ type headerGetter interface {
 // exchange is one message through the runtime, independent of transport.
 type exchange struct {
 	headers   headerGetter // HTTP only
+	remote    string       // the client's address (HTTP), for the rate limit
 	principal string
 	out       notifier
 }
@@ -35,6 +37,7 @@ type outcome struct {
 	status       int    // HTTP status
 	notification bool   // the message was a notification: HTTP 202, no body
 	cancelled    bool   // the request was cancelled: send nothing (R-CANCEL-01)
+	retryAfter   int    // seconds, for HTTP 429's Retry-After
 }
 
 // The order of checks on a request (documented in the package doc):
@@ -53,14 +56,14 @@ func (s *Server) process(ctx context.Context, body []byte, x *exchange) outcome 
 	// pass into its own type. Anything else takes the careful path below,
 	// which finds the right error in the documented order.
 	var cr protocol.ClientRequest
-	if protocol.Unmarshal(body, &cr) == nil {
+	if s.cfg.decode.Unmarshal(body, &cr) == nil {
 		if id, method, params := clientRequestParts(&cr); params != nil && s.serves(method) {
 			meta, name := metaAndName(params)
 			return s.run(ctx, id, method, params, nil, meta, name, x)
 		}
 	}
 	var msg protocol.JSONRPCMessage
-	if err := protocol.Unmarshal(body, &msg); err != nil {
+	if err := s.cfg.decode.Unmarshal(body, &msg); err != nil {
 		return s.malformed(body, err)
 	}
 	switch m := msg.Value.(type) {
@@ -105,6 +108,12 @@ func (s *Server) malformed(body []byte, err error) outcome {
 	de, _ := protocol.AsDecodeError(err)
 	if de != nil && de.Kind == protocol.KindSyntax {
 		return s.errorOutcome(nil, &Error{Code: protocol.CodeParseError, Message: "Parse error: " + de.Msg})
+	}
+	// The strict decoder stops at the first thing wrong, which may be the
+	// shape of text that is not JSON at all (a lone quote): that is a parse
+	// error too, whatever the decoder met first.
+	if (de == nil || de.Kind != protocol.KindDepth && de.Kind != protocol.KindLimit) && !json.Valid(body) {
+		return s.errorOutcome(nil, &Error{Code: protocol.CodeParseError, Message: "Parse error: invalid JSON"})
 	}
 	return s.errorOutcome(recoverID(body), &Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: " + strings.TrimPrefix(err.Error(), "protocol: ")})
 }
@@ -181,13 +190,21 @@ func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, 
 	if typedErr != nil {
 		return s.errorOutcome(&id, InvalidParams("Invalid params: "+strings.TrimPrefix(typedErr.Error(), "protocol: "), nil))
 	}
-	r := &Request{Method: method, ID: id, Meta: meta, Principal: x.principal, out: x.out, ctx: ctx}
+	s.inflight.Add(1)
+	defer s.inflight.Done()
+	r := &Request{Method: method, ID: id, Meta: meta, Principal: x.principal, out: x.out, ctx: ctx, maxInputs: s.cfg.maxInputs}
 	r.rc = requestContext{Context: ctx, r: r}
-	ctx = &r.rc
-	res, err := s.dispatch(ctx, r, typed, x)
+	if s.cfg.handlerTimeout > 0 && method != protocol.MethodSubscriptionsListen {
+		r.rc.deadline = time.Now().Add(s.cfg.handlerTimeout)
+	}
+	res, err := s.dispatch(&r.rc, r, typed, x)
 	r.finish()
 	if ctx.Err() != nil || errors.Is(err, errSilent) {
 		return outcome{cancelled: true, status: 499}
+	}
+	if r.rc.Err() == context.DeadlineExceeded {
+		s.log.Warn("handler deadline passed", "method", method, "timeout", s.cfg.handlerTimeout)
+		return s.errorOutcome(&id, InternalError("Request timed out"))
 	}
 	if err != nil {
 		e, ok := asError(err)
@@ -274,6 +291,9 @@ func (s *Server) dispatch(ctx context.Context, r *Request, params any, x *exchan
 	switch p := params.(type) {
 	case *protocol.CallToolRequestParams:
 		r.target = p.Name
+		if e := s.rateLimited(r, x.remote); e != nil {
+			return nil, e
+		}
 		return s.callTool(ctx, r, p, x.headers)
 	case *protocol.GetPromptRequestParams:
 		r.target = p.Name
@@ -304,6 +324,9 @@ func (s *Server) dispatch(ctx context.Context, r *Request, params any, x *exchan
 // method, target and principal before the handler sees anything.
 func (s *Server) prepareMRTR(r *Request, target string, responses protocol.InputResponses, state *string) error {
 	r.target = target
+	if len(responses) > s.cfg.maxInputs && s.cfg.maxInputs > 0 {
+		return InvalidParams("Invalid params: more inputResponses than the server accepts", nil)
+	}
 	r.inputResponses = responses
 	if state != nil {
 		return s.openState(r, *state)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"net/http"
 	"strconv"
 	"unicode/utf8"
@@ -129,5 +130,16 @@ func (s *Server) errorOutcome(id *protocol.RequestId, e *Error) outcome {
 		resp.Error.Data = nil
 		body, _ = protocol.Marshal(&resp)
 	}
-	return outcome{body: body, status: httpStatus(e.Code)}
+	out := outcome{body: body, status: httpStatus(e.Code)}
+	if e.Code == CodeRateLimited {
+		var d struct {
+			RetryAfterMs int64 `json:"retryAfterMs"`
+		}
+		_ = json.Unmarshal(e.Data, &d)
+		out.retryAfter = int((d.RetryAfterMs + 999) / 1000)
+		if out.retryAfter < 1 {
+			out.retryAfter = 1
+		}
+	}
+	return out
 }

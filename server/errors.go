@@ -38,6 +38,8 @@ func (e *Error) HTTPStatus() int {
 
 func httpStatus(code int64) int {
 	switch code {
+	case CodeRateLimited:
+		return http.StatusTooManyRequests
 	case protocol.CodeMethodNotFoundError:
 		return http.StatusNotFound
 	case protocol.CodeInternalError:

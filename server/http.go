@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -90,7 +91,13 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, http.StatusForbidden, &Error{Code: protocol.CodeInvalidRequestError, Message: "Forbidden: Host not allowed"})
 		return
 	}
-	if o := r.Header.Get("Origin"); o != "" {
+	// Every Origin is checked: the header has a single value, and a
+	// proxy that reads another one than we do must not see a different
+	// origin.
+	for _, o := range r.Header.Values("Origin") {
+		if o == "" {
+			continue
+		}
 		u, err := url.Parse(o)
 		if err != nil || u.Host == "" || !h.hostAllowed(u.Host) {
 			h.writeError(w, http.StatusForbidden, &Error{Code: protocol.CodeInvalidRequestError, Message: "Forbidden: Origin not allowed"})
@@ -124,7 +131,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sse := &sseWriter{w: w}
-	out := h.s.process(r.Context(), body, &exchange{headers: r.Header, principal: principal, out: sse})
+	out := h.s.process(r.Context(), body, &exchange{headers: r.Header, principal: principal, out: sse, remote: r.RemoteAddr})
 	sse.finish(out)
 }
 
@@ -219,6 +226,9 @@ func (s *sseWriter) finish(out outcome) {
 		_ = s.event(out.body)
 	default:
 		s.w.Header().Set("Content-Type", "application/json")
+		if out.retryAfter > 0 {
+			s.w.Header().Set("Retry-After", strconv.Itoa(out.retryAfter))
+		}
 		s.w.WriteHeader(out.status)
 		_, _ = s.w.Write(out.body)
 	}

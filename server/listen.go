@@ -62,14 +62,15 @@ func (s *Server) publish(ev Event) error {
 	return nil
 }
 
-// Shutdown ends every listen stream gracefully and waits for them, or for
+// Shutdown ends every listen stream gracefully and waits for them and
+// for the requests still running (whose responses are still sent), or for
 // ctx. On HTTP a stream ends with its subscriptions/listen result
 // (R-SUB-06); on stdio with notifications/cancelled naming the listen
 // request (R-SUB-07): see the package documentation for this choice.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeOnce.Do(func() { close(s.closing) })
 	done := make(chan struct{})
-	go func() { s.listeners.Wait(); close(done) }()
+	go func() { s.listeners.Wait(); s.inflight.Wait(); close(done) }()
 	select {
 	case <-done:
 		return nil
@@ -109,17 +110,21 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 		defer t.Stop()
 		tick = t.C
 	}
+	var lifetime <-chan time.Time
+	if s.cfg.streamLifetime > 0 {
+		t := time.NewTimer(s.cfg.streamLifetime)
+		defer t.Stop()
+		lifetime = t.C
+	}
 	for {
+		var end bool
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-s.closing:
-			if x.headers == nil { // stdio
-				reason := "server shutting down"
-				r.sendAlways(protocol.MethodNotificationsCancelled, &protocol.CancelledNotificationParams{RequestID: id, Reason: &reason})
-				return nil, errSilent
-			}
-			return &protocol.SubscriptionsListenResult{Meta: protocol.SubscriptionsListenResultMetaObject{SubscriptionID: id}}, nil
+			end = true
+		case <-lifetime:
+			end = true
 		case <-tick:
 			if ka, ok := r.out.(keepAliver); ok && !ka.keepAlive() {
 				return nil, context.Canceled
@@ -131,6 +136,14 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 			if !s.deliver(r, ev, filter, taskIDs, tag) {
 				return nil, context.Canceled
 			}
+		}
+		if end {
+			if x.headers == nil { // stdio
+				reason := "server shutting down"
+				r.sendAlways(protocol.MethodNotificationsCancelled, &protocol.CancelledNotificationParams{RequestID: id, Reason: &reason})
+				return nil, errSilent
+			}
+			return &protocol.SubscriptionsListenResult{Meta: protocol.SubscriptionsListenResultMetaObject{SubscriptionID: id}}, nil
 		}
 	}
 }

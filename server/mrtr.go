@@ -39,6 +39,9 @@ func (r *Request) AskInput(requests map[string]protocol.InputRequest, state []by
 	if len(requests) == 0 && state == nil {
 		return errors.New("server: AskInput needs input requests or state")
 	}
+	if len(requests) > r.maxInputs && r.maxInputs > 0 {
+		return fmt.Errorf("server: AskInput: %d input requests, more than the limit of %d (WithMaxInputRequests)", len(requests), r.maxInputs)
+	}
 	if err := r.checkInputRequests(requests); err != nil {
 		return err
 	}

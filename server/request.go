@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -29,6 +30,7 @@ type Request struct {
 	Principal string
 
 	inputResponses protocol.InputResponses
+	maxInputs      int
 	state          []byte
 	target         string // tool or prompt name, resource URI (MRTR binding)
 
@@ -63,6 +65,7 @@ func (r *Request) finish() {
 	r.mu.Lock()
 	r.done = true
 	r.mu.Unlock()
+	r.rc.finish()
 }
 
 // cancelled reports whether the request's own context is done, whatever
@@ -164,11 +167,20 @@ func (r *Request) Log(ctx context.Context, level protocol.LoggingLevel, logger s
 }
 
 // requestContext is the handler's context: the request's own, plus the
-// Request for RequestFrom. It lives inside the Request, so that serving a
-// request allocates no separate context.
+// Request for RequestFrom, plus the handler deadline (WithHandlerTimeout).
+// It lives inside the Request, so that serving a request allocates no
+// separate context; the deadline costs nothing until a handler asks for
+// Done, which then gets a channel closed at the deadline or when the
+// request's own context ends.
 type requestContext struct {
 	context.Context
-	r *Request
+	r        *Request
+	deadline time.Time // zero: none
+
+	once    sync.Once
+	done    chan struct{}
+	closeCh sync.Once
+	release chan struct{} // closed when the request finishes
 }
 
 // Value returns the Request for RequestFrom's key.
@@ -177,4 +189,58 @@ func (c *requestContext) Value(key any) any {
 		return c.r
 	}
 	return c.Context.Value(key)
+}
+
+// Deadline is the earlier of the parent's deadline and the handler's.
+func (c *requestContext) Deadline() (time.Time, bool) {
+	pd, ok := c.Context.Deadline()
+	if c.deadline.IsZero() || (ok && pd.Before(c.deadline)) {
+		return pd, ok
+	}
+	return c.deadline, true
+}
+
+// Err reports the parent's error, or DeadlineExceeded past the handler
+// deadline.
+func (c *requestContext) Err() error {
+	if err := c.Context.Err(); err != nil {
+		return err
+	}
+	if !c.deadline.IsZero() && !time.Now().Before(c.deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
+// Done returns a channel closed when the parent is done or the handler
+// deadline passes.
+func (c *requestContext) Done() <-chan struct{} {
+	if c.deadline.IsZero() {
+		return c.Context.Done()
+	}
+	c.once.Do(func() {
+		c.done = make(chan struct{})
+		c.release = make(chan struct{})
+		t := time.NewTimer(time.Until(c.deadline))
+		parent := c.Context.Done()
+		go func() {
+			defer t.Stop()
+			select {
+			case <-parent:
+			case <-t.C:
+			case <-c.release:
+				return
+			}
+			c.closeCh.Do(func() { close(c.done) })
+		}()
+	})
+	return c.done
+}
+
+// finish stops the deadline's watcher, if Done started one.
+func (c *requestContext) finish() {
+	c.once.Do(func() {}) // no watcher may start after this
+	if c.release != nil {
+		close(c.release)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"golang.org/x/time/rate"
 	"log/slog"
 	"sort"
 	"sync"
@@ -21,7 +22,11 @@ const (
 	DefaultStateTTL        = 10 * time.Minute
 	DefaultMaxStateBytes   = 16 << 10
 	DefaultShutdownTimeout = 5 * time.Second
-	DefaultMaxSchemaDepth  = 64
+	// DefaultHandlerTimeout bounds one request's handler (not a listen
+	// stream): past it the handler's context is done and the client gets
+	// -32603 "Request timed out".
+	DefaultHandlerTimeout = 5 * time.Minute
+	DefaultMaxSchemaDepth = 64
 	// DefaultMaxSchemaNodes bounds the size of a tool schema (values in the
 	// document, keywords and subschemas included), so that composition
 	// keywords cannot make validation arbitrarily costly (R-SCHEMA-08).
@@ -55,6 +60,13 @@ type config struct {
 	broker            Broker
 	tasks             *TaskConfig // WithTasks
 	keepAlive         time.Duration
+	handlerTimeout    time.Duration
+	decode            protocol.UnmarshalOptions
+	maxInputs         int
+	maxConcurrent     int
+	streamLifetime    time.Duration
+	rate              rate.Limit
+	burst             int
 }
 
 // WithInstructions sets the instructions returned by server/discover.
@@ -116,6 +128,11 @@ func WithCompletion(h CompletionHandler) Option { return func(c *config) { c.com
 // handlers after end of input (default 5 s).
 func WithShutdownTimeout(d time.Duration) Option { return func(c *config) { c.shutdownTimeout = d } }
 
+// WithHandlerTimeout bounds how long one request's handler may run
+// (default 5 minutes; 0 or less: no bound). Listen streams are not
+// bounded by it (see WithMaxStreamLifetime).
+func WithHandlerTimeout(d time.Duration) Option { return func(c *config) { c.handlerTimeout = d } }
+
 // WithMaxStdioLine bounds one stdio message line (default 4 MiB).
 func WithMaxStdioLine(n int) Option { return func(c *config) { c.maxStdioLineBytes = n } }
 
@@ -131,7 +148,9 @@ type Server struct {
 	// It is shared by every response and never modified.
 	resultMeta *protocol.ResultMetaObject
 
-	closing   chan struct{} // closed by Shutdown
+	limiters  *limiters      // nil without WithRateLimit
+	inflight  sync.WaitGroup // running requests, for Shutdown
+	closing   chan struct{}  // closed by Shutdown
 	closeOnce sync.Once
 	listeners sync.WaitGroup // running listen streams
 
@@ -163,6 +182,11 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 		declareLogging:    true,
 		maxStdioLineBytes: DefaultMaxBodyBytes,
 		keepAlive:         DefaultKeepAlive,
+		handlerTimeout:    DefaultHandlerTimeout,
+		decode:            DefaultDecodeLimits(),
+		maxInputs:         DefaultMaxInputRequests,
+		maxConcurrent:     DefaultMaxConcurrent,
+		streamLifetime:    DefaultMaxStreamLifetime,
 	}
 	for _, o := range opts {
 		o(&c)
@@ -219,6 +243,12 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 		if err := s.enableTasks(*c.tasks); err != nil {
 			return nil, err
 		}
+	}
+	if c.rate > 0 {
+		if c.burst < 1 {
+			c.burst = 1
+		}
+		s.limiters = newLimiters(c.rate, c.burst, DefaultMaxRateLimiters)
 	}
 	return s, nil
 }

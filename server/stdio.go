@@ -57,6 +57,16 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 		}
 	}()
 	var readErr error
+	slots := make(chan struct{}, max(s.cfg.maxConcurrent, 1))
+	acquire := func() bool {
+		select {
+		case slots <- struct{}{}:
+			return true
+		default:
+			return false
+		}
+	}
+	release := func() { <-slots }
 	for ctx.Err() == nil {
 		var rr readResult
 		select {
@@ -74,6 +84,11 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 					e.cancel()
 				}
 				mu.Unlock()
+			} else if !acquire() {
+				// Over WithMaxConcurrent: answered at once, so that a
+				// cancellation can still be read (backpressure would block it).
+				e := &Error{Code: CodeRateLimited, Message: "Too many concurrent requests"}
+				out.write(s.errorOutcome(recoverID(line), e).body)
 			} else {
 				msg := bytes.Clone(line)
 				reqCtx, cancel := context.WithCancel(ctx)
@@ -87,6 +102,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
+					defer release()
 					defer cancel()
 					o := s.process(reqCtx, msg, &exchange{out: out})
 					if id != nil {
@@ -165,13 +181,18 @@ func oneLine(msg []byte) []byte {
 	return b.Bytes()
 }
 
-// cancelledID recognises a notifications/cancelled message.
+// cancelledID recognises a notifications/cancelled message. A message
+// with an id is a request, not a notification: it is left to process,
+// which answers it (-32601), since every request gets a response.
 func cancelledID(line []byte) (protocol.RequestId, bool) {
 	if !bytes.Contains(line, []byte(protocol.MethodNotificationsCancelled)) {
 		return protocol.RequestId{}, false
 	}
 	var n protocol.CancelledNotification
 	if protocol.Unmarshal(line, &n) != nil {
+		return protocol.RequestId{}, false
+	}
+	if _, isRequest := n.Extra.Get("id"); isRequest {
 		return protocol.RequestId{}, false
 	}
 	return n.Params.RequestID, true
