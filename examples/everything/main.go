@@ -22,6 +22,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"golang.org/x/time/rate"
 	"log/slog"
 	"net/http"
 	"os"
@@ -44,12 +45,17 @@ func main() {
 		"(redis://[:password@]host:port/db); every instance must also get the same "+stateKeyEnv+"\n"+
 		"(hex or base64, at least 32 bytes; comma-separated to rotate: new key first), which is read\n"+
 		"with or without -redis; without it each instance seals requestState with its own random key")
+	rateLimit := flag.Float64("rate", 0, "limit tools/call to this many calls per second per principal or client address\n"+
+		"(bursts of twice as many; 0: no limit); over it: HTTP 429 with Retry-After, JSON-RPC code -31429")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	cl, closeCluster, err := newCluster(logger, *redisURL)
 	if err != nil {
 		logger.Error("configuring the instance", "err", err)
 		os.Exit(1)
+	}
+	if *rateLimit > 0 {
+		cl.opts = append(cl.opts, server.WithRateLimit(rate.Limit(*rateLimit), max(2*int(*rateLimit), 1)))
 	}
 	defer closeCluster()
 	s, err := newServer(logger, cl)
