@@ -1,0 +1,108 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// Opening and dropping 1,000 SSE responses and 1,000 listen streams
+// mid-stream leaves no goroutine behind, and the heap comes back.
+func TestDroppedStreamsLeakNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens 2,000 streams; skipped with -short")
+	}
+	s := fixture(t, WithKeepAlive(time.Hour))
+	addTool(t, s, `{"name":"stream","inputSchema":{"type":"object"}}`, func(ctx context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+		for i := 1; ; i++ {
+			if !r.Progress(ctx, float64(i), 0, "") {
+				return nil, ctx.Err()
+			}
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-time.After(5 * time.Millisecond):
+			}
+		}
+	})
+	srv := httptest.NewServer(s.Handler(HTTPOptions{AllowedHosts: []string{"127.0.0.1"}}))
+	t.Cleanup(srv.Close)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	t.Cleanup(client.CloseIdleConnections)
+
+	settle := func() (int, uint64) {
+		var ms runtime.MemStats
+		for range 3 {
+			runtime.GC()
+		}
+		runtime.ReadMemStats(&ms)
+		return runtime.NumGoroutine(), ms.HeapInuse
+	}
+	g0, h0 := settle()
+
+	open := func(body []byte) {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
+		for k, v := range mirror(body) {
+			req.Header[k] = v
+		}
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		// Read the first event, then drop the stream mid-way.
+		line, err := bufio.NewReader(resp.Body).ReadString('\n')
+		if err != nil || !strings.HasPrefix(line, "event:") {
+			t.Errorf("first line %q, %v", line, err)
+		}
+		resp.Body.Close()
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 32)
+	for i := range 2000 {
+		var body []byte
+		if i%2 == 0 {
+			body = rpc(i, "subscriptions/listen", params(M{"notifications": M{"toolsListChanged": true}}))
+		} else {
+			body = rpc(i, "tools/call", params(M{"name": "stream", "_meta": meta("progressToken", i)}))
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			open(body)
+		}()
+	}
+	wg.Wait()
+	client.CloseIdleConnections()
+
+	deadline := time.Now().Add(5 * time.Second)
+	var g1 int
+	var h1 uint64
+	for {
+		g1, h1 = settle()
+		if g1 <= g0+2 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if g1 > g0+2 {
+		t.Errorf("goroutines: %d before, %d after dropping 2,000 streams", g0, g1)
+	}
+	if h1 > h0+8<<20 {
+		t.Errorf("heap in use: %d KiB before, %d KiB after", h0>>10, h1>>10)
+	}
+	t.Logf("goroutines %d → %d, heap %d KiB → %d KiB", g0, g1, h0>>10, h1>>10)
+}
