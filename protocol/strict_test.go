@@ -283,3 +283,15 @@ func TestStringAndMemberLimits(t *testing.T) {
 	assert.Equal(t, KindLimit, de.Kind)
 	require.NoError(t, UnmarshalOptions{MaxMembers: 60}.Unmarshal([]byte(b.String()), new(TextContent)))
 }
+
+// Case variants are found with Unicode folding, as encoding/json matches
+// member names: "nameſ"-style spellings with U+017F or U+212A are refused.
+func TestUnicodeCaseVariants(t *testing.T) {
+	var r JSONRPCRequest
+	de := decodeErr(t, `{"jsonrpc":"2.0","id":1,"method":"tools/list","paramſ":{}}`, &r)
+	assert.Equal(t, KindCaseVariant, de.Kind)
+	var p CallToolRequestParams
+	de = decodeErr(t, `{"name":"x","_meta":{"io.modelcontextprotocol/protocolVersion":"x","io.modelcontextprotocol/clientCapabilities":{},"progressTo\u212Aen":1}}`, &p)
+	assert.Equal(t, KindCaseVariant, de.Kind)
+	assert.Equal(t, "_meta.progressTo\u212Aen", de.Path)
+}

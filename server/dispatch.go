@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -57,7 +58,7 @@ func (s *Server) process(ctx context.Context, body []byte, x *exchange) outcome 
 	// which finds the right error in the documented order.
 	var cr protocol.ClientRequest
 	if s.cfg.decode.Unmarshal(body, &cr) == nil {
-		if id, method, params := clientRequestParts(&cr); params != nil && s.serves(method) {
+		if id, method, params, extra := clientRequestParts(&cr); params != nil && s.serves(method) && !responseMembers(extra) {
 			meta, name := metaAndName(params)
 			return s.run(ctx, id, method, params, nil, meta, name, x)
 		}
@@ -70,37 +71,53 @@ func (s *Server) process(ctx context.Context, body []byte, x *exchange) outcome 
 	case *protocol.JSONRPCNotification:
 		return outcome{notification: true, status: 202}
 	case *protocol.JSONRPCRequest:
+		if responseMembers(m.Extra) {
+			id := m.ID
+			return s.errorOutcome(&id, &Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: a request cannot carry result or error"})
+		}
 		return s.request(ctx, m, x)
 	default:
 		return s.errorOutcome(nil, &Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: a client sends requests and notifications only"})
 	}
 }
 
+// responseMembers reports a request that also carries a response's
+// members: JSONRPCMessage refuses it as ambiguous, and so must the fast
+// path.
+func responseMembers(extra protocol.Members) bool {
+	for _, m := range extra {
+		if m.Name == "result" || m.Name == "error" {
+			return true
+		}
+	}
+	return false
+}
+
 // clientRequestParts takes a decoded client request apart.
-func clientRequestParts(cr *protocol.ClientRequest) (protocol.RequestId, string, any) {
+func clientRequestParts(cr *protocol.ClientRequest) (protocol.RequestId, string, any, protocol.Members) {
 	switch v := cr.Value.(type) {
 	case *protocol.CallToolRequest:
-		return v.ID, protocol.MethodToolsCall, &v.Params
+		return v.ID, protocol.MethodToolsCall, &v.Params, v.Extra
 	case *protocol.ListToolsRequest:
-		return v.ID, protocol.MethodToolsList, &v.Params
+		return v.ID, protocol.MethodToolsList, &v.Params, v.Extra
 	case *protocol.GetPromptRequest:
-		return v.ID, protocol.MethodPromptsGet, &v.Params
+		return v.ID, protocol.MethodPromptsGet, &v.Params, v.Extra
 	case *protocol.ListPromptsRequest:
-		return v.ID, protocol.MethodPromptsList, &v.Params
+		return v.ID, protocol.MethodPromptsList, &v.Params, v.Extra
 	case *protocol.ReadResourceRequest:
-		return v.ID, protocol.MethodResourcesRead, &v.Params
+		return v.ID, protocol.MethodResourcesRead, &v.Params, v.Extra
 	case *protocol.ListResourcesRequest:
-		return v.ID, protocol.MethodResourcesList, &v.Params
+		return v.ID, protocol.MethodResourcesList, &v.Params, v.Extra
 	case *protocol.ListResourceTemplatesRequest:
-		return v.ID, protocol.MethodResourcesTemplatesList, &v.Params
+		return v.ID, protocol.MethodResourcesTemplatesList, &v.Params, v.Extra
 	case *protocol.DiscoverRequest:
-		return v.ID, protocol.MethodServerDiscover, &v.Params
+		return v.ID, protocol.MethodServerDiscover, &v.Params, v.Extra
 	case *protocol.CompleteRequest:
-		return v.ID, protocol.MethodCompletionComplete, &v.Params
+		return v.ID, protocol.MethodCompletionComplete, &v.Params, v.Extra
 	case *protocol.SubscriptionsListenRequest:
-		return v.ID, protocol.MethodSubscriptionsListen, &v.Params
+		return v.ID, protocol.MethodSubscriptionsListen, &v.Params, v.Extra
 	}
-	return protocol.RequestId{}, "", nil
+	return protocol.RequestId{}, "", nil, nil
 }
 
 // malformed answers a body that is not a JSON-RPC message.
@@ -119,16 +136,40 @@ func (s *Server) malformed(body []byte, err error) outcome {
 }
 
 // recoverID finds a valid id in a message that is otherwise invalid, so
-// that the error can echo it (R-BASE-07).
+// that the error can echo it (R-BASE-07). Only an exact, single "id" member
+// of a top-level object counts: a duplicate or a case variant ("ID") means
+// there is no id to trust.
 func recoverID(body []byte) *protocol.RequestId {
-	var probe struct {
-		ID json.RawMessage `json:"id"`
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
 	}
-	if json.Unmarshal(body, &probe) != nil || probe.ID == nil {
+	var found json.RawMessage
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		key, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil
+		}
+		switch {
+		case key == "id":
+			if found != nil {
+				return nil
+			}
+			found = v
+		case strings.EqualFold(key, "id"):
+			return nil
+		}
+	}
+	if found == nil {
 		return nil
 	}
 	var id protocol.RequestId
-	if protocol.Unmarshal(probe.ID, &id) != nil {
+	if protocol.Unmarshal(found, &id) != nil {
 		return nil
 	}
 	return &id

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -28,6 +29,11 @@ func parseValue(b []byte) (any, error) {
 }
 
 var errBadJSON = errors.New("malformed JSON")
+
+// errCaseVariant refuses an object whose member names differ only in case:
+// a handler decoding with encoding/json would read the other one than the
+// schema check and the Mcp-Param-* headers saw.
+var errCaseVariant = errors.New("member names that differ only in case")
 
 type valueParser struct {
 	b []byte
@@ -54,6 +60,7 @@ func (p *valueParser) value() (any, error) {
 	case c == '{':
 		p.i++
 		m := map[string]any{}
+		var folded map[string]struct{} // for large objects: folded names seen
 		p.ws()
 		if p.i < len(p.b) && p.b[p.i] == '}' {
 			p.i++
@@ -73,6 +80,25 @@ func (p *valueParser) value() (any, error) {
 			v, err := p.value()
 			if err != nil {
 				return nil, err
+			}
+			if folded == nil && len(m) >= 8 {
+				folded = make(map[string]struct{}, 16)
+				for other := range m {
+					folded[foldKey(other)] = struct{}{}
+				}
+			}
+			if folded != nil {
+				f := foldKey(k)
+				if _, dup := folded[f]; dup {
+					return nil, errCaseVariant
+				}
+				folded[f] = struct{}{}
+			} else {
+				for other := range m {
+					if strings.EqualFold(other, k) {
+						return nil, errCaseVariant
+					}
+				}
 			}
 			m[k] = v
 			p.ws()
@@ -144,6 +170,9 @@ func (p *valueParser) value() (any, error) {
 	}
 	return nil, errBadJSON
 }
+
+// foldKey maps names that strings.EqualFold finds equal to one key.
+func foldKey(s string) string { return strings.ToLower(strings.ToUpper(s)) }
 
 func isRange(err error) bool {
 	var ne *strconv.NumError

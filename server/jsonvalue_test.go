@@ -34,3 +34,20 @@ func TestParseValueAgreesWithEncodingJSON(t *testing.T) {
 		}
 	}
 }
+
+// Member names that differ only in case are refused, in small and large
+// objects, with Unicode folding.
+func TestParseValueCaseVariants(t *testing.T) {
+	big := `{`
+	for i := range 20 {
+		big += `"k` + string(rune('a'+i)) + `":1,`
+	}
+	for _, in := range []string{`{"text":"a","TEXT":"b"}`, `{"s":1,"ſ":2}`, `{"k":1,"\u212a":2}`, big + `"KA":2}`} {
+		if _, err := parseValue([]byte(in)); err != errCaseVariant {
+			t.Errorf("%s: %v", in, err)
+		}
+	}
+	if _, err := parseValue([]byte(big + `"z":2}`)); err != nil {
+		t.Errorf("distinct names: %v", err)
+	}
+}

@@ -31,6 +31,9 @@ const (
 	// document, keywords and subschemas included), so that composition
 	// keywords cannot make validation arbitrarily costly (R-SCHEMA-08).
 	DefaultMaxSchemaNodes = 10000
+	// DefaultMaxSchemaCost bounds the work of validating against a tool
+	// schema, its $refs expanded (see schemaCost).
+	DefaultMaxSchemaCost = 100000
 )
 
 // CacheHint is the ttlMs/cacheScope pair put on cacheable results.

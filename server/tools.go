@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	goccy "github.com/goccy/go-json"
@@ -169,6 +170,9 @@ func (s *Server) compileSchema(raw []byte) (*sjs.Schema, error) {
 	if n := nodes(doc, DefaultMaxSchemaNodes+1); n > DefaultMaxSchemaNodes {
 		return nil, fmt.Errorf("schema has more than %d nodes", DefaultMaxSchemaNodes)
 	}
+	if c := schemaCost(doc, DefaultMaxSchemaCost); c > DefaultMaxSchemaCost {
+		return nil, fmt.Errorf("validating against this schema may take more than %d steps (its $refs expand too far)", DefaultMaxSchemaCost)
+	}
 	if d := depth(doc, 0); d > s.cfg.maxSchemaDepth {
 		return nil, fmt.Errorf("schema nests %d levels, more than the limit of %d", d, s.cfg.maxSchemaDepth)
 	}
@@ -180,6 +184,87 @@ func (s *Server) compileSchema(raw []byte) (*sjs.Schema, error) {
 		return nil, err
 	}
 	return c.Compile(loc)
+}
+
+// schemaCost bounds the work of validating against a schema: each keyword
+// and subschema counts one, and a local $ref costs what its target costs,
+// computed once per target. A chain of definitions each an anyOf of two
+// references to the next therefore costs 2^N, as its validation does, and
+// is refused at registration (R-SCHEMA-08). A reference back into a
+// definition being costed (recursion) counts one: its depth is bounded by
+// the instance.
+func schemaCost(root any, limit int) int {
+	memo := map[string]int{}
+	active := map[string]bool{}
+	var cost func(v any, depth int) int
+	cost = func(v any, depth int) int {
+		if depth > 256 {
+			return limit + 1
+		}
+		c := 1
+		switch x := v.(type) {
+		case map[string]any:
+			if ref, ok := x["$ref"].(string); ok && strings.HasPrefix(ref, "#") {
+				switch m, done := memo[ref]; {
+				case active[ref]:
+					c++
+				case done:
+					c += m
+				default:
+					active[ref] = true
+					m := cost(resolvePointer(root, ref), depth+1)
+					active[ref] = false
+					memo[ref] = m
+					c += m
+				}
+			}
+			for k, e := range x {
+				if k == "$defs" || k == "definitions" {
+					continue // definitions cost where they are used
+				}
+				if c += cost(e, depth+1); c > limit {
+					return c
+				}
+			}
+		case []any:
+			for _, e := range x {
+				if c += cost(e, depth+1); c > limit {
+					return c
+				}
+			}
+		}
+		return c
+	}
+	return cost(root, 0)
+}
+
+// resolvePointer follows a local JSON pointer ("#", "#/$defs/a"); an
+// anchor or a pointer that names nothing resolves to nil.
+func resolvePointer(root any, ref string) any {
+	p := strings.TrimPrefix(ref, "#")
+	if p == "" {
+		return root
+	}
+	if !strings.HasPrefix(p, "/") {
+		return nil
+	}
+	v := root
+	for _, tok := range strings.Split(p[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(x) {
+				return nil
+			}
+			v = x[i]
+		default:
+			return nil
+		}
+	}
+	return v
 }
 
 // nodes counts the values of a schema document, stopping at limit.

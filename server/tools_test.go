@@ -478,3 +478,22 @@ func TestSchemaNodeLimit(t *testing.T) {
 		t.Fatalf("AddTool accepted a schema of %d subschemas: %v", DefaultMaxSchemaNodes, err)
 	}
 }
+
+// R-SCHEMA-08: a chain of $refs whose validation doubles at every step is
+// refused at registration; a recursive but linear schema is accepted.
+func TestSchemaRefExpansion(t *testing.T) {
+	s := newServer(t)
+	defs := []string{}
+	for i := range 30 {
+		defs = append(defs, fmt.Sprintf(`"d%d":{"anyOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, i+1, i+1))
+	}
+	defs = append(defs, `"d30":{"type":"string"}`)
+	bomb := `{"name":"bomb","inputSchema":{"type":"object","properties":{"x":{"$ref":"#/$defs/d0"}},"$defs":{` + strings.Join(defs, ",") + `}}}`
+	if err := s.AddTool(toolDef(t, bomb), textTool("x")); err == nil || !strings.Contains(err.Error(), "steps") {
+		t.Fatalf("AddTool accepted a schema that expands to 2^30 steps: %v", err)
+	}
+	tree := `{"name":"tree","inputSchema":{"type":"object","properties":{"root":{"$ref":"#/$defs/node"}},"$defs":{"node":{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#/$defs/node"}}}}}}}`
+	if err := s.AddTool(toolDef(t, tree), textTool("x")); err != nil {
+		t.Fatalf("a recursive schema was refused: %v", err)
+	}
+}

@@ -729,7 +729,10 @@ func (d *decoder) unknownMember(name []byte, declared string, closed bool, extra
 	for rest := declared; rest != ""; {
 		var n string
 		n, rest, _ = strings.Cut(rest, "\x00")
-		if len(n) == len(name) && bytes.EqualFold([]byte(n), name) {
+		// Unicode simple folding, as encoding/json matches names: "paramſ"
+		// (U+017F) and "progressToKen" (U+212A) are variants too, whatever
+		// their byte length.
+		if strings.EqualFold(n, string(name)) {
 			return &DecodeError{Kind: KindCaseVariant, Offset: d.pos, Path: string(name),
 				Msg: "member name differs from declared member " + strconv.Quote(n) + " only in case"}
 		}

@@ -123,7 +123,7 @@ func caseVariant(keys string, name []byte) (string, bool) {
 	for rest := keys; rest != ""; {
 		var k string
 		k, rest, _ = strings.Cut(rest, "\x00")
-		if !strings.Contains(k, ".") && len(k) == len(name) && strings.EqualFold(k, string(name)) {
+		if !strings.Contains(k, ".") && strings.EqualFold(k, string(name)) {
 			return k, true
 		}
 	}
