@@ -30,9 +30,18 @@ test:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./protocol/
 
-## fuzz: run every fuzz target for FUZZTIME each
+## fuzz: run every fuzz target for FUZZTIME each (Go fuzzes one target per
+## run); seeds are in testdata/fuzz/<target>/, crashers land in the
+## package's testdata/fuzz/FuzzX/
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJSONRPCMessage$$' -fuzztime $(FUZZTIME) ./protocol/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeUnion$$' -fuzztime $(FUZZTIME) ./protocol/
+	$(GO) test -run '^$$' -fuzz '^FuzzHTTPBody$$' -fuzztime $(FUZZTIME) ./server/
+	$(GO) test -run '^$$' -fuzz '^FuzzHTTPHandler$$' -fuzztime $(FUZZTIME) ./server/
+	$(GO) test -run '^$$' -fuzz '^FuzzStdio$$' -fuzztime $(FUZZTIME) ./server/
+	$(GO) test -run '^$$' -fuzz '^FuzzRequestState$$' -fuzztime $(FUZZTIME) ./server/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeSentinel$$' -fuzztime $(FUZZTIME) ./server/
+	$(GO) test -run '^$$' -fuzz '^FuzzOpen$$' -fuzztime $(FUZZTIME) ./server/internal/sealed/
 
 ## diff: API-level difference between two schema revisions (OLD=… NEW=…)
 diff:

@@ -527,7 +527,14 @@ func (g *emitter) emitUnionDecode(d *Decl) {
 	g.p("start, depth := d.pos, d.depth")
 	g.p("var vals [%d][]byte", max(len(d.KeyNames), 1))
 	g.p("p := probe{vals: vals[:0]}")
-	g.p("if err := d.probeObject(&p, %s, %d, %d); err != nil {", keys, len(d.KeyNames), g.totalDiscriminator(d, keyIdx))
+	stop := g.totalDiscriminator(d, keyIdx)
+	var need uint64 // every const key, which the probe must see before it stops
+	for _, v := range d.Variants {
+		for _, c := range v.Consts {
+			need |= 1 << uint(keyIdx[c.Key])
+		}
+	}
+	g.p("if err := d.probeObject(&p, %s, %d, %d, %#x); err != nil {", keys, len(d.KeyNames), stop, need)
 	g.p("return err")
 	g.p("}")
 	g.p("d.pos, d.depth = start, depth")
@@ -547,9 +554,11 @@ func (g *emitter) emitUnionDecode(d *Decl) {
 			}
 		}
 	}
+	// The key constrained by the most branches names the error; among
+	// equals, the one with the most distinct values (method, not jsonrpc).
 	disc, discN := "", 0
 	for _, k := range d.KeyNames {
-		if count[k] > discN {
+		if count[k] > discN || (count[k] == discN && discN > 0 && len(values[k]) > len(values[disc])) {
 			disc, discN = k, count[k]
 		}
 	}

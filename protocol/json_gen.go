@@ -1192,7 +1192,7 @@ func (u *CallToolResultResponseResult) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [2][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "content\x00resultType", 2, -1); err != nil {
+	if err := d.probeObject(&p, "content\x00resultType", 2, -1, 0x2); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -1899,7 +1899,7 @@ func (u *ClientRequest) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [4][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "id\x00jsonrpc\x00method\x00params", 4, 2); err != nil {
+	if err := d.probeObject(&p, "id\x00jsonrpc\x00method\x00params", 4, 2, 0x6); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -1935,7 +1935,7 @@ func (u *ClientRequest) decodeFrom(d *decoder) error {
 		cand |= 1 << 9 // CompleteRequest
 	}
 	if cand == 0 {
-		return noVariant(&p, "ClientRequest", "jsonrpc", 1, "2.0")
+		return noVariant(&p, "ClientRequest", "method", 2, "")
 	}
 	specs := [...]variantSpec{{required: 0xf, consts: 0x6}, {required: 0xf, consts: 0x6}, {required: 0xf, consts: 0x6}, {required: 0xf, consts: 0x6}, {required: 0xf, consts: 0x6}, {required: 0xf, consts: 0x6}, {required: 0xf, consts: 0x6}, {required: 0xf, consts: 0x6}, {required: 0xf, consts: 0x6}, {required: 0xf, consts: 0x6}}
 	pick, err := choose(&p, cand, specs[:], "ClientRequest", "DiscoverRequest\x00ListResourcesRequest\x00ListResourceTemplatesRequest\x00ReadResourceRequest\x00SubscriptionsListenRequest\x00ListPromptsRequest\x00GetPromptRequest\x00ListToolsRequest\x00CallToolRequest\x00CompleteRequest")
@@ -2431,7 +2431,7 @@ func (u *CompleteRequestParamsRef) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [3][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "name\x00type\x00uri", 3, 1); err != nil {
+	if err := d.probeObject(&p, "name\x00type\x00uri", 3, 1, 0x2); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -2798,7 +2798,7 @@ func (u *ContentBlock) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [7][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "data\x00mimeType\x00name\x00resource\x00text\x00type\x00uri", 7, 5); err != nil {
+	if err := d.probeObject(&p, "data\x00mimeType\x00name\x00resource\x00text\x00type\x00uri", 7, 5, 0x20); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -3402,7 +3402,7 @@ func (u *CreateMessageResultContent) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [9][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "content\x00data\x00id\x00input\x00mimeType\x00name\x00text\x00toolUseId\x00type", 9, 8); err != nil {
+	if err := d.probeObject(&p, "content\x00data\x00id\x00input\x00mimeType\x00name\x00text\x00toolUseId\x00type", 9, 8, 0x100); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -4261,7 +4261,7 @@ func (u *ElicitRequestParams) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [4][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "message\x00mode\x00requestedSchema\x00url", 4, -1); err != nil {
+	if err := d.probeObject(&p, "message\x00mode\x00requestedSchema\x00url", 4, -1, 0x2); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -4734,7 +4734,7 @@ func (u *EmbeddedResourceResource) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [3][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "blob\x00text\x00uri", 3, -1); err != nil {
+	if err := d.probeObject(&p, "blob\x00text\x00uri", 3, -1, 0x0); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -4795,7 +4795,7 @@ func (u *EnumSchema) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [8][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "enum\x00enumNames\x00items\x00items.anyOf\x00items.enum\x00items.type\x00oneOf\x00type", 8, -1); err != nil {
+	if err := d.probeObject(&p, "enum\x00enumNames\x00items\x00items.anyOf\x00items.enum\x00items.type\x00oneOf\x00type", 8, -1, 0x80); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -5467,7 +5467,7 @@ func (u *GetPromptResultResponseResult) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [2][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "messages\x00resultType", 2, -1); err != nil {
+	if err := d.probeObject(&p, "messages\x00resultType", 2, -1, 0x2); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -6241,7 +6241,7 @@ func (u *InputRequest) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [2][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "method\x00params", 2, 0); err != nil {
+	if err := d.probeObject(&p, "method\x00params", 2, 0, 0x1); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -6475,7 +6475,7 @@ func (u *InputResponse) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [5][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "action\x00content\x00model\x00role\x00roots", 5, -1); err != nil {
+	if err := d.probeObject(&p, "action\x00content\x00model\x00role\x00roots", 5, -1, 0x9); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -7124,7 +7124,7 @@ func (u *JSONRPCMessage) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [5][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "error\x00id\x00jsonrpc\x00method\x00result", 5, -1); err != nil {
+	if err := d.probeObject(&p, "error\x00id\x00jsonrpc\x00method\x00result", 5, -1, 0x4); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -7420,7 +7420,7 @@ func (u *JSONRPCResponse) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [4][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "error\x00id\x00jsonrpc\x00result", 4, -1); err != nil {
+	if err := d.probeObject(&p, "error\x00id\x00jsonrpc\x00result", 4, -1, 0x4); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -10329,7 +10329,7 @@ func (u *MultiSelectEnumSchema) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [5][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "items\x00items.anyOf\x00items.enum\x00items.type\x00type", 5, -1); err != nil {
+	if err := d.probeObject(&p, "items\x00items.anyOf\x00items.enum\x00items.type\x00type", 5, -1, 0x10); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -11164,7 +11164,7 @@ func (u *PrimitiveSchemaDefinition) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [8][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "enum\x00enumNames\x00items\x00items.anyOf\x00items.enum\x00items.type\x00oneOf\x00type", 8, -1); err != nil {
+	if err := d.probeObject(&p, "enum\x00enumNames\x00items\x00items.anyOf\x00items.enum\x00items.type\x00oneOf\x00type", 8, -1, 0x80); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -12461,7 +12461,7 @@ func (u *ReadResourceResultContentsElem) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [3][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "blob\x00text\x00uri", 3, -1); err != nil {
+	if err := d.probeObject(&p, "blob\x00text\x00uri", 3, -1, 0x0); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -12613,7 +12613,7 @@ func (u *ReadResourceResultResponseResult) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [4][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "cacheScope\x00contents\x00resultType\x00ttlMs", 4, -1); err != nil {
+	if err := d.probeObject(&p, "cacheScope\x00contents\x00resultType\x00ttlMs", 4, -1, 0x5); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -14504,7 +14504,7 @@ func (u *SamplingMessageContent) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [9][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "content\x00data\x00id\x00input\x00mimeType\x00name\x00text\x00toolUseId\x00type", 9, 8); err != nil {
+	if err := d.probeObject(&p, "content\x00data\x00id\x00input\x00mimeType\x00name\x00text\x00toolUseId\x00type", 9, 8, 0x100); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -14604,7 +14604,7 @@ func (u *SamplingMessageContentBlock) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [9][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "content\x00data\x00id\x00input\x00mimeType\x00name\x00text\x00toolUseId\x00type", 9, 8); err != nil {
+	if err := d.probeObject(&p, "content\x00data\x00id\x00input\x00mimeType\x00name\x00text\x00toolUseId\x00type", 9, 8, 0x100); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -15153,7 +15153,7 @@ func (u *ServerNotification) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [3][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "jsonrpc\x00method\x00params", 3, 1); err != nil {
+	if err := d.probeObject(&p, "jsonrpc\x00method\x00params", 3, 1, 0x3); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -15183,7 +15183,7 @@ func (u *ServerNotification) decodeFrom(d *decoder) error {
 		cand |= 1 << 7 // LoggingMessageNotification
 	}
 	if cand == 0 {
-		return noVariant(&p, "ServerNotification", "jsonrpc", 0, "2.0")
+		return noVariant(&p, "ServerNotification", "method", 1, "")
 	}
 	specs := [...]variantSpec{{required: 0x7, consts: 0x3}, {required: 0x7, consts: 0x3}, {required: 0x3, consts: 0x3}, {required: 0x7, consts: 0x3}, {required: 0x7, consts: 0x3}, {required: 0x3, consts: 0x3}, {required: 0x3, consts: 0x3}, {required: 0x7, consts: 0x3}}
 	pick, err := choose(&p, cand, specs[:], "ServerNotification", "CancelledNotification\x00ProgressNotification\x00ResourceListChangedNotification\x00SubscriptionsAcknowledgedNotification\x00ResourceUpdatedNotification\x00PromptListChangedNotification\x00ToolListChangedNotification\x00LoggingMessageNotification")
@@ -15284,7 +15284,7 @@ func (u *ServerResult) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [14][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "_meta\x00cacheScope\x00capabilities\x00completion\x00content\x00contents\x00messages\x00prompts\x00resourceTemplates\x00resources\x00resultType\x00supportedVersions\x00tools\x00ttlMs", 14, -1); err != nil {
+	if err := d.probeObject(&p, "_meta\x00cacheScope\x00capabilities\x00completion\x00content\x00contents\x00messages\x00prompts\x00resourceTemplates\x00resources\x00resultType\x00supportedVersions\x00tools\x00ttlMs", 14, -1, 0x402); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -15449,7 +15449,7 @@ func (u *SingleSelectEnumSchema) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [3][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "enum\x00oneOf\x00type", 3, -1); err != nil {
+	if err := d.probeObject(&p, "enum\x00oneOf\x00type", 3, -1, 0x4); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth

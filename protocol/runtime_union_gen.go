@@ -38,9 +38,9 @@ func (p *probe) is(i int, vals ...string) bool {
 // anything but the keys listed in keys ("\x00"-separated, sorted; a dotted
 // key "items.enum" looks one object deeper). The position is restored by
 // the caller. When stop is the index of a key that alone decides the
-// branch, the scan ends once that key has been read: the branch's own
-// decoder then checks the whole object.
-func (d *decoder) probeObject(p *probe, keys string, n, stop int) error {
+// branch, the scan ends once that key and every other const key (need)
+// have been read: the branch's own decoder then checks the whole object.
+func (d *decoder) probeObject(p *probe, keys string, n, stop int, need uint64) error {
 	if cap(p.vals) < n {
 		p.vals = make([][]byte, n)
 	}
@@ -78,7 +78,7 @@ func (d *decoder) probeObject(p *probe, keys string, n, stop int) error {
 					s = append([]byte(nil), s...)
 				}
 				p.vals[idx] = s
-				if idx == stop {
+				if stop >= 0 && p.has(stop) && p.present&need == need {
 					return nil
 				}
 				continue

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -36,7 +37,9 @@ func FuzzHTTPBody(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	s := fixture(f, WithCompletion(completeAll))
+	// A listen request the fuzzer builds ends after a short lifetime
+	// instead of holding the fuzz worker for an hour.
+	s := fixture(f, WithCompletion(completeAll), WithMaxStreamLifetime(20*time.Millisecond))
 	h := s.Handler(HTTPOptions{MaxBodyBytes: 1 << 16})
 	f.Fuzz(func(t *testing.T, body []byte) {
 		rec := post(t, h, body, nil)
