@@ -75,13 +75,7 @@ func main() {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.Handler(server.HTTPOptions{}))
-	hs := &http.Server{
-		Addr:              *addr,
-		Handler:           mux,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-	}
+	hs := newHTTPServer(*addr, mux)
 	go func() {
 		<-ctx.Done()
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
@@ -224,4 +218,19 @@ func decodeSecret(s string) ([]byte, error) {
 		}
 	}
 	return nil, errors.New("neither hex nor base64")
+}
+
+// newHTTPServer bounds how long a client may take, so that a slow-loris
+// client cannot hold connections: headers within 10 s, a request within
+// 60 s, an idle keep-alive connection 120 s. There is no write timeout:
+// listen streams stay open (the server bounds them by WithMaxStreamLifetime
+// and keeps them alive with comments).
+func newHTTPServer(addr string, h http.Handler) *http.Server {
+	return &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
 }
