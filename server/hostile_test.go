@@ -921,8 +921,8 @@ func generatedHostileCases() []*hostileCase {
 	// Bounds against a hang, not timings: a shared CI machine under -race
 	// is slow. That these inputs are refused as the limit is crossed, not
 	// after reading them through, is checked by protocol's limit tests.
-	fast := 5 * time.Second // what must not be parsed through
-	slow := 30 * time.Second       // what must be parsed through, under -race on a busy machine
+	fast := 5 * time.Second  // what must not be parsed through
+	slow := 30 * time.Second // what must be parsed through, under -race on a busy machine
 	idErr := func(code int64, id string) hostileWant {
 		return hostileWant{status: httpStatus(code), kind: "error", code: code, id: id}
 	}
