@@ -235,13 +235,7 @@ func (r *Request) sendRaw(method string, params []byte) bool {
 	if r.cancelled() || r.out == nil {
 		return false
 	}
-	msg := make([]byte, 0, len(params)+64)
-	msg = append(msg, `{"jsonrpc":"2.0","method":`...)
-	mb, _ := json.Marshal(method)
-	msg = append(msg, mb...)
-	msg = append(msg, `,"params":`...)
-	msg = append(msg, params...)
-	msg = append(msg, '}')
+	msg := notification(method, params)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.done {

@@ -85,13 +85,7 @@ func (r *Request) send(ctx context.Context, method string, params any, admit fun
 	if err != nil {
 		return false
 	}
-	msg := make([]byte, 0, len(p)+64)
-	msg = append(msg, `{"jsonrpc":"2.0","method":`...)
-	mb, _ := json.Marshal(method)
-	msg = append(msg, mb...)
-	msg = append(msg, `,"params":`...)
-	msg = append(msg, p...)
-	msg = append(msg, '}')
+	msg := notification(method, p)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.done || r.cancelled() {
@@ -243,4 +237,14 @@ func (c *requestContext) finish() {
 	if c.release != nil {
 		close(c.release)
 	}
+}
+
+// notification builds a JSON-RPC notification from its params' JSON.
+func notification(method string, params []byte) []byte {
+	msg := make([]byte, 0, len(params)+len(method)+48)
+	msg = append(msg, `{"jsonrpc":"2.0","method":`...)
+	msg = appendJSONString(msg, method)
+	msg = append(msg, `,"params":`...)
+	msg = append(msg, params...)
+	return append(msg, '}')
 }
