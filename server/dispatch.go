@@ -443,55 +443,54 @@ func (s *Server) page(keys []string, cursor *string) ([]string, *string, error) 
 	return keys[start:end], next, nil
 }
 
+// pageDefs cuts one page out of a registry, in key order, and returns
+// the definitions on it.
+func pageDefs[V, D any](s *Server, m map[string]V, cursor *string, def func(V) D) ([]D, *string, error) {
+	keys, next, err := s.page(sortedKeys(m), cursor)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]D, 0, len(keys))
+	for _, k := range keys {
+		out = append(out, def(m[k]))
+	}
+	return out, next, nil
+}
+
 func (s *Server) list(method string, cursor *string) (wireResult, error) {
 	ttl, scope := s.cacheHint(method)
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	switch method {
 	case protocol.MethodToolsList:
-		keys, next, err := s.page(sortedKeys(s.tools), cursor)
+		tools, next, err := pageDefs(s, s.tools, cursor, func(t *tool) protocol.Tool { return t.def })
 		if err != nil {
 			return nil, err
 		}
-		res := &protocol.ListToolsResult{Tools: make([]protocol.Tool, 0, len(keys)), NextCursor: next, TTLMs: ttl, CacheScope: scope}
-		for _, k := range keys {
-			res.Tools = append(res.Tools, s.tools[k].def)
-		}
-		return res, nil
+		return &protocol.ListToolsResult{Tools: tools, NextCursor: next, TTLMs: ttl, CacheScope: scope}, nil
 	case protocol.MethodPromptsList:
-		keys, next, err := s.page(sortedKeys(s.prompts), cursor)
+		prompts, next, err := pageDefs(s, s.prompts, cursor, func(p *prompt) protocol.Prompt { return p.def })
 		if err != nil {
 			return nil, err
 		}
-		res := &protocol.ListPromptsResult{Prompts: make([]protocol.Prompt, 0, len(keys)), NextCursor: next, TTLMs: ttl, CacheScope: scope}
-		for _, k := range keys {
-			res.Prompts = append(res.Prompts, s.prompts[k].def)
-		}
-		return res, nil
+		return &protocol.ListPromptsResult{Prompts: prompts, NextCursor: next, TTLMs: ttl, CacheScope: scope}, nil
 	case protocol.MethodResourcesList:
-		keys, next, err := s.page(sortedKeys(s.resources), cursor)
+		resources, next, err := pageDefs(s, s.resources, cursor, func(r *resource) protocol.Resource { return r.def })
 		if err != nil {
 			return nil, err
 		}
-		res := &protocol.ListResourcesResult{Resources: make([]protocol.Resource, 0, len(keys)), NextCursor: next, TTLMs: ttl, CacheScope: scope}
-		for _, k := range keys {
-			res.Resources = append(res.Resources, s.resources[k].def)
-		}
-		return res, nil
+		return &protocol.ListResourcesResult{Resources: resources, NextCursor: next, TTLMs: ttl, CacheScope: scope}, nil
 	case protocol.MethodResourcesTemplatesList:
-		byName := map[string]*template{}
+		// Templates are listed in registration order: keyed by position.
+		byPos := make(map[string]*template, len(s.templates))
 		for i, t := range s.templates {
-			byName[fmt.Sprintf("%08d", i)] = t // registration order
+			byPos[fmt.Sprintf("%08d", i)] = t
 		}
-		keys, next, err := s.page(sortedKeys(byName), cursor)
+		templates, next, err := pageDefs(s, byPos, cursor, func(t *template) protocol.ResourceTemplate { return t.def })
 		if err != nil {
 			return nil, err
 		}
-		res := &protocol.ListResourceTemplatesResult{ResourceTemplates: make([]protocol.ResourceTemplate, 0, len(keys)), NextCursor: next, TTLMs: ttl, CacheScope: scope}
-		for _, k := range keys {
-			res.ResourceTemplates = append(res.ResourceTemplates, byName[k].def)
-		}
-		return res, nil
+		return &protocol.ListResourceTemplatesResult{ResourceTemplates: templates, NextCursor: next, TTLMs: ttl, CacheScope: scope}, nil
 	}
 	return nil, MethodNotFound(method)
 }
