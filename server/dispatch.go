@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -18,27 +19,23 @@ import (
 // ListToolsResult, InputRequiredResult, ...).
 type wireResult any
 
-// headerGetter reads request headers (nil on stdio).
-type headerGetter interface {
-	Get(name string) string
-	Values(name string) []string
-}
-
 // exchange is one message through the runtime, independent of transport.
 type exchange struct {
-	headers   headerGetter // HTTP only
-	remote    string       // the client's address (HTTP), for the rate limit
+	viaHTTP   bool        // the message came over Streamable HTTP
+	headers   http.Header // the HTTP request's headers (nil on stdio)
+	remote    string      // the client's address (HTTP), for the rate limit
 	principal string
 	out       notifier
 }
 
 // outcome is what the transport writes back.
 type outcome struct {
-	body         []byte // a JSON-RPC response; nil for an accepted notification
-	status       int    // HTTP status
-	notification bool   // the message was a notification: HTTP 202, no body
-	cancelled    bool   // the request was cancelled: send nothing (R-CANCEL-01)
-	retryAfter   int    // seconds, for HTTP 429's Retry-After
+	body         []byte  // a JSON-RPC response; nil for an accepted notification
+	status       int     // HTTP status
+	notification bool    // the message was a notification: HTTP 202, no body
+	cancelled    bool    // the request was cancelled: send nothing (R-CANCEL-01)
+	retryAfter   int     // seconds, for HTTP 429's Retry-After
+	buf          *[]byte // body's buffer, when it comes from Server.bufs (see recycle)
 }
 
 // The order of checks on a request (documented in the package doc):
@@ -219,7 +216,7 @@ func (s *Server) request(ctx context.Context, m *protocol.JSONRPCRequest, x *exc
 // run finishes the checks of a request whose _meta could be read (steps
 // 4 to 6 of the order) and runs its handler.
 func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, typed any, typedErr error, meta protocol.RequestMetaObject, name string, x *exchange) outcome {
-	if x.headers != nil {
+	if x.viaHTTP {
 		if e := checkHeaders(x.headers, method, meta.ProtocolVersion, name); e != nil {
 			return s.errorOutcome(&id, e)
 		}
@@ -335,7 +332,7 @@ func (s *Server) dispatch(ctx context.Context, r *Request, params any, x *exchan
 		if e := s.rateLimited(r, x.remote); e != nil {
 			return nil, e
 		}
-		return s.callTool(ctx, r, p, x.headers)
+		return s.callTool(ctx, r, p, x)
 	case *protocol.GetPromptRequestParams:
 		r.target = p.Name
 		return s.getPrompt(ctx, r, p)

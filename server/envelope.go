@@ -108,18 +108,38 @@ func appendJSONString(buf []byte, s string) []byte {
 
 func (s *Server) resultOutcome(id protocol.RequestId, res wireResult) outcome {
 	s.stamp(res)
-	buf := make([]byte, 0, 512)
-	buf = append(buf, `{"jsonrpc":"2.0","id":`...)
+	bp, _ := s.bufs.Get().(*[]byte)
+	if bp == nil {
+		b := make([]byte, 0, 512)
+		bp = &b
+	}
+	buf := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
 	buf = appendID(buf, id)
 	buf = append(buf, `,"result":`...)
 	buf, err := protocol.AppendMarshal(buf, res)
+	*bp = buf
 	if err != nil {
+		s.recycle(outcome{buf: bp})
 		// The handler built a result the schema forbids: a server bug.
 		s.log.Error("result does not encode", "err", err)
 		return s.errorOutcome(&id, InternalError("Internal error: invalid result"))
 	}
 	buf = append(buf, '}')
-	return outcome{body: buf, status: http.StatusOK}
+	*bp = buf
+	return outcome{body: buf, status: http.StatusOK, buf: bp}
+}
+
+// maxRecycledBody is the largest response buffer kept for reuse: a rare
+// large result does not pin its memory in the pool.
+const maxRecycledBody = 64 << 10
+
+// recycle returns an outcome's body buffer for reuse once the transport
+// has written it (a ResponseWriter or bufio.Writer copies what it is
+// given). The body must not be used after.
+func (s *Server) recycle(o outcome) {
+	if o.buf != nil && cap(*o.buf) <= maxRecycledBody {
+		s.bufs.Put(o.buf)
+	}
 }
 
 func (s *Server) errorOutcome(id *protocol.RequestId, e *Error) outcome {

@@ -1,9 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/big"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -176,4 +178,134 @@ func jsonKind(v any) string {
 		return "object"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// maxFastMembers is the most members validRaw looks at; larger objects
+// take the general path.
+const maxFastMembers = 16
+
+// validRaw reports whether args certainly satisfy f, reading the JSON text
+// directly instead of building a value tree. args has passed the strict
+// decoder (valid JSON, no duplicate member names). false means "not
+// certain": the caller then parses and validates, which gives the verdict
+// and the message. Only the plain cases are decided here: escaped names
+// or strings, nested values, a non-integer literal for an integer member,
+// names that differ only in case, or more than maxFastMembers members all
+// answer false.
+func (f *flatSchema) validRaw(args []byte) bool {
+	var names [maxFastMembers][]byte
+	n, required := 0, 0
+	i := skipWS(args, 0)
+	if i >= len(args) || args[i] != '{' {
+		return false
+	}
+	i = skipWS(args, i+1)
+	if i < len(args) && args[i] == '}' {
+		return required == len(f.required) && skipWS(args, i+1) == len(args)
+	}
+	for {
+		if n == maxFastMembers || i >= len(args) || args[i] != '"' {
+			return false
+		}
+		end := plainStringEnd(args, i+1)
+		if end < 0 {
+			return false
+		}
+		name := args[i+1 : end]
+		for _, prev := range names[:n] {
+			if bytes.EqualFold(prev, name) {
+				return false // case variants: the general path refuses them
+			}
+		}
+		names[n] = name
+		n++
+		i = skipWS(args, end+1)
+		if i >= len(args) || args[i] != ':' {
+			return false
+		}
+		i = skipWS(args, i+1)
+		kind, next := scalarKind(args, i)
+		if kind == "" {
+			return false
+		}
+		typ, declared := f.props[string(name)]
+		switch {
+		case !declared && f.closed:
+			return false
+		case declared && typ != kind && (typ != "number" || kind != "integer"):
+			return false
+		}
+		if slices.Contains(f.required, string(name)) {
+			required++
+		}
+		i = skipWS(args, next)
+		if i >= len(args) {
+			return false
+		}
+		switch args[i] {
+		case ',':
+			i = skipWS(args, i+1)
+		case '}':
+			return required == len(f.required) && skipWS(args, i+1) == len(args)
+		default:
+			return false
+		}
+	}
+}
+
+func skipWS(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// plainStringEnd returns the index of the quote that closes a string
+// starting at i, or -1 when the string has an escape or is not closed.
+func plainStringEnd(b []byte, i int) int {
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			return i
+		case '\\':
+			return -1
+		}
+	}
+	return -1
+}
+
+// scalarKind classifies the plain scalar at i as "string", "integer" (an
+// integer literal), "number", "boolean" or "null", and returns where it
+// ends; "" means it is not a plain scalar.
+func scalarKind(b []byte, i int) (string, int) {
+	if i >= len(b) {
+		return "", i
+	}
+	switch c := b[i]; {
+	case c == '"':
+		end := plainStringEnd(b, i+1)
+		if end < 0 {
+			return "", i
+		}
+		return "string", end + 1
+	case c == 't' && bytes.HasPrefix(b[i:], []byte("true")):
+		return "boolean", i + 4
+	case c == 'f' && bytes.HasPrefix(b[i:], []byte("false")):
+		return "boolean", i + 5
+	case c == 'n' && bytes.HasPrefix(b[i:], []byte("null")):
+		return "null", i + 4
+	case c == '-' || c >= '0' && c <= '9':
+		kind := "integer"
+		j := i
+		for ; j < len(b); j++ {
+			c := b[j]
+			if c == '.' || c == 'e' || c == 'E' || c == '+' {
+				kind = "number"
+			} else if (c < '0' || c > '9') && c != '-' {
+				break
+			}
+		}
+		return kind, j
+	}
+	return "", i
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"testing"
 )
 
@@ -19,7 +20,13 @@ func TestFlatSchemaAgrees(t *testing.T) {
 		`{}`, `{"text":"a"}`, `{"text":1}`, `{"text":null}`, `{"n":1}`, `{"n":1.0}`, `{"n":1.5}`, `{"n":1e2}`, `{"n":"1"}`,
 		`{"x":2.5}`, `{"x":true}`, `{"b":false}`, `{"b":0}`, `{"other":1}`, `{"r":"eu"}`, `{"r":"eu","missing":[]}`,
 		`[]`, `"s"`, `null`, `{"n":12345678901234567890}`, `{"n":-0}`, `{"text":"a","extra":{"deep":[1]}}`,
+		` { "text" : "a" , "n" : 7 } `, `{"text":"a\u0041"}`, `{"te\u0078t":"a"}`, `{"text":"a","Text":"b"}`,
+		`{"n":-12,"x":3,"b":true,"text":"é"}`, `{"x":1E5}`, `{"n":1e+2}`, `{"text":"a","a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"o":14,"p":15,"q":16}`,
 	}
+	// validRaw, which reads the text without parsing it, may only say yes
+	// where the general validator does (it may decline); it must decide
+	// the plain instances itself, or the fast path is never taken.
+	plainValid := map[string]bool{`{"text":"a"}`: true, ` { "text" : "a" , "n" : 7 } `: true}
 	for _, sc := range schemas {
 		f := compileFlat([]byte(sc))
 		if f == nil {
@@ -30,14 +37,24 @@ func TestFlatSchemaAgrees(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, in := range instances {
+			rawOK := f.validRaw([]byte(in))
 			v, err := parseValue([]byte(in))
 			if err != nil {
-				t.Fatal(err)
+				if rawOK {
+					t.Errorf("schema %s, instance %s: validRaw accepts what parseValue refuses (%v)", sc, in, err)
+				}
+				continue
 			}
 			flatOK := f.validate(v) == nil
 			generalOK := general.Validate(v) == nil
 			if flatOK != generalOK {
 				t.Errorf("schema %s, instance %s: flat says %v, general says %v", sc, in, flatOK, generalOK)
+			}
+			if rawOK && !generalOK {
+				t.Errorf("schema %s, instance %s: validRaw accepts what the general validator refuses", sc, in)
+			}
+			if plainValid[in] && generalOK && !rawOK {
+				t.Errorf("schema %s, instance %s: validRaw declines a plain valid instance", sc, in)
 			}
 		}
 	}
@@ -56,4 +73,32 @@ func TestFlatSchemaAgrees(t *testing.T) {
 			t.Errorf("schema %s must go to the general validator", notFlat)
 		}
 	}
+}
+
+// FuzzFlatRaw: whatever JSON text validRaw accepts, the parser and the
+// general validator accept too (the fast path never lets through what the
+// slow path would refuse).
+func FuzzFlatRaw(f *testing.F) {
+	for _, seed := range []string{`{"text":"a"}`, `{"text":"a","n":1}`, `{"n":1.0}`, `{"Text":"a","text":"b"}`, `{"b":true,"x":-1e3}`, `{}`} {
+		f.Add([]byte(seed))
+	}
+	s := newServer(f)
+	const sc = `{"type":"object","properties":{"text":{"type":"string"},"n":{"type":"integer"},"x":{"type":"number"},"b":{"type":"boolean"}},"required":["text"],"additionalProperties":false}`
+	flat := compileFlat([]byte(sc))
+	general, err := s.compileSchema([]byte(sc))
+	if flat == nil || err != nil {
+		f.Fatal("schema must compile both ways", err)
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if !json.Valid(in) || !flat.validRaw(in) {
+			return
+		}
+		v, err := parseValue(in)
+		if err != nil {
+			t.Fatalf("validRaw accepts %q, parseValue refuses it: %v", in, err)
+		}
+		if err := general.Validate(v); err != nil {
+			t.Fatalf("validRaw accepts %q, the general validator refuses it: %v", in, err)
+		}
+	})
 }

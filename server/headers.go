@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"math"
+	"net/http"
 	"strconv"
 	"strings"
 
@@ -19,20 +20,29 @@ const (
 	HeaderParamPrefix     = "Mcp-Param-"
 )
 
-// canonical returns the spelling net/http stores a header under, so that
-// the lookup need not convert it on every request.
-func canonical(name string) string {
-	if name == HeaderProtocolVersion {
-		return "Mcp-Protocol-Version"
+// The spellings net/http stores the standard headers under: the map is
+// read directly, without converting the name on every request.
+const (
+	keyProtocolVersion = "Mcp-Protocol-Version"
+	keyMethod          = "Mcp-Method"
+	keyName            = "Mcp-Name"
+)
+
+// firstValue returns the first value of the header stored under the
+// canonical key, or "".
+func firstValue(h http.Header, key string) string {
+	if vs := h[key]; len(vs) > 0 {
+		return vs[0]
 	}
-	return name
+	return ""
 }
 
-// headerValue returns the single value of a header, trimmed of
+// headerValue returns the single value of the header stored under the
+// canonical key (name is its spelling in messages), trimmed of
 // surrounding white space, and whether it was present exactly once with
 // only allowed characters (visible ASCII, space, tab; R-HDR-06).
-func headerValue(h headerGetter, name string) (string, bool, *Error) {
-	vs := h.Values(canonical(name))
+func headerValue(h http.Header, key, name string) (string, bool, *Error) {
+	vs := h[key]
 	if len(vs) == 0 {
 		return "", false, nil
 	}
@@ -63,8 +73,8 @@ func decodeSentinel(v string) (string, bool) {
 }
 
 // checkHeaders compares the standard headers with the body (R-HDR-01..05).
-func checkHeaders(h headerGetter, method, version, name string) *Error {
-	v, ok, e := headerValue(h, HeaderProtocolVersion)
+func checkHeaders(h http.Header, method, version, name string) *Error {
+	v, ok, e := headerValue(h, keyProtocolVersion, HeaderProtocolVersion)
 	switch {
 	case e != nil:
 		return e
@@ -73,7 +83,7 @@ func checkHeaders(h headerGetter, method, version, name string) *Error {
 	case v != version:
 		return headerMismatch(HeaderProtocolVersion + " header does not match _meta protocolVersion")
 	}
-	v, ok, e = headerValue(h, HeaderMethod)
+	v, ok, e = headerValue(h, keyMethod, HeaderMethod)
 	switch {
 	case e != nil:
 		return e
@@ -85,7 +95,7 @@ func checkHeaders(h headerGetter, method, version, name string) *Error {
 	switch method {
 	case protocol.MethodToolsCall, protocol.MethodPromptsGet, protocol.MethodResourcesRead,
 		"tasks/get", "tasks/update", "tasks/cancel": // R-TASK-16
-		v, ok, e = headerValue(h, HeaderName)
+		v, ok, e = headerValue(h, keyName, HeaderName)
 		if e != nil {
 			return e
 		}
@@ -104,10 +114,10 @@ func checkHeaders(h headerGetter, method, version, name string) *Error {
 // x-mcp-header arguments (R-HDR-07, R-HDR-08): an argument present and not
 // null needs its header, equal after decoding; integers compare
 // numerically.
-func checkParamHeaders(params []headerParam, args any, h headerGetter) *Error {
+func checkParamHeaders(params []headerParam, args any, h http.Header) *Error {
 	for _, p := range params {
 		val, present := lookupPath(args, p.path)
-		hv, ok, e := headerValue(h, HeaderParamPrefix+p.name)
+		hv, ok, e := headerValue(h, p.key, HeaderParamPrefix+p.name)
 		if e != nil {
 			return e
 		}

@@ -94,7 +94,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Every Origin is checked: the header has a single value, and a
 	// proxy that reads another one than we do must not see a different
 	// origin.
-	for _, o := range r.Header.Values("Origin") {
+	for _, o := range r.Header["Origin"] {
 		if o == "" {
 			continue
 		}
@@ -114,7 +114,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		principal = p
 	}
-	if ct := r.Header.Get("Content-Type"); ct != "" && ct != "application/json" {
+	if ct := firstValue(r.Header, "Content-Type"); ct != "" && ct != "application/json" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 			h.writeError(w, http.StatusUnsupportedMediaType, &Error{Code: protocol.CodeInvalidRequestError, Message: "Unsupported Content-Type: want application/json"})
 			return
@@ -131,8 +131,9 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sse := &sseWriter{w: w}
-	out := h.s.process(r.Context(), body, &exchange{headers: r.Header, principal: principal, out: sse, remote: r.RemoteAddr})
+	out := h.s.process(r.Context(), body, &exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: r.RemoteAddr})
 	sse.finish(out)
+	h.s.recycle(out)
 }
 
 // readBody reads the request body up to MaxBodyBytes. A body with a

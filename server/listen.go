@@ -138,7 +138,7 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 			}
 		}
 		if end {
-			if x.headers == nil { // stdio
+			if !x.viaHTTP { // stdio
 				reason := "server shutting down"
 				r.sendAlways(protocol.MethodNotificationsCancelled, &protocol.CancelledNotificationParams{RequestID: id, Reason: &reason})
 				return nil, errSilent

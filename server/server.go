@@ -150,6 +150,8 @@ type Server struct {
 	// resultMeta is the _meta put on results that have none: serverInfo.
 	// It is shared by every response and never modified.
 	resultMeta *protocol.ResultMetaObject
+	// bufs recycles response body buffers (*[]byte) between requests.
+	bufs sync.Pool
 
 	limiters  *limiters      // nil without WithRateLimit
 	inflight  sync.WaitGroup // running requests, for Shutdown

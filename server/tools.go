@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/textproto"
 	"regexp"
 	"strconv"
 	"strings"
@@ -40,6 +41,7 @@ type tool struct {
 // headerParam is an argument mirrored into an Mcp-Param-* header.
 type headerParam struct {
 	name string   // header suffix, e.g. "Region"
+	key  string   // the header's canonical name, as net/http stores it
 	path []string // property path into the arguments
 	typ  string   // "string", "integer" or "boolean"
 }
@@ -339,7 +341,7 @@ func headerParams(raw []byte) ([]headerParam, error) {
 				if typ != "string" && typ != "integer" && typ != "boolean" {
 					return fmt.Errorf("property %s: x-mcp-header needs type string, integer or boolean, not %v", strings.Join(sub, "."), p["type"])
 				}
-				out = append(out, headerParam{name: name, path: sub, typ: typ})
+				out = append(out, headerParam{name: name, key: textproto.CanonicalMIMEHeaderKey(HeaderParamPrefix + name), path: sub, typ: typ})
 			}
 			if err := walk(p, sub); err != nil {
 				return err
@@ -409,7 +411,7 @@ func (s *Server) lookupTool(name string) *tool {
 }
 
 // callTool runs tools/call.
-func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolRequestParams, hdr headerGetter) (wireResult, error) {
+func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolRequestParams, x *exchange) (wireResult, error) {
 	t := s.lookupTool(p.Name)
 	if t == nil {
 		return nil, InvalidParams("Unknown tool: "+p.Name, nil)
@@ -418,22 +420,27 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	inst, err := parseValue(args)
-	if err != nil {
-		return nil, InvalidParams("arguments: "+err.Error(), nil)
-	}
-	if hdr != nil {
-		if err := checkParamHeaders(t.headers, inst, hdr); err != nil {
-			return nil, err
+	// The common case, a flat schema and no Mcp-Param-* headers to
+	// compare, is decided on the text; anything else is parsed once for
+	// the headers and the validator.
+	if t.flat == nil || x.viaHTTP && len(t.headers) > 0 || !t.flat.validRaw(args) {
+		inst, err := parseValue(args)
+		if err != nil {
+			return nil, InvalidParams("arguments: "+err.Error(), nil)
 		}
-	}
-	if t.flat != nil {
-		if err := t.flat.validate(inst); err != nil {
-			return toolError("Invalid arguments: " + err.Error()), nil
+		if x.viaHTTP {
+			if err := checkParamHeaders(t.headers, inst, x.headers); err != nil {
+				return nil, err
+			}
 		}
-	} else if err := t.input.Validate(inst); err != nil {
-		// A tool execution error, so that the model can correct itself.
-		return toolError("Invalid arguments: " + validationText(err)), nil
+		if t.flat != nil {
+			if err := t.flat.validate(inst); err != nil {
+				return toolError("Invalid arguments: " + err.Error()), nil
+			}
+		} else if err := t.input.Validate(inst); err != nil {
+			// A tool execution error, so that the model can correct itself.
+			return toolError("Invalid arguments: " + validationText(err)), nil
+		}
 	}
 	if err := s.prepareMRTR(r, p.Name, p.InputResponses, p.RequestState); err != nil {
 		return nil, err
