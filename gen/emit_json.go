@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -479,6 +480,43 @@ func (g *emitter) emitEnumCodec(d *Decl) {
 	g.p("")
 }
 
+// keyFunc renders the probe's key lookup as a switch: a function literal
+// that returns a top-level member name's index among keys (-1 when it is
+// none of them) and whether some dotted key looks inside it.
+func keyFunc(keys []string) string {
+	type entry struct {
+		idx    int
+		nested bool
+	}
+	entries := map[string]*entry{}
+	var order []string
+	get := func(name string) *entry {
+		if e, ok := entries[name]; ok {
+			return e
+		}
+		e := &entry{idx: -1}
+		entries[name] = e
+		order = append(order, name)
+		return e
+	}
+	for i, k := range keys {
+		if head, _, ok := strings.Cut(k, "."); ok {
+			get(head).nested = true
+		} else {
+			get(k).idx = i
+		}
+	}
+	sort.Strings(order)
+	var b strings.Builder
+	b.WriteString("func(name []byte) (int, bool) {\nswitch string(name) {\n")
+	for _, name := range order {
+		e := entries[name]
+		fmt.Fprintf(&b, "case %q:\nreturn %d, %t\n", name, e.idx, e.nested)
+	}
+	b.WriteString("}\nreturn -1, false\n}")
+	return b.String()
+}
+
 func (g *emitter) emitUnionDecode(d *Decl) {
 	keys := strconv.Quote(strings.Join(d.KeyNames, "\x00"))
 	keyIdx := map[string]int{}
@@ -534,7 +572,7 @@ func (g *emitter) emitUnionDecode(d *Decl) {
 			need |= 1 << uint(keyIdx[c.Key])
 		}
 	}
-	g.p("if err := d.probeObject(&p, %s, %d, %d, %#x); err != nil {", keys, len(d.KeyNames), stop, need)
+	g.p("if err := d.probeObject(&p, %s, %s, %d, %d, %#x); err != nil {", keys, keyFunc(d.KeyNames), len(d.KeyNames), stop, need)
 	g.p("return err")
 	g.p("}")
 	g.p("d.pos, d.depth = start, depth")
@@ -569,20 +607,47 @@ func (g *emitter) emitUnionDecode(d *Decl) {
 		}
 	}
 	var specs, names []string
+	// Each branch's discriminator tests; a test that several branches share
+	// ("jsonrpc" is "2.0") is evaluated once, into a local.
+	condsOf := make([][]string, len(objVariants))
+	uses := map[string]int{}
 	for i, v := range objVariants {
-		var conds []string
+		for _, c := range v.Consts {
+			var in string
+			if len(c.Values) == 1 {
+				in = fmt.Sprintf("p.isOne(%d, %s)", keyIdx[c.Key], strconv.Quote(c.Values[0]))
+			} else {
+				var qs []string
+				for _, x := range c.Values {
+					qs = append(qs, strconv.Quote(x))
+				}
+				in = fmt.Sprintf("p.is(%d, %s)", keyIdx[c.Key], strings.Join(qs, ", "))
+			}
+			if !c.Required {
+				in = fmt.Sprintf("(!p.has(%d) || %s)", keyIdx[c.Key], in)
+			}
+			condsOf[i] = append(condsOf[i], in)
+			uses[in]++
+		}
+	}
+	shared := map[string]string{}
+	for _, conds := range condsOf {
+		for _, in := range conds {
+			if _, done := shared[in]; !done && uses[in] > 1 {
+				shared[in] = fmt.Sprintf("c%d", len(shared))
+				g.p("%s := %s", shared[in], in)
+			}
+		}
+	}
+	for i, v := range objVariants {
+		conds := condsOf[i]
+		for j, in := range conds {
+			if local, ok := shared[in]; ok {
+				conds[j] = local
+			}
+		}
 		var req, consts uint64
 		for _, c := range v.Consts {
-			var qs []string
-			for _, x := range c.Values {
-				qs = append(qs, strconv.Quote(x))
-			}
-			in := fmt.Sprintf("p.is(%d, %s)", keyIdx[c.Key], strings.Join(qs, ", "))
-			if c.Required {
-				conds = append(conds, in)
-			} else {
-				conds = append(conds, fmt.Sprintf("(!p.has(%d) || %s)", keyIdx[c.Key], in))
-			}
 			consts |= 1 << uint(keyIdx[c.Key])
 		}
 		for _, r := range v.Required {

@@ -1192,12 +1192,20 @@ func (u *CallToolResultResponseResult) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [2][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "content\x00resultType", 2, -1, 0x2); err != nil {
+	if err := d.probeObject(&p, "content\x00resultType", func(name []byte) (int, bool) {
+		switch string(name) {
+		case "content":
+			return 0, false
+		case "resultType":
+			return 1, false
+		}
+		return -1, false
+	}, 2, -1, 0x2); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
 	var cand uint64
-	if p.is(1, "input_required") {
+	if p.isOne(1, "input_required") {
 		cand |= 1 << 0 // InputRequiredResult
 	}
 	cand |= 1 << 1 // CallToolResult
@@ -1899,39 +1907,52 @@ func (u *ClientRequest) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [4][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "id\x00jsonrpc\x00method\x00params", 4, 2, 0x6); err != nil {
+	if err := d.probeObject(&p, "id\x00jsonrpc\x00method\x00params", func(name []byte) (int, bool) {
+		switch string(name) {
+		case "id":
+			return 0, false
+		case "jsonrpc":
+			return 1, false
+		case "method":
+			return 2, false
+		case "params":
+			return 3, false
+		}
+		return -1, false
+	}, 4, 2, 0x6); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
 	var cand uint64
-	if p.is(1, "2.0") && p.is(2, "server/discover") {
+	c0 := p.isOne(1, "2.0")
+	if c0 && p.isOne(2, "server/discover") {
 		cand |= 1 << 0 // DiscoverRequest
 	}
-	if p.is(1, "2.0") && p.is(2, "resources/list") {
+	if c0 && p.isOne(2, "resources/list") {
 		cand |= 1 << 1 // ListResourcesRequest
 	}
-	if p.is(1, "2.0") && p.is(2, "resources/templates/list") {
+	if c0 && p.isOne(2, "resources/templates/list") {
 		cand |= 1 << 2 // ListResourceTemplatesRequest
 	}
-	if p.is(1, "2.0") && p.is(2, "resources/read") {
+	if c0 && p.isOne(2, "resources/read") {
 		cand |= 1 << 3 // ReadResourceRequest
 	}
-	if p.is(1, "2.0") && p.is(2, "subscriptions/listen") {
+	if c0 && p.isOne(2, "subscriptions/listen") {
 		cand |= 1 << 4 // SubscriptionsListenRequest
 	}
-	if p.is(1, "2.0") && p.is(2, "prompts/list") {
+	if c0 && p.isOne(2, "prompts/list") {
 		cand |= 1 << 5 // ListPromptsRequest
 	}
-	if p.is(1, "2.0") && p.is(2, "prompts/get") {
+	if c0 && p.isOne(2, "prompts/get") {
 		cand |= 1 << 6 // GetPromptRequest
 	}
-	if p.is(1, "2.0") && p.is(2, "tools/list") {
+	if c0 && p.isOne(2, "tools/list") {
 		cand |= 1 << 7 // ListToolsRequest
 	}
-	if p.is(1, "2.0") && p.is(2, "tools/call") {
+	if c0 && p.isOne(2, "tools/call") {
 		cand |= 1 << 8 // CallToolRequest
 	}
-	if p.is(1, "2.0") && p.is(2, "completion/complete") {
+	if c0 && p.isOne(2, "completion/complete") {
 		cand |= 1 << 9 // CompleteRequest
 	}
 	if cand == 0 {
@@ -2431,15 +2452,25 @@ func (u *CompleteRequestParamsRef) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [3][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "name\x00type\x00uri", 3, 1, 0x2); err != nil {
+	if err := d.probeObject(&p, "name\x00type\x00uri", func(name []byte) (int, bool) {
+		switch string(name) {
+		case "name":
+			return 0, false
+		case "type":
+			return 1, false
+		case "uri":
+			return 2, false
+		}
+		return -1, false
+	}, 3, 1, 0x2); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
 	var cand uint64
-	if p.is(1, "ref/prompt") {
+	if p.isOne(1, "ref/prompt") {
 		cand |= 1 << 0 // PromptReference
 	}
-	if p.is(1, "ref/resource") {
+	if p.isOne(1, "ref/resource") {
 		cand |= 1 << 1 // ResourceTemplateReference
 	}
 	if cand == 0 {
@@ -2798,24 +2829,42 @@ func (u *ContentBlock) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [7][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "data\x00mimeType\x00name\x00resource\x00text\x00type\x00uri", 7, 5, 0x20); err != nil {
+	if err := d.probeObject(&p, "data\x00mimeType\x00name\x00resource\x00text\x00type\x00uri", func(name []byte) (int, bool) {
+		switch string(name) {
+		case "data":
+			return 0, false
+		case "mimeType":
+			return 1, false
+		case "name":
+			return 2, false
+		case "resource":
+			return 3, false
+		case "text":
+			return 4, false
+		case "type":
+			return 5, false
+		case "uri":
+			return 6, false
+		}
+		return -1, false
+	}, 7, 5, 0x20); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
 	var cand uint64
-	if p.is(5, "text") {
+	if p.isOne(5, "text") {
 		cand |= 1 << 0 // TextContent
 	}
-	if p.is(5, "image") {
+	if p.isOne(5, "image") {
 		cand |= 1 << 1 // ImageContent
 	}
-	if p.is(5, "audio") {
+	if p.isOne(5, "audio") {
 		cand |= 1 << 2 // AudioContent
 	}
-	if p.is(5, "resource_link") {
+	if p.isOne(5, "resource_link") {
 		cand |= 1 << 3 // ResourceLink
 	}
-	if p.is(5, "resource") {
+	if p.isOne(5, "resource") {
 		cand |= 1 << 4 // EmbeddedResource
 	}
 	if cand == 0 {
@@ -3402,24 +3451,46 @@ func (u *CreateMessageResultContent) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [9][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "content\x00data\x00id\x00input\x00mimeType\x00name\x00text\x00toolUseId\x00type", 9, 8, 0x100); err != nil {
+	if err := d.probeObject(&p, "content\x00data\x00id\x00input\x00mimeType\x00name\x00text\x00toolUseId\x00type", func(name []byte) (int, bool) {
+		switch string(name) {
+		case "content":
+			return 0, false
+		case "data":
+			return 1, false
+		case "id":
+			return 2, false
+		case "input":
+			return 3, false
+		case "mimeType":
+			return 4, false
+		case "name":
+			return 5, false
+		case "text":
+			return 6, false
+		case "toolUseId":
+			return 7, false
+		case "type":
+			return 8, false
+		}
+		return -1, false
+	}, 9, 8, 0x100); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
 	var cand uint64
-	if p.is(8, "text") {
+	if p.isOne(8, "text") {
 		cand |= 1 << 0 // TextContent
 	}
-	if p.is(8, "image") {
+	if p.isOne(8, "image") {
 		cand |= 1 << 1 // ImageContent
 	}
-	if p.is(8, "audio") {
+	if p.isOne(8, "audio") {
 		cand |= 1 << 2 // AudioContent
 	}
-	if p.is(8, "tool_use") {
+	if p.isOne(8, "tool_use") {
 		cand |= 1 << 3 // ToolUseContent
 	}
-	if p.is(8, "tool_result") {
+	if p.isOne(8, "tool_result") {
 		cand |= 1 << 4 // ToolResultContent
 	}
 	if cand == 0 {
@@ -4261,15 +4332,27 @@ func (u *ElicitRequestParams) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [4][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "message\x00mode\x00requestedSchema\x00url", 4, -1, 0x2); err != nil {
+	if err := d.probeObject(&p, "message\x00mode\x00requestedSchema\x00url", func(name []byte) (int, bool) {
+		switch string(name) {
+		case "message":
+			return 0, false
+		case "mode":
+			return 1, false
+		case "requestedSchema":
+			return 2, false
+		case "url":
+			return 3, false
+		}
+		return -1, false
+	}, 4, -1, 0x2); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
 	var cand uint64
-	if !p.has(1) || p.is(1, "form") {
+	if !p.has(1) || p.isOne(1, "form") {
 		cand |= 1 << 0 // ElicitRequestFormParams
 	}
-	if p.is(1, "url") {
+	if p.isOne(1, "url") {
 		cand |= 1 << 1 // ElicitRequestURLParams
 	}
 	if cand == 0 {
@@ -4734,7 +4817,17 @@ func (u *EmbeddedResourceResource) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [3][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "blob\x00text\x00uri", 3, -1, 0x0); err != nil {
+	if err := d.probeObject(&p, "blob\x00text\x00uri", func(name []byte) (int, bool) {
+		switch string(name) {
+		case "blob":
+			return 0, false
+		case "text":
+			return 1, false
+		case "uri":
+			return 2, false
+		}
+		return -1, false
+	}, 3, -1, 0x0); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -4795,24 +4888,40 @@ func (u *EnumSchema) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [8][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "enum\x00enumNames\x00items\x00items.anyOf\x00items.enum\x00items.type\x00oneOf\x00type", 8, -1, 0x80); err != nil {
+	if err := d.probeObject(&p, "enum\x00enumNames\x00items\x00items.anyOf\x00items.enum\x00items.type\x00oneOf\x00type", func(name []byte) (int, bool) {
+		switch string(name) {
+		case "enum":
+			return 0, false
+		case "enumNames":
+			return 1, false
+		case "items":
+			return 2, true
+		case "oneOf":
+			return 6, false
+		case "type":
+			return 7, false
+		}
+		return -1, false
+	}, 8, -1, 0x80); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
 	var cand uint64
-	if p.is(7, "string") {
+	c0 := p.isOne(7, "string")
+	c1 := p.isOne(7, "array")
+	if c0 {
 		cand |= 1 << 0 // UntitledSingleSelectEnumSchema
 	}
-	if p.is(7, "string") {
+	if c0 {
 		cand |= 1 << 1 // TitledSingleSelectEnumSchema
 	}
-	if p.is(7, "array") {
+	if c1 {
 		cand |= 1 << 2 // UntitledMultiSelectEnumSchema
 	}
-	if p.is(7, "array") {
+	if c1 {
 		cand |= 1 << 3 // TitledMultiSelectEnumSchema
 	}
-	if p.is(7, "string") {
+	if c0 {
 		cand |= 1 << 4 // LegacyTitledEnumSchema
 	}
 	if cand == 0 {
@@ -5467,12 +5576,20 @@ func (u *GetPromptResultResponseResult) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [2][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "messages\x00resultType", 2, -1, 0x2); err != nil {
+	if err := d.probeObject(&p, "messages\x00resultType", func(name []byte) (int, bool) {
+		switch string(name) {
+		case "messages":
+			return 0, false
+		case "resultType":
+			return 1, false
+		}
+		return -1, false
+	}, 2, -1, 0x2); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
 	var cand uint64
-	if p.is(1, "input_required") {
+	if p.isOne(1, "input_required") {
 		cand |= 1 << 0 // InputRequiredResult
 	}
 	cand |= 1 << 1 // GetPromptResult
@@ -6241,18 +6358,26 @@ func (u *InputRequest) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [2][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "method\x00params", 2, 0, 0x1); err != nil {
+	if err := d.probeObject(&p, "method\x00params", func(name []byte) (int, bool) {
+		switch string(name) {
+		case "method":
+			return 0, false
+		case "params":
+			return 1, false
+		}
+		return -1, false
+	}, 2, 0, 0x1); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
 	var cand uint64
-	if p.is(0, "sampling/createMessage") {
+	if p.isOne(0, "sampling/createMessage") {
 		cand |= 1 << 0 // CreateMessageRequest
 	}
-	if p.is(0, "roots/list") {
+	if p.isOne(0, "roots/list") {
 		cand |= 1 << 1 // ListRootsRequest
 	}
-	if p.is(0, "elicitation/create") {
+	if p.isOne(0, "elicitation/create") {
 		cand |= 1 << 2 // ElicitRequest
 	}
 	if cand == 0 {
@@ -6475,7 +6600,21 @@ func (u *InputResponse) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [5][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "action\x00content\x00model\x00role\x00roots", 5, -1, 0x9); err != nil {
+	if err := d.probeObject(&p, "action\x00content\x00model\x00role\x00roots", func(name []byte) (int, bool) {
+		switch string(name) {
+		case "action":
+			return 0, false
+		case "content":
+			return 1, false
+		case "model":
+			return 2, false
+		case "role":
+			return 3, false
+		case "roots":
+			return 4, false
+		}
+		return -1, false
+	}, 5, -1, 0x9); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -7124,21 +7263,36 @@ func (u *JSONRPCMessage) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [5][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "error\x00id\x00jsonrpc\x00method\x00result", 5, -1, 0x4); err != nil {
+	if err := d.probeObject(&p, "error\x00id\x00jsonrpc\x00method\x00result", func(name []byte) (int, bool) {
+		switch string(name) {
+		case "error":
+			return 0, false
+		case "id":
+			return 1, false
+		case "jsonrpc":
+			return 2, false
+		case "method":
+			return 3, false
+		case "result":
+			return 4, false
+		}
+		return -1, false
+	}, 5, -1, 0x4); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
 	var cand uint64
-	if p.is(2, "2.0") {
+	c0 := p.isOne(2, "2.0")
+	if c0 {
 		cand |= 1 << 0 // JSONRPCRequest
 	}
-	if p.is(2, "2.0") {
+	if c0 {
 		cand |= 1 << 1 // JSONRPCNotification
 	}
-	if p.is(2, "2.0") {
+	if c0 {
 		cand |= 1 << 2 // JSONRPCResultResponse
 	}
-	if p.is(2, "2.0") {
+	if c0 {
 		cand |= 1 << 3 // JSONRPCErrorResponse
 	}
 	if cand == 0 {
@@ -7420,15 +7574,28 @@ func (u *JSONRPCResponse) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [4][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "error\x00id\x00jsonrpc\x00result", 4, -1, 0x4); err != nil {
+	if err := d.probeObject(&p, "error\x00id\x00jsonrpc\x00result", func(name []byte) (int, bool) {
+		switch string(name) {
+		case "error":
+			return 0, false
+		case "id":
+			return 1, false
+		case "jsonrpc":
+			return 2, false
+		case "result":
+			return 3, false
+		}
+		return -1, false
+	}, 4, -1, 0x4); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
 	var cand uint64
-	if p.is(2, "2.0") {
+	c0 := p.isOne(2, "2.0")
+	if c0 {
 		cand |= 1 << 0 // JSONRPCResultResponse
 	}
-	if p.is(2, "2.0") {
+	if c0 {
 		cand |= 1 << 1 // JSONRPCErrorResponse
 	}
 	if cand == 0 {
@@ -10329,15 +10496,24 @@ func (u *MultiSelectEnumSchema) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [5][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "items\x00items.anyOf\x00items.enum\x00items.type\x00type", 5, -1, 0x10); err != nil {
+	if err := d.probeObject(&p, "items\x00items.anyOf\x00items.enum\x00items.type\x00type", func(name []byte) (int, bool) {
+		switch string(name) {
+		case "items":
+			return 0, true
+		case "type":
+			return 4, false
+		}
+		return -1, false
+	}, 5, -1, 0x10); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
 	var cand uint64
-	if p.is(4, "array") {
+	c0 := p.isOne(4, "array")
+	if c0 {
 		cand |= 1 << 0 // UntitledMultiSelectEnumSchema
 	}
-	if p.is(4, "array") {
+	if c0 {
 		cand |= 1 << 1 // TitledMultiSelectEnumSchema
 	}
 	if cand == 0 {
@@ -11164,33 +11340,49 @@ func (u *PrimitiveSchemaDefinition) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [8][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "enum\x00enumNames\x00items\x00items.anyOf\x00items.enum\x00items.type\x00oneOf\x00type", 8, -1, 0x80); err != nil {
+	if err := d.probeObject(&p, "enum\x00enumNames\x00items\x00items.anyOf\x00items.enum\x00items.type\x00oneOf\x00type", func(name []byte) (int, bool) {
+		switch string(name) {
+		case "enum":
+			return 0, false
+		case "enumNames":
+			return 1, false
+		case "items":
+			return 2, true
+		case "oneOf":
+			return 6, false
+		case "type":
+			return 7, false
+		}
+		return -1, false
+	}, 8, -1, 0x80); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
 	var cand uint64
-	if p.is(7, "string") {
+	c0 := p.isOne(7, "string")
+	c1 := p.isOne(7, "array")
+	if c0 {
 		cand |= 1 << 0 // StringSchema
 	}
 	if p.is(7, "integer", "number") {
 		cand |= 1 << 1 // NumberSchema
 	}
-	if p.is(7, "boolean") {
+	if p.isOne(7, "boolean") {
 		cand |= 1 << 2 // BooleanSchema
 	}
-	if p.is(7, "string") {
+	if c0 {
 		cand |= 1 << 3 // UntitledSingleSelectEnumSchema
 	}
-	if p.is(7, "string") {
+	if c0 {
 		cand |= 1 << 4 // TitledSingleSelectEnumSchema
 	}
-	if p.is(7, "array") {
+	if c1 {
 		cand |= 1 << 5 // UntitledMultiSelectEnumSchema
 	}
-	if p.is(7, "array") {
+	if c1 {
 		cand |= 1 << 6 // TitledMultiSelectEnumSchema
 	}
-	if p.is(7, "string") {
+	if c0 {
 		cand |= 1 << 7 // LegacyTitledEnumSchema
 	}
 	if cand == 0 {
@@ -12461,7 +12653,17 @@ func (u *ReadResourceResultContentsElem) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [3][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "blob\x00text\x00uri", 3, -1, 0x0); err != nil {
+	if err := d.probeObject(&p, "blob\x00text\x00uri", func(name []byte) (int, bool) {
+		switch string(name) {
+		case "blob":
+			return 0, false
+		case "text":
+			return 1, false
+		case "uri":
+			return 2, false
+		}
+		return -1, false
+	}, 3, -1, 0x0); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
@@ -12613,12 +12815,24 @@ func (u *ReadResourceResultResponseResult) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [4][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "cacheScope\x00contents\x00resultType\x00ttlMs", 4, -1, 0x5); err != nil {
+	if err := d.probeObject(&p, "cacheScope\x00contents\x00resultType\x00ttlMs", func(name []byte) (int, bool) {
+		switch string(name) {
+		case "cacheScope":
+			return 0, false
+		case "contents":
+			return 1, false
+		case "resultType":
+			return 2, false
+		case "ttlMs":
+			return 3, false
+		}
+		return -1, false
+	}, 4, -1, 0x5); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
 	var cand uint64
-	if p.is(2, "input_required") {
+	if p.isOne(2, "input_required") {
 		cand |= 1 << 0 // InputRequiredResult
 	}
 	if p.is(0, "private", "public") {
@@ -14504,24 +14718,46 @@ func (u *SamplingMessageContent) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [9][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "content\x00data\x00id\x00input\x00mimeType\x00name\x00text\x00toolUseId\x00type", 9, 8, 0x100); err != nil {
+	if err := d.probeObject(&p, "content\x00data\x00id\x00input\x00mimeType\x00name\x00text\x00toolUseId\x00type", func(name []byte) (int, bool) {
+		switch string(name) {
+		case "content":
+			return 0, false
+		case "data":
+			return 1, false
+		case "id":
+			return 2, false
+		case "input":
+			return 3, false
+		case "mimeType":
+			return 4, false
+		case "name":
+			return 5, false
+		case "text":
+			return 6, false
+		case "toolUseId":
+			return 7, false
+		case "type":
+			return 8, false
+		}
+		return -1, false
+	}, 9, 8, 0x100); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
 	var cand uint64
-	if p.is(8, "text") {
+	if p.isOne(8, "text") {
 		cand |= 1 << 0 // TextContent
 	}
-	if p.is(8, "image") {
+	if p.isOne(8, "image") {
 		cand |= 1 << 1 // ImageContent
 	}
-	if p.is(8, "audio") {
+	if p.isOne(8, "audio") {
 		cand |= 1 << 2 // AudioContent
 	}
-	if p.is(8, "tool_use") {
+	if p.isOne(8, "tool_use") {
 		cand |= 1 << 3 // ToolUseContent
 	}
-	if p.is(8, "tool_result") {
+	if p.isOne(8, "tool_result") {
 		cand |= 1 << 4 // ToolResultContent
 	}
 	if cand == 0 {
@@ -14604,24 +14840,46 @@ func (u *SamplingMessageContentBlock) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [9][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "content\x00data\x00id\x00input\x00mimeType\x00name\x00text\x00toolUseId\x00type", 9, 8, 0x100); err != nil {
+	if err := d.probeObject(&p, "content\x00data\x00id\x00input\x00mimeType\x00name\x00text\x00toolUseId\x00type", func(name []byte) (int, bool) {
+		switch string(name) {
+		case "content":
+			return 0, false
+		case "data":
+			return 1, false
+		case "id":
+			return 2, false
+		case "input":
+			return 3, false
+		case "mimeType":
+			return 4, false
+		case "name":
+			return 5, false
+		case "text":
+			return 6, false
+		case "toolUseId":
+			return 7, false
+		case "type":
+			return 8, false
+		}
+		return -1, false
+	}, 9, 8, 0x100); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
 	var cand uint64
-	if p.is(8, "text") {
+	if p.isOne(8, "text") {
 		cand |= 1 << 0 // TextContent
 	}
-	if p.is(8, "image") {
+	if p.isOne(8, "image") {
 		cand |= 1 << 1 // ImageContent
 	}
-	if p.is(8, "audio") {
+	if p.isOne(8, "audio") {
 		cand |= 1 << 2 // AudioContent
 	}
-	if p.is(8, "tool_use") {
+	if p.isOne(8, "tool_use") {
 		cand |= 1 << 3 // ToolUseContent
 	}
-	if p.is(8, "tool_result") {
+	if p.isOne(8, "tool_result") {
 		cand |= 1 << 4 // ToolResultContent
 	}
 	if cand == 0 {
@@ -15153,33 +15411,44 @@ func (u *ServerNotification) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [3][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "jsonrpc\x00method\x00params", 3, 1, 0x3); err != nil {
+	if err := d.probeObject(&p, "jsonrpc\x00method\x00params", func(name []byte) (int, bool) {
+		switch string(name) {
+		case "jsonrpc":
+			return 0, false
+		case "method":
+			return 1, false
+		case "params":
+			return 2, false
+		}
+		return -1, false
+	}, 3, 1, 0x3); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
 	var cand uint64
-	if p.is(0, "2.0") && p.is(1, "notifications/cancelled") {
+	c0 := p.isOne(0, "2.0")
+	if c0 && p.isOne(1, "notifications/cancelled") {
 		cand |= 1 << 0 // CancelledNotification
 	}
-	if p.is(0, "2.0") && p.is(1, "notifications/progress") {
+	if c0 && p.isOne(1, "notifications/progress") {
 		cand |= 1 << 1 // ProgressNotification
 	}
-	if p.is(0, "2.0") && p.is(1, "notifications/resources/list_changed") {
+	if c0 && p.isOne(1, "notifications/resources/list_changed") {
 		cand |= 1 << 2 // ResourceListChangedNotification
 	}
-	if p.is(0, "2.0") && p.is(1, "notifications/subscriptions/acknowledged") {
+	if c0 && p.isOne(1, "notifications/subscriptions/acknowledged") {
 		cand |= 1 << 3 // SubscriptionsAcknowledgedNotification
 	}
-	if p.is(0, "2.0") && p.is(1, "notifications/resources/updated") {
+	if c0 && p.isOne(1, "notifications/resources/updated") {
 		cand |= 1 << 4 // ResourceUpdatedNotification
 	}
-	if p.is(0, "2.0") && p.is(1, "notifications/prompts/list_changed") {
+	if c0 && p.isOne(1, "notifications/prompts/list_changed") {
 		cand |= 1 << 5 // PromptListChangedNotification
 	}
-	if p.is(0, "2.0") && p.is(1, "notifications/tools/list_changed") {
+	if c0 && p.isOne(1, "notifications/tools/list_changed") {
 		cand |= 1 << 6 // ToolListChangedNotification
 	}
-	if p.is(0, "2.0") && p.is(1, "notifications/message") {
+	if c0 && p.isOne(1, "notifications/message") {
 		cand |= 1 << 7 // LoggingMessageNotification
 	}
 	if cand == 0 {
@@ -15284,33 +15553,66 @@ func (u *ServerResult) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [14][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "_meta\x00cacheScope\x00capabilities\x00completion\x00content\x00contents\x00messages\x00prompts\x00resourceTemplates\x00resources\x00resultType\x00supportedVersions\x00tools\x00ttlMs", 14, -1, 0x402); err != nil {
+	if err := d.probeObject(&p, "_meta\x00cacheScope\x00capabilities\x00completion\x00content\x00contents\x00messages\x00prompts\x00resourceTemplates\x00resources\x00resultType\x00supportedVersions\x00tools\x00ttlMs", func(name []byte) (int, bool) {
+		switch string(name) {
+		case "_meta":
+			return 0, false
+		case "cacheScope":
+			return 1, false
+		case "capabilities":
+			return 2, false
+		case "completion":
+			return 3, false
+		case "content":
+			return 4, false
+		case "contents":
+			return 5, false
+		case "messages":
+			return 6, false
+		case "prompts":
+			return 7, false
+		case "resourceTemplates":
+			return 8, false
+		case "resources":
+			return 9, false
+		case "resultType":
+			return 10, false
+		case "supportedVersions":
+			return 11, false
+		case "tools":
+			return 12, false
+		case "ttlMs":
+			return 13, false
+		}
+		return -1, false
+	}, 14, -1, 0x402); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
 	var cand uint64
+	c0 := p.is(1, "private", "public")
 	cand |= 1 << 0 // Result
-	if p.is(10, "input_required") {
+	if p.isOne(10, "input_required") {
 		cand |= 1 << 1 // InputRequiredResult
 	}
-	if p.is(1, "private", "public") {
+	if c0 {
 		cand |= 1 << 2 // DiscoverResult
 	}
-	if p.is(1, "private", "public") {
+	if c0 {
 		cand |= 1 << 3 // ListResourcesResult
 	}
-	if p.is(1, "private", "public") {
+	if c0 {
 		cand |= 1 << 4 // ListResourceTemplatesResult
 	}
-	if p.is(1, "private", "public") {
+	if c0 {
 		cand |= 1 << 5 // ReadResourceResult
 	}
 	cand |= 1 << 6 // SubscriptionsListenResult
-	if p.is(1, "private", "public") {
+	if c0 {
 		cand |= 1 << 7 // ListPromptsResult
 	}
 	cand |= 1 << 8 // GetPromptResult
-	if p.is(1, "private", "public") {
+	if c0 {
 		cand |= 1 << 9 // ListToolsResult
 	}
 	cand |= 1 << 10 // CallToolResult
@@ -15449,15 +15751,26 @@ func (u *SingleSelectEnumSchema) decodeFrom(d *decoder) error {
 	start, depth := d.pos, d.depth
 	var vals [3][]byte
 	p := probe{vals: vals[:0]}
-	if err := d.probeObject(&p, "enum\x00oneOf\x00type", 3, -1, 0x4); err != nil {
+	if err := d.probeObject(&p, "enum\x00oneOf\x00type", func(name []byte) (int, bool) {
+		switch string(name) {
+		case "enum":
+			return 0, false
+		case "oneOf":
+			return 1, false
+		case "type":
+			return 2, false
+		}
+		return -1, false
+	}, 3, -1, 0x4); err != nil {
 		return err
 	}
 	d.pos, d.depth = start, depth
 	var cand uint64
-	if p.is(2, "string") {
+	c0 := p.isOne(2, "string")
+	if c0 {
 		cand |= 1 << 0 // UntitledSingleSelectEnumSchema
 	}
-	if p.is(2, "string") {
+	if c0 {
 		cand |= 1 << 1 // TitledSingleSelectEnumSchema
 	}
 	if cand == 0 {

@@ -19,6 +19,11 @@ type probe struct {
 // has reports whether key number i was present.
 func (p *probe) has(i int) bool { return p.present&(1<<uint(i)) != 0 }
 
+// isOne reports whether key number i was present with the string value v.
+func (p *probe) isOne(i int, v string) bool {
+	return p.has(i) && p.vals[i] != nil && string(p.vals[i]) == v
+}
+
 // is reports whether key number i was present with one of the string values.
 func (p *probe) is(i int, vals ...string) bool {
 	if !p.has(i) || p.vals[i] == nil {
@@ -34,11 +39,13 @@ func (p *probe) is(i int, vals ...string) bool {
 
 // probeObject scans the object at the current position without keeping
 // anything but the keys listed in keys ("\x00"-separated, sorted; a dotted
-// key "items.enum" looks one object deeper). The position is restored by
-// the caller. When stop is the index of a key that alone decides the
-// branch, the scan ends once that key and every other const key (need)
-// have been read: the branch's own decoder then checks the whole object.
-func (d *decoder) probeObject(p *probe, keys string, n, stop int, need uint64) error {
+// key "items.enum" looks one object deeper). keyOf is the generated lookup
+// of a top-level name among keys: its index, or -1, and whether a dotted
+// key looks inside it. The position is restored by the caller. When stop
+// is the index of a key that alone decides the branch, the scan ends once
+// that key and every other const key (need) have been read: the branch's
+// own decoder then checks the whole object.
+func (d *decoder) probeObject(p *probe, keys string, keyOf func(name []byte) (int, bool), n, stop int, need uint64) error {
 	if cap(p.vals) < n {
 		p.vals = make([][]byte, n)
 	}
@@ -58,7 +65,7 @@ func (d *decoder) probeObject(p *probe, keys string, n, stop int, need uint64) e
 		if d.escaped {
 			name = append([]byte(nil), name...) // the value reuses the scratch buffer
 		}
-		idx, nested := keyIndex(keys, name)
+		idx, nested := keyOf(name)
 		if idx < 0 {
 			if k, ok := caseVariant(keys, name); ok {
 				return &DecodeError{Kind: KindCaseVariant, Offset: d.pos, Path: string(name),
