@@ -127,6 +127,14 @@ func (e *encoder) raw(v []byte) {
 // checkRaw validates raw JSON held in a Go value before it is written, so
 // that Marshal never emits invalid JSON.
 func checkRaw(path string, v []byte, mode rawMode) error {
+	if err := validRaw(v, mode); err != nil {
+		return &EncodeError{Path: path, Msg: "invalid raw JSON: " + err.Error()}
+	}
+	return nil
+}
+
+// validRaw reports what is wrong with raw JSON text v of the given mode.
+func validRaw(v []byte, mode rawMode) error {
 	d := decoder{buf: v, maxDepth: DefaultMaxDepth, maxString: DefaultMaxStringBytes, maxMembers: DefaultMaxMembers}
 	err := d.checkRawKind(mode)
 	if err == nil {
@@ -135,8 +143,5 @@ func checkRaw(path string, v []byte, mode rawMode) error {
 	if err == nil {
 		err = d.end()
 	}
-	if err != nil {
-		return &EncodeError{Path: path, Msg: "invalid raw JSON: " + err.Error()}
-	}
-	return nil
+	return err
 }

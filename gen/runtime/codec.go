@@ -164,8 +164,9 @@ func (e *encoder) members(first *bool, path string, m Members, declared string) 
 				return encodeError(path, "extra member %q appears twice", x.Name)
 			}
 		}
-		if err := checkRaw(path+"."+x.Name, x.Value, rawAny); err != nil {
-			return err
+		if err := validRaw(x.Value, rawAny); err != nil {
+			// The member's path is built only for the error.
+			return &EncodeError{Path: path + "." + x.Name, Msg: "invalid raw JSON: " + err.Error()}
 		}
 		if *first {
 			*first = false
