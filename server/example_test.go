@@ -112,6 +112,32 @@ func ExampleAddTypedTool() {
 	// text block:        {"city":"Oslo","highs":[20,21]}
 }
 
+type greetIn struct {
+	Name string `json:"name"`
+}
+
+// A tool with typed arguments whose handler builds the result itself:
+// Out is *protocol.CallToolResult, so no outputSchema is declared.
+func ExampleAddTypedTool_result() {
+	s, _ := server.New(protocol.Implementation{Name: "demo", Version: "1.0.0"})
+	_ = server.AddTypedTool(s, protocol.Tool{Name: "greet"}, func(_ context.Context, _ *server.Request, in greetIn) (*protocol.CallToolResult, error) {
+		return server.TextResult("Hello, " + in.Name + "!"), nil
+	})
+	var out strings.Builder
+	in := request(1, "tools/call", map[string]any{"name": "greet", "arguments": map[string]any{"name": "Ada"}}, nil)
+	_ = s.ServeStdio(context.Background(), strings.NewReader(in+"\n"), &out)
+
+	var resp struct {
+		Result struct {
+			Content []struct{ Text string }
+		}
+	}
+	_ = json.Unmarshal([]byte(out.String()), &resp)
+	fmt.Println(resp.Result.Content[0].Text)
+	// Output:
+	// Hello, Ada!
+}
+
 func ExampleServer_Handler() {
 	s, _ := server.New(protocol.Implementation{Name: "demo", Version: "1.0.0"})
 	h := s.Handler(server.HTTPOptions{}) // serves loopback Hosts and Origins only

@@ -111,17 +111,35 @@ func (s *Server) RemoveTool(name string) bool {
 // types (github.com/google/jsonschema-go), Out becomes structuredContent and
 // its JSON also goes into a text block (R-TOOL-07). def.InputSchema and
 // def.OutputSchema are filled in.
+//
+// When Out is *protocol.CallToolResult, the handler builds the result
+// itself (text, images, its own isError): it is sent as it is, and the
+// tool declares no outputSchema.
 func AddTypedTool[In, Out any](s *Server, def protocol.Tool, h func(ctx context.Context, req *Request, in In) (Out, error), opts ...ToolOption) error {
 	inSchema, err := jsonschema.For[In](nil)
 	if err != nil {
 		return fmt.Errorf("server: tool %s: input type: %w", def.Name, err)
 	}
+	if err := schemaInto(inSchema, &def.InputSchema); err != nil {
+		return fmt.Errorf("server: tool %s: input schema: %w", def.Name, err)
+	}
+	if _, ok := any(*new(Out)).(*protocol.CallToolResult); ok {
+		def.OutputSchema = nil
+		return s.AddTool(def, func(ctx context.Context, req *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+			var in In
+			if err := goccy.Unmarshal(args, &in); err != nil {
+				return nil, InvalidParams("arguments: "+err.Error(), nil)
+			}
+			out, err := h(ctx, req, in)
+			if err != nil {
+				return nil, err
+			}
+			return any(out).(*protocol.CallToolResult), nil
+		}, opts...)
+	}
 	outSchema, err := jsonschema.For[Out](nil)
 	if err != nil {
 		return fmt.Errorf("server: tool %s: output type: %w", def.Name, err)
-	}
-	if err := schemaInto(inSchema, &def.InputSchema); err != nil {
-		return fmt.Errorf("server: tool %s: input schema: %w", def.Name, err)
 	}
 	def.OutputSchema = new(protocol.ToolOutputSchema)
 	if err := schemaInto(outSchema, def.OutputSchema); err != nil {

@@ -497,3 +497,45 @@ func TestSchemaRefExpansion(t *testing.T) {
 		t.Fatalf("a recursive schema was refused: %v", err)
 	}
 }
+
+// TestAddTypedToolResult: with Out = *protocol.CallToolResult the handler's
+// result goes out as it is, with no outputSchema and no structuredContent,
+// while the input is still inferred and validated.
+func TestAddTypedToolResult(t *testing.T) {
+	s := newServer(t)
+	err := AddTypedTool(s, protocol.Tool{Name: "echo"}, func(_ context.Context, _ *Request, in struct {
+		Text string `json:"text"`
+	}) (*protocol.CallToolResult, error) {
+		if in.Text == "" {
+			return nil, nil // a handler bug: no result
+		}
+		return TextResult("echo: " + in.Text), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := s.Handler(HTTPOptions{})
+	w := call(t, h, 1, protocol.MethodToolsList, params(nil))
+	tool := w.Result["tools"].([]any)[0].(M)
+	if _, has := tool["outputSchema"]; has {
+		t.Errorf("outputSchema declared for a *CallToolResult output: %v", tool)
+	}
+	if in := tool["inputSchema"].(M); fmt.Sprint(in["required"]) != "[text]" {
+		t.Errorf("inputSchema not inferred: %v", in)
+	}
+	w = call(t, h, 2, protocol.MethodToolsCall, params(M{"name": "echo", "arguments": M{"text": "hi"}}))
+	if w.isError() || w.Error != nil || w.text(t, 0) != "echo: hi" {
+		t.Fatalf("call: %s", w.raw)
+	}
+	if _, has := w.Result["structuredContent"]; has {
+		t.Errorf("structuredContent added: %s", w.raw)
+	}
+	w = call(t, h, 3, protocol.MethodToolsCall, params(M{"name": "echo", "arguments": M{"text": 1}}))
+	if !w.isError() {
+		t.Errorf("argument of the wrong type accepted: %s", w.raw)
+	}
+	w = call(t, h, 4, protocol.MethodToolsCall, params(M{"name": "echo", "arguments": M{"text": ""}}))
+	if w.Error == nil || w.Error.Code != protocol.CodeInternalError {
+		t.Errorf("a nil result must be -32603: %s", w.raw)
+	}
+}
