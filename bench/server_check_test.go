@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"encoding/json"
 	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -23,6 +25,7 @@ func TestSameAnswers(t *testing.T) {
 	}{
 		{"mcpwire", mcpwireHandler},
 		{"gosdk", gosdkHandler},
+		{"floor", func(testing.TB, int) http.Handler { return floorHandler() }},
 		{"bare", func(testing.TB, int) http.Handler { return bareHandler() }},
 	} {
 		t.Run(c.name+"/tools_call", func(t *testing.T) {
@@ -32,7 +35,7 @@ func TestSameAnswers(t *testing.T) {
 				checkCall(t, serve(h, call, callBody))
 			}
 		})
-		if c.name == "bare" {
+		if c.name == "bare" || c.name == "floor" {
 			continue
 		}
 		t.Run(c.name+"/tools_list", func(t *testing.T) {
@@ -50,6 +53,26 @@ func TestSameAnswers(t *testing.T) {
 			}
 			if !res.Result.IsError {
 				t.Errorf("arguments {\"text\":1} were not refused by inputSchema validation")
+			}
+			if c.name == "mcpwire" {
+				// The inferred inputSchema is the one the SDK is given.
+				rec := serve(h, list, listBody)
+				var got struct {
+					Result struct {
+						Tools []struct {
+							InputSchema json.RawMessage `json:"inputSchema"`
+						} `json:"tools"`
+					} `json:"result"`
+				}
+				if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil || len(got.Result.Tools) != 1 {
+					t.Fatalf("tools/list: %v %s", err, rec.Body.String())
+				}
+				var a, b any
+				_ = json.Unmarshal(got.Result.Tools[0].InputSchema, &a)
+				_ = json.Unmarshal([]byte(schemaJSON), &b)
+				if !reflect.DeepEqual(a, b) {
+					t.Errorf("inferred inputSchema %s, the SDK is given %s", got.Result.Tools[0].InputSchema, schemaJSON)
+				}
 			}
 			rec := serve(h, requestTemplate("tools/call", ""), callBody)
 			if rec.Code != http.StatusBadRequest || !strings.Contains(rec.Body.String(), "-32020") {

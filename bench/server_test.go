@@ -2,14 +2,16 @@ package bench
 
 // In-process HTTP benchmarks: mcpwire's Streamable HTTP handler against the
 // official Go SDK's StreamableHTTPHandler in stateless mode, both serving
-// the same "echo" tool with the same inputSchema, and against a bare
-// net/http handler that writes a fixed 200-byte JSON response (the floor:
-// request plumbing, recorder and one Write).
+// the same typed "echo" tool with the same inputSchema; against a bare
+// net/http handler that writes a fixed 200-byte JSON response (request
+// plumbing, recorder and one Write); and against the "floor": the strict
+// decode of the request and the encode of the result through protocol/,
+// with nothing else (floorHandler).
 //
 // Every handler gets the same protocol revision 2026-07-28 request (same
 // headers, same body). Each iteration builds a fresh *http.Request over a
 // prebuilt body and a fresh httptest.ResponseRecorder, so the harness cost
-// is the same for all three and is visible in the "bare" row.
+// is the same for all of them and is visible in the "bare" row.
 //
 // The Go SDK handler runs with JSONResponse: true, so that, like mcpwire
 // (which only upgrades to text/event-stream when a handler sends a
@@ -32,6 +34,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -46,7 +49,7 @@ const (
 	echoText   = "hello"
 	toolDesc   = "Echoes its text argument."
 	listTools  = 100
-	schemaJSON = `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`
+	schemaJSON = `{"type":"object","properties":{"text":{"type":"string"}},"required":["text"],"additionalProperties":false}`
 )
 
 // The request _meta that 2026-07-28 requires on every request.
@@ -76,28 +79,21 @@ type echoArgs struct {
 }
 
 // mcpwireHandler serves the echo tool, or n tools named tool000… when
-// n > 1 (the tools/list benchmark).
+// n > 1 (the tools/list benchmark). The tool is typed, as the Go SDK's
+// is: AddTypedTool infers the inputSchema from echoArgs (schemaJSON is
+// the same schema, given to the SDK), and the handler builds its result.
 func mcpwireHandler(tb testing.TB, n int) http.Handler {
 	tb.Helper()
 	s, err := server.New(protocol.Implementation{Name: "bench", Version: "1"})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	handler := func(ctx context.Context, r *server.Request, args json.RawMessage) (*protocol.CallToolResult, error) {
-		var in echoArgs
-		if err := json.Unmarshal(args, &in); err != nil {
-			return nil, err
-		}
+	handler := func(ctx context.Context, r *server.Request, in echoArgs) (*protocol.CallToolResult, error) {
 		return server.TextResult(in.Text), nil
 	}
 	for _, name := range toolNames(n) {
 		desc := toolDesc
-		def := protocol.Tool{Name: name, Description: &desc}
-		def.InputSchema.Extra = protocol.Members{
-			{Name: "properties", Value: json.RawMessage(`{"text":{"type":"string"}}`)},
-			{Name: "required", Value: json.RawMessage(`["text"]`)},
-		}
-		if err := s.AddTool(def, handler); err != nil {
+		if err := server.AddTypedTool(s, protocol.Tool{Name: name, Description: &desc}, handler); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -131,6 +127,47 @@ func bareHandler() http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(bareResponse)
+	})
+}
+
+// floorHandler is the codec's share of an MCP handler built on the
+// generated types, and nothing else: it reads the body as mcpwire does
+// (one buffer of the declared length), decodes it strictly into
+// protocol.ClientRequest and encodes the CallToolResult. It checks no
+// header, validates no argument, runs no tool and puts no envelope on the
+// result, so it is not a server: it is a lower bound for any server that
+// decodes and encodes through protocol/, mcpwire included.
+func floorHandler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := make([]byte, r.ContentLength)
+		if _, err := io.ReadFull(r.Body, body); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var req protocol.ClientRequest
+		if err := protocol.Unmarshal(body, &req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		call, ok := req.Value.(*protocol.CallToolRequest)
+		if !ok {
+			http.Error(w, "not a tools/call", http.StatusBadRequest)
+			return
+		}
+		res := protocol.CallToolResult{Content: []protocol.ContentBlock{{Value: &protocol.TextContent{Text: echoText}}}, ResultType: "complete"}
+		out := make([]byte, 0, 256)
+		out = append(out, `{"jsonrpc":"2.0","id":`...)
+		out = strconv.AppendInt(out, call.ID.Int(), 10)
+		out = append(out, `,"result":`...)
+		out, err := protocol.AppendMarshal(out, &res)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		out = append(out, '}')
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write(out)
 	})
 }
 
@@ -267,6 +304,9 @@ func BenchmarkToolsCall(b *testing.B) {
 	})
 	b.Run("gosdk", func(b *testing.B) {
 		benchServe(b, gosdkHandler(b, 1), tmpl, callBody, checkCall)
+	})
+	b.Run("floor", func(b *testing.B) {
+		benchServe(b, floorHandler(), tmpl, callBody, checkCall)
 	})
 	b.Run("bare", func(b *testing.B) {
 		benchServe(b, bareHandler(), tmpl, callBody, checkCall)
