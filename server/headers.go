@@ -49,7 +49,7 @@ func headerValue(h http.Header, key, name string) (string, bool, *Error) {
 	if len(vs) > 1 {
 		return "", true, headerMismatch("Header " + name + " is repeated")
 	}
-	v := strings.Trim(vs[0], " \t")
+	v := trimSpaceTab(vs[0])
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		if (c < 0x21 || c > 0x7e) && c != ' ' && c != '\t' {
@@ -57,6 +57,17 @@ func headerValue(h http.Header, key, name string) (string, bool, *Error) {
 		}
 	}
 	return v, true, nil
+}
+
+// trimSpaceTab trims spaces and tabs from both ends of v.
+func trimSpaceTab(v string) string {
+	for len(v) > 0 && (v[0] == ' ' || v[0] == '\t') {
+		v = v[1:]
+	}
+	for len(v) > 0 && (v[len(v)-1] == ' ' || v[len(v)-1] == '\t') {
+		v = v[:len(v)-1]
+	}
+	return v
 }
 
 // decodeSentinel decodes a "=?base64?...?=" value (R-HDR-05); ok is false
