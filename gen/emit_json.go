@@ -404,7 +404,7 @@ func (g *emitter) emitStructEncode(d *Decl) {
 	if d.Closed {
 		g.p("return encodeError(%q, \"the schema closes this object; Extra must be empty\")", d.Name)
 	} else {
-		g.p("if err := e.members(&first, %q, v.Extra, %s); err != nil {", d.Name, namesList(d))
+		g.p("if err := e.members(&first, %q, v.Extra, %s); err != nil {", d.Name, declaredFunc(d))
 		g.p("return err")
 		g.p("}")
 	}
@@ -478,6 +478,20 @@ func (g *emitter) emitEnumCodec(d *Decl) {
 	g.p("return nil")
 	g.p("}")
 	g.p("")
+}
+
+// declaredFunc renders the test of whether a name is one of d's declared
+// members as a switch: a function literal the encoder calls for every
+// member of Extra.
+func declaredFunc(d *Decl) string {
+	var names []string
+	for _, f := range d.Fields {
+		names = append(names, strconv.Quote(f.JSONName))
+	}
+	if len(names) == 0 {
+		return "func(string) bool { return false }"
+	}
+	return "func(name string) bool {\nswitch name {\ncase " + strings.Join(names, ", ") + ":\nreturn true\n}\nreturn false\n}"
 }
 
 // keyFunc renders the probe's key lookup as a switch: a function literal

@@ -127,7 +127,13 @@ func (v *Annotations) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "Annotations", v.Extra, "audience\x00lastModified\x00priority"); err != nil {
+		if err := e.members(&first, "Annotations", v.Extra, func(name string) bool {
+			switch name {
+			case "audience", "lastModified", "priority":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -250,7 +256,13 @@ func (v *AudioContent) encodeTo(e *encoder) error {
 	e.member(&first, "\"type\":")
 	e.buf = append(e.buf, "\"audio\""...)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "AudioContent", v.Extra, "_meta\x00annotations\x00data\x00mimeType\x00type"); err != nil {
+		if err := e.members(&first, "AudioContent", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "annotations", "data", "mimeType", "type":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -329,7 +341,13 @@ func (v *BaseMetadata) encodeTo(e *encoder) error {
 		e.string(*v.Title)
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "BaseMetadata", v.Extra, "name\x00title"); err != nil {
+		if err := e.members(&first, "BaseMetadata", v.Extra, func(name string) bool {
+			switch name {
+			case "name", "title":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -439,7 +457,13 @@ func (v *BlobResourceContents) encodeTo(e *encoder) error {
 	e.member(&first, "\"uri\":")
 	e.string(v.URI)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "BlobResourceContents", v.Extra, "_meta\x00blob\x00mimeType\x00uri"); err != nil {
+		if err := e.members(&first, "BlobResourceContents", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "blob", "mimeType", "uri":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -548,7 +572,13 @@ func (v *BooleanSchema) encodeTo(e *encoder) error {
 	e.member(&first, "\"type\":")
 	e.buf = append(e.buf, "\"boolean\""...)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "BooleanSchema", v.Extra, "default\x00description\x00title\x00type"); err != nil {
+		if err := e.members(&first, "BooleanSchema", v.Extra, func(name string) bool {
+			switch name {
+			case "default", "description", "title", "type":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -693,7 +723,13 @@ func (v *CacheableResult) encodeTo(e *encoder) error {
 	}
 	e.int(v.TTLMs)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "CacheableResult", v.Extra, "_meta\x00cacheScope\x00resultType\x00ttlMs"); err != nil {
+		if err := e.members(&first, "CacheableResult", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "cacheScope", "resultType", "ttlMs":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -797,7 +833,13 @@ func (v *CallToolRequest) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "CallToolRequest", v.Extra, "id\x00jsonrpc\x00method\x00params"); err != nil {
+		if err := e.members(&first, "CallToolRequest", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -926,7 +968,13 @@ func (v *CallToolRequestParams) encodeTo(e *encoder) error {
 		e.string(*v.RequestState)
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "CallToolRequestParams", v.Extra, "_meta\x00arguments\x00inputResponses\x00name\x00requestState"); err != nil {
+		if err := e.members(&first, "CallToolRequestParams", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "arguments", "inputResponses", "name", "requestState":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -1077,7 +1125,13 @@ func (v *CallToolResult) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "CallToolResult", v.Extra, "_meta\x00content\x00isError\x00resultType\x00structuredContent"); err != nil {
+		if err := e.members(&first, "CallToolResult", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "content", "isError", "resultType", "structuredContent":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -1168,7 +1222,13 @@ func (v *CallToolResultResponse) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "CallToolResultResponse", v.Extra, "id\x00jsonrpc\x00result"); err != nil {
+		if err := e.members(&first, "CallToolResultResponse", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "result":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -1328,7 +1388,13 @@ func (v *CancelledNotification) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "CancelledNotification", v.Extra, "jsonrpc\x00method\x00params"); err != nil {
+		if err := e.members(&first, "CancelledNotification", v.Extra, func(name string) bool {
+			switch name {
+			case "jsonrpc", "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -1423,7 +1489,13 @@ func (v *CancelledNotificationParams) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "CancelledNotificationParams", v.Extra, "_meta\x00reason\x00requestId"); err != nil {
+		if err := e.members(&first, "CancelledNotificationParams", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "reason", "requestId":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -1601,7 +1673,13 @@ func (v *ClientCapabilities) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ClientCapabilities", v.Extra, "elicitation\x00experimental\x00extensions\x00roots\x00sampling"); err != nil {
+		if err := e.members(&first, "ClientCapabilities", v.Extra, func(name string) bool {
+			switch name {
+			case "elicitation", "experimental", "extensions", "roots", "sampling":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -1675,7 +1753,13 @@ func (v *ClientCapabilitiesElicitation) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ClientCapabilitiesElicitation", v.Extra, "form\x00url"); err != nil {
+		if err := e.members(&first, "ClientCapabilitiesElicitation", v.Extra, func(name string) bool {
+			switch name {
+			case "form", "url":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -1720,7 +1804,7 @@ func (v *ClientCapabilitiesRoots) encodeTo(e *encoder) error {
 	e.buf = append(e.buf, '{')
 	first := true
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ClientCapabilitiesRoots", v.Extra, ""); err != nil {
+		if err := e.members(&first, "ClientCapabilitiesRoots", v.Extra, func(string) bool { return false }); err != nil {
 			return err
 		}
 	}
@@ -1794,7 +1878,13 @@ func (v *ClientCapabilitiesSampling) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ClientCapabilitiesSampling", v.Extra, "context\x00tools"); err != nil {
+		if err := e.members(&first, "ClientCapabilitiesSampling", v.Extra, func(name string) bool {
+			switch name {
+			case "context", "tools":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -1883,7 +1973,13 @@ func (v *ClientNotification) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ClientNotification", v.Extra, "jsonrpc\x00method\x00params"); err != nil {
+		if err := e.members(&first, "ClientNotification", v.Extra, func(name string) bool {
+			switch name {
+			case "jsonrpc", "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -2153,7 +2249,13 @@ func (v *CompleteRequest) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "CompleteRequest", v.Extra, "id\x00jsonrpc\x00method\x00params"); err != nil {
+		if err := e.members(&first, "CompleteRequest", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -2262,7 +2364,13 @@ func (v *CompleteRequestParams) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "CompleteRequestParams", v.Extra, "_meta\x00argument\x00context\x00ref"); err != nil {
+		if err := e.members(&first, "CompleteRequestParams", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "argument", "context", "ref":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -2340,7 +2448,13 @@ func (v *CompleteRequestParamsArgument) encodeTo(e *encoder) error {
 	e.member(&first, "\"value\":")
 	e.string(v.Value)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "CompleteRequestParamsArgument", v.Extra, "name\x00value"); err != nil {
+		if err := e.members(&first, "CompleteRequestParamsArgument", v.Extra, func(name string) bool {
+			switch name {
+			case "name", "value":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -2428,7 +2542,13 @@ func (v *CompleteRequestParamsContext) encodeTo(e *encoder) error {
 		e.buf = append(e.buf, '}')
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "CompleteRequestParamsContext", v.Extra, "arguments"); err != nil {
+		if err := e.members(&first, "CompleteRequestParamsContext", v.Extra, func(name string) bool {
+			switch name {
+			case "arguments":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -2597,7 +2717,13 @@ func (v *CompleteResult) encodeTo(e *encoder) error {
 	e.member(&first, "\"resultType\":")
 	e.string(v.ResultType)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "CompleteResult", v.Extra, "_meta\x00completion\x00resultType"); err != nil {
+		if err := e.members(&first, "CompleteResult", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "completion", "resultType":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -2714,7 +2840,13 @@ func (v *CompleteResultCompletion) encodeTo(e *encoder) error {
 	}
 	e.buf = append(e.buf, ']')
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "CompleteResultCompletion", v.Extra, "hasMore\x00total\x00values"); err != nil {
+		if err := e.members(&first, "CompleteResultCompletion", v.Extra, func(name string) bool {
+			switch name {
+			case "hasMore", "total", "values":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -2805,7 +2937,13 @@ func (v *CompleteResultResponse) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "CompleteResultResponse", v.Extra, "id\x00jsonrpc\x00result"); err != nil {
+		if err := e.members(&first, "CompleteResultResponse", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "result":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -2997,7 +3135,13 @@ func (v *CreateMessageRequest) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "CreateMessageRequest", v.Extra, "method\x00params"); err != nil {
+		if err := e.members(&first, "CreateMessageRequest", v.Extra, func(name string) bool {
+			switch name {
+			case "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -3261,7 +3405,13 @@ func (v *CreateMessageRequestParams) encodeTo(e *encoder) error {
 		e.buf = append(e.buf, ']')
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "CreateMessageRequestParams", v.Extra, "includeContext\x00maxTokens\x00messages\x00metadata\x00modelPreferences\x00stopSequences\x00systemPrompt\x00temperature\x00toolChoice\x00tools"); err != nil {
+		if err := e.members(&first, "CreateMessageRequestParams", v.Extra, func(name string) bool {
+			switch name {
+			case "includeContext", "maxTokens", "messages", "metadata", "modelPreferences", "stopSequences", "systemPrompt", "temperature", "toolChoice", "tools":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -3420,7 +3570,13 @@ func (v *CreateMessageResult) encodeTo(e *encoder) error {
 		e.string(*v.StopReason)
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "CreateMessageResult", v.Extra, "_meta\x00content\x00model\x00role\x00stopReason"); err != nil {
+		if err := e.members(&first, "CreateMessageResult", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "content", "model", "role", "stopReason":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -3713,7 +3869,13 @@ func (v *DiscoverRequest) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "DiscoverRequest", v.Extra, "id\x00jsonrpc\x00method\x00params"); err != nil {
+		if err := e.members(&first, "DiscoverRequest", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -3894,7 +4056,13 @@ func (v *DiscoverResult) encodeTo(e *encoder) error {
 	}
 	e.int(v.TTLMs)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "DiscoverResult", v.Extra, "_meta\x00cacheScope\x00capabilities\x00instructions\x00resultType\x00supportedVersions\x00ttlMs"); err != nil {
+		if err := e.members(&first, "DiscoverResult", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "cacheScope", "capabilities", "instructions", "resultType", "supportedVersions", "ttlMs":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -3985,7 +4153,13 @@ func (v *DiscoverResultResponse) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "DiscoverResultResponse", v.Extra, "id\x00jsonrpc\x00result"); err != nil {
+		if err := e.members(&first, "DiscoverResultResponse", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "result":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -4061,7 +4235,13 @@ func (v *ElicitRequest) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ElicitRequest", v.Extra, "method\x00params"); err != nil {
+		if err := e.members(&first, "ElicitRequest", v.Extra, func(name string) bool {
+			switch name {
+			case "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -4152,7 +4332,13 @@ func (v *ElicitRequestFormParams) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ElicitRequestFormParams", v.Extra, "message\x00mode\x00requestedSchema"); err != nil {
+		if err := e.members(&first, "ElicitRequestFormParams", v.Extra, func(name string) bool {
+			switch name {
+			case "message", "mode", "requestedSchema":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -4306,7 +4492,13 @@ func (v *ElicitRequestFormParamsRequestedSchema) encodeTo(e *encoder) error {
 	e.member(&first, "\"type\":")
 	e.buf = append(e.buf, "\"object\""...)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ElicitRequestFormParamsRequestedSchema", v.Extra, "$schema\x00properties\x00required\x00type"); err != nil {
+		if err := e.members(&first, "ElicitRequestFormParamsRequestedSchema", v.Extra, func(name string) bool {
+			switch name {
+			case "$schema", "properties", "required", "type":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -4476,7 +4668,13 @@ func (v *ElicitRequestURLParams) encodeTo(e *encoder) error {
 	e.member(&first, "\"url\":")
 	e.string(v.URL)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ElicitRequestURLParams", v.Extra, "message\x00mode\x00url"); err != nil {
+		if err := e.members(&first, "ElicitRequestURLParams", v.Extra, func(name string) bool {
+			switch name {
+			case "message", "mode", "url":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -4581,7 +4779,13 @@ func (v *ElicitResult) encodeTo(e *encoder) error {
 		e.buf = append(e.buf, '}')
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ElicitResult", v.Extra, "action\x00content"); err != nil {
+		if err := e.members(&first, "ElicitResult", v.Extra, func(name string) bool {
+			switch name {
+			case "action", "content":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -4793,7 +4997,13 @@ func (v *EmbeddedResource) encodeTo(e *encoder) error {
 	e.member(&first, "\"type\":")
 	e.buf = append(e.buf, "\"resource\""...)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "EmbeddedResource", v.Extra, "_meta\x00annotations\x00resource\x00type"); err != nil {
+		if err := e.members(&first, "EmbeddedResource", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "annotations", "resource", "type":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -5077,7 +5287,13 @@ func (v *Error) encodeTo(e *encoder) error {
 	e.member(&first, "\"message\":")
 	e.string(v.Message)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "Error", v.Extra, "code\x00data\x00message"); err != nil {
+		if err := e.members(&first, "Error", v.Extra, func(name string) bool {
+			switch name {
+			case "code", "data", "message":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -5181,7 +5397,13 @@ func (v *GetPromptRequest) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "GetPromptRequest", v.Extra, "id\x00jsonrpc\x00method\x00params"); err != nil {
+		if err := e.members(&first, "GetPromptRequest", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -5331,7 +5553,13 @@ func (v *GetPromptRequestParams) encodeTo(e *encoder) error {
 		e.string(*v.RequestState)
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "GetPromptRequestParams", v.Extra, "_meta\x00arguments\x00inputResponses\x00name\x00requestState"); err != nil {
+		if err := e.members(&first, "GetPromptRequestParams", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "arguments", "inputResponses", "name", "requestState":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -5461,7 +5689,13 @@ func (v *GetPromptResult) encodeTo(e *encoder) error {
 	e.member(&first, "\"resultType\":")
 	e.string(v.ResultType)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "GetPromptResult", v.Extra, "_meta\x00description\x00messages\x00resultType"); err != nil {
+		if err := e.members(&first, "GetPromptResult", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "description", "messages", "resultType":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -5552,7 +5786,13 @@ func (v *GetPromptResultResponse) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "GetPromptResultResponse", v.Extra, "id\x00jsonrpc\x00result"); err != nil {
+		if err := e.members(&first, "GetPromptResultResponse", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "result":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -5715,7 +5955,13 @@ func (v *HeaderMismatchError) encodeTo(e *encoder) error {
 	e.member(&first, "\"jsonrpc\":")
 	e.buf = append(e.buf, "\"2.0\""...)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "HeaderMismatchError", v.Extra, "error\x00id\x00jsonrpc"); err != nil {
+		if err := e.members(&first, "HeaderMismatchError", v.Extra, func(name string) bool {
+			switch name {
+			case "error", "id", "jsonrpc":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -5812,7 +6058,13 @@ func (v *HeaderMismatchErrorError) encodeTo(e *encoder) error {
 	e.member(&first, "\"message\":")
 	e.string(v.Message)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "HeaderMismatchErrorError", v.Extra, "code\x00data\x00message"); err != nil {
+		if err := e.members(&first, "HeaderMismatchErrorError", v.Extra, func(name string) bool {
+			switch name {
+			case "code", "data", "message":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -5941,7 +6193,13 @@ func (v *Icon) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "Icon", v.Extra, "mimeType\x00sizes\x00src\x00theme"); err != nil {
+		if err := e.members(&first, "Icon", v.Extra, func(name string) bool {
+			switch name {
+			case "mimeType", "sizes", "src", "theme":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -6051,7 +6309,13 @@ func (v *Icons) encodeTo(e *encoder) error {
 		e.buf = append(e.buf, ']')
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "Icons", v.Extra, "icons"); err != nil {
+		if err := e.members(&first, "Icons", v.Extra, func(name string) bool {
+			switch name {
+			case "icons":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -6174,7 +6438,13 @@ func (v *ImageContent) encodeTo(e *encoder) error {
 	e.member(&first, "\"type\":")
 	e.buf = append(e.buf, "\"image\""...)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ImageContent", v.Extra, "_meta\x00annotations\x00data\x00mimeType\x00type"); err != nil {
+		if err := e.members(&first, "ImageContent", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "annotations", "data", "mimeType", "type":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -6334,7 +6604,13 @@ func (v *Implementation) encodeTo(e *encoder) error {
 		e.string(*v.WebsiteURL)
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "Implementation", v.Extra, "description\x00icons\x00name\x00title\x00version\x00websiteUrl"); err != nil {
+		if err := e.members(&first, "Implementation", v.Extra, func(name string) bool {
+			switch name {
+			case "description", "icons", "name", "title", "version", "websiteUrl":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -6576,7 +6852,13 @@ func (v *InputRequiredResult) encodeTo(e *encoder) error {
 	e.member(&first, "\"resultType\":")
 	e.buf = append(e.buf, "\"input_required\""...)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "InputRequiredResult", v.Extra, "_meta\x00inputRequests\x00requestState\x00resultType"); err != nil {
+		if err := e.members(&first, "InputRequiredResult", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "inputRequests", "requestState", "resultType":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -6757,7 +7039,13 @@ func (v *InputResponseRequestParams) encodeTo(e *encoder) error {
 		e.string(*v.RequestState)
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "InputResponseRequestParams", v.Extra, "_meta\x00inputResponses\x00requestState"); err != nil {
+		if err := e.members(&first, "InputResponseRequestParams", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "inputResponses", "requestState":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -6905,7 +7193,13 @@ func (v *InternalError) encodeTo(e *encoder) error {
 	e.member(&first, "\"message\":")
 	e.string(v.Message)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "InternalError", v.Extra, "code\x00data\x00message"); err != nil {
+		if err := e.members(&first, "InternalError", v.Extra, func(name string) bool {
+			switch name {
+			case "code", "data", "message":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -7002,7 +7296,13 @@ func (v *InvalidParamsError) encodeTo(e *encoder) error {
 	e.member(&first, "\"message\":")
 	e.string(v.Message)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "InvalidParamsError", v.Extra, "code\x00data\x00message"); err != nil {
+		if err := e.members(&first, "InvalidParamsError", v.Extra, func(name string) bool {
+			switch name {
+			case "code", "data", "message":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -7099,7 +7399,13 @@ func (v *InvalidRequestError) encodeTo(e *encoder) error {
 	e.member(&first, "\"message\":")
 	e.string(v.Message)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "InvalidRequestError", v.Extra, "code\x00data\x00message"); err != nil {
+		if err := e.members(&first, "InvalidRequestError", v.Extra, func(name string) bool {
+			switch name {
+			case "code", "data", "message":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -7239,7 +7545,13 @@ func (v *JSONRPCErrorResponse) encodeTo(e *encoder) error {
 	e.member(&first, "\"jsonrpc\":")
 	e.buf = append(e.buf, "\"2.0\""...)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "JSONRPCErrorResponse", v.Extra, "error\x00id\x00jsonrpc"); err != nil {
+		if err := e.members(&first, "JSONRPCErrorResponse", v.Extra, func(name string) bool {
+			switch name {
+			case "error", "id", "jsonrpc":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -7438,7 +7750,13 @@ func (v *JSONRPCNotification) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "JSONRPCNotification", v.Extra, "jsonrpc\x00method\x00params"); err != nil {
+		if err := e.members(&first, "JSONRPCNotification", v.Extra, func(name string) bool {
+			switch name {
+			case "jsonrpc", "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -7550,7 +7868,13 @@ func (v *JSONRPCRequest) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "JSONRPCRequest", v.Extra, "id\x00jsonrpc\x00method\x00params"); err != nil {
+		if err := e.members(&first, "JSONRPCRequest", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -7719,7 +8043,13 @@ func (v *JSONRPCResultResponse) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "JSONRPCResultResponse", v.Extra, "id\x00jsonrpc\x00result"); err != nil {
+		if err := e.members(&first, "JSONRPCResultResponse", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "result":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -7920,7 +8250,13 @@ func (v *LegacyTitledEnumSchema) encodeTo(e *encoder) error {
 	e.member(&first, "\"type\":")
 	e.buf = append(e.buf, "\"string\""...)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "LegacyTitledEnumSchema", v.Extra, "default\x00description\x00enum\x00enumNames\x00title\x00type"); err != nil {
+		if err := e.members(&first, "LegacyTitledEnumSchema", v.Extra, func(name string) bool {
+			switch name {
+			case "default", "description", "enum", "enumNames", "title", "type":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -8024,7 +8360,13 @@ func (v *ListPromptsRequest) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ListPromptsRequest", v.Extra, "id\x00jsonrpc\x00method\x00params"); err != nil {
+		if err := e.members(&first, "ListPromptsRequest", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -8190,7 +8532,13 @@ func (v *ListPromptsResult) encodeTo(e *encoder) error {
 	}
 	e.int(v.TTLMs)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ListPromptsResult", v.Extra, "_meta\x00cacheScope\x00nextCursor\x00prompts\x00resultType\x00ttlMs"); err != nil {
+		if err := e.members(&first, "ListPromptsResult", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "cacheScope", "nextCursor", "prompts", "resultType", "ttlMs":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -8281,7 +8629,13 @@ func (v *ListPromptsResultResponse) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ListPromptsResultResponse", v.Extra, "id\x00jsonrpc\x00result"); err != nil {
+		if err := e.members(&first, "ListPromptsResultResponse", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "result":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -8385,7 +8739,13 @@ func (v *ListResourceTemplatesRequest) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ListResourceTemplatesRequest", v.Extra, "id\x00jsonrpc\x00method\x00params"); err != nil {
+		if err := e.members(&first, "ListResourceTemplatesRequest", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -8551,7 +8911,13 @@ func (v *ListResourceTemplatesResult) encodeTo(e *encoder) error {
 	}
 	e.int(v.TTLMs)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ListResourceTemplatesResult", v.Extra, "_meta\x00cacheScope\x00nextCursor\x00resourceTemplates\x00resultType\x00ttlMs"); err != nil {
+		if err := e.members(&first, "ListResourceTemplatesResult", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "cacheScope", "nextCursor", "resourceTemplates", "resultType", "ttlMs":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -8642,7 +9008,13 @@ func (v *ListResourceTemplatesResultResponse) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ListResourceTemplatesResultResponse", v.Extra, "id\x00jsonrpc\x00result"); err != nil {
+		if err := e.members(&first, "ListResourceTemplatesResultResponse", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "result":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -8748,7 +9120,13 @@ func (v *ListResourcesRequest) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ListResourcesRequest", v.Extra, "id\x00jsonrpc\x00method\x00params"); err != nil {
+		if err := e.members(&first, "ListResourcesRequest", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -8914,7 +9292,13 @@ func (v *ListResourcesResult) encodeTo(e *encoder) error {
 	}
 	e.int(v.TTLMs)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ListResourcesResult", v.Extra, "_meta\x00cacheScope\x00nextCursor\x00resources\x00resultType\x00ttlMs"); err != nil {
+		if err := e.members(&first, "ListResourcesResult", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "cacheScope", "nextCursor", "resources", "resultType", "ttlMs":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -9005,7 +9389,13 @@ func (v *ListResourcesResultResponse) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ListResourcesResultResponse", v.Extra, "id\x00jsonrpc\x00result"); err != nil {
+		if err := e.members(&first, "ListResourcesResultResponse", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "result":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -9082,7 +9472,13 @@ func (v *ListRootsRequest) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ListRootsRequest", v.Extra, "method\x00params"); err != nil {
+		if err := e.members(&first, "ListRootsRequest", v.Extra, func(name string) bool {
+			switch name {
+			case "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -9144,7 +9540,13 @@ func (v *ListRootsRequestParams) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ListRootsRequestParams", v.Extra, "_meta"); err != nil {
+		if err := e.members(&first, "ListRootsRequestParams", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -9227,7 +9629,13 @@ func (v *ListRootsResult) encodeTo(e *encoder) error {
 	}
 	e.buf = append(e.buf, ']')
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ListRootsResult", v.Extra, "roots"); err != nil {
+		if err := e.members(&first, "ListRootsResult", v.Extra, func(name string) bool {
+			switch name {
+			case "roots":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -9331,7 +9739,13 @@ func (v *ListToolsRequest) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ListToolsRequest", v.Extra, "id\x00jsonrpc\x00method\x00params"); err != nil {
+		if err := e.members(&first, "ListToolsRequest", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -9497,7 +9911,13 @@ func (v *ListToolsResult) encodeTo(e *encoder) error {
 	}
 	e.int(v.TTLMs)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ListToolsResult", v.Extra, "_meta\x00cacheScope\x00nextCursor\x00resultType\x00tools\x00ttlMs"); err != nil {
+		if err := e.members(&first, "ListToolsResult", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "cacheScope", "nextCursor", "resultType", "tools", "ttlMs":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -9588,7 +10008,13 @@ func (v *ListToolsResultResponse) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ListToolsResultResponse", v.Extra, "id\x00jsonrpc\x00result"); err != nil {
+		if err := e.members(&first, "ListToolsResultResponse", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "result":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -9719,7 +10145,13 @@ func (v *LoggingMessageNotification) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "LoggingMessageNotification", v.Extra, "jsonrpc\x00method\x00params"); err != nil {
+		if err := e.members(&first, "LoggingMessageNotification", v.Extra, func(name string) bool {
+			switch name {
+			case "jsonrpc", "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -9836,7 +10268,13 @@ func (v *LoggingMessageNotificationParams) encodeTo(e *encoder) error {
 		e.string(*v.Logger)
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "LoggingMessageNotificationParams", v.Extra, "_meta\x00data\x00level\x00logger"); err != nil {
+		if err := e.members(&first, "LoggingMessageNotificationParams", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "data", "level", "logger":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -9883,7 +10321,7 @@ func (v *MetaObject) encodeTo(e *encoder) error {
 	e.buf = append(e.buf, '{')
 	first := true
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "MetaObject", v.Extra, ""); err != nil {
+		if err := e.members(&first, "MetaObject", v.Extra, func(string) bool { return false }); err != nil {
 			return err
 		}
 	}
@@ -9980,7 +10418,13 @@ func (v *MethodNotFoundError) encodeTo(e *encoder) error {
 	e.member(&first, "\"message\":")
 	e.string(v.Message)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "MethodNotFoundError", v.Extra, "code\x00data\x00message"); err != nil {
+		if err := e.members(&first, "MethodNotFoundError", v.Extra, func(name string) bool {
+			switch name {
+			case "code", "data", "message":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -10072,7 +10516,13 @@ func (v *MissingRequiredClientCapabilityError) encodeTo(e *encoder) error {
 	e.member(&first, "\"jsonrpc\":")
 	e.buf = append(e.buf, "\"2.0\""...)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "MissingRequiredClientCapabilityError", v.Extra, "error\x00id\x00jsonrpc"); err != nil {
+		if err := e.members(&first, "MissingRequiredClientCapabilityError", v.Extra, func(name string) bool {
+			switch name {
+			case "error", "id", "jsonrpc":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -10165,7 +10615,13 @@ func (v *MissingRequiredClientCapabilityErrorError) encodeTo(e *encoder) error {
 	e.member(&first, "\"message\":")
 	e.string(v.Message)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "MissingRequiredClientCapabilityErrorError", v.Extra, "code\x00data\x00message"); err != nil {
+		if err := e.members(&first, "MissingRequiredClientCapabilityErrorError", v.Extra, func(name string) bool {
+			switch name {
+			case "code", "data", "message":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -10230,7 +10686,13 @@ func (v *MissingRequiredClientCapabilityErrorErrorData) encodeTo(e *encoder) err
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "MissingRequiredClientCapabilityErrorErrorData", v.Extra, "requiredCapabilities"); err != nil {
+		if err := e.members(&first, "MissingRequiredClientCapabilityErrorErrorData", v.Extra, func(name string) bool {
+			switch name {
+			case "requiredCapabilities":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -10296,7 +10758,13 @@ func (v *ModelHint) encodeTo(e *encoder) error {
 		e.string(*v.Name)
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ModelHint", v.Extra, "name"); err != nil {
+		if err := e.members(&first, "ModelHint", v.Extra, func(name string) bool {
+			switch name {
+			case "name":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -10472,7 +10940,13 @@ func (v *ModelPreferences) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ModelPreferences", v.Extra, "costPriority\x00hints\x00intelligencePriority\x00speedPriority"); err != nil {
+		if err := e.members(&first, "ModelPreferences", v.Extra, func(name string) bool {
+			switch name {
+			case "costPriority", "hints", "intelligencePriority", "speedPriority":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -10630,7 +11104,13 @@ func (v *Notification) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "Notification", v.Extra, "method\x00params"); err != nil {
+		if err := e.members(&first, "Notification", v.Extra, func(name string) bool {
+			switch name {
+			case "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -10692,7 +11172,13 @@ func (v *NotificationMetaObject) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "NotificationMetaObject", v.Extra, "io.modelcontextprotocol/subscriptionId"); err != nil {
+		if err := e.members(&first, "NotificationMetaObject", v.Extra, func(name string) bool {
+			switch name {
+			case "io.modelcontextprotocol/subscriptionId":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -10754,7 +11240,13 @@ func (v *NotificationParams) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "NotificationParams", v.Extra, "_meta"); err != nil {
+		if err := e.members(&first, "NotificationParams", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -10909,7 +11401,13 @@ func (v *NumberSchema) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "NumberSchema", v.Extra, "default\x00description\x00maximum\x00minimum\x00title\x00type"); err != nil {
+		if err := e.members(&first, "NumberSchema", v.Extra, func(name string) bool {
+			switch name {
+			case "default", "description", "maximum", "minimum", "title", "type":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -11045,7 +11543,13 @@ func (v *PaginatedRequest) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "PaginatedRequest", v.Extra, "id\x00jsonrpc\x00method\x00params"); err != nil {
+		if err := e.members(&first, "PaginatedRequest", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -11124,7 +11628,13 @@ func (v *PaginatedRequestParams) encodeTo(e *encoder) error {
 		e.string(*v.Cursor)
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "PaginatedRequestParams", v.Extra, "_meta\x00cursor"); err != nil {
+		if err := e.members(&first, "PaginatedRequestParams", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "cursor":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -11219,7 +11729,13 @@ func (v *PaginatedResult) encodeTo(e *encoder) error {
 	e.member(&first, "\"resultType\":")
 	e.string(v.ResultType)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "PaginatedResult", v.Extra, "_meta\x00nextCursor\x00resultType"); err != nil {
+		if err := e.members(&first, "PaginatedResult", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "nextCursor", "resultType":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -11316,7 +11832,13 @@ func (v *ParseError) encodeTo(e *encoder) error {
 	e.member(&first, "\"message\":")
 	e.string(v.Message)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ParseError", v.Extra, "code\x00data\x00message"); err != nil {
+		if err := e.members(&first, "ParseError", v.Extra, func(name string) bool {
+			switch name {
+			case "code", "data", "message":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -11552,7 +12074,13 @@ func (v *ProgressNotification) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ProgressNotification", v.Extra, "jsonrpc\x00method\x00params"); err != nil {
+		if err := e.members(&first, "ProgressNotification", v.Extra, func(name string) bool {
+			switch name {
+			case "jsonrpc", "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -11684,7 +12212,13 @@ func (v *ProgressNotificationParams) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ProgressNotificationParams", v.Extra, "_meta\x00message\x00progress\x00progressToken\x00total"); err != nil {
+		if err := e.members(&first, "ProgressNotificationParams", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "message", "progress", "progressToken", "total":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -11896,7 +12430,13 @@ func (v *Prompt) encodeTo(e *encoder) error {
 		e.string(*v.Title)
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "Prompt", v.Extra, "_meta\x00arguments\x00description\x00icons\x00name\x00title"); err != nil {
+		if err := e.members(&first, "Prompt", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "arguments", "description", "icons", "name", "title":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -12007,7 +12547,13 @@ func (v *PromptArgument) encodeTo(e *encoder) error {
 		e.string(*v.Title)
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "PromptArgument", v.Extra, "description\x00name\x00required\x00title"); err != nil {
+		if err := e.members(&first, "PromptArgument", v.Extra, func(name string) bool {
+			switch name {
+			case "description", "name", "required", "title":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -12097,7 +12643,13 @@ func (v *PromptListChangedNotification) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "PromptListChangedNotification", v.Extra, "jsonrpc\x00method\x00params"); err != nil {
+		if err := e.members(&first, "PromptListChangedNotification", v.Extra, func(name string) bool {
+			switch name {
+			case "jsonrpc", "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -12175,7 +12727,13 @@ func (v *PromptMessage) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "PromptMessage", v.Extra, "content\x00role"); err != nil {
+		if err := e.members(&first, "PromptMessage", v.Extra, func(name string) bool {
+			switch name {
+			case "content", "role":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -12267,7 +12825,13 @@ func (v *PromptReference) encodeTo(e *encoder) error {
 	e.member(&first, "\"type\":")
 	e.buf = append(e.buf, "\"ref/prompt\""...)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "PromptReference", v.Extra, "name\x00title\x00type"); err != nil {
+		if err := e.members(&first, "PromptReference", v.Extra, func(name string) bool {
+			switch name {
+			case "name", "title", "type":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -12371,7 +12935,13 @@ func (v *ReadResourceRequest) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ReadResourceRequest", v.Extra, "id\x00jsonrpc\x00method\x00params"); err != nil {
+		if err := e.members(&first, "ReadResourceRequest", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -12479,7 +13049,13 @@ func (v *ReadResourceRequestParams) encodeTo(e *encoder) error {
 	e.member(&first, "\"uri\":")
 	e.string(v.URI)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ReadResourceRequestParams", v.Extra, "_meta\x00inputResponses\x00requestState\x00uri"); err != nil {
+		if err := e.members(&first, "ReadResourceRequestParams", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "inputResponses", "requestState", "uri":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -12629,7 +13205,13 @@ func (v *ReadResourceResult) encodeTo(e *encoder) error {
 	}
 	e.int(v.TTLMs)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ReadResourceResult", v.Extra, "_meta\x00cacheScope\x00contents\x00resultType\x00ttlMs"); err != nil {
+		if err := e.members(&first, "ReadResourceResult", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "cacheScope", "contents", "resultType", "ttlMs":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -12791,7 +13373,13 @@ func (v *ReadResourceResultResponse) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ReadResourceResultResponse", v.Extra, "id\x00jsonrpc\x00result"); err != nil {
+		if err := e.members(&first, "ReadResourceResultResponse", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "result":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -12954,7 +13542,13 @@ func (v *Request) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "Request", v.Extra, "method\x00params"); err != nil {
+		if err := e.members(&first, "Request", v.Extra, func(name string) bool {
+			switch name {
+			case "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -13113,7 +13707,13 @@ func (v *RequestMetaObject) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "RequestMetaObject", v.Extra, "io.modelcontextprotocol/clientCapabilities\x00io.modelcontextprotocol/clientInfo\x00io.modelcontextprotocol/logLevel\x00io.modelcontextprotocol/protocolVersion\x00progressToken"); err != nil {
+		if err := e.members(&first, "RequestMetaObject", v.Extra, func(name string) bool {
+			switch name {
+			case "io.modelcontextprotocol/clientCapabilities", "io.modelcontextprotocol/clientInfo", "io.modelcontextprotocol/logLevel", "io.modelcontextprotocol/protocolVersion", "progressToken":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -13176,7 +13776,13 @@ func (v *RequestParams) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "RequestParams", v.Extra, "_meta"); err != nil {
+		if err := e.members(&first, "RequestParams", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -13386,7 +13992,13 @@ func (v *Resource) encodeTo(e *encoder) error {
 	e.member(&first, "\"uri\":")
 	e.string(v.URI)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "Resource", v.Extra, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00uri"); err != nil {
+		if err := e.members(&first, "Resource", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "annotations", "description", "icons", "mimeType", "name", "size", "title", "uri":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -13481,7 +14093,13 @@ func (v *ResourceContents) encodeTo(e *encoder) error {
 	e.member(&first, "\"uri\":")
 	e.string(v.URI)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ResourceContents", v.Extra, "_meta\x00mimeType\x00uri"); err != nil {
+		if err := e.members(&first, "ResourceContents", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "mimeType", "uri":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -13704,7 +14322,13 @@ func (v *ResourceLink) encodeTo(e *encoder) error {
 	e.member(&first, "\"uri\":")
 	e.string(v.URI)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ResourceLink", v.Extra, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00type\x00uri"); err != nil {
+		if err := e.members(&first, "ResourceLink", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "annotations", "description", "icons", "mimeType", "name", "size", "title", "type", "uri":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -13794,7 +14418,13 @@ func (v *ResourceListChangedNotification) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ResourceListChangedNotification", v.Extra, "jsonrpc\x00method\x00params"); err != nil {
+		if err := e.members(&first, "ResourceListChangedNotification", v.Extra, func(name string) bool {
+			switch name {
+			case "jsonrpc", "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -13872,7 +14502,13 @@ func (v *ResourceRequestParams) encodeTo(e *encoder) error {
 	e.member(&first, "\"uri\":")
 	e.string(v.URI)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ResourceRequestParams", v.Extra, "_meta\x00uri"); err != nil {
+		if err := e.members(&first, "ResourceRequestParams", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "uri":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -14064,7 +14700,13 @@ func (v *ResourceTemplate) encodeTo(e *encoder) error {
 	e.member(&first, "\"uriTemplate\":")
 	e.string(v.URITemplate)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ResourceTemplate", v.Extra, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00title\x00uriTemplate"); err != nil {
+		if err := e.members(&first, "ResourceTemplate", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "annotations", "description", "icons", "mimeType", "name", "title", "uriTemplate":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -14140,7 +14782,13 @@ func (v *ResourceTemplateReference) encodeTo(e *encoder) error {
 	e.member(&first, "\"uri\":")
 	e.string(v.URI)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ResourceTemplateReference", v.Extra, "type\x00uri"); err != nil {
+		if err := e.members(&first, "ResourceTemplateReference", v.Extra, func(name string) bool {
+			switch name {
+			case "type", "uri":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -14229,7 +14877,13 @@ func (v *ResourceUpdatedNotification) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ResourceUpdatedNotification", v.Extra, "jsonrpc\x00method\x00params"); err != nil {
+		if err := e.members(&first, "ResourceUpdatedNotification", v.Extra, func(name string) bool {
+			switch name {
+			case "jsonrpc", "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -14308,7 +14962,13 @@ func (v *ResourceUpdatedNotificationParams) encodeTo(e *encoder) error {
 	e.member(&first, "\"uri\":")
 	e.string(v.URI)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ResourceUpdatedNotificationParams", v.Extra, "_meta\x00uri"); err != nil {
+		if err := e.members(&first, "ResourceUpdatedNotificationParams", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "uri":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -14389,7 +15049,13 @@ func (v *Result) encodeTo(e *encoder) error {
 	e.member(&first, "\"resultType\":")
 	e.string(v.ResultType)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "Result", v.Extra, "_meta\x00resultType"); err != nil {
+		if err := e.members(&first, "Result", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "resultType":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -14451,7 +15117,13 @@ func (v *ResultMetaObject) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ResultMetaObject", v.Extra, "io.modelcontextprotocol/serverInfo"); err != nil {
+		if err := e.members(&first, "ResultMetaObject", v.Extra, func(name string) bool {
+			switch name {
+			case "io.modelcontextprotocol/serverInfo":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -14593,7 +15265,13 @@ func (v *Root) encodeTo(e *encoder) error {
 	e.member(&first, "\"uri\":")
 	e.string(v.URI)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "Root", v.Extra, "_meta\x00name\x00uri"); err != nil {
+		if err := e.members(&first, "Root", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "name", "uri":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -14687,7 +15365,13 @@ func (v *SamplingMessage) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "SamplingMessage", v.Extra, "_meta\x00content\x00role"); err != nil {
+		if err := e.members(&first, "SamplingMessage", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "content", "role":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -15185,7 +15869,13 @@ func (v *ServerCapabilities) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ServerCapabilities", v.Extra, "completions\x00experimental\x00extensions\x00logging\x00prompts\x00resources\x00tools"); err != nil {
+		if err := e.members(&first, "ServerCapabilities", v.Extra, func(name string) bool {
+			switch name {
+			case "completions", "experimental", "extensions", "logging", "prompts", "resources", "tools":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -15247,7 +15937,13 @@ func (v *ServerCapabilitiesPrompts) encodeTo(e *encoder) error {
 		e.bool(*v.ListChanged)
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ServerCapabilitiesPrompts", v.Extra, "listChanged"); err != nil {
+		if err := e.members(&first, "ServerCapabilitiesPrompts", v.Extra, func(name string) bool {
+			switch name {
+			case "listChanged":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -15325,7 +16021,13 @@ func (v *ServerCapabilitiesResources) encodeTo(e *encoder) error {
 		e.bool(*v.Subscribe)
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ServerCapabilitiesResources", v.Extra, "listChanged\x00subscribe"); err != nil {
+		if err := e.members(&first, "ServerCapabilitiesResources", v.Extra, func(name string) bool {
+			switch name {
+			case "listChanged", "subscribe":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -15387,7 +16089,13 @@ func (v *ServerCapabilitiesTools) encodeTo(e *encoder) error {
 		e.bool(*v.ListChanged)
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ServerCapabilitiesTools", v.Extra, "listChanged"); err != nil {
+		if err := e.members(&first, "ServerCapabilitiesTools", v.Extra, func(name string) bool {
+			switch name {
+			case "listChanged":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -15964,7 +16672,13 @@ func (v *StringSchema) encodeTo(e *encoder) error {
 	e.member(&first, "\"type\":")
 	e.buf = append(e.buf, "\"string\""...)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "StringSchema", v.Extra, "default\x00description\x00format\x00maxLength\x00minLength\x00title\x00type"); err != nil {
+		if err := e.members(&first, "StringSchema", v.Extra, func(name string) bool {
+			switch name {
+			case "default", "description", "format", "maxLength", "minLength", "title", "type":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -16126,7 +16840,13 @@ func (v *SubscriptionFilter) encodeTo(e *encoder) error {
 		e.bool(*v.ToolsListChanged)
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "SubscriptionFilter", v.Extra, "promptsListChanged\x00resourceSubscriptions\x00resourcesListChanged\x00toolsListChanged"); err != nil {
+		if err := e.members(&first, "SubscriptionFilter", v.Extra, func(name string) bool {
+			switch name {
+			case "promptsListChanged", "resourceSubscriptions", "resourcesListChanged", "toolsListChanged":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -16215,7 +16935,13 @@ func (v *SubscriptionsAcknowledgedNotification) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "SubscriptionsAcknowledgedNotification", v.Extra, "jsonrpc\x00method\x00params"); err != nil {
+		if err := e.members(&first, "SubscriptionsAcknowledgedNotification", v.Extra, func(name string) bool {
+			switch name {
+			case "jsonrpc", "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -16296,7 +17022,13 @@ func (v *SubscriptionsAcknowledgedNotificationParams) encodeTo(e *encoder) error
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "SubscriptionsAcknowledgedNotificationParams", v.Extra, "_meta\x00notifications"); err != nil {
+		if err := e.members(&first, "SubscriptionsAcknowledgedNotificationParams", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "notifications":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -16404,7 +17136,13 @@ func (v *SubscriptionsListenRequest) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "SubscriptionsListenRequest", v.Extra, "id\x00jsonrpc\x00method\x00params"); err != nil {
+		if err := e.members(&first, "SubscriptionsListenRequest", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -16482,7 +17220,13 @@ func (v *SubscriptionsListenRequestParams) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "SubscriptionsListenRequestParams", v.Extra, "_meta\x00notifications"); err != nil {
+		if err := e.members(&first, "SubscriptionsListenRequestParams", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "notifications":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -16562,7 +17306,13 @@ func (v *SubscriptionsListenResult) encodeTo(e *encoder) error {
 	e.member(&first, "\"resultType\":")
 	e.string(v.ResultType)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "SubscriptionsListenResult", v.Extra, "_meta\x00resultType"); err != nil {
+		if err := e.members(&first, "SubscriptionsListenResult", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "resultType":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -16641,7 +17391,13 @@ func (v *SubscriptionsListenResultMetaObject) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "SubscriptionsListenResultMetaObject", v.Extra, "io.modelcontextprotocol/serverInfo\x00io.modelcontextprotocol/subscriptionId"); err != nil {
+		if err := e.members(&first, "SubscriptionsListenResultMetaObject", v.Extra, func(name string) bool {
+			switch name {
+			case "io.modelcontextprotocol/serverInfo", "io.modelcontextprotocol/subscriptionId":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -16734,7 +17490,13 @@ func (v *SubscriptionsListenResultResponse) encodeTo(e *encoder) error {
 		return err
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "SubscriptionsListenResultResponse", v.Extra, "id\x00jsonrpc\x00result"); err != nil {
+		if err := e.members(&first, "SubscriptionsListenResultResponse", v.Extra, func(name string) bool {
+			switch name {
+			case "id", "jsonrpc", "result":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -16844,7 +17606,13 @@ func (v *TextContent) encodeTo(e *encoder) error {
 	e.member(&first, "\"type\":")
 	e.buf = append(e.buf, "\"text\""...)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "TextContent", v.Extra, "_meta\x00annotations\x00text\x00type"); err != nil {
+		if err := e.members(&first, "TextContent", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "annotations", "text", "type":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -16954,7 +17722,13 @@ func (v *TextResourceContents) encodeTo(e *encoder) error {
 	e.member(&first, "\"uri\":")
 	e.string(v.URI)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "TextResourceContents", v.Extra, "_meta\x00mimeType\x00text\x00uri"); err != nil {
+		if err := e.members(&first, "TextResourceContents", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "mimeType", "text", "uri":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -17132,7 +17906,13 @@ func (v *TitledMultiSelectEnumSchema) encodeTo(e *encoder) error {
 	e.member(&first, "\"type\":")
 	e.buf = append(e.buf, "\"array\""...)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "TitledMultiSelectEnumSchema", v.Extra, "default\x00description\x00items\x00maxItems\x00minItems\x00title\x00type"); err != nil {
+		if err := e.members(&first, "TitledMultiSelectEnumSchema", v.Extra, func(name string) bool {
+			switch name {
+			case "default", "description", "items", "maxItems", "minItems", "title", "type":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -17215,7 +17995,13 @@ func (v *TitledMultiSelectEnumSchemaItems) encodeTo(e *encoder) error {
 	}
 	e.buf = append(e.buf, ']')
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "TitledMultiSelectEnumSchemaItems", v.Extra, "anyOf"); err != nil {
+		if err := e.members(&first, "TitledMultiSelectEnumSchemaItems", v.Extra, func(name string) bool {
+			switch name {
+			case "anyOf":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -17295,7 +18081,13 @@ func (v *TitledMultiSelectEnumSchemaItemsAnyOfElem) encodeTo(e *encoder) error {
 	e.member(&first, "\"title\":")
 	e.string(v.Title)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "TitledMultiSelectEnumSchemaItemsAnyOfElem", v.Extra, "const\x00title"); err != nil {
+		if err := e.members(&first, "TitledMultiSelectEnumSchemaItemsAnyOfElem", v.Extra, func(name string) bool {
+			switch name {
+			case "const", "title":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -17441,7 +18233,13 @@ func (v *TitledSingleSelectEnumSchema) encodeTo(e *encoder) error {
 	e.member(&first, "\"type\":")
 	e.buf = append(e.buf, "\"string\""...)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "TitledSingleSelectEnumSchema", v.Extra, "default\x00description\x00oneOf\x00title\x00type"); err != nil {
+		if err := e.members(&first, "TitledSingleSelectEnumSchema", v.Extra, func(name string) bool {
+			switch name {
+			case "default", "description", "oneOf", "title", "type":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -17519,7 +18317,13 @@ func (v *TitledSingleSelectEnumSchemaOneOfElem) encodeTo(e *encoder) error {
 	e.member(&first, "\"title\":")
 	e.string(v.Title)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "TitledSingleSelectEnumSchemaOneOfElem", v.Extra, "const\x00title"); err != nil {
+		if err := e.members(&first, "TitledSingleSelectEnumSchemaOneOfElem", v.Extra, func(name string) bool {
+			switch name {
+			case "const", "title":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -17713,7 +18517,13 @@ func (v *Tool) encodeTo(e *encoder) error {
 		e.string(*v.Title)
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "Tool", v.Extra, "_meta\x00annotations\x00description\x00icons\x00inputSchema\x00name\x00outputSchema\x00title"); err != nil {
+		if err := e.members(&first, "Tool", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "annotations", "description", "icons", "inputSchema", "name", "outputSchema", "title":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -17839,7 +18649,13 @@ func (v *ToolAnnotations) encodeTo(e *encoder) error {
 		e.string(*v.Title)
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ToolAnnotations", v.Extra, "destructiveHint\x00idempotentHint\x00openWorldHint\x00readOnlyHint\x00title"); err != nil {
+		if err := e.members(&first, "ToolAnnotations", v.Extra, func(name string) bool {
+			switch name {
+			case "destructiveHint", "idempotentHint", "openWorldHint", "readOnlyHint", "title":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -17901,7 +18717,13 @@ func (v *ToolChoice) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ToolChoice", v.Extra, "mode"); err != nil {
+		if err := e.members(&first, "ToolChoice", v.Extra, func(name string) bool {
+			switch name {
+			case "mode":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -18010,7 +18832,13 @@ func (v *ToolInputSchema) encodeTo(e *encoder) error {
 	e.member(&first, "\"type\":")
 	e.buf = append(e.buf, "\"object\""...)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ToolInputSchema", v.Extra, "$schema\x00type"); err != nil {
+		if err := e.members(&first, "ToolInputSchema", v.Extra, func(name string) bool {
+			switch name {
+			case "$schema", "type":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -18100,7 +18928,13 @@ func (v *ToolListChangedNotification) encodeTo(e *encoder) error {
 		}
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ToolListChangedNotification", v.Extra, "jsonrpc\x00method\x00params"); err != nil {
+		if err := e.members(&first, "ToolListChangedNotification", v.Extra, func(name string) bool {
+			switch name {
+			case "jsonrpc", "method", "params":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -18162,7 +18996,13 @@ func (v *ToolOutputSchema) encodeTo(e *encoder) error {
 		e.string(*v.Schema)
 	}
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ToolOutputSchema", v.Extra, "$schema"); err != nil {
+		if err := e.members(&first, "ToolOutputSchema", v.Extra, func(name string) bool {
+			switch name {
+			case "$schema":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -18326,7 +19166,13 @@ func (v *ToolResultContent) encodeTo(e *encoder) error {
 	e.member(&first, "\"type\":")
 	e.buf = append(e.buf, "\"tool_result\""...)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ToolResultContent", v.Extra, "_meta\x00content\x00isError\x00structuredContent\x00toolUseId\x00type"); err != nil {
+		if err := e.members(&first, "ToolResultContent", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "content", "isError", "structuredContent", "toolUseId", "type":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -18455,7 +19301,13 @@ func (v *ToolUseContent) encodeTo(e *encoder) error {
 	e.member(&first, "\"type\":")
 	e.buf = append(e.buf, "\"tool_use\""...)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "ToolUseContent", v.Extra, "_meta\x00id\x00input\x00name\x00type"); err != nil {
+		if err := e.members(&first, "ToolUseContent", v.Extra, func(name string) bool {
+			switch name {
+			case "_meta", "id", "input", "name", "type":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -18547,7 +19399,13 @@ func (v *UnsupportedProtocolVersionError) encodeTo(e *encoder) error {
 	e.member(&first, "\"jsonrpc\":")
 	e.buf = append(e.buf, "\"2.0\""...)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "UnsupportedProtocolVersionError", v.Extra, "error\x00id\x00jsonrpc"); err != nil {
+		if err := e.members(&first, "UnsupportedProtocolVersionError", v.Extra, func(name string) bool {
+			switch name {
+			case "error", "id", "jsonrpc":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -18638,7 +19496,13 @@ func (v *UnsupportedProtocolVersionErrorError) encodeTo(e *encoder) error {
 	e.member(&first, "\"message\":")
 	e.string(v.Message)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "UnsupportedProtocolVersionErrorError", v.Extra, "code\x00data\x00message"); err != nil {
+		if err := e.members(&first, "UnsupportedProtocolVersionErrorError", v.Extra, func(name string) bool {
+			switch name {
+			case "code", "data", "message":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -18738,7 +19602,13 @@ func (v *UnsupportedProtocolVersionErrorErrorData) encodeTo(e *encoder) error {
 	}
 	e.buf = append(e.buf, ']')
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "UnsupportedProtocolVersionErrorErrorData", v.Extra, "requested\x00supported"); err != nil {
+		if err := e.members(&first, "UnsupportedProtocolVersionErrorErrorData", v.Extra, func(name string) bool {
+			switch name {
+			case "requested", "supported":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -18918,7 +19788,13 @@ func (v *UntitledMultiSelectEnumSchema) encodeTo(e *encoder) error {
 	e.member(&first, "\"type\":")
 	e.buf = append(e.buf, "\"array\""...)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "UntitledMultiSelectEnumSchema", v.Extra, "default\x00description\x00items\x00maxItems\x00minItems\x00title\x00type"); err != nil {
+		if err := e.members(&first, "UntitledMultiSelectEnumSchema", v.Extra, func(name string) bool {
+			switch name {
+			case "default", "description", "items", "maxItems", "minItems", "title", "type":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -19014,7 +19890,13 @@ func (v *UntitledMultiSelectEnumSchemaItems) encodeTo(e *encoder) error {
 	e.member(&first, "\"type\":")
 	e.buf = append(e.buf, "\"string\""...)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "UntitledMultiSelectEnumSchemaItems", v.Extra, "enum\x00type"); err != nil {
+		if err := e.members(&first, "UntitledMultiSelectEnumSchemaItems", v.Extra, func(name string) bool {
+			switch name {
+			case "enum", "type":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}
@@ -19160,7 +20042,13 @@ func (v *UntitledSingleSelectEnumSchema) encodeTo(e *encoder) error {
 	e.member(&first, "\"type\":")
 	e.buf = append(e.buf, "\"string\""...)
 	if len(v.Extra) > 0 {
-		if err := e.members(&first, "UntitledSingleSelectEnumSchema", v.Extra, "default\x00description\x00enum\x00title\x00type"); err != nil {
+		if err := e.members(&first, "UntitledSingleSelectEnumSchema", v.Extra, func(name string) bool {
+			switch name {
+			case "default", "description", "enum", "title", "type":
+				return true
+			}
+			return false
+		}); err != nil {
 			return err
 		}
 	}

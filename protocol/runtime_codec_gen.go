@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strings"
 )
 
 // DefaultMaxDepth is the nesting limit that [Unmarshal] applies: objects and
@@ -150,16 +149,13 @@ func (m *Members) Set(name string, value json.RawMessage) {
 	*m = append(*m, Member{Name: name, Value: value})
 }
 
-// encodeMembers writes undeclared members after the declared ones. A
-// member whose name the type declares is an error: it would duplicate a key.
-func (e *encoder) members(first *bool, path string, m Members, declared string) error {
+// members writes undeclared members after the declared ones. A member
+// whose name the type declares (the generated declared reports it) is an
+// error: it would duplicate a key.
+func (e *encoder) members(first *bool, path string, m Members, declared func(name string) bool) error {
 	for i, x := range m {
-		for rest := declared; rest != ""; {
-			var n string
-			n, rest, _ = strings.Cut(rest, "\x00")
-			if n == x.Name {
-				return encodeError(path, "extra member %q is declared by the schema; set the field instead", x.Name)
-			}
+		if declared(x.Name) {
+			return encodeError(path, "extra member %q is declared by the schema; set the field instead", x.Name)
 		}
 		for _, y := range m[:i] {
 			if y.Name == x.Name {
