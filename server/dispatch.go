@@ -440,10 +440,10 @@ func (s *Server) page(keys []string, cursor *string) ([]string, *string, error) 
 	return keys[start:end], next, nil
 }
 
-// pageDefs cuts one page out of a registry, in key order, and returns
-// the definitions on it.
-func pageDefs[V, D any](s *Server, m map[string]V, cursor *string, def func(V) D) ([]D, *string, error) {
-	keys, next, err := s.page(sortedKeys(m), cursor)
+// pageDefs cuts one page out of a registry whose keys are sorted, and
+// returns the definitions on it.
+func pageDefs[V, D any](s *Server, m map[string]V, sorted []string, cursor *string, def func(V) D) ([]D, *string, error) {
+	keys, next, err := s.page(sorted, cursor)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -460,19 +460,19 @@ func (s *Server) list(method string, cursor *string) (wireResult, error) {
 	defer s.mu.RUnlock()
 	switch method {
 	case protocol.MethodToolsList:
-		tools, next, err := pageDefs(s, s.tools, cursor, func(t *tool) protocol.Tool { return t.def })
+		tools, next, err := pageDefs(s, s.tools, cachedKeys(&s.sortedTools, s.tools), cursor, func(t *tool) protocol.Tool { return t.def })
 		if err != nil {
 			return nil, err
 		}
 		return &protocol.ListToolsResult{Tools: tools, NextCursor: next, TTLMs: ttl, CacheScope: scope}, nil
 	case protocol.MethodPromptsList:
-		prompts, next, err := pageDefs(s, s.prompts, cursor, func(p *prompt) protocol.Prompt { return p.def })
+		prompts, next, err := pageDefs(s, s.prompts, cachedKeys(&s.sortedPrompts, s.prompts), cursor, func(p *prompt) protocol.Prompt { return p.def })
 		if err != nil {
 			return nil, err
 		}
 		return &protocol.ListPromptsResult{Prompts: prompts, NextCursor: next, TTLMs: ttl, CacheScope: scope}, nil
 	case protocol.MethodResourcesList:
-		resources, next, err := pageDefs(s, s.resources, cursor, func(r *resource) protocol.Resource { return r.def })
+		resources, next, err := pageDefs(s, s.resources, cachedKeys(&s.sortedResources, s.resources), cursor, func(r *resource) protocol.Resource { return r.def })
 		if err != nil {
 			return nil, err
 		}
@@ -483,7 +483,7 @@ func (s *Server) list(method string, cursor *string) (wireResult, error) {
 		for i, t := range s.templates {
 			byPos[fmt.Sprintf("%08d", i)] = t
 		}
-		templates, next, err := pageDefs(s, byPos, cursor, func(t *template) protocol.ResourceTemplate { return t.def })
+		templates, next, err := pageDefs(s, byPos, sortedKeys(byPos), cursor, func(t *template) protocol.ResourceTemplate { return t.def })
 		if err != nil {
 			return nil, err
 		}

@@ -25,6 +25,7 @@ func (s *Server) AddPrompt(def protocol.Prompt, h PromptHandler) error {
 	}
 	s.mu.Lock()
 	s.prompts[def.Name] = &prompt{def: def, handler: h}
+	s.sortedPrompts.Store(nil)
 	s.mu.Unlock()
 	_ = s.NotifyPromptsChanged()
 	return nil
@@ -36,6 +37,7 @@ func (s *Server) RemovePrompt(name string) bool {
 	defer s.mu.Unlock()
 	_, ok := s.prompts[name]
 	delete(s.prompts, name)
+	s.sortedPrompts.Store(nil)
 	if ok {
 		defer func() { _ = s.NotifyPromptsChanged() }()
 	}

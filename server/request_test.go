@@ -216,3 +216,65 @@ func TestAddTypedToolShapes(t *testing.T) {
 		t.Error("R-TOOL-04: bad name accepted by AddTypedTool")
 	}
 }
+
+// TestListsFollowRegistration: the lists' sorted names are cached between
+// changes, so every add and remove must show in the next list, in order.
+func TestListsFollowRegistration(t *testing.T) {
+	s := newServer(t)
+	h := s.Handler(HTTPOptions{})
+	rh := func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+		return nil, nil
+	}
+	ph := func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) { return nil, nil }
+	names := func(method, member, key string) string {
+		t.Helper()
+		w := call(t, h, 1, method, params(nil))
+		var out []string
+		for _, x := range w.Result[member].([]any) {
+			out = append(out, x.(M)[key].(string))
+		}
+		return strings.Join(out, ",")
+	}
+	steps := []struct {
+		change func()
+		want   string
+	}{
+		{func() {}, ""},
+		{func() {
+			_ = s.AddTool(protocol.Tool{Name: "c"}, textTool("c"))
+			_ = s.AddTool(protocol.Tool{Name: "a"}, textTool("a"))
+		}, "a,c"},
+		{func() { _ = s.AddTool(protocol.Tool{Name: "b"}, textTool("b")) }, "a,b,c"},
+		{func() { s.RemoveTool("a") }, "b,c"},
+		{func() { s.RemoveTool("zz") }, "b,c"},
+	}
+	for i, st := range steps {
+		st.change()
+		if got := names(protocol.MethodToolsList, "tools", "name"); got != st.want {
+			t.Errorf("tools step %d: got %q, want %q", i, got, st.want)
+		}
+		if got := names(protocol.MethodToolsList, "tools", "name"); got != st.want {
+			t.Errorf("tools step %d, listed again: got %q, want %q", i, got, st.want)
+		}
+	}
+	_ = s.AddPrompt(protocol.Prompt{Name: "q"}, ph)
+	_ = names(protocol.MethodPromptsList, "prompts", "name")
+	_ = s.AddPrompt(protocol.Prompt{Name: "p"}, ph)
+	if got := names(protocol.MethodPromptsList, "prompts", "name"); got != "p,q" {
+		t.Errorf("prompts after add: %q", got)
+	}
+	s.RemovePrompt("q")
+	if got := names(protocol.MethodPromptsList, "prompts", "name"); got != "p" {
+		t.Errorf("prompts after remove: %q", got)
+	}
+	_ = s.AddResource(protocol.Resource{URI: "x://2", Name: "two"}, rh)
+	_ = names(protocol.MethodResourcesList, "resources", "uri")
+	_ = s.AddResource(protocol.Resource{URI: "x://1", Name: "one"}, rh)
+	if got := names(protocol.MethodResourcesList, "resources", "uri"); got != "x://1,x://2" {
+		t.Errorf("resources after add: %q", got)
+	}
+	s.RemoveResource("x://2")
+	if got := names(protocol.MethodResourcesList, "resources", "uri"); got != "x://1" {
+		t.Errorf("resources after remove: %q", got)
+	}
+}

@@ -39,6 +39,7 @@ func (s *Server) AddResource(def protocol.Resource, h ResourceHandler) error {
 	}
 	s.mu.Lock()
 	s.resources[def.URI] = &resource{def: def, handler: h}
+	s.sortedResources.Store(nil)
 	s.mu.Unlock()
 	_ = s.NotifyResourcesChanged()
 	return nil
@@ -50,6 +51,7 @@ func (s *Server) RemoveResource(uri string) bool {
 	defer s.mu.Unlock()
 	_, ok := s.resources[uri]
 	delete(s.resources, uri)
+	s.sortedResources.Store(nil)
 	if ok {
 		defer func() { _ = s.NotifyResourcesChanged() }()
 	}

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
@@ -171,6 +172,10 @@ type Server struct {
 	prompts      map[string]*prompt
 	resources    map[string]*resource
 	templates    []*template
+	// The registries' names in order, for the lists: built by the first
+	// list after a change (under mu's read lock) and reset by every change
+	// (under its write lock).
+	sortedTools, sortedPrompts, sortedResources atomic.Pointer[[]string]
 }
 
 // New returns a Server that introduces itself as impl (name and version
@@ -311,6 +316,18 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// cachedKeys returns the sorted keys of m from cache, building them when
+// the cache was reset. The caller holds s.mu (read or write), so m cannot
+// change meanwhile; the slice is shared and never modified.
+func cachedKeys[V any](cache *atomic.Pointer[[]string], m map[string]V) []string {
+	if keys := cache.Load(); keys != nil {
+		return *keys
+	}
+	keys := sortedKeys(m)
+	cache.Store(&keys)
+	return keys
 }
 
 // ctxKey keys the request in a handler's context.

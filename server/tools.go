@@ -89,6 +89,7 @@ func (s *Server) AddTool(def protocol.Tool, h ToolHandler, opts ...ToolOption) e
 	}
 	s.mu.Lock()
 	s.tools[def.Name] = t
+	s.sortedTools.Store(nil)
 	s.mu.Unlock()
 	_ = s.NotifyToolsChanged()
 	return nil
@@ -100,6 +101,7 @@ func (s *Server) RemoveTool(name string) bool {
 	defer s.mu.Unlock()
 	_, ok := s.tools[name]
 	delete(s.tools, name)
+	s.sortedTools.Store(nil)
 	if ok {
 		defer func() { _ = s.NotifyToolsChanged() }()
 	}
