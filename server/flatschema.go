@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // flatSchema validates the most common tool input schema without the
@@ -189,7 +190,7 @@ const maxFastMembers = 16
 // decoder (valid JSON, no duplicate member names). false means "not
 // certain": the caller then parses and validates, which gives the verdict
 // and the message. Only the plain cases are decided here: escaped names
-// or strings, nested values, a non-integer literal for an integer member,
+// or strings, non-ASCII names, nested values, a non-integer literal for an integer member,
 // names that differ only in case, or more than maxFastMembers members all
 // answer false.
 func (f *flatSchema) validRaw(args []byte) bool {
@@ -212,6 +213,11 @@ func (f *flatSchema) validRaw(args []byte) bool {
 			return false
 		}
 		name := args[i+1 : end]
+		for _, c := range name {
+			if c >= utf8.RuneSelf {
+				return false // non-ASCII names: case folding is the general path's
+			}
+		}
 		for _, prev := range names[:n] {
 			if bytes.EqualFold(prev, name) {
 				return false // case variants: the general path refuses them

@@ -21,7 +21,8 @@ func TestFlatSchemaAgrees(t *testing.T) {
 		`{"x":2.5}`, `{"x":true}`, `{"b":false}`, `{"b":0}`, `{"other":1}`, `{"r":"eu"}`, `{"r":"eu","missing":[]}`,
 		`[]`, `"s"`, `null`, `{"n":12345678901234567890}`, `{"n":-0}`, `{"text":"a","extra":{"deep":[1]}}`,
 		` { "text" : "a" , "n" : 7 } `, `{"text":"a\u0041"}`, `{"te\u0078t":"a"}`, `{"text":"a","Text":"b"}`,
-		`{"n":-12,"x":3,"b":true,"text":"é"}`, `{"x":1E5}`, `{"n":1e+2}`, `{"text":"a","a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"o":14,"p":15,"q":16}`,
+		`{"n":-12,"x":3,"b":true,"text":"é"}`, `{"n":1,"ı":"x"}`, `{"I":1,"ı":2}`, `{"i":1,"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"ı":"x"}`,
+		`{"i":1,"İ":2}`, `{"k":1,"K":2}`, `{"x":1E5}`, `{"n":1e+2}`, `{"text":"a","a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"o":14,"p":15,"q":16}`,
 	}
 	// validRaw, which reads the text without parsing it, may only say yes
 	// where the general validator does (it may decline); it must decide

@@ -95,7 +95,7 @@ func (p *valueParser) value() (any, error) {
 				folded[f] = struct{}{}
 			} else {
 				for other := range m {
-					if strings.EqualFold(other, k) {
+					if sameFolded(other, k) {
 						return nil, errCaseVariant
 					}
 				}
@@ -171,8 +171,33 @@ func (p *valueParser) value() (any, error) {
 	return nil, errBadJSON
 }
 
-// foldKey maps names that strings.EqualFold finds equal to one key.
+// foldKey maps names that differ only in case to one key: those
+// strings.EqualFold finds equal, and also pairs such as "ı" and "I" that
+// only full case mapping joins. Small and large objects use the same
+// relation (sameFolded), so the verdict does not depend on the member
+// count.
 func foldKey(s string) string { return strings.ToLower(strings.ToUpper(s)) }
+
+// sameFolded reports whether a and b have the same foldKey, without
+// allocating for ASCII names (where strings.EqualFold is the same test).
+func sameFolded(a, b string) bool {
+	if strings.EqualFold(a, b) {
+		return true
+	}
+	if isASCII(a) && isASCII(b) {
+		return false
+	}
+	return foldKey(a) == foldKey(b)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
 
 func isRange(err error) bool {
 	var ne *strconv.NumError

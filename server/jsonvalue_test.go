@@ -50,4 +50,12 @@ func TestParseValueCaseVariants(t *testing.T) {
 	if _, err := parseValue([]byte(big + `"z":2}`)); err != nil {
 		t.Errorf("distinct names: %v", err)
 	}
+	// Small objects (compared pairwise) and large ones (compared by folded
+	// key) refuse the same names: "ı" and "I" join only under full case
+	// mapping.
+	for _, in := range []string{`{"I":1,"ı":2}`, big + `"İ":1,"i":2}`} {
+		if _, err := parseValue([]byte(in)); err != errCaseVariant {
+			t.Errorf("%s: %v", in, err)
+		}
+	}
 }
