@@ -154,6 +154,10 @@ func TestUnionChoice(t *testing.T) {
 		{`{"type":"array","items":{"type":"string","enum":["a"]}}`, "MultiSelectEnumSchema", "*protocol.UntitledMultiSelectEnumSchema"},
 		{`{"message":"m","requestedSchema":{"type":"object","properties":{}}}`, "ElicitRequestParams", "*protocol.ElicitRequestFormParams"},
 		{`[{"type":"text","text":"a"}]`, "SamplingMessageContent", "protocol.SamplingMessageContentList"},
+		// A member literally named "items.enum" is an undeclared member,
+		// not the nested key the probe looks for: the branch is chosen by
+		// items itself, and the member is kept.
+		{`{"type":"array","items.enum":["x"],"items.type":"string","items":{"anyOf":[{"const":"a","title":"A"}]}}`, "MultiSelectEnumSchema", "*protocol.TitledMultiSelectEnumSchema"},
 	}
 	for _, c := range cases {
 		v := NewValue(c.union)
