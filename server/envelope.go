@@ -117,9 +117,9 @@ func (s *Server) resultOutcome(id protocol.RequestId, res wireResult) outcome {
 	buf = appendID(buf, id)
 	buf = append(buf, `,"result":`...)
 	buf, err := protocol.AppendMarshal(buf, res)
-	*bp = buf
 	if err != nil {
-		s.recycle(outcome{buf: bp})
+		*bp = buf
+		s.recycle(bp)
 		// The handler built a result the schema forbids: a server bug.
 		s.log.Error("result does not encode", "err", err)
 		return s.errorOutcome(&id, InternalError("Internal error: invalid result"))
@@ -133,12 +133,12 @@ func (s *Server) resultOutcome(id protocol.RequestId, res wireResult) outcome {
 // large result does not pin its memory in the pool.
 const maxRecycledBody = 64 << 10
 
-// recycle returns an outcome's body buffer for reuse once the transport
-// has written it (a ResponseWriter or bufio.Writer copies what it is
-// given). The body must not be used after.
-func (s *Server) recycle(o outcome) {
-	if o.buf != nil && cap(*o.buf) <= maxRecycledBody {
-		s.bufs.Put(o.buf)
+// recycle returns a body buffer (an outcome's buf) for reuse once the
+// transport has written it (a ResponseWriter or bufio.Writer copies what
+// it is given). The body must not be used after; nil is ignored.
+func (s *Server) recycle(bp *[]byte) {
+	if bp != nil && cap(*bp) <= maxRecycledBody {
+		s.bufs.Put(bp)
 	}
 }
 

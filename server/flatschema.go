@@ -8,7 +8,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
 )
 
 // flatSchema validates the most common tool input schema without the
@@ -202,7 +201,7 @@ func (f *flatSchema) validRaw(args []byte) bool {
 	}
 	i = skipWS(args, i+1)
 	if i < len(args) && args[i] == '}' {
-		return required == len(f.required) && skipWS(args, i+1) == len(args)
+		return len(f.required) == 0 && skipWS(args, i+1) == len(args)
 	}
 	for {
 		if n == maxFastMembers || i >= len(args) || args[i] != '"' {
@@ -213,10 +212,8 @@ func (f *flatSchema) validRaw(args []byte) bool {
 			return false
 		}
 		name := args[i+1 : end]
-		for _, c := range name {
-			if c >= utf8.RuneSelf {
-				return false // non-ASCII names: case folding is the general path's
-			}
+		if !isASCII(name) {
+			return false // non-ASCII names: case folding is the general path's
 		}
 		for _, prev := range names[:n] {
 			if bytes.EqualFold(prev, name) {
@@ -259,6 +256,8 @@ func (f *flatSchema) validRaw(args []byte) bool {
 	}
 }
 
+// skipWS returns the index of the first byte at or after i that is not
+// JSON white space.
 func skipWS(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++

@@ -133,7 +133,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sse := &sseWriter{w: w}
 	out := h.s.process(r.Context(), body, &exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: r.RemoteAddr})
 	sse.finish(out)
-	h.s.recycle(out)
+	h.s.recycle(out.buf)
 }
 
 // readBody reads the request body up to MaxBodyBytes. A body with a

@@ -40,16 +40,7 @@ type valueParser struct {
 	i int
 }
 
-func (p *valueParser) ws() {
-	for p.i < len(p.b) {
-		switch p.b[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
-	}
-}
+func (p *valueParser) ws() { p.i = skipWS(p.b, p.i) }
 
 func (p *valueParser) value() (any, error) {
 	p.ws()
@@ -190,7 +181,8 @@ func sameFolded(a, b string) bool {
 	return foldKey(a) == foldKey(b)
 }
 
-func isASCII(s string) bool {
+// isASCII reports whether s has only ASCII bytes.
+func isASCII[T string | []byte](s T) bool {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
 			return false

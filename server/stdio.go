@@ -115,7 +115,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 					if !o.cancelled && !o.notification && o.body != nil {
 						out.write(o.body)
 					}
-					s.recycle(o)
+					s.recycle(o.buf)
 				}()
 			}
 		}

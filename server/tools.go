@@ -128,9 +128,9 @@ func AddTypedTool[In, Out any](s *Server, def protocol.Tool, h func(ctx context.
 	if _, ok := any(*new(Out)).(*protocol.CallToolResult); ok {
 		def.OutputSchema = nil
 		return s.AddTool(def, func(ctx context.Context, req *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
-			var in In
-			if err := goccy.Unmarshal(args, &in); err != nil {
-				return nil, InvalidParams("arguments: "+err.Error(), nil)
+			in, err := typedArgs[In](args)
+			if err != nil {
+				return nil, err
 			}
 			out, err := h(ctx, req, in)
 			if err != nil {
@@ -148,9 +148,9 @@ func AddTypedTool[In, Out any](s *Server, def protocol.Tool, h func(ctx context.
 		return fmt.Errorf("server: tool %s: output schema: %w", def.Name, err)
 	}
 	return s.AddTool(def, func(ctx context.Context, req *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
-		var in In
-		if err := goccy.Unmarshal(args, &in); err != nil {
-			return nil, InvalidParams("arguments: "+err.Error(), nil)
+		in, err := typedArgs[In](args)
+		if err != nil {
+			return nil, err
 		}
 		out, err := h(ctx, req, in)
 		if err != nil {
@@ -165,6 +165,15 @@ func AddTypedTool[In, Out any](s *Server, def protocol.Tool, h func(ctx context.
 			StructuredContent: b,
 		}, nil
 	}, opts...)
+}
+
+// typedArgs decodes validated tool arguments into In.
+func typedArgs[In any](args json.RawMessage) (In, error) {
+	var in In
+	if err := goccy.Unmarshal(args, &in); err != nil {
+		return in, InvalidParams("arguments: "+err.Error(), nil)
+	}
+	return in, nil
 }
 
 // schemaInto converts an inferred schema into a generated schema type.
