@@ -128,9 +128,14 @@ func (e *encoder) raw(v []byte) {
 // that Marshal never emits invalid JSON.
 func checkRaw(path string, v []byte, mode rawMode) error {
 	if err := validRaw(v, mode); err != nil {
-		return &EncodeError{Path: path, Msg: "invalid raw JSON: " + err.Error()}
+		return rawError(path, err)
 	}
 	return nil
+}
+
+// rawError reports invalid raw JSON at path.
+func rawError(path string, err error) error {
+	return &EncodeError{Path: path, Msg: "invalid raw JSON: " + err.Error()}
 }
 
 // validRaw reports what is wrong with raw JSON text v of the given mode.

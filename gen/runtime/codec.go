@@ -162,7 +162,7 @@ func (e *encoder) members(first *bool, path string, m Members, declared func(nam
 		}
 		if err := validRaw(x.Value, rawAny); err != nil {
 			// The member's path is built only for the error.
-			return &EncodeError{Path: path + "." + x.Name, Msg: "invalid raw JSON: " + err.Error()}
+			return rawError(path+"."+x.Name, err)
 		}
 		if *first {
 			*first = false
