@@ -162,19 +162,26 @@ func (r *Request) Log(ctx context.Context, level protocol.LoggingLevel, logger s
 
 // requestContext is the handler's context: the request's own, plus the
 // Request for RequestFrom, plus the handler deadline (WithHandlerTimeout).
+// It is done when the request's own context is, when the deadline passes,
+// and once the request is over (finish), as an http.Request's context is
+// once ServeHTTP returns; so a goroutine a handler leaves waiting on Done
+// always wakes up.
+//
 // It lives inside the Request, so that serving a request allocates no
-// separate context; the deadline costs nothing until a handler asks for
-// Done, which then gets a channel closed at the deadline or when the
-// request's own context ends.
+// separate context. Nothing watches the parent or the clock until a
+// handler asks for Done: then context.AfterFunc and a timer close the
+// channel, and finish stops them. Err agrees with Done: once Done has been
+// handed out, Err is non-nil exactly when the channel is closed.
 type requestContext struct {
 	context.Context
 	r        *Request
 	deadline time.Time // zero: none
 
-	once    sync.Once
-	done    chan struct{}
-	closeCh sync.Once
-	release chan struct{} // closed when the request finishes
+	mu         sync.Mutex
+	done       chan struct{} // made by the first Done (closed at once if the context is already over)
+	err        error         // why done is closed; set once
+	stopParent func() bool   // context.AfterFunc's stop, while watching
+	timer      *time.Timer   // the deadline's timer, while watching
 }
 
 // Value returns the Request for RequestFrom's key.
@@ -194,9 +201,9 @@ func (c *requestContext) Deadline() (time.Time, bool) {
 	return c.deadline, true
 }
 
-// Err reports the parent's error, or DeadlineExceeded past the handler
-// deadline.
-func (c *requestContext) Err() error {
+// over reports why the context is over, judged now: the parent's error,
+// or DeadlineExceeded past the handler deadline; nil while it is live.
+func (c *requestContext) over() error {
 	if err := c.Context.Err(); err != nil {
 		return err
 	}
@@ -206,37 +213,73 @@ func (c *requestContext) Err() error {
 	return nil
 }
 
-// Done returns a channel closed when the parent is done or the handler
-// deadline passes.
-func (c *requestContext) Done() <-chan struct{} {
-	if c.deadline.IsZero() {
-		return c.Context.Done()
+// Err reports the parent's error, DeadlineExceeded past the handler
+// deadline, or Canceled once the request is over.
+func (c *requestContext) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.err != nil:
+		return c.err
+	case c.done != nil:
+		return nil // watched: the watchers set err as they close done
 	}
-	c.once.Do(func() {
-		c.done = make(chan struct{})
-		c.release = make(chan struct{})
-		t := time.NewTimer(time.Until(c.deadline))
-		parent := c.Context.Done()
-		go func() {
-			defer t.Stop()
-			select {
-			case <-parent:
-			case <-t.C:
-			case <-c.release:
-				return
-			}
-			c.closeCh.Do(func() { close(c.done) })
-		}()
-	})
+	return c.over()
+}
+
+// Done returns a channel closed when the parent is done, the handler
+// deadline passes or the request is over.
+func (c *requestContext) Done() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.done != nil {
+		return c.done
+	}
+	c.done = make(chan struct{})
+	if c.err == nil {
+		c.err = c.over()
+	}
+	if c.err != nil {
+		close(c.done)
+		return c.done
+	}
+	c.stopParent = context.AfterFunc(c.Context, func() { c.end(c.Context.Err()) })
+	if !c.deadline.IsZero() {
+		c.timer = time.AfterFunc(time.Until(c.deadline), func() { c.end(context.DeadlineExceeded) })
+	}
 	return c.done
 }
 
-// finish stops the deadline's watcher, if Done started one.
-func (c *requestContext) finish() {
-	c.once.Do(func() {}) // no watcher may start after this
-	if c.release != nil {
-		close(c.release)
+// end closes the context with err, unless it ended already, and stops
+// its watchers. Invariant: once err is set, done is nil or closed.
+func (c *requestContext) end(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return
 	}
+	c.err = err
+	if c.done != nil {
+		close(c.done)
+	}
+	if c.stopParent != nil {
+		c.stopParent()
+		c.stopParent = nil
+	}
+	if c.timer != nil {
+		c.timer.Stop()
+		c.timer = nil
+	}
+}
+
+// finish ends the context once the request is over (Canceled, unless it
+// ended for another reason first).
+func (c *requestContext) finish() {
+	err := c.over()
+	if err == nil {
+		err = context.Canceled
+	}
+	c.end(err)
 }
 
 // notification builds a JSON-RPC notification from its params' JSON.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -276,5 +277,74 @@ func TestListsFollowRegistration(t *testing.T) {
 	s.RemoveResource("x://2")
 	if got := names(protocol.MethodResourcesList, "resources", "uri"); got != "x://1" {
 		t.Errorf("resources after remove: %q", got)
+	}
+}
+
+// TestHandlerContextAfterReturn checks that the handler's context keeps
+// the context.Context contract once the handler has returned: Done is
+// never nil, it is closed once Err is non-nil, and a goroutine the handler
+// left waiting on it wakes up (issue 9, item 7). It covers a goroutine
+// that asked for Done before the handler returned and one that asks
+// after, with and without the handler deadline, over HTTP and stdio.
+func TestHandlerContextAfterReturn(t *testing.T) {
+	for _, timeout := range []time.Duration{DefaultHandlerTimeout, 0} {
+		for _, early := range []bool{true, false} {
+			t.Run(fmt.Sprintf("timeout=%v/early=%v", timeout, early), func(t *testing.T) {
+				s := newServer(t, WithHandlerTimeout(timeout))
+				woke := make(chan string, 2)
+				addTool(t, s, `{"name":"leaver","inputSchema":{"type":"object"}}`, func(ctx context.Context, _ *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+					var done <-chan struct{}
+					if early {
+						done = ctx.Done()
+						if done == nil {
+							return nil, errors.New("Done is nil while the handler runs")
+						}
+					}
+					go func() {
+						d := done
+						if d == nil {
+							time.Sleep(10 * time.Millisecond) // after the handler returned
+							d = ctx.Done()
+						}
+						if d == nil {
+							woke <- "Done returned nil"
+							return
+						}
+						select {
+						case <-d:
+							if ctx.Err() == nil {
+								woke <- "Done closed while Err is nil"
+								return
+							}
+							woke <- "ok"
+						case <-time.After(5 * time.Second):
+							woke <- "Done not closed 5 s after the response"
+						}
+					}()
+					return TextResult("bye"), nil
+				})
+				check := func(transport string) {
+					select {
+					case got := <-woke:
+						if got != "ok" {
+							t.Errorf("%s: %s", transport, got)
+						}
+					case <-time.After(10 * time.Second):
+						t.Fatalf("%s: the handler's goroutine never reported", transport)
+					}
+				}
+				w := call(t, s.Handler(HTTPOptions{}), 1, protocol.MethodToolsCall, params(M{"name": "leaver"}))
+				if got := w.text(t, 0); got != "bye" {
+					t.Fatalf("HTTP: got %q", got)
+				}
+				check("HTTP")
+				in := string(rpc(2, protocol.MethodToolsCall, params(M{"name": "leaver"}))) + "\n"
+				var out strings.Builder
+				if err := s.ServeStdio(context.Background(), strings.NewReader(in), &out); err != nil {
+					t.Fatal(err)
+				}
+				check("stdio")
+			})
+		}
 	}
 }
