@@ -136,20 +136,45 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.s.recycle(out.buf)
 }
 
-// readBody reads the request body up to MaxBodyBytes. A body with a
-// declared length is read into one buffer of that size.
+// initialBodyBuffer is the most a body's buffer starts with, whatever
+// Content-Length declares: the buffer doubles as bytes arrive, so a client
+// that declares 4 MiB and stalls holds 16 KiB, not 4 MiB.
+const initialBodyBuffer = 16 << 10
+
+// readBody reads the request body up to MaxBodyBytes. A declared length
+// over the limit is refused before anything is read; otherwise the buffer
+// grows with what arrives (up to the declared length, when there is one),
+// never ahead of it.
 func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
-	if r.ContentLength > h.opts.MaxBodyBytes {
-		return nil, &http.MaxBytesError{Limit: h.opts.MaxBodyBytes}
+	limit := h.opts.MaxBodyBytes
+	if r.ContentLength > limit {
+		return nil, &http.MaxBytesError{Limit: limit}
 	}
-	if r.ContentLength > 0 {
-		body := make([]byte, r.ContentLength)
-		if _, err := io.ReadFull(r.Body, body); err != nil {
+	body := r.Body
+	want := r.ContentLength // -1: unknown; 0 is read as unknown too, so nothing sent is ignored
+	if want <= 0 {
+		body = http.MaxBytesReader(w, r.Body, limit)
+		want = limit + 1 // read until EOF; MaxBytesReader refuses a byte past the limit
+	}
+	buf := make([]byte, 0, min(want, initialBodyBuffer))
+	for int64(len(buf)) < want {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, int(min(int64(cap(buf)), want-int64(cap(buf)))))
+		}
+		n, err := body.Read(buf[len(buf):min(int64(cap(buf)), want)])
+		buf = buf[:len(buf)+n]
+		switch {
+		case int64(len(buf)) == want:
+			return buf, nil // declared length reached (a streamed body cannot reach limit+1)
+		case err == io.EOF && r.ContentLength <= 0:
+			return buf, nil
+		case err == io.EOF:
+			return nil, io.ErrUnexpectedEOF // shorter than declared
+		case err != nil:
 			return nil, err
 		}
-		return body, nil
 	}
-	return io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBodyBytes))
+	return buf, nil
 }
 
 // sseWriter turns the response into an event stream when the first
