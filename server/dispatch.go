@@ -359,9 +359,10 @@ func (s *Server) dispatch(ctx context.Context, r *Request, params any, x *exchan
 
 // prepareMRTR reads the retry half of a multi round-trip request: the
 // client's input responses and the sealed state, which must open for this
-// method, target and principal before the handler sees anything.
-func (s *Server) prepareMRTR(r *Request, target string, responses protocol.InputResponses, state *string) error {
-	r.target = target
+// method, target, principal and salient params (the tool's or prompt's
+// arguments, as JSON) before the handler sees anything.
+func (s *Server) prepareMRTR(r *Request, target string, salient []byte, responses protocol.InputResponses, state *string) error {
+	r.target, r.salient = target, salient
 	if len(responses) > s.cfg.maxInputs && s.cfg.maxInputs > 0 {
 		return InvalidParams("Invalid params: more inputResponses than the server accepts", nil)
 	}

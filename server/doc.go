@@ -53,10 +53,12 @@
 // input by returning Request.AskInput(requests, state). The runtime checks
 // the client declared the needed capabilities on this request (else
 // -32021), seals state with AES-256-GCM under a versioned key, bound to the
-// method, the tool, prompt or URI, the principal and an expiry, and answers
-// input_required. On the retry it opens the state before the handler runs;
-// state that is tampered, truncated, expired, too large or presented for
-// another target or principal is -32602 and never reaches the handler.
+// method, the tool, prompt or URI, the principal, a digest of the tool's or
+// prompt's arguments (in a canonical form: member order and white space do
+// not matter) and an expiry, and answers input_required. On the retry it
+// opens the state before the handler runs; state that is tampered,
+// truncated, expired, too large or presented for another target, principal
+// or other arguments is -32602 and never reaches the handler.
 //
 // # Subscriptions
 //

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -124,8 +126,7 @@ func randomKey() (sealed.Key, error) {
 // openState verifies a requestState from the client. Any failure is
 // -32602 and never reaches the handler (R-MRTR-07/08).
 func (s *Server) openState(r *Request, token string) error {
-	b := sealed.Binding{Method: r.Method, Target: r.target, Principal: r.Principal}
-	payload, err := s.sealer.Open(b, token)
+	payload, err := s.sealer.Open(r.binding(), token)
 	if err != nil {
 		reason := "invalid"
 		switch {
@@ -143,6 +144,33 @@ func (s *Server) openState(r *Request, token string) error {
 	return nil
 }
 
+// binding is what a sealed state of this request is bound to (R-MRTR-08):
+// method, target, principal and a digest of the salient params.
+func (r *Request) binding() sealed.Binding {
+	return sealed.Binding{Method: r.Method, Target: r.target, Principal: r.Principal, Params: paramsDigest(r.salient)}
+}
+
+// paramsDigest is the SHA-256 of params in a canonical form (members
+// sorted, no white space, strings re-escaped alike), so that a client
+// that encodes its retry anew still matches; params that are not JSON are
+// digested as they are. No params and "{}" are the same request.
+func paramsDigest(params []byte) string {
+	canon := []byte("{}")
+	if len(params) > 0 {
+		canon = params
+		var v any
+		dec := json.NewDecoder(bytes.NewReader(params))
+		dec.UseNumber()
+		if dec.Decode(&v) == nil {
+			if b, err := json.Marshal(v); err == nil {
+				canon = b
+			}
+		}
+	}
+	sum := sha256.Sum256(canon)
+	return string(sum[:])
+}
+
 // inputRequiredResult seals the handler's state and builds the result.
 func (s *Server) inputRequiredResult(r *Request, ir *InputRequired) (*protocol.InputRequiredResult, error) {
 	// An InputRequired built by hand (not by AskInput) gets the same checks.
@@ -157,7 +185,7 @@ func (s *Server) inputRequiredResult(r *Request, ir *InputRequired) (*protocol.I
 		res.InputRequests = protocol.InputRequests(ir.Requests)
 	}
 	if ir.State != nil {
-		tok, err := s.sealer.Seal(sealed.Binding{Method: r.Method, Target: r.target, Principal: r.Principal}, ir.State)
+		tok, err := s.sealer.Seal(r.binding(), ir.State)
 		if err != nil {
 			return nil, fmt.Errorf("sealing requestState: %w", err)
 		}

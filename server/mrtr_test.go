@@ -515,3 +515,70 @@ func TestMRTRNotOnOtherMethods(t *testing.T) {
 		})
 	}
 }
+
+// TestMRTRStateBoundToArguments checks that a requestState opens only on a
+// retry with the same salient params as the request that sealed it: the
+// tool's arguments or the prompt's arguments (R-MRTR-08: "a digest of the
+// salient params"; issue 9, item 9). The same arguments re-encoded (other
+// member order, white space) still open, since a client may serialise its
+// retry anew.
+func TestMRTRStateBoundToArguments(t *testing.T) {
+	m := newMRTR(t, HTTPOptions{})
+	ask := func(method string, args M) string {
+		t.Helper()
+		p := withMeta(elicitCaps, M{"name": "ask"})
+		if args != nil {
+			p["arguments"] = args
+		}
+		w := single(t, post(t, m.h, rpc(1, method, p), nil))
+		st, ok := w.Result["requestState"].(string)
+		if !ok {
+			t.Fatalf("no requestState: %s", w.raw)
+		}
+		return st
+	}
+	retry := func(method string, args any, st string) *wire {
+		t.Helper()
+		p := withMeta(elicitCaps, M{"name": "ask", "requestState": st, "inputResponses": accepted})
+		if args != nil {
+			p["arguments"] = args
+		}
+		return single(t, post(t, m.h, rpc(2, method, p), nil))
+	}
+	for _, method := range []string{protocol.MethodToolsCall, protocol.MethodPromptsGet} {
+		t.Run(method, func(t *testing.T) {
+			var orig M
+			var other []any
+			if method == protocol.MethodToolsCall {
+				orig = M{"x": 1, "y": "a"}
+				other = []any{M{"x": 999, "y": "a"}, M{"x": 1, "y": "a", "evil": true}, M{}, nil}
+			} else {
+				orig = M{"x": "1", "y": "a"}
+				other = []any{M{"x": "999", "y": "a"}, M{"x": "1", "y": "a", "evil": "true"}, M{}, nil}
+			}
+			st := ask(method, orig)
+			for _, args := range other {
+				before := m.calls.Load()
+				w := retry(method, args, st)
+				if w.code() != protocol.CodeInvalidParamsError || !strings.Contains(string(w.raw), "Invalid requestState") {
+					t.Errorf("R-MRTR-08: state sealed for %v opened on a retry with %v: %s", orig, args, w.raw)
+				}
+				if m.calls.Load() != before {
+					t.Errorf("R-MRTR-08: the handler ran on a retry with %v", args)
+				}
+			}
+			reordered := json.RawMessage(`{ "y" : "a", "x":1 }`)
+			if method == protocol.MethodPromptsGet {
+				reordered = json.RawMessage(`{ "y" : "a", "x":"1" }`)
+			}
+			if w := retry(method, reordered, st); w.Error != nil || !strings.Contains(string(w.raw), "hello Ann") {
+				t.Errorf("the same arguments re-encoded: %s", w.raw)
+			}
+		})
+	}
+	// No arguments and empty arguments are the same request.
+	st := ask(protocol.MethodToolsCall, nil)
+	if w := retry(protocol.MethodToolsCall, M{}, st); w.Error != nil || !strings.Contains(string(w.raw), "hello Ann") {
+		t.Errorf("absent arguments, then {}: %s", w.raw)
+	}
+}

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 
 	"github.com/mcpwire/mcpwire/protocol"
@@ -58,7 +59,11 @@ func (s *Server) getPrompt(ctx context.Context, r *Request, p *protocol.GetPromp
 			}
 		}
 	}
-	if err := s.prepareMRTR(r, p.Name, p.InputResponses, p.RequestState); err != nil {
+	var salient []byte // the arguments, to bind sealed state to (R-MRTR-08)
+	if len(p.Arguments) > 0 {
+		salient, _ = json.Marshal(p.Arguments) // a map of strings always encodes
+	}
+	if err := s.prepareMRTR(r, p.Name, salient, p.InputResponses, p.RequestState); err != nil {
 		return nil, err
 	}
 	args := p.Arguments

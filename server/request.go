@@ -33,6 +33,7 @@ type Request struct {
 	maxInputs      int
 	state          []byte
 	target         string // tool or prompt name, resource URI (MRTR binding)
+	salient        []byte // the arguments' JSON, bound into sealed state (MRTR binding)
 
 	out      notifier
 	ctx      context.Context // the request's own context: cancelled means send nothing

@@ -108,7 +108,7 @@ func (s *Server) readResource(ctx context.Context, r *Request, p *protocol.ReadR
 	if h == nil {
 		return nil, resourceNotFound(p.URI)
 	}
-	if err := s.prepareMRTR(r, p.URI, p.InputResponses, p.RequestState); err != nil {
+	if err := s.prepareMRTR(r, p.URI, nil, p.InputResponses, p.RequestState); err != nil {
 		return nil, err
 	}
 	contents, err := h(ctx, r, p.URI, vars)

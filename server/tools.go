@@ -471,7 +471,7 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 			return toolError("Invalid arguments: " + validationText(err)), nil
 		}
 	}
-	if err := s.prepareMRTR(r, p.Name, p.InputResponses, p.RequestState); err != nil {
+	if err := s.prepareMRTR(r, p.Name, args, p.InputResponses, p.RequestState); err != nil {
 		return nil, err
 	}
 	s.mu.RLock()

@@ -60,8 +60,8 @@ var (
 	ErrUnknownKey = errors.New("sealed: unknown key")
 
 	// ErrInvalid means authentication failed. Either the token was changed,
-	// or it was sealed for a different Binding (method, target or
-	// principal). The two cases are indistinguishable by design.
+	// or it was sealed for a different Binding (method, target, principal
+	// or params). The two cases are indistinguishable by design.
 	ErrInvalid = errors.New("sealed: invalid token")
 
 	// ErrExpired means the token is authentic but its TTL has passed.
@@ -78,6 +78,7 @@ type Binding struct {
 	Method    string // "tools/call", "prompts/get" or "resources/read"
 	Target    string // tool name, prompt name or resource URI
 	Principal string // authenticated principal ("" when unauthenticated)
+	Params    string // digest of the request's salient params (tool or prompt arguments); "" for none
 }
 
 // Key is one versioned secret. ID is a small version number written into
@@ -285,7 +286,7 @@ func (s *Sealer) Open(b Binding, token string) ([]byte, error) {
 	body := raw[headerSize:]
 	plain, err := aead.Open(body[:0], raw[nonceOffset:headerSize], body, aad)
 	if err != nil {
-		return nil, fmt.Errorf("%w: open: authentication failed (token altered or bound to another method, target or principal)", ErrInvalid)
+		return nil, fmt.Errorf("%w: open: authentication failed (token altered or bound to another method, target, principal or params)", ErrInvalid)
 	}
 	// len(plain) >= expirySize because len(raw) >= overhead.
 	expiry := int64(binary.BigEndian.Uint64(plain[:expirySize]))
@@ -297,7 +298,7 @@ func (s *Sealer) Open(b Binding, token string) ([]byte, error) {
 
 // aadSize is an upper bound on the length of the additional data for b.
 func aadSize(b Binding) int {
-	return 1 + idSize + 3*binary.MaxVarintLen64 + len(b.Method) + len(b.Target) + len(b.Principal)
+	return 1 + idSize + 4*binary.MaxVarintLen64 + len(b.Method) + len(b.Target) + len(b.Principal) + len(b.Params)
 }
 
 // appendAAD appends the additional authenticated data: version, key ID and
@@ -306,7 +307,7 @@ func aadSize(b Binding) int {
 func appendAAD(dst []byte, version byte, id uint32, b Binding) []byte {
 	dst = append(dst, version)
 	dst = binary.BigEndian.AppendUint32(dst, id)
-	for _, f := range [...]string{b.Method, b.Target, b.Principal} {
+	for _, f := range [...]string{b.Method, b.Target, b.Principal, b.Params} {
 		dst = binary.AppendUvarint(dst, uint64(len(f)))
 		dst = append(dst, f...)
 	}

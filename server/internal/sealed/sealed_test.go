@@ -337,6 +337,7 @@ func TestBindingMismatch(t *testing.T) {
 		"unauthenticated": {Method: testBinding.Method, Target: testBinding.Target},
 		"empty":           {},
 		"target case":     {Method: testBinding.Method, Target: "Deploy", Principal: testBinding.Principal},
+		"params":          {Method: testBinding.Method, Target: testBinding.Target, Principal: testBinding.Principal, Params: "other digest"},
 	}
 	for name, b := range wrong {
 		t.Run(name, func(t *testing.T) {
@@ -358,6 +359,7 @@ func TestBindingUnambiguous(t *testing.T) {
 		{{Target: "x", Principal: ""}, {Target: "", Principal: "x"}},
 		{{Method: "tools/call", Target: "a\x00b"}, {Method: "tools/call", Target: "a", Principal: "b"}},
 		{{Method: "m", Target: "t\x01p"}, {Method: "m", Target: "t", Principal: "p"}},
+		{{Principal: "p", Params: "d"}, {Principal: "pd"}},
 	}
 	for _, p := range pairs {
 		tok := mustSeal(t, s, p[0], []byte("x"))
