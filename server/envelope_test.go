@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -389,5 +390,80 @@ func TestPlainErrorsDoNotLeak(t *testing.T) {
 		if strings.Contains(string(w.raw), "hunter2") {
 			t.Errorf("%s: error text leaked: %s", r.method, w.raw)
 		}
+	}
+}
+
+// TestResourceCacheHintPerResult checks that a resources/read handler can
+// give its own result a cache hint (Request.SetCacheHint), overriding the
+// server-wide one, and that a result reached through a multi round-trip
+// retry is never public, whatever the handler or the configuration say
+// (R-CACHE-01, R-CACHE-04, R-CACHE-06; issue 9, "cache scope per result").
+func TestResourceCacheHintPerResult(t *testing.T) {
+	s := newServer(t, WithCacheHint(protocol.MethodResourcesRead, CacheHint{TTL: time.Minute, Scope: protocol.CacheScopePublic}))
+	add := func(uri string, h ResourceHandler) {
+		t.Helper()
+		if err := s.AddResource(protocol.Resource{URI: uri, Name: uri}, h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add("hint://default", func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+		return TextContents(uri, "", "shared"), nil
+	})
+	add("hint://mine", func(_ context.Context, r *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+		if err := r.SetCacheHint(CacheHint{TTL: 5 * time.Second, Scope: protocol.CacheScopePrivate}); err != nil {
+			return nil, err
+		}
+		return TextContents(uri, "", "per user"), nil
+	})
+	add("hint://bad", func(_ context.Context, r *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+		if err := r.SetCacheHint(CacheHint{TTL: -time.Second}); err == nil {
+			return nil, errors.New("a negative ttl was accepted")
+		}
+		if err := r.SetCacheHint(CacheHint{Scope: "shared"}); err == nil {
+			return nil, errors.New("scope \"shared\" was accepted")
+		}
+		return TextContents(uri, "", "ok"), nil
+	})
+	add("hint://mrtr", func(_ context.Context, r *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+		if r.State() == nil {
+			return nil, r.AskInput(map[string]protocol.InputRequest{"name": ElicitForm("Name?", map[string]protocol.PrimitiveSchemaDefinition{"name": StringField("")}, "name")}, []byte("asked"))
+		}
+		// Even a handler that says public gets private on a retry.
+		if err := r.SetCacheHint(CacheHint{TTL: time.Hour, Scope: protocol.CacheScopePublic}); err != nil {
+			return nil, err
+		}
+		return TextContents(uri, "", "answered"), nil
+	})
+	h := s.Handler(HTTPOptions{})
+	read := func(p M) *wire {
+		t.Helper()
+		w := call(t, h, 1, protocol.MethodResourcesRead, withMeta(elicitCaps, p))
+		if w.Error != nil {
+			t.Fatalf("%v: %s", p, w.raw)
+		}
+		return w
+	}
+	for _, c := range []struct {
+		uri   string
+		ttl   float64
+		scope string
+	}{
+		{"hint://default", 60000, "public"},
+		{"hint://mine", 5000, "private"},
+		{"hint://bad", 60000, "public"},
+	} {
+		w := read(M{"uri": c.uri})
+		if w.Result["ttlMs"] != c.ttl || w.Result["cacheScope"] != c.scope {
+			t.Errorf("%s: ttlMs %v cacheScope %v, want %v %v", c.uri, w.Result["ttlMs"], w.Result["cacheScope"], c.ttl, c.scope)
+		}
+	}
+	first := read(M{"uri": "hint://mrtr"})
+	st, _ := first.Result["requestState"].(string)
+	if st == "" {
+		t.Fatalf("no input_required: %s", first.raw)
+	}
+	w := read(M{"uri": "hint://mrtr", "requestState": st, "inputResponses": accepted})
+	if w.Result["cacheScope"] != "private" {
+		t.Errorf("R-CACHE-06: a result reached through input responses is %v, want private: %s", w.Result["cacheScope"], w.raw)
 	}
 }

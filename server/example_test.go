@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
@@ -253,4 +254,31 @@ func keys(v any) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+func ExampleRequest_SetCacheHint() {
+	// Resources are public for a minute, unless their handler says otherwise.
+	s, _ := server.New(protocol.Implementation{Name: "demo", Version: "1.0.0"},
+		server.WithCacheHint("resources/read", server.CacheHint{TTL: time.Minute, Scope: protocol.CacheScopePublic}))
+	_ = s.AddResource(protocol.Resource{URI: "inbox://me", Name: "my inbox"},
+		func(_ context.Context, r *server.Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+			// Per-user data: never shared between callers.
+			if err := r.SetCacheHint(server.CacheHint{TTL: 5 * time.Second, Scope: protocol.CacheScopePrivate}); err != nil {
+				return nil, err
+			}
+			return server.TextContents(uri, "text/plain", "2 unread messages"), nil
+		})
+	var out strings.Builder
+	in := request(1, "resources/read", map[string]any{"uri": "inbox://me"}, nil) + "\n"
+	_ = s.ServeStdio(context.Background(), strings.NewReader(in), &out)
+	var resp struct {
+		Result struct {
+			TTLMs      int64  `json:"ttlMs"`
+			CacheScope string `json:"cacheScope"`
+		} `json:"result"`
+	}
+	_ = json.Unmarshal([]byte(out.String()), &resp)
+	fmt.Println(resp.Result.TTLMs, resp.Result.CacheScope)
+	// Output:
+	// 5000 private
 }

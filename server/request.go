@@ -32,8 +32,9 @@ type Request struct {
 	inputResponses protocol.InputResponses
 	maxInputs      int
 	state          []byte
-	target         string // tool or prompt name, resource URI (MRTR binding)
-	salient        []byte // the arguments' JSON, bound into sealed state (MRTR binding)
+	target         string     // tool or prompt name, resource URI (MRTR binding)
+	salient        []byte     // the arguments' JSON, bound into sealed state (MRTR binding)
+	cache          *CacheHint // the handler's own cache hint (SetCacheHint)
 
 	out      notifier
 	ctx      context.Context // the request's own context: cancelled means send nothing
@@ -60,6 +61,23 @@ func (r *Request) ClientInfo() (protocol.Implementation, bool) {
 		return protocol.Implementation{}, false
 	}
 	return *r.Meta.ClientInfo, true
+}
+
+// SetCacheHint sets the caching hint of this request's result, in place
+// of the one configured for its method (WithCacheHint): a resources/read
+// handler serving per-user data marks its result private, or gives it its
+// own TTL. A result reached through a multi round-trip retry (one that
+// carried input responses or requestState) is private whatever the hint
+// says, since it depends on what this client answered. An empty Scope
+// means private. It returns an error for a negative TTL or an unknown
+// scope (R-CACHE-03, R-CACHE-04) and leaves the hint unchanged; on
+// methods whose results carry no hint it has no effect.
+func (r *Request) SetCacheHint(h CacheHint) error {
+	if err := h.check(); err != nil {
+		return err
+	}
+	r.cache = &h
+	return nil
 }
 
 func (r *Request) finish() {

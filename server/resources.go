@@ -121,7 +121,7 @@ func (s *Server) readResource(ctx context.Context, r *Request, p *protocol.ReadR
 	if len(contents) == 0 {
 		return nil, resourceNotFound(p.URI)
 	}
-	ttl, scope := s.cacheHint(protocol.MethodResourcesRead)
+	ttl, scope := s.resultHint(r)
 	return &protocol.ReadResourceResult{Contents: contents, TTLMs: ttl, CacheScope: scope}, nil
 }
 

@@ -43,6 +43,14 @@ type CacheHint struct {
 	Scope protocol.CacheScope
 }
 
+// check refuses what the schema forbids (R-CACHE-03, R-CACHE-04).
+func (h CacheHint) check() error {
+	if h.TTL < 0 || (h.Scope != "" && !h.Scope.Valid()) {
+		return fmt.Errorf("server: cache hint %v %q: ttl must be >= 0 and scope public or private (R-CACHE-03/04)", h.TTL, h.Scope)
+	}
+	return nil
+}
+
 // Option configures a Server.
 type Option func(*config)
 
@@ -214,8 +222,8 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 		default:
 			return nil, fmt.Errorf("server: cache hint for %q, which is not cacheable", m)
 		}
-		if h.TTL < 0 || (h.Scope != "" && !h.Scope.Valid()) {
-			return nil, fmt.Errorf("server: cache hint for %s: ttl must be >= 0 and scope public or private (R-CACHE-03/04)", m)
+		if err := h.check(); err != nil {
+			return nil, fmt.Errorf("server: cache hint for %s: %w", m, err)
 		}
 	}
 	if c.logger == nil {
@@ -300,6 +308,25 @@ func (s *Server) cacheHint(method string) (int64, protocol.CacheScope) {
 	if !ok {
 		return 0, protocol.CacheScopePrivate
 	}
+	return h.wire()
+}
+
+// resultHint is the hint of one request's result: the handler's own
+// (SetCacheHint) or the method's, and private for a multi round-trip
+// retry, whose result depends on this client's answers.
+func (s *Server) resultHint(r *Request) (int64, protocol.CacheScope) {
+	ttl, scope := s.cacheHint(r.Method)
+	if r.cache != nil {
+		ttl, scope = r.cache.wire()
+	}
+	if r.state != nil || len(r.inputResponses) > 0 {
+		scope = protocol.CacheScopePrivate
+	}
+	return ttl, scope
+}
+
+// wire is the hint as ttlMs and cacheScope (an empty scope is private).
+func (h CacheHint) wire() (int64, protocol.CacheScope) {
 	scope := h.Scope
 	if scope == "" {
 		scope = protocol.CacheScopePrivate
