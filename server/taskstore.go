@@ -77,8 +77,10 @@ type TaskRecord struct {
 	// InputRequests are the outstanding input requests of a task in
 	// input_required, by key, as sent to the client.
 	InputRequests map[string]json.RawMessage `json:"inputRequests,omitempty"`
-	// InputResponses are responses that tasks/update delivered (on any
-	// instance) and that the task's runner has not consumed yet, by key.
+	// InputResponses are the responses that tasks/update delivered (on
+	// any instance) in the current input round, by key. The task's runner
+	// reads them once no request is outstanding; they stay until the next
+	// round parks the task or it ends.
 	InputResponses map[string]json.RawMessage `json:"inputResponses,omitempty"`
 
 	// Version counts the updates; stores increment it on every Update
