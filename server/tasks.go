@@ -254,25 +254,16 @@ func missingTasks() *Error {
 	return MissingCapability(protocol.ClientCapabilities{Extensions: map[string]protocol.JSONObject{tasksExtension: protocol.JSONObject("{}")}})
 }
 
-// tasksMu serialises the enabling of the extension.
-var tasksMu sync.Mutex
-
 // ensureTasks enables the extension with the defaults unless it is on.
-func (s *Server) ensureTasks() error {
-	tasksMu.Lock()
-	on := s.tasks != nil
-	tasksMu.Unlock()
-	if on {
-		return nil
-	}
-	return s.enableTasks(TaskConfig{})
-}
+func (s *Server) ensureTasks() error { return s.enableTasks(TaskConfig{}) }
 
 // enableTasks advertises the extension, registers its methods and takes
-// over task tools' tools/call.
+// over task tools' tools/call, unless the extension is on already. It
+// holds s.mu throughout, so that concurrent callers (AddTool with AsTask
+// from several goroutines) enable it once.
 func (s *Server) enableTasks(c TaskConfig) error {
-	tasksMu.Lock()
-	defer tasksMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.tasks != nil {
 		return nil
 	}
@@ -295,7 +286,7 @@ func (s *Server) enableTasks(c TaskConfig) error {
 	if m.limit == 0 {
 		m.limit = DefaultMaxTasksPerPrincipal
 	}
-	err := s.addExtension(tasksExtension, nil, map[string]extMethod{
+	err := s.addExtensionLocked(tasksExtension, nil, map[string]extMethod{
 		"tasks/get":    {nameMember: "taskId", handler: m.get},
 		"tasks/update": {nameMember: "taskId", handler: m.update},
 		"tasks/cancel": {nameMember: "taskId", handler: m.cancel},
@@ -303,10 +294,7 @@ func (s *Server) enableTasks(c TaskConfig) error {
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	s.tasks = m
-	s.toolCallHook = m.hook
-	s.mu.Unlock()
+	s.tasks, s.toolCallHook = m, m.hook
 	return nil
 }
 
