@@ -30,7 +30,9 @@ const (
 	// DefaultTaskRetention is how long a task stays readable after its TTL
 	// elapsed, so that a client can see that it failed.
 	DefaultTaskRetention = time.Minute
-	// DefaultMaxTasksPerPrincipal caps the unexpired tasks of one principal.
+	// DefaultMaxTasksPerPrincipal caps the unexpired tasks of one principal
+	// (of one client address for requests without one; see
+	// TaskConfig.MaxTasksPerPrincipal).
 	DefaultMaxTasksPerPrincipal = 1000
 )
 
@@ -49,9 +51,14 @@ type TaskConfig struct {
 	// Retention keeps a task readable for this long after its TTL
 	// (DefaultTaskRetention); negative means not at all.
 	Retention time.Duration
-	// MaxTasksPerPrincipal caps the unexpired tasks of one principal
-	// (DefaultMaxTasksPerPrincipal); negative means no cap. Without an
-	// Authenticate hook every client is the principal "".
+	// MaxTasksPerPrincipal caps the unexpired tasks (those within their
+	// TTL plus Retention) of one principal (DefaultMaxTasksPerPrincipal);
+	// negative means no cap. A request without a principal (no
+	// Authenticate hook) counts against its client address over HTTP (the
+	// host part of the connection's remote address, as WithRateLimit
+	// keys it), and against the one client on stdio. A tools/call over
+	// the cap gets -32603 naming it ("per principal", "per client
+	// address").
 	MaxTasksPerPrincipal int
 }
 
@@ -316,8 +323,9 @@ type taskManager struct {
 // taskNow is the time stamps are taken from, to the millisecond.
 func taskNow() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
 
-// hook takes over the tools/call of a tool registered with AsTask.
-func (m *taskManager) hook(ctx context.Context, r *Request, t *tool, args json.RawMessage) (wireResult, bool, error) {
+// hook takes over the tools/call of a tool registered with AsTask; remote
+// is the client's address (HTTP), for the task limit.
+func (m *taskManager) hook(ctx context.Context, r *Request, t *tool, args json.RawMessage, remote string) (wireResult, bool, error) {
 	o := t.task
 	if o == nil {
 		return nil, false, nil
@@ -329,7 +337,7 @@ func (m *taskManager) hook(ctx context.Context, r *Request, t *tool, args json.R
 		return nil, true, missingTasks() // R-TASK-03
 	}
 	if declared && !o.Deferred {
-		res, err := m.start(ctx, r, t, args, r.inputResponses, r.state)
+		res, err := m.start(ctx, r, remote, t, args, r.inputResponses, r.state)
 		return res, true, err
 	}
 	b := &taskBinding{canStart: declared}
@@ -339,7 +347,7 @@ func (m *taskManager) hook(ctx context.Context, r *Request, t *tool, args json.R
 		if !declared {
 			return nil, true, missingTasks()
 		}
-		wr, err := m.start(ctx, r, t, args, r.inputResponses, esc.state)
+		wr, err := m.start(ctx, r, remote, t, args, r.inputResponses, esc.state)
 		return wr, true, err
 	}
 	wr, err := m.s.finishTool(r, t, res, err)
@@ -364,9 +372,24 @@ func newTaskID() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
+// taskQuota returns the QuotaKey of a task that r creates, and how the
+// over-limit error names what the limit counts: per principal when there
+// is one; without one (no Authenticate hook), per client address over
+// HTTP, as the rate limit does, so that one anonymous client cannot use up
+// everyone's tasks; on stdio, where there is a single client, per client.
+func taskQuota(r *Request, remote string) (key, per string) {
+	switch {
+	case r.Principal != "":
+		return "", "per principal"
+	case remote != "":
+		return remoteHost(remote), "per client address"
+	}
+	return "", "per client"
+}
+
 // start creates the task, durably (R-TASK-07), starts its runner and
-// returns the CreateTaskResult.
-func (m *taskManager) start(ctx context.Context, r *Request, t *tool, args json.RawMessage, responses protocol.InputResponses, state []byte) (wireResult, error) {
+// returns the CreateTaskResult. remote is the client's address (HTTP).
+func (m *taskManager) start(ctx context.Context, r *Request, remote string, t *tool, args json.RawMessage, responses protocol.InputResponses, state []byte) (wireResult, error) {
 	ttl, poll := m.ttl, m.poll
 	if t.task.TTL > 0 {
 		ttl = t.task.TTL
@@ -379,16 +402,17 @@ func (m *taskManager) start(ctx context.Context, r *Request, t *tool, args json.
 		m.s.log.Error("task id", "err", err)
 		return nil, InternalError("Internal error")
 	}
+	quota, per := taskQuota(r, remote)
 	now := taskNow()
 	rec := &TaskRecord{
-		ID: id, Principal: r.Principal, Method: r.Method, Target: t.def.Name,
+		ID: id, Principal: r.Principal, QuotaKey: quota, Method: r.Method, Target: t.def.Name,
 		Status: TaskWorking, CreatedAt: now, UpdatedAt: now,
 		TTLMs: max(ttl.Milliseconds(), 1), PollIntervalMs: max(poll.Milliseconds(), 1),
 		ExpiresAt: now.Add(ttl + m.retention),
 	}
 	if err := m.store.Create(ctx, rec, max(m.limit, 0)); err != nil {
 		if errors.Is(err, ErrTaskLimit) {
-			return nil, InternalError(fmt.Sprintf("Internal error: too many tasks (at most %d per client)", m.limit))
+			return nil, InternalError(fmt.Sprintf("Internal error: too many tasks (at most %d %s)", m.limit, per))
 		}
 		m.s.log.Error("creating a task", "tool", t.def.Name, "err", err)
 		return nil, InternalError("Internal error: the task could not be created")
