@@ -1040,7 +1040,9 @@ func (m *taskManager) get(ctx context.Context, r *Request, raw json.RawMessage) 
 // update serves tasks/update (R-TASK-11): responses to outstanding
 // requests are stored for the runner, others ignored; once none is
 // outstanding the task is working again. A terminal or overdue task
-// ignores them.
+// ignores them. An answer that is not its request's result, or an
+// accepted form whose content does not match its requestedSchema
+// (R-ELIC-11), is -32602, and nothing is stored.
 func (m *taskManager) update(ctx context.Context, r *Request, raw json.RawMessage) (wireResult, error) {
 	if !r.declares(tasksExtension) {
 		return nil, missingTasks()
@@ -1049,6 +1051,7 @@ func (m *taskManager) update(ctx context.Context, r *Request, raw json.RawMessag
 	if err != nil {
 		return nil, err
 	}
+	checked := map[string]error{} // by key: fn may run more than once, a key's request never changes
 	rec, err := m.store.Update(ctx, r.Principal, p.id, func(t *TaskRecord) error {
 		if t.Status.Terminal() || overdue(t, time.Now()) {
 			return errNoChange
@@ -1059,7 +1062,12 @@ func (m *taskManager) update(ctx context.Context, r *Request, raw json.RawMessag
 			if !ok {
 				continue // not outstanding: ignored
 			}
-			if err := checkResponse(k, req, p.responses[k]); err != nil {
+			err, done := checked[k]
+			if !done {
+				err = m.checkResponse(k, req, p.responses[k])
+				checked[k] = err
+			}
+			if err != nil {
 				return err
 			}
 			if t.InputResponses == nil {
@@ -1090,8 +1098,10 @@ func (m *taskManager) update(ctx context.Context, r *Request, raw json.RawMessag
 }
 
 // checkResponse checks that a response is the result of its request's
-// method: an ElicitResult for elicitation/create, and so on.
-func checkResponse(key string, req, resp json.RawMessage) error {
+// method (an ElicitResult for elicitation/create, and so on), and that the
+// content of an accepted form elicitation matches the requestedSchema the
+// server asked with (R-ELIC-11).
+func (m *taskManager) checkResponse(key string, req, resp json.RawMessage) error {
 	var ir protocol.InputRequest
 	var in protocol.InputResponse
 	if err := protocol.Unmarshal(resp, &in); err != nil {
@@ -1101,9 +1111,14 @@ func checkResponse(key string, req, resp json.RawMessage) error {
 		return nil
 	}
 	ok := true
-	switch ir.Value.(type) {
+	switch q := ir.Value.(type) {
 	case *protocol.ElicitRequest:
-		_, ok = in.Value.(*protocol.ElicitResult)
+		var er *protocol.ElicitResult
+		if er, ok = in.Value.(*protocol.ElicitResult); ok && er.Action == protocol.ElicitResultActionAccept {
+			if form, isForm := q.Params.Value.(*protocol.ElicitRequestFormParams); isForm {
+				return m.checkContent(key, form, resp)
+			}
+		}
 	case *protocol.CreateMessageRequest:
 		_, ok = in.Value.(*protocol.CreateMessageResult)
 	case *protocol.ListRootsRequest:
@@ -1111,6 +1126,39 @@ func checkResponse(key string, req, resp json.RawMessage) error {
 	}
 	if !ok {
 		return InvalidParams("Invalid params: inputResponses."+key+" does not answer its request", nil)
+	}
+	return nil
+}
+
+// checkContent validates the content of an accepted form elicitation (an
+// empty object when it has none) against the form's requestedSchema,
+// compiled by the validator of tool schemas: a mismatch is -32602 naming
+// the key and the path. The schema is compiled at every check, as the
+// runtime keeps only the request's JSON: it is the server's own, small
+// (flat properties of primitive types), and bounded by the schema limits.
+func (m *taskManager) checkContent(key string, form *protocol.ElicitRequestFormParams, resp json.RawMessage) error {
+	raw, err := protocol.Marshal(&form.RequestedSchema)
+	if err != nil {
+		m.s.log.Error("the requestedSchema of a task's elicitation does not encode: its answer is not checked", "key", key, "err", err)
+		return nil
+	}
+	schema, err := m.s.compileSchema(raw)
+	if err != nil {
+		m.s.log.Error("the requestedSchema of a task's elicitation does not compile: its answer is not checked", "key", key, "err", err)
+		return nil
+	}
+	v, err := parseValue(resp)
+	if err != nil {
+		return InvalidParams("Invalid params: inputResponses."+key+": "+err.Error(), nil)
+	}
+	var content any = map[string]any{}
+	if obj, ok := v.(map[string]any); ok {
+		if c, ok := obj["content"]; ok {
+			content = c
+		}
+	}
+	if err := schema.Validate(content); err != nil {
+		return InvalidParams("Invalid params: inputResponses."+key+".content does not match the requestedSchema: "+validationText(err), nil)
 	}
 	return nil
 }
