@@ -49,7 +49,9 @@ type TaskConfig struct {
 	// (DefaultTaskPollInterval).
 	PollInterval time.Duration
 	// Retention keeps a task readable for this long after its TTL
-	// (DefaultTaskRetention); negative means not at all.
+	// (DefaultTaskRetention); negative means not at all. It is also how
+	// long after the TTL a runner keeps trying to record the end of its
+	// task while the store is unreachable.
 	Retention time.Duration
 	// MaxTasksPerPrincipal caps the unexpired tasks (those within their
 	// TTL plus Retention) of one principal (DefaultMaxTasksPerPrincipal);
