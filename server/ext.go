@@ -23,11 +23,10 @@ type extParams struct {
 	raw json.RawMessage
 }
 
-// addExtension advertises an extension in capabilities.extensions and
-// registers its methods.
-func (s *Server) addExtension(id string, settings protocol.JSONObject, methods map[string]extMethod) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// addExtensionLocked advertises an extension in capabilities.extensions
+// and registers its methods. The caller holds s.mu, so that it can check
+// and record its own state with the registration (enableTasks).
+func (s *Server) addExtensionLocked(id string, settings protocol.JSONObject, methods map[string]extMethod) error {
 	if _, dup := s.extensions[id]; dup {
 		return fmt.Errorf("server: extension %s added twice", id)
 	}

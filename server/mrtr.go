@@ -103,6 +103,13 @@ func (r *Request) checkInputRequests(requests map[string]protocol.InputRequest) 
 // key, from the retry of an input_required result. It reports false when
 // the response is absent: the handler then asks again (R-MRTR-13).
 // Responses to names the handler did not ask for are ignored (R-MRTR-12).
+//
+// On a synchronous retry the runtime checks only that the response is a
+// well-formed result: being stateless, it keeps no copy of the requests it
+// sent, so the handler must check the content of an accepted form
+// elicitation against the requestedSchema it asked with (R-ELIC-11), and
+// ask again when it does not match. Inside a task (AsTask), tasks/update
+// has checked it already.
 func (r *Request) InputResponse(key string) (protocol.InputResponse, bool) {
 	v, ok := r.inputResponses[key]
 	return v, ok

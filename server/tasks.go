@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"runtime/debug"
 	"strconv"
 	"sync"
@@ -29,7 +30,9 @@ const (
 	// DefaultTaskRetention is how long a task stays readable after its TTL
 	// elapsed, so that a client can see that it failed.
 	DefaultTaskRetention = time.Minute
-	// DefaultMaxTasksPerPrincipal caps the unexpired tasks of one principal.
+	// DefaultMaxTasksPerPrincipal caps the unexpired tasks of one principal
+	// (of one client address for requests without one; see
+	// TaskConfig.MaxTasksPerPrincipal).
 	DefaultMaxTasksPerPrincipal = 1000
 )
 
@@ -46,11 +49,18 @@ type TaskConfig struct {
 	// (DefaultTaskPollInterval).
 	PollInterval time.Duration
 	// Retention keeps a task readable for this long after its TTL
-	// (DefaultTaskRetention); negative means not at all.
+	// (DefaultTaskRetention); negative means not at all. It is also how
+	// long after the TTL a runner keeps trying to record the end of its
+	// task while the store is unreachable.
 	Retention time.Duration
-	// MaxTasksPerPrincipal caps the unexpired tasks of one principal
-	// (DefaultMaxTasksPerPrincipal); negative means no cap. Without an
-	// Authenticate hook every client is the principal "".
+	// MaxTasksPerPrincipal caps the unexpired tasks (those within their
+	// TTL plus Retention) of one principal (DefaultMaxTasksPerPrincipal);
+	// negative means no cap. A request without a principal (no
+	// Authenticate hook) counts against its client address over HTTP (the
+	// host part of the connection's remote address, as WithRateLimit
+	// keys it), and against the one client on stdio. A tools/call over
+	// the cap gets -32603 naming it ("per principal", "per client
+	// address").
 	MaxTasksPerPrincipal int
 }
 
@@ -114,7 +124,15 @@ type ToolOption func(s *Server, t *tool) error
 // AsTask enables the extension (with the defaults unless WithTasks
 // configured it). The TTL bounds the task's whole life: each input round
 // waits only for the time left, and a handler asking for input with no
-// time left fails the task at once. An input request needing a client
+// time left fails the task at once. A handler that ignores its context
+// and returns more than a second after the TTL has its outcome replaced
+// by the TTL failure, which tasks/get reports for a task still running
+// two seconds after its TTL. While the task store is unreachable, the
+// runtime retries the task's store calls with back-off (50 ms doubling up
+// to 2 s, each failure logged): the task waits, and fails at its TTL if
+// the store is not back by then; that failure, or the task's result, is
+// recorded once the store is back, until the record expires (TTL plus
+// TaskConfig.Retention). An input request needing a client
 // capability that the creating request did not declare fails the task at
 // once with -32021, as AskInput would answer synchronously. The runtime
 // waits for every outstanding request to be answered before it calls the
@@ -143,6 +161,8 @@ type Task struct {
 	m         *taskManager
 	id        string
 	principal string
+	deadline  time.Time // CreatedAt + TTL: the end of the task's context
+	expires   time.Time // the record's ExpiresAt: TTL + retention
 }
 
 // ID returns the task id.
@@ -150,14 +170,21 @@ func (t *Task) ID() string { return t.id }
 
 // SetStatusMessage sets the task's statusMessage, which tasks/get and
 // task notifications show (a progress description, for instance). It does
-// nothing once the task is over.
+// nothing once the task is over. While the task store is unreachable it
+// tries again with back-off, until ctx ends or the task's TTL elapses,
+// whichever comes first, and then returns the store's error; pass a
+// context with a shorter deadline to wait less.
 func (t *Task) SetStatusMessage(ctx context.Context, msg string) error {
-	rec, err := t.m.store.Update(ctx, t.principal, t.id, func(r *TaskRecord) error {
-		if r.Status.Terminal() {
-			return errTaskOver
-		}
-		r.StatusMessage, r.UpdatedAt = msg, taskNow()
-		return nil
+	ctx, cancel := context.WithDeadline(ctx, t.deadline)
+	defer cancel()
+	rec, err := t.m.retryStore(ctx, t, "setting the status message", func(ctx context.Context) (*TaskRecord, error) {
+		return t.m.store.Update(ctx, t.principal, t.id, func(r *TaskRecord) error {
+			if r.Status.Terminal() {
+				return errTaskOver
+			}
+			r.StatusMessage, r.UpdatedAt = msg, taskNow()
+			return nil
+		})
 	})
 	switch {
 	case errors.Is(err, errTaskOver):
@@ -236,25 +263,16 @@ func missingTasks() *Error {
 	return MissingCapability(protocol.ClientCapabilities{Extensions: map[string]protocol.JSONObject{tasksExtension: protocol.JSONObject("{}")}})
 }
 
-// tasksMu serialises the enabling of the extension.
-var tasksMu sync.Mutex
-
 // ensureTasks enables the extension with the defaults unless it is on.
-func (s *Server) ensureTasks() error {
-	tasksMu.Lock()
-	on := s.tasks != nil
-	tasksMu.Unlock()
-	if on {
-		return nil
-	}
-	return s.enableTasks(TaskConfig{})
-}
+func (s *Server) ensureTasks() error { return s.enableTasks(TaskConfig{}) }
 
 // enableTasks advertises the extension, registers its methods and takes
-// over task tools' tools/call.
+// over task tools' tools/call, unless the extension is on already. It
+// holds s.mu throughout, so that concurrent callers (AddTool with AsTask
+// from several goroutines) enable it once.
 func (s *Server) enableTasks(c TaskConfig) error {
-	tasksMu.Lock()
-	defer tasksMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.tasks != nil {
 		return nil
 	}
@@ -277,7 +295,7 @@ func (s *Server) enableTasks(c TaskConfig) error {
 	if m.limit == 0 {
 		m.limit = DefaultMaxTasksPerPrincipal
 	}
-	err := s.addExtension(tasksExtension, nil, map[string]extMethod{
+	err := s.addExtensionLocked(tasksExtension, nil, map[string]extMethod{
 		"tasks/get":    {nameMember: "taskId", handler: m.get},
 		"tasks/update": {nameMember: "taskId", handler: m.update},
 		"tasks/cancel": {nameMember: "taskId", handler: m.cancel},
@@ -285,10 +303,7 @@ func (s *Server) enableTasks(c TaskConfig) error {
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	s.tasks = m
-	s.toolCallHook = m.hook
-	s.mu.Unlock()
+	s.tasks, s.toolCallHook = m, m.hook
 	return nil
 }
 
@@ -310,8 +325,9 @@ type taskManager struct {
 // taskNow is the time stamps are taken from, to the millisecond.
 func taskNow() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
 
-// hook takes over the tools/call of a tool registered with AsTask.
-func (m *taskManager) hook(ctx context.Context, r *Request, t *tool, args json.RawMessage) (wireResult, bool, error) {
+// hook takes over the tools/call of a tool registered with AsTask; remote
+// is the client's address (HTTP), for the task limit.
+func (m *taskManager) hook(ctx context.Context, r *Request, t *tool, args json.RawMessage, remote string) (wireResult, bool, error) {
 	o := t.task
 	if o == nil {
 		return nil, false, nil
@@ -323,7 +339,7 @@ func (m *taskManager) hook(ctx context.Context, r *Request, t *tool, args json.R
 		return nil, true, missingTasks() // R-TASK-03
 	}
 	if declared && !o.Deferred {
-		res, err := m.start(ctx, r, t, args, r.inputResponses, r.state)
+		res, err := m.start(ctx, r, remote, t, args, r.inputResponses, r.state)
 		return res, true, err
 	}
 	b := &taskBinding{canStart: declared}
@@ -333,7 +349,7 @@ func (m *taskManager) hook(ctx context.Context, r *Request, t *tool, args json.R
 		if !declared {
 			return nil, true, missingTasks()
 		}
-		wr, err := m.start(ctx, r, t, args, r.inputResponses, esc.state)
+		wr, err := m.start(ctx, r, remote, t, args, r.inputResponses, esc.state)
 		return wr, true, err
 	}
 	wr, err := m.s.finishTool(r, t, res, err)
@@ -358,9 +374,24 @@ func newTaskID() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
+// taskQuota returns the QuotaKey of a task that r creates, and how the
+// over-limit error names what the limit counts: per principal when there
+// is one; without one (no Authenticate hook), per client address over
+// HTTP, as the rate limit does, so that one anonymous client cannot use up
+// everyone's tasks; on stdio, where there is a single client, per client.
+func taskQuota(r *Request, remote string) (key, per string) {
+	switch {
+	case r.Principal != "":
+		return "", "per principal"
+	case remote != "":
+		return remoteHost(remote), "per client address"
+	}
+	return "", "per client"
+}
+
 // start creates the task, durably (R-TASK-07), starts its runner and
-// returns the CreateTaskResult.
-func (m *taskManager) start(ctx context.Context, r *Request, t *tool, args json.RawMessage, responses protocol.InputResponses, state []byte) (wireResult, error) {
+// returns the CreateTaskResult. remote is the client's address (HTTP).
+func (m *taskManager) start(ctx context.Context, r *Request, remote string, t *tool, args json.RawMessage, responses protocol.InputResponses, state []byte) (wireResult, error) {
 	ttl, poll := m.ttl, m.poll
 	if t.task.TTL > 0 {
 		ttl = t.task.TTL
@@ -373,16 +404,17 @@ func (m *taskManager) start(ctx context.Context, r *Request, t *tool, args json.
 		m.s.log.Error("task id", "err", err)
 		return nil, InternalError("Internal error")
 	}
+	quota, per := taskQuota(r, remote)
 	now := taskNow()
 	rec := &TaskRecord{
-		ID: id, Principal: r.Principal, Method: r.Method, Target: t.def.Name,
+		ID: id, Principal: r.Principal, QuotaKey: quota, Method: r.Method, Target: t.def.Name,
 		Status: TaskWorking, CreatedAt: now, UpdatedAt: now,
 		TTLMs: max(ttl.Milliseconds(), 1), PollIntervalMs: max(poll.Milliseconds(), 1),
 		ExpiresAt: now.Add(ttl + m.retention),
 	}
 	if err := m.store.Create(ctx, rec, max(m.limit, 0)); err != nil {
 		if errors.Is(err, ErrTaskLimit) {
-			return nil, InternalError(fmt.Sprintf("Internal error: too many tasks (at most %d per client)", m.limit))
+			return nil, InternalError(fmt.Sprintf("Internal error: too many tasks (at most %d %s)", m.limit, per))
 		}
 		m.s.log.Error("creating a task", "tool", t.def.Name, "err", err)
 		return nil, InternalError("Internal error: the task could not be created")
@@ -402,37 +434,37 @@ func errTTL() *Error {
 // the task in input_required while the client answers, and calls it again
 // with the responses. The TTL bounds the whole run: every input round
 // waits only for the time left, and one that starts with none left fails
-// the task at once.
+// the task at once. Every store call it makes goes through retryStore, so
+// that a short store outage delays the task instead of orphaning it.
 func (m *taskManager) run(rec *TaskRecord, ttl, poll time.Duration, t *tool, args json.RawMessage, o taskOrigin, responses protocol.InputResponses, state []byte) {
 	defer m.detach()
-	id, principal := rec.ID, rec.Principal
 	deadline := rec.CreatedAt.Add(ttl)
+	task := &Task{m: m, id: rec.ID, principal: rec.Principal, deadline: deadline, expires: rec.ExpiresAt}
 	ctx, cancel := context.WithDeadline(context.Background(), deadline)
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
-		m.watchCancel(ctx, principal, id, poll, cancel)
+		m.watchCancel(ctx, task, poll, cancel)
 	}()
 	defer func() {
 		cancel()
 		<-watched
-		m.wake(id) // releases the signal channel
+		m.wake(task.id) // releases the signal channel
 	}()
-	task := &Task{m: m, id: id, principal: principal}
 	issued := map[string]bool{} // every input request key sent (R-TASK-10)
 	for {
 		r := m.taskRequest(ctx, o, task, responses, state)
 		res, err := m.invoke(r, t, args)
 		if ctx.Err() != nil && err != nil {
 			// Cancelled (the record says so already) or out of time.
-			m.fail(principal, id, errTTL())
+			m.fail(task, errTTL())
 			return
 		}
 		var ir *InputRequired
 		if !errors.As(err, &ir) {
 			var esc *taskEscalation
 			if errors.As(err, &esc) {
-				m.fail(principal, id, InternalError("Internal error: RunAsTask called inside a task"))
+				m.fail(task, InternalError("Internal error: RunAsTask called inside a task"))
 				return
 			}
 			wr, err := m.s.finishTool(r, t, res, err)
@@ -442,16 +474,16 @@ func (m *taskManager) run(rec *TaskRecord, ttl, poll time.Duration, t *tool, arg
 					m.s.log.Error("task failed", "tool", t.def.Name, "err", err)
 					e = InternalError("Internal error")
 				}
-				m.fail(principal, id, e)
+				m.fail(task, e)
 				return
 			}
-			m.complete(principal, id, wr)
+			m.complete(task, wr)
 			return
 		}
 		// Input: checked before anything is parked, so that a request the
 		// client cannot answer fails the task now (R-MRTR-05, R-META-03).
 		if len(ir.Requests) == 0 && ir.State == nil {
-			m.fail(principal, id, InternalError("Internal error: input_required without input requests or state"))
+			m.fail(task, InternalError("Internal error: input_required without input requests or state"))
 			return
 		}
 		if err := r.checkInputRequests(ir.Requests); err != nil {
@@ -459,11 +491,11 @@ func (m *taskManager) run(rec *TaskRecord, ttl, poll time.Duration, t *tool, arg
 			if !ok {
 				e = InternalError("Internal error: " + err.Error())
 			}
-			m.fail(principal, id, e)
+			m.fail(task, e)
 			return
 		}
 		if !time.Now().Before(deadline) {
-			m.fail(principal, id, errTTL())
+			m.fail(task, errTTL())
 			return
 		}
 		if len(ir.Requests) == 0 { // state only: call again at once
@@ -473,28 +505,38 @@ func (m *taskManager) run(rec *TaskRecord, ttl, poll time.Duration, t *tool, arg
 		wire, back, err := wireRequests(ir.Requests, issued)
 		if err != nil {
 			m.s.log.Error("task input request does not encode", "tool", t.def.Name, "err", err)
-			m.fail(principal, id, InternalError("Internal error"))
+			m.fail(task, InternalError("Internal error"))
 			return
 		}
-		parked, err := m.store.Update(ctx, principal, id, func(r *TaskRecord) error {
-			if r.Status.Terminal() {
-				return errTaskOver
-			}
-			r.Status, r.InputRequests, r.InputResponses, r.UpdatedAt = TaskInputRequired, wire, nil, taskNow()
-			return nil
+		parked, err := m.retryStore(ctx, task, "parking the task for input", func(ctx context.Context) (*TaskRecord, error) {
+			return m.store.Update(ctx, task.principal, task.id, func(r *TaskRecord) error {
+				if r.Status.Terminal() {
+					return errTaskOver
+				}
+				for wk := range wire {
+					_, asked := r.InputRequests[wk]
+					_, answered := r.InputResponses[wk]
+					if asked || answered {
+						// An earlier attempt was stored though it failed
+						// (its reply lost): keep what tasks/update did since.
+						return nil
+					}
+				}
+				r.Status, r.InputRequests, r.InputResponses, r.UpdatedAt = TaskInputRequired, wire, nil, taskNow()
+				return nil
+			})
 		})
 		if err != nil {
-			if !errors.Is(err, errTaskOver) && ctx.Err() == nil {
-				m.s.log.Error("parking a task for input", "task", id, "err", err)
-				m.fail(principal, id, InternalError("Internal error"))
+			if !lasting(err) { // the TTL elapsed, or the task was cancelled
+				m.fail(task, errTTL())
 			}
 			return
 		}
 		m.changed(parked)
-		got, err := m.awaitInput(ctx, principal, id, poll)
+		got, err := m.awaitInput(ctx, task, poll)
 		if err != nil {
-			if ctx.Err() != nil {
-				m.fail(principal, id, errTTL())
+			if !lasting(err) {
+				m.fail(task, errTTL())
 			}
 			return
 		}
@@ -554,18 +596,84 @@ func (m *taskManager) invoke(r *Request, t *tool, args json.RawMessage) (res *pr
 	return t.handler(&r.rc, r, args)
 }
 
-// bg is a context for store calls that must happen whatever the task's
-// context says (recording a failure at the deadline).
-func bg() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), 10*time.Second)
+// Back-off of the runner's store calls (retryStore): the first retry
+// comes after storeRetryFirst, each next one after twice the wait before,
+// at most storeRetryMax.
+const (
+	storeRetryFirst = 50 * time.Millisecond
+	storeRetryMax   = 2 * time.Second
+)
+
+// finishAtLeast is how long the final write of a task is tried at least,
+// even when its record's ExpiresAt is nearer (the store then refuses it
+// anyway, as expired).
+const finishAtLeast = 10 * time.Second
+
+// taskLateGrace is how long after its TTL a task's runner still records
+// the outcome its handler returned; later, the task fails with errTTL. A
+// tasks/get reports a task that is still not terminal 2×taskLateGrace
+// after its TTL as failed with errTTL (overdue): the runner could not
+// record it (its instance died, or the store was unreachable for it), and
+// whatever it records later agrees.
+const taskLateGrace = time.Second
+
+// lasting reports whether a store error will never heal: the task is
+// gone, expired or over, or there is nothing to change. Any other error
+// (a timeout, a refused connection, a failover) is taken as the store
+// being unreachable for a while.
+func lasting(err error) bool {
+	return errors.Is(err, ErrTaskNotFound) || errors.Is(err, ErrTaskExpired) ||
+		errors.Is(err, errTaskOver) || errors.Is(err, errNoChange)
+}
+
+// retryStore makes call, one store call of the task's runner, until it
+// succeeds or fails for good, so that a short store outage (a paused or
+// failing-over Redis) delays the task instead of orphaning it. An error
+// that will never heal (lasting) is returned at once. Any other is logged
+// and call is made again after a back-off (50 ms, doubling up to 2 s), for
+// as long as ctx lasts; once ctx ends, the returned error wraps its cause
+// and the last store error. call must be safe to repeat: an Update that
+// failed may have been stored all the same.
+func (m *taskManager) retryStore(ctx context.Context, task *Task, op string, call func(context.Context) (*TaskRecord, error)) (*TaskRecord, error) {
+	wait := storeRetryFirst
+	for attempt := 1; ; attempt++ {
+		rec, err := call(ctx)
+		if err == nil {
+			if attempt > 1 {
+				m.s.log.Info("task store answered again", "op", op, "task", task.id, "attempts", attempt)
+			}
+			return rec, nil
+		}
+		if lasting(err) {
+			return nil, err
+		}
+		if ctx.Err() == nil {
+			m.s.log.Warn("task store failed; trying again", "op", op, "task", task.id, "attempt", attempt, "retryIn", wait, "err", err)
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+				wait = min(2*wait, storeRetryMax)
+				continue
+			case <-ctx.Done():
+				t.Stop()
+			}
+		}
+		cause := context.Cause(ctx)
+		level := slog.LevelInfo // the runner is done, or the task was cancelled
+		if errors.Is(cause, context.DeadlineExceeded) {
+			level = slog.LevelError // out of time: the task's TTL, or its record's expiry
+		}
+		m.s.log.Log(context.Background(), level, "task store failed; giving up", "op", op, "task", task.id, "attempts", attempt, "cause", cause, "err", err)
+		return nil, fmt.Errorf("server: %s: %w, after %d attempts: %w", op, cause, attempt, err)
+	}
 }
 
 // complete records the result (R-TASK-09, R-TASK-17: a tool execution
 // error is a completed task whose result has isError).
-func (m *taskManager) complete(principal, id string, wr wireResult) {
+func (m *taskManager) complete(task *Task, wr wireResult) {
 	res, ok := wr.(*protocol.CallToolResult)
 	if !ok {
-		m.fail(principal, id, InternalError("Internal error"))
+		m.fail(task, InternalError("Internal error"))
 		return
 	}
 	if res.ResultType == "" {
@@ -573,58 +681,108 @@ func (m *taskManager) complete(principal, id string, wr wireResult) {
 	}
 	b, err := protocol.Marshal(res)
 	if err != nil {
-		m.s.log.Error("task result does not encode", "task", id, "err", err)
-		m.fail(principal, id, InternalError("Internal error: invalid result"))
+		m.s.log.Error("task result does not encode", "task", task.id, "err", err)
+		m.fail(task, InternalError("Internal error: invalid result"))
 		return
 	}
-	m.finish(principal, id, func(r *TaskRecord) {
+	m.finish(task, func(r *TaskRecord) {
 		r.Status, r.Result = TaskCompleted, b
 	})
 }
 
 // fail records a JSON-RPC error: status failed, error and statusMessage
 // (R-TASK-17).
-func (m *taskManager) fail(principal, id string, e *Error) {
+func (m *taskManager) fail(task *Task, e *Error) {
+	m.finish(task, failure(e))
+}
+
+// failure returns what records e in a task: status failed, error and
+// statusMessage (R-TASK-17).
+func failure(e *Error) func(*TaskRecord) {
 	b, err := protocol.Marshal(&protocol.Error{Code: e.Code, Message: e.Message, Data: e.Data})
 	if err != nil {
 		b, _ = protocol.Marshal(&protocol.Error{Code: e.Code, Message: e.Message})
 	}
-	m.finish(principal, id, func(r *TaskRecord) {
+	return func(r *TaskRecord) {
 		r.Status, r.Error, r.StatusMessage = TaskFailed, b, e.Message
-	})
+	}
+}
+
+// ttlEnd is when the task's time to live elapses: CreatedAt + ttlMs.
+func ttlEnd(r *TaskRecord) time.Time {
+	return r.CreatedAt.Add(time.Duration(r.TTLMs) * time.Millisecond)
+}
+
+// overdue reports whether a task is still not terminal well after its TTL
+// (see taskLateGrace): tasks/get then reports it failed, and tasks/update
+// and tasks/cancel leave it alone.
+func overdue(r *TaskRecord, now time.Time) bool {
+	return !r.Status.Terminal() && now.After(ttlEnd(r).Add(2*taskLateGrace))
+}
+
+// overdueView is what tasks/get shows of an overdue task: failed with
+// errTTL, as its runner records it if it still can.
+func overdueView(r *TaskRecord) *TaskRecord {
+	v := r.Clone()
+	failure(errTTL())(v)
+	v.InputRequests, v.InputResponses = nil, nil
+	if end := ttlEnd(r); v.UpdatedAt.Before(end) {
+		v.UpdatedAt = end
+	}
+	return v
 }
 
 // finish moves a task to a terminal status unless it is in one already
-// (cancelled meanwhile).
-func (m *taskManager) finish(principal, id string, set func(*TaskRecord)) {
-	ctx, cancel := bg()
+// (cancelled meanwhile). A store outage is waited out until the record
+// expires (ExpiresAt, its TTL plus the retention), so that a task whose
+// store comes back in that time still ends failed or completed. A result
+// recorded more than taskLateGrace after the TTL becomes the TTL failure,
+// which tasks/get reports by then.
+func (m *taskManager) finish(task *Task, set func(*TaskRecord)) {
+	until := task.expires
+	if floor := time.Now().Add(finishAtLeast); until.Before(floor) {
+		until = floor
+	}
+	ctx, cancel := context.WithDeadline(context.Background(), until)
 	defer cancel()
-	rec, err := m.store.Update(ctx, principal, id, func(r *TaskRecord) error {
-		if r.Status.Terminal() {
-			return errTaskOver
-		}
-		set(r)
-		r.InputRequests, r.InputResponses, r.UpdatedAt = nil, nil, taskNow()
-		return nil
+	rec, err := m.retryStore(ctx, task, "recording the end of the task", func(ctx context.Context) (*TaskRecord, error) {
+		return m.store.Update(ctx, task.principal, task.id, func(r *TaskRecord) error {
+			if r.Status.Terminal() {
+				return errTaskOver
+			}
+			now := taskNow()
+			if now.After(ttlEnd(r).Add(taskLateGrace)) {
+				failure(errTTL())(r)
+			} else {
+				set(r)
+			}
+			r.InputRequests, r.InputResponses, r.UpdatedAt = nil, nil, now
+			return nil
+		})
 	})
 	switch {
 	case err == nil:
 		m.changed(rec)
-	case errors.Is(err, errTaskOver), errors.Is(err, ErrTaskNotFound), errors.Is(err, ErrTaskExpired):
-	default:
-		m.s.log.Error("recording the end of a task", "task", id, "err", err)
+	case errors.Is(err, ErrTaskNotFound), errors.Is(err, ErrTaskExpired):
+		m.s.log.Info("the record of a task was gone before its end could be recorded", "task", task.id, "err", err)
 	}
+	// errTaskOver: cancelled meanwhile. Any other error: retryStore logged
+	// it, and the record expired.
 }
 
 // awaitInput waits until every outstanding input request of the task is
-// answered, then takes the responses. It waits at most until ctx ends:
-// the task's deadline, so each round gets only the time left.
-func (m *taskManager) awaitInput(ctx context.Context, principal, id string, poll time.Duration) (map[string]json.RawMessage, error) {
+// answered, then returns the responses. It waits at most until ctx ends:
+// the task's deadline, so each round gets only the time left. The
+// responses stay in the record until the next round parks the task or it
+// ends, so that reading them again (a retried store call) reads the same.
+func (m *taskManager) awaitInput(ctx context.Context, task *Task, poll time.Duration) (map[string]json.RawMessage, error) {
 	tick := time.NewTicker(poll)
 	defer tick.Stop()
 	for {
-		sig := m.signal(id)
-		rec, err := m.store.Get(ctx, principal, id)
+		sig := m.signal(task.id)
+		rec, err := m.retryStore(ctx, task, "reading the task while it waits for input", func(ctx context.Context) (*TaskRecord, error) {
+			return m.store.Get(ctx, task.principal, task.id)
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -632,25 +790,27 @@ func (m *taskManager) awaitInput(ctx context.Context, principal, id string, poll
 			return nil, errTaskOver
 		}
 		if len(rec.InputRequests) == 0 {
-			var got map[string]json.RawMessage
-			moved := false
-			rec, err := m.store.Update(ctx, principal, id, func(r *TaskRecord) error {
-				if r.Status.Terminal() {
-					return errTaskOver
+			if rec.Status != TaskWorking { // tasks/update normally did it, and told everyone
+				moved, err := m.retryStore(ctx, task, "resuming the task", func(ctx context.Context) (*TaskRecord, error) {
+					return m.store.Update(ctx, task.principal, task.id, func(r *TaskRecord) error {
+						switch {
+						case r.Status.Terminal():
+							return errTaskOver
+						case r.Status == TaskWorking:
+							return errNoChange
+						}
+						r.Status, r.UpdatedAt = TaskWorking, taskNow()
+						return nil
+					})
+				})
+				switch {
+				case err == nil:
+					m.changed(moved)
+				case !errors.Is(err, errNoChange):
+					return nil, err
 				}
-				got, r.InputResponses = r.InputResponses, nil
-				if moved = r.Status != TaskWorking; moved {
-					r.Status, r.UpdatedAt = TaskWorking, taskNow()
-				}
-				return nil
-			})
-			if err != nil {
-				return nil, err
 			}
-			if moved { // tasks/update normally did it, and told everyone
-				m.changed(rec)
-			}
-			return got, nil
+			return rec.InputResponses, nil
 		}
 		select {
 		case <-sig:
@@ -663,17 +823,19 @@ func (m *taskManager) awaitInput(ctx context.Context, principal, id string, poll
 
 // watchCancel ends a running task's context once its record says it was
 // cancelled, or is gone, whichever instance served the tasks/cancel.
-func (m *taskManager) watchCancel(ctx context.Context, principal, id string, poll time.Duration, cancel context.CancelFunc) {
+func (m *taskManager) watchCancel(ctx context.Context, task *Task, poll time.Duration, cancel context.CancelFunc) {
 	tick := time.NewTicker(poll)
 	defer tick.Stop()
 	for {
-		sig := m.signal(id)
-		rec, err := m.store.Get(ctx, principal, id)
+		sig := m.signal(task.id)
+		rec, err := m.retryStore(ctx, task, "checking whether the task was cancelled", func(ctx context.Context) (*TaskRecord, error) {
+			return m.store.Get(ctx, task.principal, task.id)
+		})
 		switch {
 		case errors.Is(err, ErrTaskNotFound), errors.Is(err, ErrTaskExpired), err == nil && rec.Status == TaskCancelled:
 			cancel()
 			return
-		case err == nil && rec.Status.Terminal():
+		case err != nil, rec.Status.Terminal(): // ctx ended, or the task is over
 			return
 		}
 		select {
@@ -856,7 +1018,9 @@ func (m *taskManager) storeError(op string, err error) error {
 	return InternalError("Internal error")
 }
 
-// get serves tasks/get (R-TASK-09).
+// get serves tasks/get (R-TASK-09). A task still not terminal well after
+// its TTL is reported failed with the TTL error (overdue), whatever its
+// record says: its runner could not record the failure.
 func (m *taskManager) get(ctx context.Context, r *Request, raw json.RawMessage) (wireResult, error) {
 	if !r.declares(tasksExtension) {
 		return nil, missingTasks() // R-TASK-15
@@ -869,12 +1033,18 @@ func (m *taskManager) get(ctx context.Context, r *Request, raw json.RawMessage) 
 	if err != nil {
 		return nil, m.storeError("Failed to retrieve task", err)
 	}
+	if overdue(rec, time.Now()) {
+		rec = overdueView(rec) // no task stays working past its TTL
+	}
 	return &protocol.Result{ResultType: "complete", Extra: detailed(rec, true)}, nil
 }
 
 // update serves tasks/update (R-TASK-11): responses to outstanding
 // requests are stored for the runner, others ignored; once none is
-// outstanding the task is working again.
+// outstanding the task is working again. A terminal or overdue task
+// ignores them. An answer that is not its request's result, or an
+// accepted form whose content does not match its requestedSchema
+// (R-ELIC-11), is -32602, and nothing is stored.
 func (m *taskManager) update(ctx context.Context, r *Request, raw json.RawMessage) (wireResult, error) {
 	if !r.declares(tasksExtension) {
 		return nil, missingTasks()
@@ -883,8 +1053,9 @@ func (m *taskManager) update(ctx context.Context, r *Request, raw json.RawMessag
 	if err != nil {
 		return nil, err
 	}
+	checked := map[string]error{} // by key: fn may run more than once, a key's request never changes
 	rec, err := m.store.Update(ctx, r.Principal, p.id, func(t *TaskRecord) error {
-		if t.Status.Terminal() {
+		if t.Status.Terminal() || overdue(t, time.Now()) {
 			return errNoChange
 		}
 		taken := false
@@ -893,7 +1064,12 @@ func (m *taskManager) update(ctx context.Context, r *Request, raw json.RawMessag
 			if !ok {
 				continue // not outstanding: ignored
 			}
-			if err := checkResponse(k, req, p.responses[k]); err != nil {
+			err, done := checked[k]
+			if !done {
+				err = m.checkResponse(k, req, p.responses[k])
+				checked[k] = err
+			}
+			if err != nil {
 				return err
 			}
 			if t.InputResponses == nil {
@@ -924,8 +1100,10 @@ func (m *taskManager) update(ctx context.Context, r *Request, raw json.RawMessag
 }
 
 // checkResponse checks that a response is the result of its request's
-// method: an ElicitResult for elicitation/create, and so on.
-func checkResponse(key string, req, resp json.RawMessage) error {
+// method (an ElicitResult for elicitation/create, and so on), and that the
+// content of an accepted form elicitation matches the requestedSchema the
+// server asked with (R-ELIC-11).
+func (m *taskManager) checkResponse(key string, req, resp json.RawMessage) error {
 	var ir protocol.InputRequest
 	var in protocol.InputResponse
 	if err := protocol.Unmarshal(resp, &in); err != nil {
@@ -935,9 +1113,14 @@ func checkResponse(key string, req, resp json.RawMessage) error {
 		return nil
 	}
 	ok := true
-	switch ir.Value.(type) {
+	switch q := ir.Value.(type) {
 	case *protocol.ElicitRequest:
-		_, ok = in.Value.(*protocol.ElicitResult)
+		var er *protocol.ElicitResult
+		if er, ok = in.Value.(*protocol.ElicitResult); ok && er.Action == protocol.ElicitResultActionAccept {
+			if form, isForm := q.Params.Value.(*protocol.ElicitRequestFormParams); isForm {
+				return m.checkContent(key, form, resp)
+			}
+		}
 	case *protocol.CreateMessageRequest:
 		_, ok = in.Value.(*protocol.CreateMessageResult)
 	case *protocol.ListRootsRequest:
@@ -949,9 +1132,43 @@ func checkResponse(key string, req, resp json.RawMessage) error {
 	return nil
 }
 
+// checkContent validates the content of an accepted form elicitation (an
+// empty object when it has none) against the form's requestedSchema,
+// compiled by the validator of tool schemas: a mismatch is -32602 naming
+// the key and the path. The schema is compiled at every check, as the
+// runtime keeps only the request's JSON: it is the server's own, small
+// (flat properties of primitive types), and bounded by the schema limits.
+func (m *taskManager) checkContent(key string, form *protocol.ElicitRequestFormParams, resp json.RawMessage) error {
+	raw, err := protocol.Marshal(&form.RequestedSchema)
+	if err != nil {
+		m.s.log.Error("the requestedSchema of a task's elicitation does not encode: its answer is not checked", "key", key, "err", err)
+		return nil
+	}
+	schema, err := m.s.compileSchema(raw)
+	if err != nil {
+		m.s.log.Error("the requestedSchema of a task's elicitation does not compile: its answer is not checked", "key", key, "err", err)
+		return nil
+	}
+	v, err := parseValue(resp)
+	if err != nil {
+		return InvalidParams("Invalid params: inputResponses."+key+": "+err.Error(), nil)
+	}
+	var content any = map[string]any{}
+	if obj, ok := v.(map[string]any); ok {
+		if c, ok := obj["content"]; ok {
+			content = c
+		}
+	}
+	if err := schema.Validate(content); err != nil {
+		return InvalidParams("Invalid params: inputResponses."+key+".content does not match the requestedSchema: "+validationText(err), nil)
+	}
+	return nil
+}
+
 // cancel serves tasks/cancel (R-TASK-12): a task not yet terminal is
-// cancelled at once and its handler's context ends; a terminal one is
-// left as it is. Both get the empty acknowledgement.
+// cancelled at once and its handler's context ends; a terminal one (or an
+// overdue one, which tasks/get reports failed) is left as it is. Both get
+// the empty acknowledgement.
 func (m *taskManager) cancel(ctx context.Context, r *Request, raw json.RawMessage) (wireResult, error) {
 	if !r.declares(tasksExtension) {
 		return nil, missingTasks()
@@ -961,7 +1178,7 @@ func (m *taskManager) cancel(ctx context.Context, r *Request, raw json.RawMessag
 		return nil, err
 	}
 	rec, err := m.store.Update(ctx, r.Principal, p.id, func(t *TaskRecord) error {
-		if t.Status.Terminal() {
+		if t.Status.Terminal() || overdue(t, time.Now()) {
 			return errNoChange
 		}
 		t.Status, t.StatusMessage = TaskCancelled, "The task was cancelled at the client's request."

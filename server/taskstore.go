@@ -34,8 +34,9 @@ var (
 	ErrTaskNotFound = errors.New("server: task not found")
 	// ErrTaskExpired: the task existed but its retention ended.
 	ErrTaskExpired = errors.New("server: task expired")
-	// ErrTaskLimit: the principal already holds the most tasks allowed.
-	ErrTaskLimit = errors.New("server: too many tasks for this principal")
+	// ErrTaskLimit: the principal (or, for a record with a QuotaKey, the
+	// principal and quota key) already holds the most tasks allowed.
+	ErrTaskLimit = errors.New("server: too many tasks for this principal or quota key")
 )
 
 // TaskRecord is everything the server keeps about one task. Every field
@@ -43,14 +44,21 @@ var (
 // JSON documents (a Redis string or hash, a SQL row).
 //
 // The runtime owns the meaning of the fields; a store only keeps them,
-// enforces ExpiresAt and the per-principal limit, and applies updates
-// atomically.
+// enforces ExpiresAt and the limit per Principal and QuotaKey, and
+// applies updates atomically.
 type TaskRecord struct {
 	// ID is the task id: at least 128 random bits, unguessable (R-TASK-18).
 	ID string `json:"id"`
 	// Principal created the task; only the same principal may read,
 	// update or cancel it.
 	Principal string `json:"principal"`
+	// QuotaKey, with Principal, names the tasks that Create's limit
+	// counts together: the unexpired tasks with the same Principal and
+	// QuotaKey. The runtime leaves it empty for an authenticated
+	// principal (the limit is per principal), and sets it to the client's
+	// address for a request without a principal over HTTP (the limit is
+	// per client address). It plays no part in ownership.
+	QuotaKey string `json:"quotaKey,omitempty"`
 	// Method and Target name what runs: "tools/call" and the tool name.
 	Method string `json:"method"`
 	Target string `json:"target"`
@@ -77,8 +85,10 @@ type TaskRecord struct {
 	// InputRequests are the outstanding input requests of a task in
 	// input_required, by key, as sent to the client.
 	InputRequests map[string]json.RawMessage `json:"inputRequests,omitempty"`
-	// InputResponses are responses that tasks/update delivered (on any
-	// instance) and that the task's runner has not consumed yet, by key.
+	// InputResponses are the responses that tasks/update delivered (on
+	// any instance) in the current input round, by key. The task's runner
+	// reads them once no request is outstanding; they stay until the next
+	// round parks the task or it ends.
 	InputResponses map[string]json.RawMessage `json:"inputResponses,omitempty"`
 
 	// Version counts the updates; stores increment it on every Update
@@ -101,16 +111,17 @@ func (r *TaskRecord) Clone() *TaskRecord {
 // by all (a Redis implementation, for instance) and a shared Broker:
 //
 //   - Create must be durable before it returns: a Get on any instance then
-//     finds the record (R-TASK-07). It enforces the per-principal limit
-//     atomically with the insert.
+//     finds the record (R-TASK-07). It enforces the limit per Principal
+//     and QuotaKey atomically with the insert.
 //   - Update is a read-modify-write that must be atomic across instances.
 //     A Redis store can WATCH the key, run fn on the decoded record and
 //     write it in MULTI/EXEC, retrying on conflict (fn may run several
 //     times, so it must have no side effects besides the record); or
 //     compare Version in a Lua script.
 //   - Records expire at ExpiresAt (a Redis store sets PEXPIREAT on the
-//     key); a per-principal index (a sorted set scored by ExpiresAt, with
-//     expired members trimmed before counting) serves the limit.
+//     key); an index per Principal and QuotaKey (a sorted set scored by
+//     ExpiresAt, with expired members trimmed before counting) serves the
+//     limit.
 //
 // Input responses cross instances through the store: tasks/update, served
 // by any instance, moves the answered requests from InputRequests to
@@ -120,8 +131,9 @@ func (r *TaskRecord) Clone() *TaskRecord {
 // reads the record, and takes the responses with another Update.
 // Cancellation travels the same way.
 type TaskStore interface {
-	// Create stores a new record. When max > 0 and rec.Principal already
-	// has max unexpired tasks, it stores nothing and returns ErrTaskLimit.
+	// Create stores a new record. When max > 0 and there are already max
+	// unexpired tasks with rec's Principal and QuotaKey, it stores nothing
+	// and returns ErrTaskLimit.
 	Create(ctx context.Context, rec *TaskRecord, max int) error
 	// Get returns a copy of the task id of principal. It returns
 	// ErrTaskNotFound for an unknown id and for another principal's task
@@ -131,8 +143,8 @@ type TaskStore interface {
 	// Update applies fn to a copy of the record and stores the copy with
 	// Version incremented, atomically; it returns the stored record. When
 	// fn returns an error nothing is stored and Update returns that error.
-	// It returns Get's errors for a missing record. ExpiresAt, ID and
-	// Principal are not changed by fn.
+	// It returns Get's errors for a missing record. ExpiresAt, ID,
+	// Principal and QuotaKey are not changed by fn.
 	Update(ctx context.Context, principal, id string, fn func(*TaskRecord) error) (*TaskRecord, error)
 }
 
@@ -141,11 +153,16 @@ type TaskStore interface {
 type MemoryTaskStore struct {
 	now func() time.Time
 
-	mu          sync.Mutex
-	tasks       map[string]*TaskRecord
-	byPrincipal map[string]map[string]struct{}
-	lastSweep   time.Time
+	mu        sync.Mutex
+	tasks     map[string]*TaskRecord
+	byQuota   map[quotaScope]map[string]struct{} // the ids the limit counts together
+	lastSweep time.Time
 }
+
+// quotaScope is what the limit counts tasks by: principal and quota key.
+type quotaScope struct{ principal, key string }
+
+func scopeOf(r *TaskRecord) quotaScope { return quotaScope{r.Principal, r.QuotaKey} }
 
 // memorySweepEvery is how often Create sweeps expired records out.
 const memorySweepEvery = 30 * time.Second
@@ -153,9 +170,9 @@ const memorySweepEvery = 30 * time.Second
 // NewMemoryTaskStore returns an empty in-memory store.
 func NewMemoryTaskStore() *MemoryTaskStore {
 	return &MemoryTaskStore{
-		now:         time.Now,
-		tasks:       map[string]*TaskRecord{},
-		byPrincipal: map[string]map[string]struct{}{},
+		now:     time.Now,
+		tasks:   map[string]*TaskRecord{},
+		byQuota: map[quotaScope]map[string]struct{}{},
 	}
 }
 
@@ -179,20 +196,21 @@ func (m *MemoryTaskStore) Create(_ context.Context, rec *TaskRecord, max int) er
 	if _, dup := m.tasks[rec.ID]; dup {
 		return errors.New("server: duplicate task id")
 	}
-	ids := m.byPrincipal[rec.Principal]
+	scope := scopeOf(rec)
+	ids := m.byQuota[scope]
 	if max > 0 && len(ids) >= max {
 		for id := range ids { // count only live tasks
 			if t := m.tasks[id]; !now.Before(t.ExpiresAt) {
 				m.remove(t)
 			}
 		}
-		if len(m.byPrincipal[rec.Principal]) >= max {
+		if len(m.byQuota[scope]) >= max {
 			return ErrTaskLimit
 		}
 	}
-	if ids = m.byPrincipal[rec.Principal]; ids == nil {
+	if ids = m.byQuota[scope]; ids == nil {
 		ids = map[string]struct{}{}
-		m.byPrincipal[rec.Principal] = ids
+		m.byQuota[scope] = ids
 	}
 	ids[rec.ID] = struct{}{}
 	m.tasks[rec.ID] = rec.Clone()
@@ -222,7 +240,7 @@ func (m *MemoryTaskStore) Update(_ context.Context, principal, id string, fn fun
 	if err := fn(c); err != nil {
 		return nil, err
 	}
-	c.ID, c.Principal, c.ExpiresAt = t.ID, t.Principal, t.ExpiresAt
+	c.ID, c.Principal, c.QuotaKey, c.ExpiresAt = t.ID, t.Principal, t.QuotaKey, t.ExpiresAt
 	c.Version = t.Version + 1
 	m.tasks[id] = c
 	return c.Clone(), nil
@@ -250,10 +268,10 @@ func (m *MemoryTaskStore) sweep(now time.Time) {
 
 func (m *MemoryTaskStore) remove(t *TaskRecord) {
 	delete(m.tasks, t.ID)
-	if ids := m.byPrincipal[t.Principal]; ids != nil {
+	if ids := m.byQuota[scopeOf(t)]; ids != nil {
 		delete(ids, t.ID)
 		if len(ids) == 0 {
-			delete(m.byPrincipal, t.Principal)
+			delete(m.byQuota, scopeOf(t))
 		}
 	}
 }

@@ -478,7 +478,7 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 	hook := s.toolCallHook
 	s.mu.RUnlock()
 	if hook != nil {
-		if res, handled, err := hook(ctx, r, t, args); handled {
+		if res, handled, err := hook(ctx, r, t, args, x.remote); handled {
 			return res, err
 		}
 	}

@@ -30,12 +30,14 @@ func WithPrefix(p string) Option { return func(c *config) { c.prefix = p } }
 //
 // A task is a hash, {prefix}task:{<principal hash>}:<id>, holding the
 // record as JSON and its version, which expires at the record's ExpiresAt
-// (PEXPIREAT). Each principal has a sorted set of its task ids scored by
-// ExpiresAt, {prefix}tasks:{<principal hash>}, which serves the
-// per-principal limit; both keys of a principal share a hash tag. Create
-// is one Lua script (limit check and insert together); Update reads the
-// record, applies fn, and writes it with a Lua compare-and-set on the
-// version, starting again on a conflict. Needs Redis 4.0 or later.
+// (PEXPIREAT). The limit counts the ids in a sorted set scored by
+// ExpiresAt: {prefix}tasks:{<principal hash>} for the tasks of a principal
+// without a QuotaKey, {prefix}tasks:{<principal hash>}:q:<quota key hash>
+// for those with one (the runtime's per-address limit of anonymous
+// clients). All the keys of a principal share a hash tag. Create is one
+// Lua script (limit check and insert together); Update reads the record,
+// applies fn, and writes it with a Lua compare-and-set on the version,
+// starting again on a conflict. Needs Redis 4.0 or later.
 //
 // Expiry is judged by this process's clock (Get) and by Redis's (key
 // expiry); keep them in sync. It is safe for concurrent use.
@@ -66,20 +68,33 @@ func NewTaskStore(rdb *redis.Client, opts ...Option) (*TaskStore, error) {
 // principalTag is the hash tag of a principal's keys: the principal may
 // be any string, and keys stay short.
 func principalTag(principal string) string {
-	h := sha256.Sum256([]byte(principal))
-	return "{" + hex.EncodeToString(h[:16]) + "}"
+	return "{" + shortHash(principal) + "}"
+}
+
+// shortHash is 128 bits of SHA-256 of s, in hex.
+func shortHash(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:16])
 }
 
 func (s *TaskStore) taskKey(principal, id string) string {
 	return s.cfg.prefix + "task:" + principalTag(principal) + ":" + id
 }
 
-func (s *TaskStore) indexKey(principal string) string {
-	return s.cfg.prefix + "tasks:" + principalTag(principal)
+// indexKey is the sorted set that the limit counts a task in: the
+// principal's, or the principal's for one quota key. It shares the hash
+// tag of the principal's task keys, so that Create's script touches one
+// cluster slot.
+func (s *TaskStore) indexKey(principal, quotaKey string) string {
+	k := s.cfg.prefix + "tasks:" + principalTag(principal)
+	if quotaKey != "" {
+		k += ":q:" + shortHash(quotaKey)
+	}
+	return k
 }
 
-// createScript inserts a task unless its id exists or its principal
-// already has ARGV[5] (> 0) unexpired tasks.
+// createScript inserts a task unless its id exists or its index already
+// holds ARGV[5] (> 0) unexpired tasks.
 // KEYS: task, index. ARGV: record, version, expiresAt ms, now ms, max, id.
 var createScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 'dup' end
@@ -105,9 +120,9 @@ redis.call('HSET', KEYS[1], 'version', ARGV[2], 'record', ARGV[3])
 return 1
 `)
 
-// Create implements server.TaskStore: it stores rec unless rec.Principal
-// already has max (> 0) unexpired tasks (server.ErrTaskLimit). The record
-// is in Redis when it returns.
+// Create implements server.TaskStore: it stores rec unless there are
+// already max (> 0) unexpired tasks with its Principal and QuotaKey
+// (server.ErrTaskLimit). The record is in Redis when it returns.
 func (s *TaskStore) Create(ctx context.Context, rec *server.TaskRecord, max int) error {
 	if rec == nil || rec.ID == "" {
 		return errors.New("redisstore: task record without an id")
@@ -120,7 +135,7 @@ func (s *TaskStore) Create(ctx context.Context, rec *server.TaskRecord, max int)
 		return fmt.Errorf("redisstore: creating task %s: encoding: %w", rec.ID, err)
 	}
 	res, err := within(ctx, s.cfg.timeout, func(ctx context.Context) (string, error) {
-		return createScript.Run(ctx, s.rdb, []string{s.taskKey(rec.Principal, rec.ID), s.indexKey(rec.Principal)},
+		return createScript.Run(ctx, s.rdb, []string{s.taskKey(rec.Principal, rec.ID), s.indexKey(rec.Principal, rec.QuotaKey)},
 			enc, strconv.FormatInt(rec.Version, 10), rec.ExpiresAt.UnixMilli(), s.now().UnixMilli(), max, rec.ID).Text()
 	})
 	switch {
@@ -199,7 +214,7 @@ func (s *TaskStore) Update(ctx context.Context, principal, id string, fn func(*s
 		if err := fn(next); err != nil {
 			return nil, err
 		}
-		next.ID, next.Principal, next.ExpiresAt = cur.ID, cur.Principal, cur.ExpiresAt
+		next.ID, next.Principal, next.QuotaKey, next.ExpiresAt = cur.ID, cur.Principal, cur.QuotaKey, cur.ExpiresAt
 		next.Version = cur.Version + 1
 		enc, err := json.Marshal(next)
 		if err != nil {

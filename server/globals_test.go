@@ -1,0 +1,97 @@
+package server
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// The project's standards forbid package-level mutable state: a lock, a
+// once, a pool or an atomic at package level is shared by every Server of
+// the process (the tasks extension's enabling lock was one). This checks
+// the sources of this package and of redisstore.
+func TestNoPackageLevelSyncState(t *testing.T) {
+	for _, dir := range []string{".", "redisstore"} {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			name := e.Name()
+			if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+				continue
+			}
+			path := filepath.Join(dir, name)
+			fset := token.NewFileSet()
+			f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+			if err != nil {
+				t.Fatal(err)
+			}
+			syncNames := map[string]bool{} // local names of sync and sync/atomic
+			for _, imp := range f.Imports {
+				p, _ := strconv.Unquote(imp.Path.Value)
+				if p != "sync" && p != "sync/atomic" {
+					continue
+				}
+				local := p[strings.LastIndex(p, "/")+1:]
+				if imp.Name != nil {
+					local = imp.Name.Name
+				}
+				syncNames[local] = true
+			}
+			for _, d := range f.Decls {
+				g, ok := d.(*ast.GenDecl)
+				if !ok || g.Tok != token.VAR {
+					continue
+				}
+				ast.Inspect(g, func(n ast.Node) bool {
+					sel, ok := n.(*ast.SelectorExpr)
+					if !ok {
+						return true
+					}
+					if x, ok := sel.X.(*ast.Ident); ok && syncNames[x.Name] {
+						t.Errorf("%s: package-level variable of %s.%s: mutable state shared by every Server", fset.Position(sel.Pos()), x.Name, sel.Sel.Name)
+					}
+					return true
+				})
+			}
+		}
+	}
+}
+
+// Task tools registered from many goroutines, on several servers at once,
+// enable the extension once per server (run with -race).
+func TestTasksEnabledOnceConcurrently(t *testing.T) {
+	var wg sync.WaitGroup
+	servers := make([]*Server, 4)
+	for i := range servers {
+		servers[i] = newServer(t)
+	}
+	for _, s := range servers {
+		for j := range 8 {
+			wg.Go(func() {
+				def := toolDef(t, `{"name":"t`+strconv.Itoa(j)+`","inputSchema":{"type":"object"}}`)
+				if err := s.AddTool(def, textTool("ok"), AsTask(TaskOptions{Support: TaskOptional})); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	for _, s := range servers {
+		if s.tasks == nil {
+			t.Fatal("the tasks extension is not enabled")
+		}
+		w := tcall(t, s.Handler(HTTPOptions{}), "tools/call", tparams(tasksCaps, M{"name": "t3", "arguments": M{}}), nil)
+		if w.Result["resultType"] != "task" {
+			t.Errorf("R-TASK-01: %s", w.raw)
+		}
+		waitIdle(t, s)
+	}
+}

@@ -1,0 +1,117 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// The task cap (TaskConfig.MaxTasksPerPrincipal) of clients without a
+// principal counts per client address, so that one anonymous client cannot
+// lock everyone out (item 8 of the review; R-TASK-18: every task request
+// is authorised, and a principal's tasks are its own).
+
+// waitForCancel is a task tool that runs until it is cancelled.
+func waitForCancel(ctx context.Context, _ *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// from makes a request come from addr, with the X-User header user.
+func from(addr, user string) func(*http.Request) {
+	return func(r *http.Request) {
+		r.RemoteAddr = addr
+		if user != "" {
+			r.Header.Set("X-User", user)
+		}
+	}
+}
+
+func TestTaskQuotaPerClientAddress(t *testing.T) {
+	f := newTaskFixture(t, TaskConfig{MaxTasksPerPrincipal: 2})
+	f.tool(t, "t", TaskOptions{Support: TaskOptional}, waitForCancel)
+	create := func(h http.Handler, mod func(*http.Request)) *wire {
+		return tcall(t, h, "tools/call", tparams(tasksCaps, M{"name": "t", "arguments": M{}}), mod)
+	}
+	var ids []string
+	defer func() { // end what still runs
+		for _, id := range ids {
+			tcall(t, f.h, "tasks/cancel", tparams(tasksCaps, M{"taskId": id}), nil)
+		}
+	}()
+	// No Authenticate hook: two tasks from one address fill its quota,
+	// whatever the port.
+	for _, addr := range []string{"198.51.100.1:1000", "198.51.100.1:2000"} {
+		w := create(f.h, from(addr, ""))
+		if w.Result["resultType"] != "task" {
+			t.Fatalf("task from %s: %s", addr, w.raw)
+		}
+		ids = append(ids, w.Result["taskId"].(string))
+	}
+	w := create(f.h, from("198.51.100.1:3000", ""))
+	if w.code() != protocol.CodeInternalError || w.Error.Message != "Internal error: too many tasks (at most 2 per client address)" {
+		t.Errorf("a third task from one address: %s", w.raw)
+	}
+	// Another address is not locked out.
+	for _, addr := range []string{"198.51.100.2:1000", "[2001:db8::1]:443"} {
+		w := create(f.h, from(addr, ""))
+		if w.Result["resultType"] != "task" {
+			t.Errorf("a client at another address is locked out: %s", w.raw)
+			continue
+		}
+		ids = append(ids, w.Result["taskId"].(string))
+	}
+	// Ownership is unchanged: without a principal every client is "".
+	if w := tcall(t, f.h, "tasks/get", tparams(tasksCaps, M{"taskId": ids[0]}), from("198.51.100.2:1000", "")); w.Result["status"] != "working" {
+		t.Errorf("tasks/get of an anonymous task: %s", w.raw)
+	}
+
+	// With an Authenticate hook the cap counts per principal, whatever the
+	// address.
+	h := f.s.Handler(HTTPOptions{Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }})
+	for _, addr := range []string{"203.0.113.1:1", "203.0.113.2:1"} {
+		w := create(h, from(addr, "alice"))
+		if w.Result["resultType"] != "task" {
+			t.Fatalf("alice's task from %s: %s", addr, w.raw)
+		}
+		id := w.Result["taskId"].(string)
+		defer tcall(t, h, "tasks/cancel", tparams(tasksCaps, M{"taskId": id}), from(addr, "alice"))
+	}
+	w = create(h, from("203.0.113.3:1", "alice"))
+	if w.code() != protocol.CodeInternalError || w.Error.Message != "Internal error: too many tasks (at most 2 per principal)" {
+		t.Errorf("alice's third task, from a third address: %s", w.raw)
+	}
+	if w := create(h, from("203.0.113.1:1", "bob")); w.Result["resultType"] != "task" {
+		t.Errorf("bob, at alice's address, is locked out: %s", w.raw)
+	} else {
+		defer tcall(t, h, "tasks/cancel", tparams(tasksCaps, M{"taskId": w.Result["taskId"]}), from("203.0.113.1:1", "bob"))
+	}
+}
+
+// On stdio there is one client: the cap is that client's.
+func TestTaskQuotaStdio(t *testing.T) {
+	s := newServer(t, WithTasks(TaskConfig{MaxTasksPerPrincipal: 1}))
+	t.Cleanup(func() { waitIdle(t, s) })
+	if err := s.AddTool(toolDef(t, `{"name":"t","inputSchema":{"type":"object"}}`), waitForCancel, AsTask(TaskOptions{Support: TaskOptional})); err != nil {
+		t.Fatal(err)
+	}
+	ss := startStdio(t, s)
+	ss.send(string(rpc(1, "tools/call", tparams(tasksCaps, M{"name": "t", "arguments": M{}}))))
+	first := ss.recv()
+	id, _ := first.Result["taskId"].(string)
+	if id == "" {
+		t.Fatalf("first task: %s", first.raw)
+	}
+	ss.send(string(rpc(2, "tools/call", tparams(tasksCaps, M{"name": "t", "arguments": M{}}))))
+	if w := ss.recv(); w.code() != protocol.CodeInternalError || !strings.HasSuffix(w.Error.Message, "(at most 1 per client)") {
+		t.Errorf("second task on stdio: %s", w.raw)
+	}
+	ss.send(string(rpc(3, "tasks/cancel", tparams(tasksCaps, M{"taskId": id}))))
+	if w := ss.recv(); w.Error != nil {
+		t.Errorf("tasks/cancel: %s", w.raw)
+	}
+}
