@@ -20,6 +20,10 @@ type Config struct {
 	Revision string // MCP revision, e.g. "2026-07-28"
 	Commit   string // upstream commit of the schema
 	SHA256   string // sha256 of the schema file
+	// CheckOverrides makes every entry of the override table fit Revision
+	// exactly (see checkOverrides); it is set when a pinned revision is
+	// generated for its package.
+	CheckOverrides bool
 }
 
 // Result is what Generate produces: the files, and facts about the run that
@@ -46,6 +50,11 @@ func Generate(schema []byte, cfg Config) (*Result, error) {
 		return nil, err
 	}
 	m.Package, m.Revision, m.Commit, m.SHA256 = cfg.Package, cfg.Revision, cfg.Commit, cfg.SHA256
+	if cfg.CheckOverrides {
+		if err := checkOverrides(m, cfg.Revision); err != nil {
+			return nil, err
+		}
+	}
 	sk, warnings, err := runGoJSONSchema(s, cfg.Package)
 	if err != nil {
 		return nil, err

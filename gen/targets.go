@@ -58,7 +58,7 @@ func (t target) load(ctx context.Context) ([]byte, Config, schema.Source, error)
 	if err != nil {
 		return nil, Config{}, schema.Source{}, err
 	}
-	cfg := Config{Package: t.Package, Revision: pin.Revision, Commit: pin.Commit, SHA256: pin.SHA256}
+	cfg := Config{Package: t.Package, Revision: pin.Revision, Commit: pin.Commit, SHA256: pin.SHA256, CheckOverrides: true}
 	return data, cfg, src, nil
 }
 
