@@ -16,7 +16,10 @@
 // As in package protocol: a Go type per definition with exactly its name,
 // required members as values and optional ones as pointers (or nil slices,
 // maps, raw values), undeclared members kept in Extra, const members checked
-// on decode and always written, unions as a struct with a sealed Value
+// on decode and always written (the one optional const, the "form" mode of
+// ElicitRequestFormParams, only when it was decoded: a value built in Go
+// leaves it out, which every legacy client reads as form mode), unions as a
+// struct with a sealed Value
 // chosen by JSON kind, const discriminators and required members, and
 // RequestId and ProgressToken keeping their JSON kind. What this revision
 // has that 2026-07-28 does not:

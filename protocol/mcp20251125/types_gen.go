@@ -1218,7 +1218,8 @@ type ElicitRequestFormParams struct {
 	Extra Members
 }
 
-// Mode returns the const value of the member "mode", which Marshal always writes.
+// Mode returns the const value of the optional member "mode". Marshal writes
+// the member only if the decoded value had it; a value built in Go leaves it out.
 func (*ElicitRequestFormParams) Mode() string { return "form" }
 
 // ElicitRequestFormParamsMeta: See [General fields: `_meta`](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
