@@ -9,15 +9,16 @@ FUZZTIME ?= 30s
 OLD      ?= $(MCP_SPEC_DIR)/schema/2025-11-25/schema.json
 NEW      ?= $(MCP_SPEC_DIR)/schema/2026-07-28/schema.json
 
-.PHONY: all generate check-generated test bench fuzz diff lint conformance
+.PHONY: all generate check-generated test bench fuzz diff diff-legacy lint conformance
 
 all: check-generated test
 
-## generate: regenerate protocol/ from the pinned schema
+## generate: regenerate every generated package from its pinned schema:
+## protocol/ (2026-07-28) and protocol/mcp20251125/ (2025-11-25)
 generate:
 	$(GO) generate ./...
 
-## check-generated: fail if protocol/ is stale
+## check-generated: fail if protocol/ or protocol/mcp20251125/ is stale
 check-generated:
 	$(GO) run ./gen -check
 
@@ -36,6 +37,7 @@ bench:
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeJSONRPCMessage$$' -fuzztime $(FUZZTIME) ./protocol/
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeUnion$$' -fuzztime $(FUZZTIME) ./protocol/
+	$(GO) test -run '^$$' -fuzz '^FuzzDecodeLegacy$$' -fuzztime $(FUZZTIME) ./protocol/mcp20251125/
 	$(GO) test -run '^$$' -fuzz '^FuzzHTTPBody$$' -fuzztime $(FUZZTIME) ./server/
 	$(GO) test -run '^$$' -fuzz '^FuzzHTTPHandler$$' -fuzztime $(FUZZTIME) ./server/
 	$(GO) test -run '^$$' -fuzz '^FuzzStdio$$' -fuzztime $(FUZZTIME) ./server/
@@ -44,9 +46,16 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzFlatRaw$$' -fuzztime $(FUZZTIME) ./server/
 	$(GO) test -run '^$$' -fuzz '^FuzzOpen$$' -fuzztime $(FUZZTIME) ./server/internal/sealed/
 
-## diff: API-level difference between two schema revisions (OLD=… NEW=…)
+## diff: API-level difference between two schema files (OLD=… NEW=…; by
+## default the 2025-11-25 and 2026-07-28 files under MCP_SPEC_DIR)
 diff:
 	$(GO) run ./tools/schemadiff $(OLD) $(NEW)
+
+## diff-legacy: API-level difference between the two pinned revisions,
+## 2025-11-25 (protocol/mcp20251125) → 2026-07-28 (protocol), loaded and
+## verified by sha256 as the generator loads them
+diff-legacy:
+	$(GO) run ./tools/schemadiff -pinned 2025-11-25 2026-07-28
 
 ## lint: gofmt and staticcheck
 lint:

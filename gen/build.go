@@ -100,8 +100,8 @@ func (b *builder) refName(ref string) (string, error) {
 func (b *builder) def(name string, t *schemas.Type) error {
 	origin := b.defPath + name
 	doc := docText(t.Description)
-	if mode, ok := rawDefs[name]; ok {
-		return b.add(&Decl{Kind: DRaw, Name: name, Doc: doc, Origin: origin, Target: TypeRef{Kind: KRaw, Raw: mode}})
+	if raw, ok := rawDefs[name]; ok {
+		return b.add(&Decl{Kind: DRaw, Name: name, Doc: doc, Origin: origin, Target: TypeRef{Kind: KRaw, Raw: raw.Mode}})
 	}
 	switch {
 	case t.Ref != "" && len(t.Properties) == 0:
@@ -258,7 +258,7 @@ func (b *builder) object(name, doc, origin string, t *schemas.Type) error {
 			return fmt.Errorf("member %q collides with the Extra field", k)
 		}
 		goNames[f.GoName] = k
-		if c, ok := discriminatorOverrides[name][k]; ok {
+		if c, ok := discriminatorOverrides[name].Members[k]; ok {
 			f.Const = &Const{Str: c}
 			f.Type = TypeRef{Kind: KString}
 			d.Fields = append(d.Fields, f)

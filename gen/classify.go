@@ -60,7 +60,7 @@ func (b *builder) classify(d *Decl) error {
 			return fmt.Errorf("branch %s is a %v, not an object or array; refusing to emit an untyped union", v.Type.Name, bd.Kind)
 		}
 		for _, f := range bd.Fields {
-			if f.Required || slices.Contains(classifyRequires[bd.Name], f.JSONName) {
+			if f.Required || slices.Contains(classifyRequires[bd.Name].Members, f.JSONName) {
 				v.Required = append(v.Required, f.JSONName)
 				keys[f.JSONName] = true
 			}

@@ -231,7 +231,12 @@ func (g *emitter) emitTypes() {
 						lit = strconv.FormatInt(f.Const.Int, 10)
 						typ = "int64"
 					}
-					g.p("// %s returns the const value of the member %q, which Marshal always writes.", f.GoName, f.JSONName)
+					if f.Required {
+						g.p("// %s returns the const value of the member %q, which Marshal always writes.", f.GoName, f.JSONName)
+					} else {
+						g.p("// %s returns the const value of the optional member %q. Marshal writes", f.GoName, f.JSONName)
+						g.p("// the member only if the decoded value had it; a value built in Go leaves it out.")
+					}
 					g.p("func (*%s) %s() %s { return %s }", d.Name, f.GoName, typ, lit)
 					g.p("")
 				}

@@ -1,10 +1,21 @@
 // Command gen generates the strict Go types of the MCP schema.
 //
-// With no flags it regenerates ../protocol (or ./protocol, from the module
-// root) from the pinned revision, reading the schema from $MCP_SPEC_DIR or
-// from the download cache. With -schema it generates from any schema file:
+// Each generated package of this module comes from a revision pinned in
+// ../schema (the table is in targets.go):
 //
-//	go run ./gen -schema FILE -package NAME -out DIR
+//	go run ./gen                      # protocol/ from schema.Current (2026-07-28)
+//	go run ./gen -rev 2025-11-25      # protocol/mcp20251125 from schema.Legacy
+//	go run ./gen -rev all             # every generated package
+//	go run ./gen -check               # fail if any generated package is stale
+//	go run ./gen -check -rev 2025-11-25
+//
+// The schema is read from $MCP_SPEC_DIR or from the verified download cache.
+// go generate ./... runs the first two through the //go:generate lines of
+// protocol/doc.go and protocol/mcp20251125/doc.go; gen finds the module root
+// from whichever folder it runs in. With -schema it generates from any
+// schema file into any folder:
+//
+//	go run ./gen -schema FILE -package NAME -out DIR [-rev REV]
 //
 // See gen/README.md for the mapping rules.
 package main
@@ -13,6 +24,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -30,99 +42,176 @@ func main() {
 	}
 }
 
+// job is one package to generate: the schema, its configuration and the
+// folder it goes to.
+type job struct {
+	data []byte
+	cfg  Config
+	dir  string
+}
+
 func run(args []string) error {
 	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
-	schemaFile := fs.String("schema", "", "schema file to generate from (default: the pinned revision)")
-	pkg := fs.String("package", "protocol", "Go package name")
-	outDir := fs.String("out", "", "output folder (default: the protocol folder of this module)")
-	revision := fs.String("revision", "", "revision to stamp in headers with -schema (default: the schema file's folder name)")
-	check := fs.Bool("check", false, "do not write; fail if the files on disk differ")
+	rev := fs.String("rev", "", `pinned revision to generate, or "all" (default `+schema.Current+`, with -check all); with -schema, the revision stamped into the headers (default: the schema file's folder name)`)
+	schemaFile := fs.String("schema", "", "generate from this schema file instead of a pinned revision (needs -out)")
+	pkg := fs.String("package", "", "Go package name, with -schema only (default protocol)")
+	outDir := fs.String("out", "", "output folder (default: the package's folder in this module)")
+	check := fs.Bool("check", false, "do not write; fail if the files on disk differ from what would be written")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	var (
-		data []byte
-		cfg  = Config{Package: *pkg}
-	)
-	if *schemaFile != "" {
-		b, err := os.ReadFile(*schemaFile)
-		if err != nil {
-			return err
-		}
-		data = b
-		sum := sha256.Sum256(b)
-		cfg.SHA256 = hex.EncodeToString(sum[:])
-		cfg.Revision = *revision
-		if cfg.Revision == "" {
-			cfg.Revision = filepath.Base(filepath.Dir(*schemaFile))
-		}
-		cfg.Commit = "unknown (generated from " + filepath.Base(*schemaFile) + ")"
-	} else {
-		pin, err := schema.Lookup(schema.Current)
-		if err != nil {
-			return err
-		}
-		b, src, err := schema.Load(context.Background(), pin, schema.Options{})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(os.Stderr, "gen: schema %s from %s (%s)\n", pin.Revision, src.Location, src.Kind)
-		data = b
-		cfg.Revision, cfg.Commit, cfg.SHA256 = pin.Revision, pin.Commit, pin.SHA256
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if *outDir == "" {
-		dir, err := protocolDir()
-		if err != nil {
-			return err
-		}
-		*outDir = dir
-	}
-	res, err := Generate(data, cfg)
+	jobs, err := plan(*rev, *schemaFile, *pkg, *outDir, *check)
 	if err != nil {
 		return err
 	}
-	names := make([]string, 0, len(res.Files))
-	for n := range res.Files {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	var stale []string
-	for _, n := range names {
-		path := filepath.Join(*outDir, n)
+	for _, j := range jobs {
+		res, err := Generate(j.data, j.cfg)
+		if err != nil {
+			return fmt.Errorf("%s: %w", j.cfg.Revision, err)
+		}
 		if *check {
-			old, err := os.ReadFile(path)
-			if err != nil || string(old) != string(res.Files[n]) {
-				stale = append(stale, path)
-			}
-			continue
-		}
-		if err := os.MkdirAll(*outDir, 0o755); err != nil {
+			stale = append(stale, staleFiles(j.dir, res.Files)...)
+		} else if err := writeFiles(j.dir, res.Files); err != nil {
 			return err
 		}
-		if err := os.WriteFile(path, res.Files[n], 0o644); err != nil {
-			return err
-		}
+		fmt.Fprintf(os.Stderr, "gen: %s → %s (package %s): %d types, %d methods, %d error codes; %d structs cross-checked with go-jsonschema\n",
+			j.cfg.Revision, j.dir, j.cfg.Package, len(res.Model.Order), len(res.Model.Methods), len(res.Model.ErrorCodes), res.CrossChecked)
 	}
 	if len(stale) > 0 {
-		return fmt.Errorf("stale generated files (run go generate ./...): %s", strings.Join(stale, ", "))
+		return fmt.Errorf("stale generated files (regenerate with go generate ./... or make generate):\n%s", strings.Join(stale, "\n"))
 	}
-	fmt.Fprintf(os.Stderr, "gen: %d types, %d methods, %d error codes; %d structs cross-checked with go-jsonschema\n",
-		len(res.Model.Order), len(res.Model.Methods), len(res.Model.ErrorCodes), res.CrossChecked)
 	return nil
 }
 
-// protocolDir finds the protocol folder: the current folder when go
-// generate runs there, else ./protocol from the module root.
-func protocolDir() (string, error) {
-	wd, err := os.Getwd()
-	if err != nil {
-		return "", err
+// plan turns the flags into jobs.
+func plan(rev, schemaFile, pkg, outDir string, check bool) ([]job, error) {
+	if schemaFile != "" {
+		if outDir == "" {
+			return nil, errors.New("-schema needs -out (the packages of this module are generated from their pins with -rev)")
+		}
+		b, err := os.ReadFile(schemaFile)
+		if err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(b)
+		cfg := Config{Package: pkg, Revision: rev, SHA256: hex.EncodeToString(sum[:]),
+			Commit: "unknown (generated from " + filepath.Base(schemaFile) + ")"}
+		if cfg.Package == "" {
+			cfg.Package = "protocol"
+		}
+		if cfg.Revision == "" {
+			cfg.Revision = filepath.Base(filepath.Dir(schemaFile))
+		}
+		return []job{{data: b, cfg: cfg, dir: outDir}}, nil
 	}
-	if filepath.Base(wd) == "protocol" {
-		return wd, nil
+	if pkg != "" {
+		return nil, errors.New("-package applies to -schema only: the package of a pinned revision is fixed in gen/targets.go")
 	}
-	if _, err := os.Stat(filepath.Join(wd, "go.mod")); err == nil {
-		return filepath.Join(wd, "protocol"), nil
+	var chosen []target
+	switch {
+	case rev == "all" || (rev == "" && check):
+		chosen = targets
+	case rev == "":
+		chosen = targets[:1]
+	default:
+		t, err := lookupTarget(rev)
+		if err != nil {
+			return nil, err
+		}
+		chosen = []target{t}
 	}
-	return "", fmt.Errorf("run from the module root or the protocol folder, or pass -out")
+	if outDir != "" && len(chosen) > 1 {
+		return nil, errors.New("-out names one folder: use it with a single -rev")
+	}
+	root := ""
+	if outDir == "" {
+		r, err := moduleRoot()
+		if err != nil {
+			return nil, err
+		}
+		root = r
+	}
+	var jobs []job
+	for _, t := range chosen {
+		data, cfg, src, err := t.load(context.Background())
+		if err != nil {
+			return nil, err
+		}
+		fmt.Fprintf(os.Stderr, "gen: schema %s from %s (%s)\n", t.Revision, src.Location, src.Kind)
+		dir := outDir
+		if dir == "" {
+			dir = filepath.Join(root, filepath.FromSlash(t.Dir))
+		}
+		jobs = append(jobs, job{data: data, cfg: cfg, dir: dir})
+	}
+	return jobs, nil
+}
+
+// writeFiles writes the generated files into dir.
+func writeFiles(dir string, files map[string][]byte) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, n := range sortedNames(files) {
+		if err := os.WriteFile(filepath.Join(dir, n), files[n], 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// staleFiles compares the generated files with dir: a file that differs
+// (with its first differing line), is missing, or is a *_gen.go file the
+// generator no longer produces.
+func staleFiles(dir string, files map[string][]byte) []string {
+	var stale []string
+	for _, n := range sortedNames(files) {
+		path := filepath.Join(dir, n)
+		old, err := os.ReadFile(path)
+		switch {
+		case err != nil:
+			stale = append(stale, fmt.Sprintf("%s: %v", path, err))
+		case string(old) != string(files[n]):
+			stale = append(stale, fmt.Sprintf("%s: %s", path, firstDiff(old, files[n])))
+		}
+	}
+	onDisk, _ := filepath.Glob(filepath.Join(dir, "*_gen.go"))
+	for _, p := range onDisk {
+		if _, ok := files[filepath.Base(p)]; !ok {
+			stale = append(stale, p+": not produced by the generator any more; delete it")
+		}
+	}
+	return stale
+}
+
+func sortedNames(files map[string][]byte) []string {
+	names := make([]string, 0, len(files))
+	for n := range files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// firstDiff describes the first line where got (on disk) and want
+// (generated) differ.
+func firstDiff(got, want []byte) string {
+	g, w := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+	for i := 0; i < max(len(g), len(w)); i++ {
+		var gl, wl string
+		if i < len(g) {
+			gl = g[i]
+		}
+		if i < len(w) {
+			wl = w[i]
+		}
+		if gl != wl {
+			return fmt.Sprintf("first difference at line %d:\n- on disk:   %q\n+ generated: %q", i+1, gl, wl)
+		}
+	}
+	return "files differ"
 }

@@ -1,34 +1,65 @@
 package main
 
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+)
+
 // The override table: every place where the schema alone does not say how a
-// definition maps to Go. Each entry has its reason; an entry that matches
-// nothing in the schema it is applied to is an error only for the revision
-// it was written for (see checkOverrides), so older revisions still build.
+// definition maps to Go. Each entry has its reason and the pinned revisions
+// it was written for. An entry applies to every schema with a definition of
+// that name, so older revisions still build; but when a pinned revision is
+// generated for its package (Config.CheckOverrides), every entry must fit it
+// exactly (see checkOverrides): an entry listed for the revision must match
+// its schema, and an entry that matches must be listed. Moving a package to
+// a new revision thus means reviewing each entry that still applies.
+
+// rawDef keeps a definition as validated raw JSON.
+type rawDef struct {
+	Mode      RawMode
+	Revisions []string
+}
 
 // rawDefs are definitions kept as validated raw JSON rather than expanded
 // into Go types: JSONValue is a recursive union of every JSON kind, and a
 // Go interface over it would only re-create encoding/json's any.
-var rawDefs = map[string]RawMode{
-	"JSONValue":  RawJSONValue,
-	"JSONObject": RawJSONObject,
-	"JSONArray":  RawJSONArray,
+// (2025-11-25 has no JSONValue: its free-form members are plain {}.)
+var rawDefs = map[string]rawDef{
+	"JSONValue":  {RawJSONValue, []string{"2026-07-28"}},
+	"JSONObject": {RawJSONObject, []string{"2026-07-28"}},
+	"JSONArray":  {RawJSONArray, []string{"2026-07-28"}},
+}
+
+// discriminatorOverride adds consts to a definition: member name → value.
+type discriminatorOverride struct {
+	Members   map[string]string
+	Revisions []string
 }
 
 // discriminatorOverrides add a const to a union branch for classification
 // and encoding. InputRequiredResult and Result both require only
 // resultType, and the schema says in prose (ResultType's description) that
-// the value "input_required" is what tells them apart.
-var discriminatorOverrides = map[string]map[string]string{
-	"InputRequiredResult": {"resultType": "input_required"},
+// the value "input_required" is what tells them apart. (2025-11-25 has no
+// resultType: its results are told apart by their required members.)
+var discriminatorOverrides = map[string]discriminatorOverride{
+	"InputRequiredResult": {map[string]string{"resultType": "input_required"}, []string{"2026-07-28"}},
+}
+
+// classifyRequire names members a union branch is recognised by.
+type classifyRequire struct {
+	Members   []string
+	Revisions []string
 }
 
 // classifyRequires add members that a union branch is recognised by,
 // although the schema leaves them optional. LegacyTitledEnumSchema is
 // UntitledSingleSelectEnumSchema plus the optional enumNames: without this
 // entry no input could tell the two apart, and a value with enumNames is
-// the legacy form.
-var classifyRequires = map[string][]string{
-	"LegacyTitledEnumSchema": {"enumNames"},
+// the legacy form. Both revisions that have it define it alike.
+var classifyRequires = map[string]classifyRequire{
+	"LegacyTitledEnumSchema": {[]string{"enumNames"}, []string{"2025-11-25", "2026-07-28"}},
 }
 
 // sharedEnumNames name inline enums that occur under the same member name
@@ -37,3 +68,61 @@ var classifyRequires = map[string][]string{
 //
 // (No entries are needed: the name is derived from the member name, e.g.
 // every cacheScope enum becomes CacheScope.)
+
+// checkOverrides reports every override entry that does not fit revision,
+// whose model is m: listed for it but matching nothing, or matching
+// something without being listed.
+func checkOverrides(m *Model, revision string) error {
+	hasMembers := func(def string, members []string) bool {
+		d := m.Decls[def]
+		if d == nil || d.Kind != DStruct {
+			return false
+		}
+		for _, name := range members {
+			if !slices.ContainsFunc(d.Fields, func(f *Field) bool { return f.JSONName == name }) {
+				return false
+			}
+		}
+		return true
+	}
+	type entry struct {
+		table, def string
+		matches    bool
+		revisions  []string
+	}
+	var entries []entry
+	for def, o := range rawDefs {
+		d := m.Decls[def]
+		entries = append(entries, entry{"rawDefs", def, d != nil && d.Kind == DRaw, o.Revisions})
+	}
+	for def, o := range discriminatorOverrides {
+		var members []string
+		for k := range o.Members {
+			members = append(members, k)
+		}
+		entries = append(entries, entry{"discriminatorOverrides", def, hasMembers(def, members), o.Revisions})
+	}
+	for def, o := range classifyRequires {
+		entries = append(entries, entry{"classifyRequires", def, hasMembers(def, o.Members), o.Revisions})
+	}
+	sort.Slice(entries, func(i, j int) bool {
+		if entries[i].table != entries[j].table {
+			return entries[i].table < entries[j].table
+		}
+		return entries[i].def < entries[j].def
+	})
+	var problems []string
+	for _, e := range entries {
+		listed := slices.Contains(e.revisions, revision)
+		switch {
+		case listed && !e.matches:
+			problems = append(problems, fmt.Sprintf("%s[%s] is listed for %s but matches nothing in its schema: take %s off its revisions, or drop the entry", e.table, e.def, revision, revision))
+		case !listed && e.matches:
+			problems = append(problems, fmt.Sprintf("%s[%s] applies to %s but is not listed for it: check that its reason holds in %s, then add %s to its revisions", e.table, e.def, revision, revision, revision))
+		}
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("overrides do not fit revision %s (gen/overrides.go):\n  %s", revision, strings.Join(problems, "\n  "))
+	}
+	return nil
+}

@@ -1085,7 +1085,8 @@ type ElicitRequestFormParams struct {
 	Extra Members
 }
 
-// Mode returns the const value of the member "mode", which Marshal always writes.
+// Mode returns the const value of the optional member "mode". Marshal writes
+// the member only if the decoded value had it; a value built in Go leaves it out.
 func (*ElicitRequestFormParams) Mode() string { return "form" }
 
 // ElicitRequestFormParamsRequestedSchema: A restricted subset of JSON Schema.

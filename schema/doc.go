@@ -15,8 +15,17 @@
 //	path: schema/2026-07-28/schema.json
 //	sha256: <64-hex sha256 of the file at that commit>
 //
-// Blank lines and lines starting with "#" are ignored. [Lookup] parses a pin,
-// and [Current] names the revision the protocol package is generated from.
+// Blank lines and lines starting with "#" are ignored. [Lookup] returns the
+// pin of a revision and [Revisions] lists the pinned ones. Two revisions are
+// generated into Go packages:
+//
+//   - [Current] (2026-07-28) into package protocol;
+//   - [Legacy] (2025-11-25) into package protocol/mcp20251125, the wire types
+//     of clients that open a session with initialize.
+//
+// The generator (../gen) maps each of these revisions to its package; a pin
+// that no package is generated from can still be loaded, for example to
+// compare two revisions.
 //
 // # Loading
 //
@@ -42,7 +51,8 @@
 //     (for example "sha256sum $MCP_SPEC_DIR/schema/<rev>/schema.json" on a
 //     checkout of that commit). Keep the old pin so the two can be compared.
 //  2. Set [Current] to the new revision.
-//  3. Run "go generate ./..." to regenerate the protocol package.
+//  3. Run "go generate ./..." to regenerate the protocol package (and the
+//     other generated packages, see ../gen/README.md).
 //  4. Read "go run ./tools/schemadiff OLD NEW" to review what changed between
 //     the two revisions, and adapt the hand-written code to it.
 package schema

@@ -13,6 +13,12 @@ import (
 // Current is the revision the protocol package is generated from.
 const Current = "2026-07-28"
 
+// Legacy is the revision the protocol/mcp20251125 package is generated from:
+// 2025-11-25, the last revision whose clients open a session with
+// initialize (as 2024-11-05, 2025-03-26 and 2025-06-18 do). A server that
+// also serves those clients decodes their messages with that package.
+const Legacy = "2025-11-25"
+
 // DefaultBaseURL is the base URL [Pin.RawURL] and [Load] use when none is
 // given: GitHub's raw file host.
 const DefaultBaseURL = "https://raw.githubusercontent.com"
@@ -47,7 +53,7 @@ func Lookup(revision string) (Pin, error) {
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return Pin{}, fmt.Errorf("schema: no pin for revision %q (pinned: %s)",
-				revision, strings.Join(revisions(), ", "))
+				revision, strings.Join(Revisions(), ", "))
 		}
 		return Pin{}, fmt.Errorf("schema: %w", err)
 	}
@@ -61,8 +67,10 @@ func Lookup(revision string) (Pin, error) {
 	return p, nil
 }
 
-// revisions lists the revisions that have an embedded pin, sorted.
-func revisions() []string {
+// Revisions lists the revisions that have an embedded pin, oldest first
+// (revisions are dates, so sorting the names sorts them in time). Each one
+// can be passed to [Lookup].
+func Revisions() []string {
 	names, _ := fs.Glob(pinFS, "*/pin.txt")
 	revs := make([]string, 0, len(names))
 	for _, n := range names {

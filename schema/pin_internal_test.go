@@ -7,19 +7,24 @@ import (
 
 // Every embedded pin must parse and sit in the folder of its revision.
 func TestEmbeddedPins(t *testing.T) {
-	revs := revisions()
+	revs := Revisions()
 	if len(revs) == 0 {
 		t.Fatal("no embedded pins")
 	}
-	found := false
+	found := map[string]bool{}
 	for _, rev := range revs {
 		if _, err := Lookup(rev); err != nil {
 			t.Errorf("Lookup(%q): %v", rev, err)
 		}
-		found = found || rev == Current
+		found[rev] = true
 	}
-	if !found {
-		t.Errorf("no pin for Current %q among %v", Current, revs)
+	for _, want := range []string{Current, Legacy} {
+		if !found[want] {
+			t.Errorf("no pin for %q among %v", want, revs)
+		}
+	}
+	if Current == Legacy {
+		t.Errorf("Current and Legacy are both %q", Current)
 	}
 }
 

@@ -9,9 +9,10 @@ type MethodInfo struct {
 	Name string
 	// Notification is set for notifications, which have no id and no result.
 	Notification bool
-	// FromClient and FromServer say who sends the message. Input requests
-	// (sampling, elicitation, roots) are sent by the server inside an
-	// input_required result.
+	// FromClient and FromServer say who sends the message; both are set for
+	// a message either side may send. The server's input requests
+	// (sampling, elicitation, roots) are sent inside an input_required
+	// result from 2026-07-28 on, and as requests of their own before.
 	FromClient, FromServer bool
 	// Message, Params and Result name the Go types; Params is empty for a
 	// method without params, Result for notifications.

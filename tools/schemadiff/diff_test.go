@@ -600,3 +600,53 @@ func TestRun(t *testing.T) {
 		})
 	}
 }
+
+// TestRunPinned diffs the two pinned revisions by name: the same report as
+// from their files, and a pin whose file does not verify is refused.
+func TestRunPinned(t *testing.T) {
+	want, err := Diff(readSpec(t, "2025-11-25"), readSpec(t, "2026-07-28"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"-pinned", "2025-11-25", "2026-07-28"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit code %d: %s", code, stderr.String())
+	}
+	if stdout.String() != want.String() {
+		t.Errorf("-pinned report differs from the files' report:\n%s", stdout.String())
+	}
+	if !hasLine(stdout.String(), "  - initialize (InitializeRequest)") {
+		t.Errorf("report lacks the removed initialize method:\n%s", stdout.String())
+	}
+
+	for _, tt := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"unpinned revision", []string{"-pinned", "2024-11-05", "2026-07-28"}, `no pin for revision "2024-11-05"`},
+		{"a file name", []string{"-pinned", "old.json", "2026-07-28"}, `no pin for revision "old.json"`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if code := run(tt.args, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), tt.want) || stdout.Len() != 0 {
+				t.Errorf("exit %d, stdout %q, stderr %q; want %d and %q", code, stdout.String(), stderr.String(), exitUsage, tt.want)
+			}
+		})
+	}
+
+	// The 2026-07-28 file where 2025-11-25 belongs: the hash check refuses it.
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "schema", "2025-11-25"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "schema", "2025-11-25", "schema.json"), readSpec(t, "2026-07-28"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MCP_SPEC_DIR", dir)
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"-pinned", "2025-11-25", "2026-07-28"}, &stdout, &stderr); code != exitUsage || !strings.Contains(stderr.String(), "sha256 mismatch") {
+		t.Errorf("exit %d, stderr %q; want %d and a sha256 mismatch", code, stderr.String(), exitUsage)
+	}
+}

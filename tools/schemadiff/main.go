@@ -5,17 +5,26 @@
 // Usage:
 //
 //	go run ./tools/schemadiff OLD.json NEW.json
+//	go run ./tools/schemadiff -pinned OLDREV NEWREV
+//
+// With -pinned the arguments are revisions pinned in ../../schema (such as
+// 2025-11-25 and 2026-07-28, see "make diff-legacy"), loaded the way the
+// generator loads them: from $MCP_SPEC_DIR or the download cache, with the
+// pinned sha256 verified.
 //
 // The report goes to stdout and the exit status is 0. Bad usage or an
-// unreadable or invalid input file prints a message to stderr and exits
-// with status 2.
+// unreadable, unverified or invalid input prints a message to stderr and
+// exits with status 2.
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/mcpwire/mcpwire/schema"
 )
 
 // exitUsage is the exit status for bad usage and unreadable or invalid
@@ -32,8 +41,10 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("schemadiff", flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	pinned := fs.Bool("pinned", false, "the arguments are pinned revisions (see package schema), not files")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: schemadiff OLD.json NEW.json")
+		fmt.Fprintln(stderr, "       schemadiff -pinned OLDREV NEWREV")
 		fmt.Fprintln(stderr, "Prints the API-level difference between two MCP JSON-schema revisions.")
 		fs.PrintDefaults()
 	}
@@ -48,13 +59,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return exitUsage
 	}
+	read := readFile
+	if *pinned {
+		read = readPinned
+	}
 	oldPath, newPath := fs.Arg(0), fs.Arg(1)
-	oldData, err := os.ReadFile(oldPath)
+	oldData, err := read(oldPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "schemadiff: %v\n", err)
 		return exitUsage
 	}
-	newData, err := os.ReadFile(newPath)
+	newData, err := read(newPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "schemadiff: %v\n", err)
 		return exitUsage
@@ -74,4 +89,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// readFile reads a schema file.
+func readFile(path string) ([]byte, error) { return os.ReadFile(path) }
+
+// readPinned loads the schema of a pinned revision and verifies its hash.
+func readPinned(rev string) ([]byte, error) {
+	pin, err := schema.Lookup(rev)
+	if err != nil {
+		return nil, err
+	}
+	data, _, err := schema.Load(context.Background(), pin, schema.Options{})
+	return data, err
 }
