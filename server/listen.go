@@ -85,7 +85,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) listen(ctx context.Context, r *Request, p *protocol.SubscriptionsListenRequestParams, x *exchange) (wireResult, error) {
 	s.listeners.Add(1)
 	defer s.listeners.Done()
-	filter, taskIDs, err := s.honored(r, p)
+	filter, err := s.honored(ctx, r, p)
 	if err != nil {
 		return nil, err
 	}
@@ -97,9 +97,9 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 	defer stop()
 	id := r.ID
 	tag := &protocol.NotificationMetaObject{SubscriptionID: &id}
-	ack := protocol.SubscriptionsAcknowledgedNotificationParams{Meta: tag, Notifications: filter}
-	if len(taskIDs) > 0 {
-		ack.Notifications.Extra.Set("taskIds", jsonText(taskIDs))
+	ack := protocol.SubscriptionsAcknowledgedNotificationParams{Meta: tag, Notifications: filter.ack}
+	if len(filter.taskIDs) > 0 {
+		ack.Notifications.Extra.Set("taskIds", jsonText(filter.taskIDs))
 	}
 	if !r.sendAlways(protocol.MethodNotificationsSubscriptionsAcknowledged, &ack) {
 		return nil, ctx.Err()
@@ -133,7 +133,7 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 			if !ok {
 				return nil, InternalError("Subscription ended")
 			}
-			if !s.deliver(r, ev, filter, taskIDs, tag) {
+			if !s.deliver(r, ev, filter, tag) {
 				return nil, context.Canceled
 			}
 		}
@@ -148,13 +148,32 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 	}
 }
 
+// listenFilter is the honoured part of a listen request's filter: what
+// the acknowledgement lists and deliver sends.
+type listenFilter struct {
+	// ack is the acknowledged filter, taskIds aside.
+	ack protocol.SubscriptionFilter
+	// taskIDs are the honoured task ids, in the order asked, each once;
+	// tasks holds the same ids for deliver.
+	taskIDs []string
+	tasks   map[string]struct{}
+}
+
 // honored works out which of the requested notifications the server will
 // send (R-SUB-03): list changes it can report, and subscriptions to URIs it
 // serves (other URIs are left out of the acknowledgement). taskIds need
-// the tasks extension declared on this request (R-TASK-13).
-func (s *Server) honored(r *Request, p *protocol.SubscriptionsListenRequestParams) (protocol.SubscriptionFilter, []string, error) {
+// the tasks extension declared on this request (R-TASK-13); a task id is
+// honoured only when the server offers the extension and the task exists
+// and belongs to the request's principal (R-TASK-18, as TaskStore.Get
+// decides), so that an id of another principal's task is left out exactly
+// like an unknown one. A task's owner never changes, so this check at
+// acknowledgement time holds for the life of the stream; an id that names
+// no task yet is left out for good (ids are unguessable: a client learns
+// one when it creates the task, then listens).
+func (s *Server) honored(ctx context.Context, r *Request, p *protocol.SubscriptionsListenRequestParams) (*listenFilter, error) {
 	want := p.Notifications
-	var got protocol.SubscriptionFilter
+	f := &listenFilter{}
+	got := &f.ack
 	yes := true
 	if want.ToolsListChanged != nil && *want.ToolsListChanged {
 		got.ToolsListChanged = &yes
@@ -173,13 +192,52 @@ func (s *Server) honored(r *Request, p *protocol.SubscriptionsListenRequestParam
 	var taskIDs []string
 	if raw, ok := want.Extra.Get("taskIds"); ok {
 		if !r.declares(tasksExtension) {
-			return got, nil, MissingCapability(protocol.ClientCapabilities{Extensions: map[string]protocol.JSONObject{tasksExtension: protocol.JSONObject("{}")}})
+			return nil, MissingCapability(protocol.ClientCapabilities{Extensions: map[string]protocol.JSONObject{tasksExtension: protocol.JSONObject("{}")}})
 		}
 		if err := json.Unmarshal(raw, &taskIDs); err != nil {
-			return got, nil, InvalidParams("Invalid params: notifications.taskIds must be an array of strings", nil)
+			return nil, InvalidParams("Invalid params: notifications.taskIds must be an array of strings", nil)
 		}
 	}
-	return got, taskIDs, nil
+	if err := s.ownTasks(ctx, r.Principal, taskIDs, f); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// ownTasks adds to f, once each, the ids of tasks that exist and belong to
+// principal. Without the tasks extension on this server there are none.
+func (s *Server) ownTasks(ctx context.Context, principal string, ids []string, f *listenFilter) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	s.mu.RLock()
+	m := s.tasks
+	s.mu.RUnlock()
+	if m == nil {
+		return nil
+	}
+	f.tasks = make(map[string]struct{}, len(ids))
+	seen := make(map[string]struct{}, len(ids))
+	for _, id := range ids {
+		if _, dup := seen[id]; dup {
+			continue
+		}
+		seen[id] = struct{}{}
+		_, err := m.store.Get(ctx, principal, id)
+		switch {
+		case err == nil:
+			f.tasks[id] = struct{}{}
+			f.taskIDs = append(f.taskIDs, id)
+		case errors.Is(err, ErrTaskNotFound), errors.Is(err, ErrTaskExpired):
+			// unknown, another principal's, or gone: left out alike
+		case ctx.Err() != nil:
+			return ctx.Err()
+		default:
+			s.log.Error("task store", "op", "subscriptions/listen", "err", err)
+			return InternalError("Internal error: the task store is unavailable")
+		}
+	}
+	return nil
 }
 
 func (s *Server) knowsResource(uri string) bool {
@@ -198,8 +256,9 @@ func (s *Server) knowsResource(uri string) bool {
 
 // deliver sends one event if the stream asked for it. It reports false
 // when the stream is gone.
-func (s *Server) deliver(r *Request, ev Event, f protocol.SubscriptionFilter, taskIDs []string, tag *protocol.NotificationMetaObject) bool {
+func (s *Server) deliver(r *Request, ev Event, lf *listenFilter, tag *protocol.NotificationMetaObject) bool {
 	on := func(b *bool) bool { return b != nil && *b }
+	f := &lf.ack
 	switch ev.Kind {
 	case EventToolsChanged:
 		if on(f.ToolsListChanged) {
@@ -218,9 +277,17 @@ func (s *Server) deliver(r *Request, ev Event, f protocol.SubscriptionFilter, ta
 			return r.sendAlways(protocol.MethodNotificationsResourcesUpdated, &protocol.ResourceUpdatedNotificationParams{Meta: tag, URI: ev.URI})
 		}
 	case EventTask:
-		if slices.Contains(taskIDs, ev.TaskID) && len(ev.Data) > 0 {
-			return r.sendRaw("notifications/tasks", taggedTask(ev.Data, tag))
+		if _, ok := lf.tasks[ev.TaskID]; !ok || len(ev.Data) == 0 {
+			return true
 		}
+		// Only a task the filter honoured, and only if the payload is that
+		// task: the decision above reads ev.TaskID, the client gets ev.Data.
+		b, ok := taggedTask(ev.TaskID, ev.Data, tag)
+		if !ok {
+			s.log.Warn("dropping a task event whose data is not the task it names", "task", ev.TaskID)
+			return true
+		}
+		return r.sendRaw("notifications/tasks", b)
 	}
 	return true
 }
@@ -244,20 +311,26 @@ func (r *Request) sendRaw(method string, params []byte) bool {
 	return r.out.notify(msg)
 }
 
-// taggedTask adds the subscription id to a task's JSON object.
-func taggedTask(task []byte, tag *protocol.NotificationMetaObject) []byte {
+// taggedTask adds the subscription id to a task's JSON object. It reports
+// false, and nothing is to be sent, unless task is a JSON object whose
+// taskId is id.
+func taggedTask(id string, task []byte, tag *protocol.NotificationMetaObject) ([]byte, bool) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(task, &m) != nil {
-		return task
+		return nil, false
+	}
+	var got string
+	if json.Unmarshal(m["taskId"], &got) != nil || got != id {
+		return nil, false
 	}
 	metaJSON, err := protocol.Marshal(tag)
 	if err != nil {
-		return task
+		return nil, false
 	}
 	m["_meta"] = metaJSON
 	b, err := json.Marshal(m)
 	if err != nil {
-		return task
+		return nil, false
 	}
-	return b
+	return b, true
 }

@@ -1,0 +1,170 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// Tests of what a subscriptions/listen filter may name: task ids only of
+// the principal's own tasks, and bounded lists.
+
+// asUser sets the X-User header that userAuth turns into the principal.
+func asUser(user string) func(*http.Request) {
+	return func(r *http.Request) { r.Header.Set("X-User", user) }
+}
+
+// userAuth authenticates every request as its X-User header.
+var userAuth = HTTPOptions{Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }}
+
+// ackTaskIDs returns the taskIds of an acknowledgement, failing unless w
+// is one.
+func ackTaskIDs(t *testing.T, w *wire) []any {
+	t.Helper()
+	if w.method() != protocol.MethodNotificationsSubscriptionsAcknowledged {
+		t.Fatalf("first frame %s, want the acknowledgement (R-SUB-02): %s", w.method(), w.raw)
+	}
+	n, _ := w.params()["notifications"].(M)
+	ids, _ := n["taskIds"].([]any)
+	return ids
+}
+
+// R-TASK-18 (every task-related request is authorised), R-TASK-13 (the
+// acknowledgement lists the agreed taskIds): a listen filter honours a
+// task id only for the principal that created the task. Another principal
+// naming it is acknowledged without it, exactly as for an id that does not
+// exist, and gets none of the task's notifications (status, result); the
+// owner gets them.
+func TestListenTaskIDsOwnerOnly(t *testing.T) {
+	f := newTaskFixture(t, TaskConfig{})
+	release := make(chan struct{})
+	f.tool(t, "secret", TaskOptions{Support: TaskOptional}, func(ctx context.Context, _ *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+		select {
+		case <-release:
+			return TextResult("alice's secret"), nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
+	h := f.s.Handler(userAuth)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close) // after the streams' own cleanups close their bodies
+
+	w := tcall(t, h, "tools/call", tparams(tasksCaps, M{"name": "secret", "arguments": M{}}), asUser("alice"))
+	id, _ := w.Result["taskId"].(string)
+	if id == "" {
+		t.Fatalf("tools/call: %s", w.raw)
+	}
+	listen := func(user string) (*sseStream, []any) {
+		p := tparams(tasksCaps, M{"notifications": M{"toolsListChanged": true, "taskIds": []string{id, "no-such-task", id}}})
+		st := openListenWith(t, srv, user+"-sub", p, asUser(user))
+		return st, ackTaskIDs(t, st.message(2*time.Second))
+	}
+	bob, bobIDs := listen("bob")
+	if len(bobIDs) != 0 {
+		t.Errorf("R-TASK-18: another principal's acknowledgement lists %v; alice's task %s must be left out", bobIDs, id)
+	}
+	alice, aliceIDs := listen("alice")
+	if len(aliceIDs) != 1 || aliceIDs[0] != id {
+		t.Errorf("R-TASK-13: the owner's acknowledgement lists %v, want only [%s] (unknown ids left out, duplicates once)", aliceIDs, id)
+	}
+
+	close(release)
+	for {
+		m := alice.message(2 * time.Second)
+		if m.method() != "notifications/tasks" || m.params()["taskId"] != id || subID(t, m) != `"alice-sub"` {
+			t.Fatalf("the owner's stream got %s", m.raw)
+		}
+		if m.params()["status"] == "completed" {
+			break
+		}
+	}
+	// A list change published after every event of the task: the next thing
+	// on bob's stream, so none of the task's events reached it.
+	if err := f.s.NotifyToolsChanged(); err != nil {
+		t.Fatal(err)
+	}
+	if m := bob.message(2 * time.Second); m.method() != protocol.MethodNotificationsToolsListChanged {
+		t.Fatalf("R-TASK-18: another principal's stream got %s", m.raw)
+	}
+}
+
+// R-TASK-18, in depth: deliver sends a task event only for a task the
+// filter honoured, and only when the payload is that task. An event
+// naming an honoured id but carrying another task's data (a bug, or a
+// stranger publishing on a shared broker channel) is dropped, and so is
+// one for a task the stream never asked for.
+func TestListenDeliversOnlyHonouredTasks(t *testing.T) {
+	f := newTaskFixture(t, TaskConfig{})
+	release := make(chan struct{})
+	f.tool(t, "wait", TaskOptions{Support: TaskOptional}, func(ctx context.Context, _ *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+		select {
+		case <-release:
+			return TextResult("done"), nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
+	defer close(release)
+	srv := httptest.NewServer(f.s.Handler(HTTPOptions{}))
+	t.Cleanup(srv.Close)
+	id, _ := f.create(t, "wait", tasksCaps)["taskId"].(string)
+	st := openListenWith(t, srv, "s", tparams(tasksCaps, M{"notifications": M{"toolsListChanged": true, "taskIds": []string{id}}}), nil)
+	if ids := ackTaskIDs(t, st.message(2*time.Second)); len(ids) != 1 || ids[0] != id {
+		t.Fatalf("acknowledged taskIds %v, want [%s]", ids, id)
+	}
+	ctx := context.Background()
+	forged := []Event{
+		{Kind: EventTask, TaskID: id, Data: []byte(`{"taskId":"someone-else","status":"completed","result":{"secret":1}}`)},
+		{Kind: EventTask, TaskID: id, Data: []byte(`{"status":"completed"}`)},
+		{Kind: EventTask, TaskID: id, Data: []byte(`not JSON`)},
+		{Kind: EventTask, TaskID: "someone-else", Data: []byte(`{"taskId":"someone-else","status":"completed"}`)},
+	}
+	for _, ev := range forged {
+		if err := f.s.cfg.broker.Publish(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := f.s.NotifyToolsChanged(); err != nil {
+		t.Fatal(err)
+	}
+	if m := st.message(2 * time.Second); m.method() != protocol.MethodNotificationsToolsListChanged {
+		t.Fatalf("a task event not for an honoured task reached the stream: %s", m.raw)
+	}
+}
+
+// R-SUB-03, R-TASK-13: a server that does not offer the tasks extension
+// honours no taskIds, even for a client that declares it.
+func TestListenTaskIDsWithoutTasksExtension(t *testing.T) {
+	s := fixture(t)
+	srv := httptest.NewServer(s.Handler(HTTPOptions{}))
+	t.Cleanup(srv.Close)
+	st := openListenWith(t, srv, 1, tparams(tasksCaps, M{"notifications": M{"toolsListChanged": true, "taskIds": []string{"t1"}}}), nil)
+	if ids := ackTaskIDs(t, st.message(2*time.Second)); len(ids) != 0 {
+		t.Errorf("a server without the tasks extension acknowledged taskIds %v", ids)
+	}
+}
+
+// failingStore is a TaskStore whose Get fails as an unreachable store would.
+type failingStore struct{ TaskStore }
+
+func (failingStore) Get(context.Context, string, string) (*TaskRecord, error) {
+	return nil, errors.New("connection refused")
+}
+
+// A task store that cannot answer fails the listen request with -32603
+// rather than acknowledging a filter that leaves the tasks out as unknown.
+func TestListenTaskStoreDown(t *testing.T) {
+	// The stream lifetime only bounds a run against code that opens it.
+	f := newTaskFixture(t, TaskConfig{Store: failingStore{NewMemoryTaskStore()}}, WithMaxStreamLifetime(time.Second))
+	rec := post(t, f.h, rpc(1, "subscriptions/listen", tparams(tasksCaps, M{"notifications": M{"taskIds": []string{"t1"}}})), nil)
+	if w := single(t, rec); w.code() != protocol.CodeInternalError {
+		t.Fatalf("listen with the task store down: %s", w.raw)
+	}
+}
