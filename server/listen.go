@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
+	"fmt"
 	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
@@ -16,6 +16,65 @@ const DefaultKeepAlive = 15 * time.Second
 // WithKeepAlive sets the keep-alive interval of listen streams on HTTP
 // (default 15 s; R-HTTP-13). Zero or less turns keep-alives off.
 func WithKeepAlive(d time.Duration) Option { return func(c *config) { c.keepAlive = d } }
+
+// Defaults of ListenLimits.
+const (
+	// DefaultMaxListenResources bounds the resourceSubscriptions of one
+	// subscriptions/listen request.
+	DefaultMaxListenResources = 1000
+	// DefaultMaxListenResourceBytes bounds the total length of those
+	// URIs: 64 KiB, 64 bytes each for the most URIs.
+	DefaultMaxListenResourceBytes = 64 << 10
+	// DefaultMaxListenTasks bounds the taskIds of one subscriptions/listen
+	// request: as many as one principal may hold tasks by default
+	// (DefaultMaxTasksPerPrincipal), so that a client can watch all of
+	// its tasks on one stream.
+	DefaultMaxListenTasks = DefaultMaxTasksPerPrincipal
+)
+
+// ListenLimits bound the filter of one subscriptions/listen request
+// (WithListenLimits). Zero or negative fields take the defaults. A
+// request over a bound is refused with -32602 naming it, before any of
+// its entries is looked at; duplicates count.
+//
+// The bounds are what keeps opening a stream cheap. The server looks each
+// URI up among its static resources (a map look-up) and then matches it
+// against every resource template in turn, at a cost that grows with the
+// URI's length (about 2.5 µs a byte for a template that matches, with the
+// RFC 6570 matcher used): the work is at most MaxResourceBytes times the
+// number of templates, whatever the body size. And it looks each task id
+// up in the TaskStore, one round trip to a shared store per id. A server
+// with many templates or a remote store may want lower bounds.
+type ListenLimits struct {
+	// MaxResources bounds the entries of notifications.resourceSubscriptions
+	// (DefaultMaxListenResources).
+	MaxResources int
+	// MaxResourceBytes bounds the total length in bytes of those entries
+	// (DefaultMaxListenResourceBytes).
+	MaxResourceBytes int
+	// MaxTasks bounds the entries of notifications.taskIds, under the
+	// tasks extension (DefaultMaxListenTasks).
+	MaxTasks int
+}
+
+// WithListenLimits sets the bounds of a subscriptions/listen filter
+// (defaults: 1000 resourceSubscriptions totalling 64 KiB, 1000 taskIds).
+func WithListenLimits(l ListenLimits) Option { return func(c *config) { c.listenLimits = l } }
+
+// listenLimits returns the bounds in force, defaults filled in.
+func (s *Server) listenLimits() ListenLimits {
+	l := s.cfg.listenLimits
+	if l.MaxResources <= 0 {
+		l.MaxResources = DefaultMaxListenResources
+	}
+	if l.MaxResourceBytes <= 0 {
+		l.MaxResourceBytes = DefaultMaxListenResourceBytes
+	}
+	if l.MaxTasks <= 0 {
+		l.MaxTasks = DefaultMaxListenTasks
+	}
+	return l
+}
 
 // tasksExtension is the capability key of the tasks extension.
 const tasksExtension = "io.modelcontextprotocol/tasks"
@@ -151,8 +210,10 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 // listenFilter is the honoured part of a listen request's filter: what
 // the acknowledgement lists and deliver sends.
 type listenFilter struct {
-	// ack is the acknowledged filter, taskIds aside.
-	ack protocol.SubscriptionFilter
+	// ack is the acknowledged filter, taskIds aside; resources holds its
+	// resourceSubscriptions for deliver.
+	ack       protocol.SubscriptionFilter
+	resources map[string]struct{}
 	// taskIDs are the honoured task ids, in the order asked, each once;
 	// tasks holds the same ids for deliver.
 	taskIDs []string
@@ -170,8 +231,34 @@ type listenFilter struct {
 // acknowledgement time holds for the life of the stream; an id that names
 // no task yet is left out for good (ids are unguessable: a client learns
 // one when it creates the task, then listens).
+//
+// Both lists are bounded (WithListenLimits) and de-duplicated with sets,
+// so the work is linear in the filter; the bounds are checked first.
 func (s *Server) honored(ctx context.Context, r *Request, p *protocol.SubscriptionsListenRequestParams) (*listenFilter, error) {
 	want := p.Notifications
+	lim := s.listenLimits()
+	if n := len(want.ResourceSubscriptions); n > lim.MaxResources {
+		return nil, InvalidParams(fmt.Sprintf("Invalid params: notifications.resourceSubscriptions has %d entries, more than the limit of %d", n, lim.MaxResources), nil)
+	}
+	size := 0
+	for _, uri := range want.ResourceSubscriptions {
+		size += len(uri)
+	}
+	if size > lim.MaxResourceBytes {
+		return nil, InvalidParams(fmt.Sprintf("Invalid params: the URIs of notifications.resourceSubscriptions total %d bytes, more than the limit of %d", size, lim.MaxResourceBytes), nil)
+	}
+	var taskIDs []string
+	if raw, ok := want.Extra.Get("taskIds"); ok {
+		if !r.declares(tasksExtension) {
+			return nil, MissingCapability(protocol.ClientCapabilities{Extensions: map[string]protocol.JSONObject{tasksExtension: protocol.JSONObject("{}")}})
+		}
+		if err := json.Unmarshal(raw, &taskIDs); err != nil {
+			return nil, InvalidParams("Invalid params: notifications.taskIds must be an array of strings", nil)
+		}
+		if n := len(taskIDs); n > lim.MaxTasks {
+			return nil, InvalidParams(fmt.Sprintf("Invalid params: notifications.taskIds has %d entries, more than the limit of %d", n, lim.MaxTasks), nil)
+		}
+	}
 	f := &listenFilter{}
 	got := &f.ack
 	yes := true
@@ -184,19 +271,8 @@ func (s *Server) honored(ctx context.Context, r *Request, p *protocol.Subscripti
 	if want.ResourcesListChanged != nil && *want.ResourcesListChanged {
 		got.ResourcesListChanged = &yes
 	}
-	for _, uri := range want.ResourceSubscriptions {
-		if s.knowsResource(uri) && !slices.Contains(got.ResourceSubscriptions, uri) {
-			got.ResourceSubscriptions = append(got.ResourceSubscriptions, uri)
-		}
-	}
-	var taskIDs []string
-	if raw, ok := want.Extra.Get("taskIds"); ok {
-		if !r.declares(tasksExtension) {
-			return nil, MissingCapability(protocol.ClientCapabilities{Extensions: map[string]protocol.JSONObject{tasksExtension: protocol.JSONObject("{}")}})
-		}
-		if err := json.Unmarshal(raw, &taskIDs); err != nil {
-			return nil, InvalidParams("Invalid params: notifications.taskIds must be an array of strings", nil)
-		}
+	if err := s.knownResources(ctx, want.ResourceSubscriptions, f); err != nil {
+		return nil, err
 	}
 	if err := s.ownTasks(ctx, r.Principal, taskIDs, f); err != nil {
 		return nil, err
@@ -240,18 +316,53 @@ func (s *Server) ownTasks(ctx context.Context, principal string, ids []string, f
 	return nil
 }
 
-func (s *Server) knowsResource(uri string) bool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if _, ok := s.resources[uri]; ok {
-		return true
+// knownResources adds to f, once each and in the order asked, the URIs
+// that name a resource or match a template of this server. Templates are
+// matched without holding s.mu, which a long match would otherwise hold
+// against registrations (and, behind a waiting writer, every request).
+func (s *Server) knownResources(ctx context.Context, uris []string, f *listenFilter) error {
+	if len(uris) == 0 {
+		return nil
 	}
-	for _, t := range s.templates {
-		if t.tmpl.Match(uri) != nil {
-			return true
+	seen := make(map[string]struct{}, len(uris))
+	unique := make([]string, 0, len(uris))
+	for _, uri := range uris {
+		if _, dup := seen[uri]; !dup {
+			seen[uri] = struct{}{}
+			unique = append(unique, uri)
 		}
 	}
-	return false
+	known := make([]bool, len(unique))
+	s.mu.RLock()
+	for i, uri := range unique {
+		_, known[i] = s.resources[uri]
+	}
+	// templates only grows by append: the elements of this snapshot
+	// never change.
+	templates := s.templates
+	s.mu.RUnlock()
+	for i, uri := range unique {
+		if known[i] {
+			continue
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		for _, t := range templates {
+			if t.tmpl.Match(uri) != nil {
+				known[i] = true
+				break
+			}
+		}
+	}
+	f.resources = make(map[string]struct{}, len(unique))
+	for i, uri := range unique {
+		if known[i] {
+			f.resources[uri] = struct{}{}
+			f.ack.ResourceSubscriptions = append(f.ack.ResourceSubscriptions, uri)
+		}
+	}
+	return nil
 }
 
 // deliver sends one event if the stream asked for it. It reports false
@@ -273,7 +384,7 @@ func (s *Server) deliver(r *Request, ev Event, lf *listenFilter, tag *protocol.N
 			return r.sendAlways(protocol.MethodNotificationsResourcesListChanged, &protocol.NotificationParams{Meta: tag})
 		}
 	case EventResourceUpdated:
-		if slices.Contains(f.ResourceSubscriptions, ev.URI) {
+		if _, ok := lf.resources[ev.URI]; ok {
 			return r.sendAlways(protocol.MethodNotificationsResourcesUpdated, &protocol.ResourceUpdatedNotificationParams{Meta: tag, URI: ev.URI})
 		}
 	case EventTask:

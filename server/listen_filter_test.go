@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -166,5 +168,107 @@ func TestListenTaskStoreDown(t *testing.T) {
 	rec := post(t, f.h, rpc(1, "subscriptions/listen", tparams(tasksCaps, M{"notifications": M{"taskIds": []string{"t1"}}})), nil)
 	if w := single(t, rec); w.code() != protocol.CodeInternalError {
 		t.Fatalf("listen with the task store down: %s", w.raw)
+	}
+}
+
+// uris returns n distinct URIs matching the fixture's template
+// users://{id}/profile.
+func uris(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("users://%d/profile", i)
+	}
+	return out
+}
+
+// taskIDList returns n distinct ids that name no task.
+func taskIDList(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("no-such-task-%d", i)
+	}
+	return out
+}
+
+// A listen filter is bounded (R-SUB-03 leaves the server free to honour
+// less; these bounds refuse outright what no client needs): more than
+// DefaultMaxListenResources resourceSubscriptions, URIs totalling more
+// than DefaultMaxListenResourceBytes, or more than DefaultMaxListenTasks
+// taskIds is -32602 naming the bound, over HTTP and stdio; at the bounds
+// the stream opens. WithListenLimits moves the bounds.
+func TestListenFilterLimits(t *testing.T) {
+	// The stream lifetime only bounds a run against code that opens a
+	// stream where it must refuse.
+	s := fixture(t, WithTasks(TaskConfig{}), WithMaxStreamLifetime(time.Second))
+	custom := fixture(t, WithTasks(TaskConfig{}), WithMaxStreamLifetime(time.Second),
+		WithListenLimits(ListenLimits{MaxResources: 2, MaxResourceBytes: 40, MaxTasks: 1}))
+	long := "users://" + strings.Repeat("x", 40<<10) + "/profile"
+	over := []struct {
+		name   string
+		s      *Server
+		filter M
+		want   string
+	}{
+		{"resourceSubscriptions", s, M{"resourceSubscriptions": uris(1001)}, "notifications.resourceSubscriptions has 1001 entries, more than the limit of 1000"},
+		{"resource bytes", s, M{"resourceSubscriptions": []string{long, long + "/"}}, "the URIs of notifications.resourceSubscriptions total 81953 bytes, more than the limit of 65536"},
+		{"taskIds", s, M{"taskIds": taskIDList(1001)}, "notifications.taskIds has 1001 entries, more than the limit of 1000"},
+		{"custom resourceSubscriptions", custom, M{"resourceSubscriptions": uris(3)}, "notifications.resourceSubscriptions has 3 entries, more than the limit of 2"},
+		{"custom resource bytes", custom, M{"resourceSubscriptions": []string{"users://0123456789012345678901234/profile"}}, "total 41 bytes, more than the limit of 40"},
+		{"custom taskIds", custom, M{"taskIds": []string{"a", "a"}}, "notifications.taskIds has 2 entries, more than the limit of 1"},
+	}
+	for _, c := range over {
+		h := c.s.Handler(HTTPOptions{})
+		p := tparams(tasksCaps, M{"notifications": c.filter})
+		rec := post(t, h, rpc(1, "subscriptions/listen", p), nil)
+		if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
+			t.Errorf("HTTP: %s over the bound: %s response, want a -32602 error %q", c.name, ct, c.want)
+		} else if w := single(t, rec); w.code() != protocol.CodeInvalidParamsError || !strings.Contains(w.Error.Message, c.want) {
+			t.Errorf("HTTP: %s over the bound: %s, want -32602 %q", c.name, w.raw, c.want)
+		}
+		ss := startStdio(t, c.s)
+		ss.send(string(rpc(2, "subscriptions/listen", p)))
+		if w := ss.recv(); w.code() != protocol.CodeInvalidParamsError || !strings.Contains(w.Error.Message, c.want) {
+			t.Errorf("stdio: %s over the bound: %s, want -32602 %q", c.name, w.raw, c.want)
+		}
+	}
+
+	// At the bound: acknowledged, every URI once.
+	srv := httptest.NewServer(s.Handler(HTTPOptions{}))
+	t.Cleanup(srv.Close)
+	st := openListenWith(t, srv, 3, tparams(tasksCaps, M{"notifications": M{"resourceSubscriptions": uris(1000), "taskIds": taskIDList(1000)}}), nil)
+	ack := st.message(2 * time.Second)
+	n, _ := ack.params()["notifications"].(M)
+	if subs, _ := n["resourceSubscriptions"].([]any); ack.method() != protocol.MethodNotificationsSubscriptionsAcknowledged || len(subs) != 1000 {
+		t.Errorf("at the bound: %s with %d URIs", ack.method(), len(subs))
+	}
+}
+
+// R-SUB-01, R-SUB-03, R-SUB-10: resourceSubscriptions are honoured once
+// each, in the order asked, unknown URIs left out; an update reaches the
+// stream once, only for a URI it subscribed to.
+func TestListenResourceSubscriptionsOnce(t *testing.T) {
+	s := fixture(t)
+	srv := httptest.NewServer(s.Handler(HTTPOptions{}))
+	t.Cleanup(srv.Close)
+	st := openListen(t, srv, 1, M{"toolsListChanged": true, "resourceSubscriptions": []string{
+		"users://7/profile", "file:///a.txt", "users://7/profile", "test://nope", "file:///a.txt"}})
+	ack := st.message(2 * time.Second)
+	n, _ := ack.params()["notifications"].(M)
+	if subs, _ := n["resourceSubscriptions"].([]any); len(subs) != 2 || subs[0] != "users://7/profile" || subs[1] != "file:///a.txt" {
+		t.Fatalf("acknowledged resourceSubscriptions %v", n["resourceSubscriptions"])
+	}
+	for _, uri := range []string{"test://nope", "users://8/profile", "file:///a.txt"} {
+		if err := s.NotifyResourceUpdated(uri); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.NotifyToolsChanged(); err != nil {
+		t.Fatal(err)
+	}
+	if w := st.message(2 * time.Second); w.method() != protocol.MethodNotificationsResourcesUpdated || w.params()["uri"] != "file:///a.txt" {
+		t.Fatalf("got %s, want the update of file:///a.txt alone", w.raw)
+	}
+	if w := st.message(2 * time.Second); w.method() != protocol.MethodNotificationsToolsListChanged {
+		t.Fatalf("got %s, want the list change (one update per event)", w.raw)
 	}
 }

@@ -69,6 +69,7 @@ type config struct {
 	maxInputs         int
 	maxConcurrent     int
 	streamLifetime    time.Duration
+	listenLimits      ListenLimits // zero fields: the defaults
 	rate              rate.Limit
 	burst             int
 }
