@@ -64,8 +64,9 @@
 // by leaving the request open. Its first message is
 // notifications/subscriptions/acknowledged with the honoured part of the
 // filter: the list changes asked for, and the resourceSubscriptions URIs
-// that name a resource or match a template of this server (others are left
-// out, A21). Under the tasks extension, notifications.taskIds are honoured
+// that name a resource or match a template of this server and that
+// WithSubscriptionAuthorizer, if set, lets the principal watch (others
+// are left out alike, A21). Under the tasks extension, notifications.taskIds are honoured
 // only for tasks that exist when the stream opens and belong to the
 // request's principal, as tasks/get decides (R-TASK-18): an id of another
 // principal's task is left out exactly like an unknown one, as is an id

@@ -61,6 +61,24 @@ type ListenLimits struct {
 // (defaults: 1000 resourceSubscriptions totalling 64 KiB, 1000 taskIds).
 func WithListenLimits(l ListenLimits) Option { return func(c *config) { c.listenLimits = l } }
 
+// WithSubscriptionAuthorizer sets the check that decides whether a
+// principal may watch a resource: subscriptions/listen consults it for
+// each resourceSubscriptions URI that names a resource or matches a
+// template of this server (once per URI, duplicates and unknown URIs
+// aside), and leaves a URI it refuses out of the acknowledgement and of
+// the stream exactly as an unknown one, so that the refusal tells nothing
+// and updates are no side channel on resources the principal may not
+// read. principal is what the HTTP Authenticate hook returned ("" on
+// stdio or without one); ctx is the listen request's, so RequestFrom(ctx)
+// gives the Request. It runs when the stream opens, not per event: a
+// permission withdrawn later takes effect at the client's next listen
+// (streams end after WithMaxStreamLifetime). It must be safe for
+// concurrent use. Without this option every principal may watch every
+// resource it can name.
+func WithSubscriptionAuthorizer(mayWatch func(ctx context.Context, principal, uri string) bool) Option {
+	return func(c *config) { c.mayWatch = mayWatch }
+}
+
 // listenLimits returns the bounds in force, defaults filled in.
 func (s *Server) listenLimits() ListenLimits {
 	l := s.cfg.listenLimits
@@ -222,7 +240,8 @@ type listenFilter struct {
 
 // honored works out which of the requested notifications the server will
 // send (R-SUB-03): list changes it can report, and subscriptions to URIs it
-// serves (other URIs are left out of the acknowledgement). taskIds need
+// serves and that WithSubscriptionAuthorizer lets the principal watch
+// (other URIs are left out of the acknowledgement). taskIds need
 // the tasks extension declared on this request (R-TASK-13); a task id is
 // honoured only when the server offers the extension and the task exists
 // and belongs to the request's principal (R-TASK-18, as TaskStore.Get
@@ -271,7 +290,7 @@ func (s *Server) honored(ctx context.Context, r *Request, p *protocol.Subscripti
 	if want.ResourcesListChanged != nil && *want.ResourcesListChanged {
 		got.ResourcesListChanged = &yes
 	}
-	if err := s.knownResources(ctx, want.ResourceSubscriptions, f); err != nil {
+	if err := s.knownResources(ctx, r.Principal, want.ResourceSubscriptions, f); err != nil {
 		return nil, err
 	}
 	if err := s.ownTasks(ctx, r.Principal, taskIDs, f); err != nil {
@@ -317,10 +336,11 @@ func (s *Server) ownTasks(ctx context.Context, principal string, ids []string, f
 }
 
 // knownResources adds to f, once each and in the order asked, the URIs
-// that name a resource or match a template of this server. Templates are
-// matched without holding s.mu, which a long match would otherwise hold
-// against registrations (and, behind a waiting writer, every request).
-func (s *Server) knownResources(ctx context.Context, uris []string, f *listenFilter) error {
+// that name a resource or match a template of this server and that
+// principal may watch. Templates are matched, and the authorizer called,
+// without holding s.mu, which a long match would otherwise hold against
+// registrations (and, behind a waiting writer, every request).
+func (s *Server) knownResources(ctx context.Context, principal string, uris []string, f *listenFilter) error {
 	if len(uris) == 0 {
 		return nil
 	}
@@ -353,6 +373,17 @@ func (s *Server) knownResources(ctx context.Context, uris []string, f *listenFil
 				known[i] = true
 				break
 			}
+		}
+	}
+	if mayWatch := s.cfg.mayWatch; mayWatch != nil {
+		for i, uri := range unique {
+			if !known[i] {
+				continue
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			known[i] = mayWatch(ctx, principal, uri)
 		}
 	}
 	f.resources = make(map[string]struct{}, len(unique))

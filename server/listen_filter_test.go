@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -270,5 +271,63 @@ func TestListenResourceSubscriptionsOnce(t *testing.T) {
 	}
 	if w := st.message(2 * time.Second); w.method() != protocol.MethodNotificationsToolsListChanged {
 		t.Fatalf("got %s, want the list change (one update per event)", w.raw)
+	}
+}
+
+// R-SUB-03, R-SUB-10 with WithSubscriptionAuthorizer: a URI the
+// authorizer refuses to a principal is left out of its acknowledgement
+// exactly as an unknown one, and its updates never reach the principal's
+// stream; another principal allowed to watch it gets them. The
+// authorizer sees the listen request (RequestFrom) and is asked once per
+// known URI, never for unknown or repeated ones.
+func TestListenSubscriptionAuthorizer(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	s := fixture(t, WithSubscriptionAuthorizer(func(ctx context.Context, principal, uri string) bool {
+		r, ok := RequestFrom(ctx)
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, principal+" "+uri)
+		if !ok || r.Principal != principal || r.Method != protocol.MethodSubscriptionsListen {
+			t.Errorf("the authorizer's context carries %v", r)
+		}
+		// Profiles are private; other resources are public.
+		return !strings.HasPrefix(uri, "users://") || uri == "users://"+principal+"/profile"
+	}))
+	srv := httptest.NewServer(s.Handler(userAuth))
+	t.Cleanup(srv.Close)
+	want := []string{"users://alice/profile", "file:///a.txt", "users://bob/profile", "test://nope", "users://alice/profile"}
+	listen := func(user string) (*sseStream, []any) {
+		st := openListenWith(t, srv, user, params(M{"notifications": M{"toolsListChanged": true, "resourceSubscriptions": want}}), asUser(user))
+		ack := st.message(2 * time.Second)
+		n, _ := ack.params()["notifications"].(M)
+		subs, _ := n["resourceSubscriptions"].([]any)
+		return st, subs
+	}
+	bob, bobSubs := listen("bob")
+	if len(bobSubs) != 2 || bobSubs[0] != "file:///a.txt" || bobSubs[1] != "users://bob/profile" {
+		t.Errorf("bob's acknowledged resourceSubscriptions %v, want [file:///a.txt users://bob/profile]", bobSubs)
+	}
+	alice, aliceSubs := listen("alice")
+	if len(aliceSubs) != 2 || aliceSubs[0] != "users://alice/profile" || aliceSubs[1] != "file:///a.txt" {
+		t.Errorf("alice's acknowledged resourceSubscriptions %v, want [users://alice/profile file:///a.txt]", aliceSubs)
+	}
+	mu.Lock()
+	if got := strings.Join(asked, ", "); got != "bob users://alice/profile, bob file:///a.txt, bob users://bob/profile, alice users://alice/profile, alice file:///a.txt, alice users://bob/profile" {
+		t.Errorf("the authorizer was asked: %s", got)
+	}
+	mu.Unlock()
+
+	if err := s.NotifyResourceUpdated("users://alice/profile"); err != nil {
+		t.Fatal(err)
+	}
+	if w := alice.message(2 * time.Second); w.method() != protocol.MethodNotificationsResourcesUpdated || w.params()["uri"] != "users://alice/profile" {
+		t.Fatalf("alice got %s, want the update of her profile", w.raw)
+	}
+	if err := s.NotifyToolsChanged(); err != nil {
+		t.Fatal(err)
+	}
+	if w := bob.message(2 * time.Second); w.method() != protocol.MethodNotificationsToolsListChanged {
+		t.Fatalf("bob got %s: an update of a resource he may not watch", w.raw)
 	}
 }
