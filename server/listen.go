@@ -23,7 +23,7 @@ const (
 	// subscriptions/listen request.
 	DefaultMaxListenResources = 1000
 	// DefaultMaxListenResourceBytes bounds the total length of those
-	// URIs: 64 KiB, 64 bytes each for the most URIs.
+	// URIs: 64 KiB, 64 bytes a URI on average at 1000 URIs.
 	DefaultMaxListenResourceBytes = 64 << 10
 	// DefaultMaxListenTasks bounds the taskIds of one subscriptions/listen
 	// request: as many as one principal may hold tasks by default

@@ -126,9 +126,10 @@ func BenchmarkListenFilter(b *testing.B) {
 // event, 20,000 took 1 s, the de-duplication being quadratic). The test
 // measures a filter of n resource URIs and n task ids, and one of 2n and
 // 2n, with testing.Benchmark in one run, and asserts that the ratio of
-// their ns/op is below 3: linear growth gives 2, quadratic 4. Only the
-// ratio is checked, never an absolute time; the best of three tries
-// absorbs a noisy neighbour. (Template URIs are left out: matching one
+// their ns/op is below 3: linear growth gives 2, quadratic 4 (3.6 to 4.7
+// measured before the fix, 1.5 to 2.1 after). Only the ratio is checked,
+// never an absolute time; the best of up to five tries absorbs a noisy
+// neighbour slowing one measurement. (Template URIs are left out: matching one
 // costs so much more than de-duplicating it that they would hide a
 // quadratic term at these sizes; BenchmarkListenFilter shows them.)
 func TestListenFilterLinear(t *testing.T) {
@@ -139,7 +140,7 @@ func TestListenFilterLinear(t *testing.T) {
 	n, n2 := benchFilterSizes[0], benchFilterSizes[1]
 	small, large := listenFilterBody(n, "resources", "taskIds"), listenFilterBody(n2, "resources", "taskIds")
 	best := 0.0
-	for range 3 {
+	for range 5 {
 		a := testing.Benchmark(func(b *testing.B) { benchListen(b, h, small) })
 		z := testing.Benchmark(func(b *testing.B) { benchListen(b, h, large) })
 		if a.N == 0 || z.N == 0 {

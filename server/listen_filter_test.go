@@ -223,8 +223,8 @@ func TestListenFilterLimits(t *testing.T) {
 		rec := post(t, h, rpc(1, "subscriptions/listen", p), nil)
 		if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
 			t.Errorf("HTTP: %s over the bound: %s response, want a -32602 error %q", c.name, ct, c.want)
-		} else if w := single(t, rec); w.code() != protocol.CodeInvalidParamsError || !strings.Contains(w.Error.Message, c.want) {
-			t.Errorf("HTTP: %s over the bound: %s, want -32602 %q", c.name, w.raw, c.want)
+		} else if w := single(t, rec); rec.Code != http.StatusBadRequest || w.code() != protocol.CodeInvalidParamsError || !strings.Contains(w.Error.Message, c.want) {
+			t.Errorf("HTTP: %s over the bound: %d %s, want 400 and -32602 %q", c.name, rec.Code, w.raw, c.want)
 		}
 		ss := startStdio(t, c.s)
 		ss.send(string(rpc(2, "subscriptions/listen", p)))
