@@ -66,8 +66,17 @@
 // by leaving the request open. Its first message is
 // notifications/subscriptions/acknowledged with the honoured part of the
 // filter: the list changes asked for, and the resourceSubscriptions URIs
-// that name a resource or match a template of this server (others are left
-// out, A21). Every notification on it carries
+// that name a resource or match a template of this server and that
+// WithSubscriptionAuthorizer, if set, lets the principal watch (others
+// are left out alike, A21). Under the tasks extension,
+// notifications.taskIds are honoured only for tasks that exist when the
+// stream opens and belong to the request's principal, as tasks/get
+// decides (R-TASK-18): an id of another principal's task is left out
+// exactly like an unknown one, as is an id of a task not created yet
+// (listen after creating the task). A filter is bounded
+// (WithListenLimits: by default 1000 resourceSubscriptions totalling
+// 64 KiB and 1000 taskIds); a larger one is -32602. Every notification on
+// the stream carries
 // _meta["io.modelcontextprotocol/subscriptionId"], the listen request's id
 // with its JSON type; types not asked for are never sent, and progress and
 // log notifications never go on it. A quiet HTTP stream gets a keep-alive

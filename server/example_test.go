@@ -282,3 +282,64 @@ func ExampleRequest_SetCacheHint() {
 	// Output:
 	// 5000 private
 }
+
+func ExampleWithSubscriptionAuthorizer() {
+	// Profiles are private: each user may watch only its own.
+	s, _ := server.New(protocol.Implementation{Name: "demo", Version: "1.0.0"},
+		server.WithSubscriptionAuthorizer(func(_ context.Context, principal, uri string) bool {
+			return uri == "users://"+principal+"/profile"
+		}))
+	_ = s.AddResourceTemplate(protocol.ResourceTemplate{URITemplate: "users://{id}/profile", Name: "profile"},
+		func(_ context.Context, _ *server.Request, uri string, vars map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+			return server.TextContents(uri, "text/plain", "profile of "+vars["id"]), nil
+		})
+	srv := httptest.NewServer(s.Handler(server.HTTPOptions{
+		Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil },
+	}))
+	defer srv.Close()
+
+	body := request(1, "subscriptions/listen", map[string]any{"notifications": map[string]any{
+		"resourceSubscriptions": []string{"users://ann/profile", "users://bob/profile"},
+	}}, nil)
+	req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(server.HeaderProtocolVersion, protocol.Revision)
+	req.Header.Set(server.HeaderMethod, "subscriptions/listen")
+	req.Header.Set("X-User", "ann")
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer resp.Body.Close() // ends the stream
+	// The first event is the acknowledgement: bob's profile is left out,
+	// as an unknown URI would be.
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+			var ack struct {
+				Params struct {
+					Notifications json.RawMessage `json:"notifications"`
+				} `json:"params"`
+			}
+			_ = json.Unmarshal([]byte(data), &ack)
+			fmt.Println(string(ack.Params.Notifications))
+			break
+		}
+	}
+	// Output:
+	// {"resourceSubscriptions":["users://ann/profile"]}
+}
+
+func ExampleWithListenLimits() {
+	s, _ := server.New(protocol.Implementation{Name: "demo", Version: "1.0.0"},
+		server.WithListenLimits(server.ListenLimits{MaxResources: 2}))
+	line := request(1, "subscriptions/listen", map[string]any{"notifications": map[string]any{
+		"resourceSubscriptions": []string{"note://a", "note://b", "note://c"},
+	}}, nil)
+	var out strings.Builder
+	_ = s.ServeStdio(context.Background(), strings.NewReader(line+"\n"), &out)
+	fmt.Print(out.String())
+	// Output:
+	// {"error":{"code":-32602,"message":"Invalid params: notifications.resourceSubscriptions has 3 entries, more than the limit of 2"},"id":1,"jsonrpc":"2.0"}
+}

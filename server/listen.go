@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"slices"
+	"fmt"
 	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
@@ -16,6 +16,83 @@ const DefaultKeepAlive = 15 * time.Second
 // WithKeepAlive sets the keep-alive interval of listen streams on HTTP
 // (default 15 s; R-HTTP-13). Zero or less turns keep-alives off.
 func WithKeepAlive(d time.Duration) Option { return func(c *config) { c.keepAlive = d } }
+
+// Defaults of ListenLimits.
+const (
+	// DefaultMaxListenResources bounds the resourceSubscriptions of one
+	// subscriptions/listen request.
+	DefaultMaxListenResources = 1000
+	// DefaultMaxListenResourceBytes bounds the total length of those
+	// URIs: 64 KiB, 64 bytes a URI on average at 1000 URIs.
+	DefaultMaxListenResourceBytes = 64 << 10
+	// DefaultMaxListenTasks bounds the taskIds of one subscriptions/listen
+	// request: as many as one principal may hold tasks by default
+	// (DefaultMaxTasksPerPrincipal), so that a client can watch all of
+	// its tasks on one stream.
+	DefaultMaxListenTasks = DefaultMaxTasksPerPrincipal
+)
+
+// ListenLimits bound the filter of one subscriptions/listen request
+// (WithListenLimits). Zero or negative fields take the defaults. A
+// request over a bound is refused with -32602 naming it, before any of
+// its entries is looked at; duplicates count.
+//
+// The bounds are what keeps opening a stream cheap. The server looks each
+// URI up among its static resources (a map look-up) and then matches it
+// against every resource template in turn, at a cost that grows with the
+// URI's length (about 2.5 µs a byte for a template that matches, with the
+// RFC 6570 matcher used): the work is at most MaxResourceBytes times the
+// number of templates, whatever the body size. And it looks each task id
+// up in the TaskStore, one round trip to a shared store per id. A server
+// with many templates or a remote store may want lower bounds.
+type ListenLimits struct {
+	// MaxResources bounds the entries of notifications.resourceSubscriptions
+	// (DefaultMaxListenResources).
+	MaxResources int
+	// MaxResourceBytes bounds the total length in bytes of those entries
+	// (DefaultMaxListenResourceBytes).
+	MaxResourceBytes int
+	// MaxTasks bounds the entries of notifications.taskIds, under the
+	// tasks extension (DefaultMaxListenTasks).
+	MaxTasks int
+}
+
+// WithListenLimits sets the bounds of a subscriptions/listen filter
+// (defaults: 1000 resourceSubscriptions totalling 64 KiB, 1000 taskIds).
+func WithListenLimits(l ListenLimits) Option { return func(c *config) { c.listenLimits = l } }
+
+// WithSubscriptionAuthorizer sets the check that decides whether a
+// principal may watch a resource: subscriptions/listen consults it for
+// each resourceSubscriptions URI that names a resource or matches a
+// template of this server (once per URI, duplicates and unknown URIs
+// aside), and leaves a URI it refuses out of the acknowledgement and of
+// the stream exactly as an unknown one, so that the refusal tells nothing
+// and updates are no side channel on resources the principal may not
+// read. principal is what the HTTP Authenticate hook returned ("" on
+// stdio or without one); ctx is the listen request's, so RequestFrom(ctx)
+// gives the Request. It runs when the stream opens, not per event: a
+// permission withdrawn later takes effect at the client's next listen
+// (streams end after WithMaxStreamLifetime). It must be safe for
+// concurrent use. Without this option every principal may watch every
+// resource it can name.
+func WithSubscriptionAuthorizer(mayWatch func(ctx context.Context, principal, uri string) bool) Option {
+	return func(c *config) { c.mayWatch = mayWatch }
+}
+
+// listenLimits returns the bounds in force, defaults filled in.
+func (s *Server) listenLimits() ListenLimits {
+	l := s.cfg.listenLimits
+	if l.MaxResources <= 0 {
+		l.MaxResources = DefaultMaxListenResources
+	}
+	if l.MaxResourceBytes <= 0 {
+		l.MaxResourceBytes = DefaultMaxListenResourceBytes
+	}
+	if l.MaxTasks <= 0 {
+		l.MaxTasks = DefaultMaxListenTasks
+	}
+	return l
+}
 
 // tasksExtension is the capability key of the tasks extension.
 const tasksExtension = "io.modelcontextprotocol/tasks"
@@ -85,7 +162,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 func (s *Server) listen(ctx context.Context, r *Request, p *protocol.SubscriptionsListenRequestParams, x *exchange) (wireResult, error) {
 	s.listeners.Add(1)
 	defer s.listeners.Done()
-	filter, taskIDs, err := s.honored(r, p)
+	filter, err := s.honored(ctx, r, p)
 	if err != nil {
 		return nil, err
 	}
@@ -97,9 +174,9 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 	defer stop()
 	id := r.ID
 	tag := &protocol.NotificationMetaObject{SubscriptionID: &id}
-	ack := protocol.SubscriptionsAcknowledgedNotificationParams{Meta: tag, Notifications: filter}
-	if len(taskIDs) > 0 {
-		ack.Notifications.Extra.Set("taskIds", jsonText(taskIDs))
+	ack := protocol.SubscriptionsAcknowledgedNotificationParams{Meta: tag, Notifications: filter.ack}
+	if len(filter.taskIDs) > 0 {
+		ack.Notifications.Extra.Set("taskIds", jsonText(filter.taskIDs))
 	}
 	if !r.sendAlways(protocol.MethodNotificationsSubscriptionsAcknowledged, &ack) {
 		return nil, ctx.Err()
@@ -133,7 +210,7 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 			if !ok {
 				return nil, InternalError("Subscription ended")
 			}
-			if !s.deliver(r, ev, filter, taskIDs, tag) {
+			if !s.deliver(r, ev, filter, tag) {
 				return nil, context.Canceled
 			}
 		}
@@ -148,13 +225,61 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 	}
 }
 
+// listenFilter is the honoured part of a listen request's filter: what
+// the acknowledgement lists and deliver sends.
+type listenFilter struct {
+	// ack is the acknowledged filter, taskIds aside; resources holds its
+	// resourceSubscriptions for deliver.
+	ack       protocol.SubscriptionFilter
+	resources map[string]struct{}
+	// taskIDs are the honoured task ids, in the order asked, each once;
+	// tasks holds the same ids for deliver.
+	taskIDs []string
+	tasks   map[string]struct{}
+}
+
 // honored works out which of the requested notifications the server will
 // send (R-SUB-03): list changes it can report, and subscriptions to URIs it
-// serves (other URIs are left out of the acknowledgement). taskIds need
-// the tasks extension declared on this request (R-TASK-13).
-func (s *Server) honored(r *Request, p *protocol.SubscriptionsListenRequestParams) (protocol.SubscriptionFilter, []string, error) {
+// serves and that WithSubscriptionAuthorizer lets the principal watch
+// (other URIs are left out of the acknowledgement). taskIds need
+// the tasks extension declared on this request (R-TASK-13); a task id is
+// honoured only when the server offers the extension and the task exists
+// and belongs to the request's principal (R-TASK-18, as TaskStore.Get
+// decides), so that an id of another principal's task is left out exactly
+// like an unknown one. A task's owner never changes, so this check at
+// acknowledgement time holds for the life of the stream; an id that names
+// no task yet is left out for good (ids are unguessable: a client learns
+// one when it creates the task, then listens).
+//
+// Both lists are bounded (WithListenLimits) and de-duplicated with sets,
+// so the work is linear in the filter; the bounds are checked first.
+func (s *Server) honored(ctx context.Context, r *Request, p *protocol.SubscriptionsListenRequestParams) (*listenFilter, error) {
 	want := p.Notifications
-	var got protocol.SubscriptionFilter
+	lim := s.listenLimits()
+	if n := len(want.ResourceSubscriptions); n > lim.MaxResources {
+		return nil, InvalidParams(fmt.Sprintf("Invalid params: notifications.resourceSubscriptions has %d entries, more than the limit of %d", n, lim.MaxResources), nil)
+	}
+	size := 0
+	for _, uri := range want.ResourceSubscriptions {
+		size += len(uri)
+	}
+	if size > lim.MaxResourceBytes {
+		return nil, InvalidParams(fmt.Sprintf("Invalid params: the URIs of notifications.resourceSubscriptions total %d bytes, more than the limit of %d", size, lim.MaxResourceBytes), nil)
+	}
+	var taskIDs []string
+	if raw, ok := want.Extra.Get("taskIds"); ok {
+		if !r.declares(tasksExtension) {
+			return nil, MissingCapability(protocol.ClientCapabilities{Extensions: map[string]protocol.JSONObject{tasksExtension: protocol.JSONObject("{}")}})
+		}
+		if err := json.Unmarshal(raw, &taskIDs); err != nil {
+			return nil, InvalidParams("Invalid params: notifications.taskIds must be an array of strings", nil)
+		}
+		if n := len(taskIDs); n > lim.MaxTasks {
+			return nil, InvalidParams(fmt.Sprintf("Invalid params: notifications.taskIds has %d entries, more than the limit of %d", n, lim.MaxTasks), nil)
+		}
+	}
+	f := &listenFilter{}
+	got := &f.ack
 	yes := true
 	if want.ToolsListChanged != nil && *want.ToolsListChanged {
 		got.ToolsListChanged = &yes
@@ -165,41 +290,117 @@ func (s *Server) honored(r *Request, p *protocol.SubscriptionsListenRequestParam
 	if want.ResourcesListChanged != nil && *want.ResourcesListChanged {
 		got.ResourcesListChanged = &yes
 	}
-	for _, uri := range want.ResourceSubscriptions {
-		if s.knowsResource(uri) && !slices.Contains(got.ResourceSubscriptions, uri) {
-			got.ResourceSubscriptions = append(got.ResourceSubscriptions, uri)
-		}
+	if err := s.knownResources(ctx, r.Principal, want.ResourceSubscriptions, f); err != nil {
+		return nil, err
 	}
-	var taskIDs []string
-	if raw, ok := want.Extra.Get("taskIds"); ok {
-		if !r.declares(tasksExtension) {
-			return got, nil, MissingCapability(protocol.ClientCapabilities{Extensions: map[string]protocol.JSONObject{tasksExtension: protocol.JSONObject("{}")}})
-		}
-		if err := json.Unmarshal(raw, &taskIDs); err != nil {
-			return got, nil, InvalidParams("Invalid params: notifications.taskIds must be an array of strings", nil)
-		}
+	if err := s.ownTasks(ctx, r.Principal, taskIDs, f); err != nil {
+		return nil, err
 	}
-	return got, taskIDs, nil
+	return f, nil
 }
 
-func (s *Server) knowsResource(uri string) bool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if _, ok := s.resources[uri]; ok {
-		return true
+// ownTasks adds to f, once each, the ids of tasks that exist and belong to
+// principal. Without the tasks extension on this server there are none.
+func (s *Server) ownTasks(ctx context.Context, principal string, ids []string, f *listenFilter) error {
+	if len(ids) == 0 {
+		return nil
 	}
-	for _, t := range s.templates {
-		if t.tmpl.Match(uri) != nil {
-			return true
+	s.mu.RLock()
+	m := s.tasks
+	s.mu.RUnlock()
+	if m == nil {
+		return nil
+	}
+	f.tasks = make(map[string]struct{}, len(ids))
+	seen := make(map[string]struct{}, len(ids))
+	for _, id := range ids {
+		if _, dup := seen[id]; dup {
+			continue
+		}
+		seen[id] = struct{}{}
+		_, err := m.store.Get(ctx, principal, id)
+		switch {
+		case err == nil:
+			f.tasks[id] = struct{}{}
+			f.taskIDs = append(f.taskIDs, id)
+		case errors.Is(err, ErrTaskNotFound), errors.Is(err, ErrTaskExpired):
+			// unknown, another principal's, or gone: left out alike
+		case ctx.Err() != nil:
+			return ctx.Err()
+		default:
+			s.log.Error("task store", "op", "subscriptions/listen", "err", err)
+			return InternalError("Internal error: the task store is unavailable")
 		}
 	}
-	return false
+	return nil
+}
+
+// knownResources adds to f, once each and in the order asked, the URIs
+// that name a resource or match a template of this server and that
+// principal may watch. Templates are matched, and the authorizer called,
+// without holding s.mu, which a long match would otherwise hold against
+// registrations (and, behind a waiting writer, every request).
+func (s *Server) knownResources(ctx context.Context, principal string, uris []string, f *listenFilter) error {
+	if len(uris) == 0 {
+		return nil
+	}
+	seen := make(map[string]struct{}, len(uris))
+	unique := make([]string, 0, len(uris))
+	for _, uri := range uris {
+		if _, dup := seen[uri]; !dup {
+			seen[uri] = struct{}{}
+			unique = append(unique, uri)
+		}
+	}
+	known := make([]bool, len(unique))
+	s.mu.RLock()
+	for i, uri := range unique {
+		_, known[i] = s.resources[uri]
+	}
+	// templates only grows by append: the elements of this snapshot
+	// never change.
+	templates := s.templates
+	s.mu.RUnlock()
+	for i, uri := range unique {
+		if known[i] {
+			continue
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		for _, t := range templates {
+			if t.tmpl.Match(uri) != nil {
+				known[i] = true
+				break
+			}
+		}
+	}
+	if mayWatch := s.cfg.mayWatch; mayWatch != nil {
+		for i, uri := range unique {
+			if !known[i] {
+				continue
+			}
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			known[i] = mayWatch(ctx, principal, uri)
+		}
+	}
+	f.resources = make(map[string]struct{}, len(unique))
+	for i, uri := range unique {
+		if known[i] {
+			f.resources[uri] = struct{}{}
+			f.ack.ResourceSubscriptions = append(f.ack.ResourceSubscriptions, uri)
+		}
+	}
+	return nil
 }
 
 // deliver sends one event if the stream asked for it. It reports false
 // when the stream is gone.
-func (s *Server) deliver(r *Request, ev Event, f protocol.SubscriptionFilter, taskIDs []string, tag *protocol.NotificationMetaObject) bool {
+func (s *Server) deliver(r *Request, ev Event, lf *listenFilter, tag *protocol.NotificationMetaObject) bool {
 	on := func(b *bool) bool { return b != nil && *b }
+	f := &lf.ack
 	switch ev.Kind {
 	case EventToolsChanged:
 		if on(f.ToolsListChanged) {
@@ -214,13 +415,21 @@ func (s *Server) deliver(r *Request, ev Event, f protocol.SubscriptionFilter, ta
 			return r.sendAlways(protocol.MethodNotificationsResourcesListChanged, &protocol.NotificationParams{Meta: tag})
 		}
 	case EventResourceUpdated:
-		if slices.Contains(f.ResourceSubscriptions, ev.URI) {
+		if _, ok := lf.resources[ev.URI]; ok {
 			return r.sendAlways(protocol.MethodNotificationsResourcesUpdated, &protocol.ResourceUpdatedNotificationParams{Meta: tag, URI: ev.URI})
 		}
 	case EventTask:
-		if slices.Contains(taskIDs, ev.TaskID) && len(ev.Data) > 0 {
-			return r.sendRaw("notifications/tasks", taggedTask(ev.Data, tag))
+		if _, ok := lf.tasks[ev.TaskID]; !ok || len(ev.Data) == 0 {
+			return true
 		}
+		// Only a task the filter honoured, and only if the payload is that
+		// task: the decision above reads ev.TaskID, the client gets ev.Data.
+		b, ok := taggedTask(ev.TaskID, ev.Data, tag)
+		if !ok {
+			s.log.Warn("dropping a task event whose data is not the task it names", "task", ev.TaskID)
+			return true
+		}
+		return r.sendRaw("notifications/tasks", b)
 	}
 	return true
 }
@@ -244,20 +453,26 @@ func (r *Request) sendRaw(method string, params []byte) bool {
 	return r.out.notify(msg)
 }
 
-// taggedTask adds the subscription id to a task's JSON object.
-func taggedTask(task []byte, tag *protocol.NotificationMetaObject) []byte {
+// taggedTask adds the subscription id to a task's JSON object. It reports
+// false, and nothing is to be sent, unless task is a JSON object whose
+// taskId is id.
+func taggedTask(id string, task []byte, tag *protocol.NotificationMetaObject) ([]byte, bool) {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(task, &m) != nil {
-		return task
+		return nil, false
+	}
+	var got string
+	if json.Unmarshal(m["taskId"], &got) != nil || got != id {
+		return nil, false
 	}
 	metaJSON, err := protocol.Marshal(tag)
 	if err != nil {
-		return task
+		return nil, false
 	}
 	m["_meta"] = metaJSON
 	b, err := json.Marshal(m)
 	if err != nil {
-		return task
+		return nil, false
 	}
-	return b
+	return b, true
 }

@@ -23,7 +23,14 @@ type sseStream struct {
 
 func openListen(t *testing.T, srv *httptest.Server, id any, filter M) *sseStream {
 	t.Helper()
-	body := rpc(id, "subscriptions/listen", params(M{"notifications": filter}))
+	return openListenWith(t, srv, id, params(M{"notifications": filter}), nil)
+}
+
+// openListenWith opens a listen stream whose params are p; mod may change
+// the request before it is sent (an X-User header, for instance).
+func openListenWith(t *testing.T, srv *httptest.Server, id any, p M, mod func(*http.Request)) *sseStream {
+	t.Helper()
+	body := rpc(id, "subscriptions/listen", p)
 	req, err := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
@@ -32,6 +39,9 @@ func openListen(t *testing.T, srv *httptest.Server, id any, filter M) *sseStream
 		req.Header[k] = v
 	}
 	req.Header.Set("Content-Type", "application/json")
+	if mod != nil {
+		mod(req)
+	}
 	resp, err := srv.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)

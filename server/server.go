@@ -77,6 +77,8 @@ type config struct {
 	maxInputs         int
 	maxConcurrent     int
 	streamLifetime    time.Duration
+	listenLimits      ListenLimits
+	mayWatch          func(ctx context.Context, principal, uri string) bool
 	rate              rate.Limit
 	burst             int
 }

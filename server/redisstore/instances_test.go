@@ -124,7 +124,14 @@ type response struct {
 // call sends one request and decodes its JSON response.
 func (in *instance) call(t *testing.T, id any, method string, params M) *response {
 	t.Helper()
-	resp, err := in.srv.Client().Do(in.request(t, id, method, params))
+	return in.do(t, in.request(t, id, method, params))
+}
+
+// do sends one request and decodes its JSON response.
+func (in *instance) do(t *testing.T, req *http.Request) *response {
+	t.Helper()
+	method := req.Header.Get(server.HeaderMethod)
+	resp, err := in.srv.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -216,7 +223,13 @@ func (in *instance) listen(t *testing.T, id any, filter M) *listenStream {
 
 func (in *instance) listenWith(t *testing.T, id any, caps M, filter M) *listenStream {
 	t.Helper()
-	resp, err := in.srv.Client().Do(in.request(t, id, "subscriptions/listen", M{"_meta": meta(caps), "notifications": filter}))
+	return in.stream(t, in.request(t, id, "subscriptions/listen", M{"_meta": meta(caps), "notifications": filter}))
+}
+
+// stream sends a subscriptions/listen request and reads its stream.
+func (in *instance) stream(t *testing.T, req *http.Request) *listenStream {
+	t.Helper()
+	resp, err := in.srv.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}

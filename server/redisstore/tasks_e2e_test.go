@@ -19,7 +19,8 @@ import (
 // extension) that asks for a name; tasks live in a Redis TaskStore and
 // task events travel on the Redis broker. Runners poll their record only
 // every 30 s, so a task that moves faster was woken through the broker.
-func newTaskInstance(t *testing.T, name string, opt *redis.Options, prefix string) *instance {
+// Its HTTP handler takes the options httpOpts (at most one), if given.
+func newTaskInstance(t *testing.T, name string, opt *redis.Options, prefix string, httpOpts ...server.HTTPOptions) *instance {
 	t.Helper()
 	in := &instance{name: name}
 	rdb := newClient(t, opt)
@@ -56,7 +57,11 @@ func newTaskInstance(t *testing.T, name string, opt *redis.Options, prefix strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	in.srv = httptest.NewServer(s.Handler(server.HTTPOptions{}))
+	var ho server.HTTPOptions
+	if len(httpOpts) > 0 {
+		ho = httpOpts[0]
+	}
+	in.srv = httptest.NewServer(s.Handler(ho))
 	t.Cleanup(in.srv.Close)
 	return in
 }
