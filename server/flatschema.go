@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"slices"
 	"sort"
 	"strings"
@@ -153,8 +152,10 @@ func hasType(v any, typ string) bool {
 		if !strings.ContainsAny(string(n), ".eE") {
 			return true
 		}
-		r, ok := new(big.Rat).SetString(string(n))
-		return ok && r.IsInt()
+		// An integer value (1.0, 1e2), decided on the digits: no big.Rat,
+		// whose cost grows with the exponent.
+		d, ok := parseDecimal(string(n))
+		return ok && d.exp >= 0
 	}
 	return false
 }
@@ -190,9 +191,9 @@ const maxFastMembers = 16
 // certain": the caller then parses and validates, which gives the verdict
 // and the message. Only the plain cases are decided here: escaped names
 // or strings, non-ASCII names, nested values, a non-integer literal for an integer member,
-// names that differ only in case, or more than maxFastMembers members all
-// answer false.
-func (f *flatSchema) validRaw(args []byte) bool {
+// names that differ only in case, a number over lim, or more than
+// maxFastMembers members all answer false.
+func (f *flatSchema) validRaw(args []byte, lim valueLimits) bool {
 	var names [maxFastMembers][]byte
 	n, required := 0, 0
 	i := skipWS(args, 0)
@@ -230,6 +231,11 @@ func (f *flatSchema) validRaw(args []byte) bool {
 		kind, next := scalarKind(args, i)
 		if kind == "" {
 			return false
+		}
+		if kind == "integer" || kind == "number" {
+			if numberProblem(lim, args[i:next]) != "" {
+				return false
+			}
 		}
 		typ, declared := f.props[string(name)]
 		switch {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"math"
 	"net"
 	"sync"
@@ -24,6 +25,12 @@ const (
 	// DefaultMaxRateLimiters bounds how many principals or addresses the
 	// rate limiter tracks at once.
 	DefaultMaxRateLimiters = 10000
+	// DefaultMaxNumberDigits bounds the digits of one number in tool
+	// arguments (WithNumberLimits).
+	DefaultMaxNumberDigits = 100
+	// DefaultMaxNumberExponent bounds the exponent, as written, of one
+	// number in tool arguments (WithNumberLimits).
+	DefaultMaxNumberExponent = 400
 )
 
 // CodeRateLimited is the JSON-RPC error code of a tools/call refused by
@@ -43,6 +50,58 @@ func DefaultDecodeLimits() protocol.UnmarshalOptions {
 // of incoming messages; zero fields take protocol's defaults. A message
 // over a limit is refused with -32600 before the rest of it is read.
 func WithDecodeLimits(o protocol.UnmarshalOptions) Option { return func(c *config) { c.decode = o } }
+
+// WithNumberLimits bounds the numbers of tool arguments: at most
+// maxDigits digits (integer and fraction parts together, leading zeros
+// included; default 100) and an exponent, as written, of at most
+// ±maxExponent (default 400). Zero or less keeps a default; values above
+// 500,000 count as 500,000 (beyond, big.Rat refuses some numbers, and the
+// validator then crashes on them: the limits keep every such number out).
+//
+// The schema validator turns numbers into exact rationals (big.Rat) for
+// integer types, minimum and maximum, multipleOf, enum and const: 1e999999
+// becomes a million-digit integer, some 20 ms of CPU each, and two hundred
+// of them fit in 2 KB. The limits are applied where the arguments become
+// the validator's input, before anything converts a number, to every
+// number of the arguments whether or not its place is validated. A number
+// over them is invalid arguments: a tool execution error naming its path
+// (after the Mcp-Param-* headers are compared), and the handler does not
+// run. The same limits apply to structuredContent checked against an
+// outputSchema (a result over them is -32603, logged).
+//
+// The defaults accept every float64 a JSON encoder writes (at most 17
+// significant digits; plain forms such as 0.000001234… or 1e20 written
+// out stay under 30 digits; exponents reach ±324) and integers of up to
+// 332 bits; 1e400 still reaches the schema, which judges it. At the
+// limits one number costs the validator some 5 µs.
+//
+// This is not WithDecodeLimits: that bounds the protocol decoder, which
+// never converts a number to a big value, and what it refuses is -32600,
+// while arguments over these limits are a tool error.
+func WithNumberLimits(maxDigits, maxExponent int) Option {
+	return func(c *config) { c.maxNumberDigits, c.maxNumberExponent = maxDigits, maxExponent }
+}
+
+// valueLimits returns the number limits of s, checking ctx (when not nil)
+// while parsing.
+func (s *Server) valueLimits(ctx context.Context) valueLimits {
+	l := defaultValueLimits()
+	if s.cfg.maxNumberDigits > 0 {
+		l.maxDigits = min(s.cfg.maxNumberDigits, maxNumberLimit)
+	}
+	if s.cfg.maxNumberExponent > 0 {
+		l.maxExponent = min(s.cfg.maxNumberExponent, maxNumberLimit)
+	}
+	l.ctx = ctx
+	return l
+}
+
+// maxNumberLimit is the most either number limit can be set to. big.Rat
+// refuses a number whose decimal exponent, less its fraction digits, is
+// beyond ±1,000,000, and the validator then dereferences the nil *big.Rat
+// (minimum, maximum, multipleOf): with both limits at most this, no
+// number it is given can be refused so.
+const maxNumberLimit = 500_000
 
 // WithMaxInputRequests bounds the input requests of one input_required
 // result and the inputResponses a retry may carry (default 16).

@@ -71,6 +71,8 @@ type config struct {
 	streamLifetime    time.Duration
 	rate              rate.Limit
 	burst             int
+	maxNumberDigits   int // WithNumberLimits; 0: the default
+	maxNumberExponent int // WithNumberLimits; 0: the default
 }
 
 // WithInstructions sets the instructions returned by server/discover.

@@ -452,23 +452,10 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 	// The common case, a flat schema and no Mcp-Param-* headers to
 	// compare, is decided on the text; anything else is parsed once for
 	// the headers and the validator.
-	if t.flat == nil || x.viaHTTP && len(t.headers) > 0 || !t.flat.validRaw(args) {
-		inst, err := parseValue(args)
-		if err != nil {
-			return nil, InvalidParams("arguments: "+err.Error(), nil)
-		}
-		if x.viaHTTP {
-			if err := checkParamHeaders(t.headers, inst, x.headers); err != nil {
-				return nil, err
-			}
-		}
-		if t.flat != nil {
-			if err := t.flat.validate(inst); err != nil {
-				return toolError("Invalid arguments: " + err.Error()), nil
-			}
-		} else if err := t.input.Validate(inst); err != nil {
-			// A tool execution error, so that the model can correct itself.
-			return toolError("Invalid arguments: " + validationText(err)), nil
+	lim := s.valueLimits(ctx)
+	if t.flat == nil || x.viaHTTP && len(t.headers) > 0 || !t.flat.validRaw(args, lim) {
+		if res, err := s.checkArgs(ctx, t, args, lim, x); res != nil || err != nil {
+			return res, err
 		}
 	}
 	if err := s.prepareMRTR(r, p.Name, p.InputResponses, p.RequestState); err != nil {
@@ -484,6 +471,47 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 	}
 	res, err := t.handler(ctx, r, args)
 	return s.finishTool(r, t, res, err)
+}
+
+// checkArgs parses and validates tool arguments the fast path did not
+// vouch for: a result (a tool execution error) or an error refuses them.
+//
+// The validator (santhosh-tekuri/jsonschema) cannot be interrupted, so
+// what it is given is bounded before it starts: numbers by the number
+// limits. Parsing stops when ctx ends, and ctx is checked again just
+// before the validator runs.
+func (s *Server) checkArgs(ctx context.Context, t *tool, args json.RawMessage, lim valueLimits, x *exchange) (wireResult, error) {
+	vp := valueParser{b: args, lim: lim}
+	inst, err := vp.parse()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err() // the client went away, or the deadline passed
+		}
+		return nil, InvalidParams("arguments: "+err.Error(), nil)
+	}
+	if x.viaHTTP {
+		if err := checkParamHeaders(t.headers, inst, x.headers); err != nil {
+			return nil, err
+		}
+	}
+	// A tool execution error from here on, so that the model can correct
+	// itself.
+	if vp.over != nil {
+		return toolError("Invalid arguments: " + vp.over.Error()), nil
+	}
+	if t.flat != nil {
+		if err := t.flat.validate(inst); err != nil {
+			return toolError("Invalid arguments: " + err.Error()), nil
+		}
+		return nil, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := t.input.Validate(inst); err != nil {
+		return toolError("Invalid arguments: " + validationText(err)), nil
+	}
+	return nil, nil
 }
 
 // finishTool turns what a tool handler returned into the tools/call
@@ -508,7 +536,7 @@ func (s *Server) finishTool(r *Request, t *tool, res *protocol.CallToolResult, e
 			s.log.Error("tool result lacks structuredContent required by its outputSchema", "tool", t.def.Name)
 			return nil, InternalError("tool result does not match its outputSchema")
 		}
-		v, err := parseValue(res.StructuredContent)
+		v, err := parseValue(res.StructuredContent, s.valueLimits(context.Background()))
 		if err == nil {
 			err = t.output.Validate(v)
 		}

@@ -1,0 +1,207 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// The checks tool arguments go through before their handler, seen from a
+// client: numbers too costly to validate (R-TOOL-10, R-SCHEMA-08), and a
+// client gone away. Each refusal is a tool execution error (isError,
+// R-TOOL-09, A9) naming the path, and the handler does not run.
+
+// countingTool registers a tool that counts its calls and answers "ran".
+func countingTool(t testing.TB, s *Server, name, schema string) *atomic.Int64 {
+	t.Helper()
+	n := new(atomic.Int64)
+	addTool(t, s, `{"name":"`+name+`","inputSchema":`+schema+`}`, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+		n.Add(1)
+		return TextResult("ran"), nil
+	})
+	return n
+}
+
+// callBody is a tools/call request for tool with raw JSON arguments.
+func callBody(id int, tool, args string) []byte {
+	return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"_meta":%s,"name":%q,"arguments":%s}}`, id, hostileMeta, tool, args))
+}
+
+// jsonList joins n copies of item with commas.
+func jsonList(item string, n int) string {
+	return strings.TrimSuffix(strings.Repeat(item+",", n), ",")
+}
+
+// The schemas and arguments of the number-cost benchmark: 200 numbers
+// against a flat schema (200 integer members, the runtime's own
+// validator) and against a general one (minimum, the JSON Schema
+// validator); 1e999999 costs the validator's big.Rat some 20 ms.
+func flat200Schema() string {
+	props := make([]string, 200)
+	for i := range props {
+		props[i] = fmt.Sprintf(`"n%d":{"type":"integer"}`, i)
+	}
+	return `{"type":"object","properties":{` + strings.Join(props, ",") + `}}`
+}
+
+func flat200Args(num string) string {
+	m := make([]string, 200)
+	for i := range m {
+		m[i] = fmt.Sprintf(`"n%d":%s`, i, num)
+	}
+	return "{" + strings.Join(m, ",") + "}"
+}
+
+const general200Schema = `{"type":"object","properties":{"a":{"type":"array","items":{"type":"number","minimum":0}}}}`
+
+func general200Args(num string) string { return `{"a":[` + jsonList(num, 200) + `]}` }
+
+// numberCostServer serves the two tools of the number-cost benchmark.
+func numberCostServer(t testing.TB) (http.Handler, map[string]*atomic.Int64) {
+	s := newServer(t)
+	runs := map[string]*atomic.Int64{
+		"flat":    countingTool(t, s, "flat", flat200Schema()),
+		"general": countingTool(t, s, "general", general200Schema),
+	}
+	return s.Handler(HTTPOptions{}), runs
+}
+
+// A number with a huge exponent is refused before anything converts it:
+// a tool error naming its path, and the handler does not run, on the flat
+// and the general path (R-TOOL-10, R-SCHEMA-08, R-TOOL-09).
+func TestHugeExponentsRefused(t *testing.T) {
+	h, runs := numberCostServer(t)
+	for _, c := range []struct {
+		tool, args, path string
+	}{
+		{"flat", flat200Args("1e999999"), "/n"},
+		{"general", general200Args("1e999999"), "/a/"},
+		{"general", `{"a":[0,1,2,-1E-999999]}`, "/a/3"},
+		{"general", `{"a":[0],"b":{"c":[1e999999]}}`, "/b/c/0"},
+		{"general", `{"a":[` + strings.Repeat("9", 100000) + `]}`, "/a/0"},
+	} {
+		start := time.Now()
+		rec := post(t, h, callBody(1, c.tool, c.args), nil)
+		w := single(t, rec)
+		d := time.Since(start)
+		if !w.isError() || !strings.Contains(w.text(t, 0), "at "+c.path) || !strings.Contains(w.text(t, 0), "number") {
+			t.Errorf("%s %.60s: want a tool error naming %s, got %s", c.tool, c.args, c.path, w.raw)
+		}
+		if n := runs[c.tool].Load(); n != 0 {
+			t.Errorf("%s %.60s: the handler ran", c.tool, c.args)
+		}
+		if d > 5*time.Second { // a bound against a hang, not a timing
+			t.Errorf("%s %.60s: answered in %v", c.tool, c.args, d)
+		}
+	}
+	// The same arguments with small numbers are served.
+	for tool, args := range map[string]string{"flat": flat200Args("7"), "general": general200Args("7")} {
+		if w := single(t, post(t, h, callBody(2, tool, args), nil)); w.isError() || w.text(t, 0) != "ran" {
+			t.Errorf("%s with small numbers: %s", tool, w.raw)
+		}
+	}
+}
+
+// benchCall serves one tools/call per iteration.
+func benchCall(b *testing.B, h http.Handler, body []byte) {
+	b.ReportAllocs()
+	for b.Loop() {
+		post(b, h, body, nil)
+	}
+}
+
+// BenchmarkHugeExponents: 200 numbers of 1e999999, and 200 small
+// integers, in one tools/call, against a flat and a general schema.
+func BenchmarkHugeExponents(b *testing.B) {
+	h, _ := numberCostServer(b)
+	for _, path := range []string{"flat", "general"} {
+		args := flat200Args
+		if path == "general" {
+			args = general200Args
+		}
+		b.Run(path+"/small", func(b *testing.B) { benchCall(b, h, callBody(1, path, args("7"))) })
+		b.Run(path+"/1e999999", func(b *testing.B) { benchCall(b, h, callBody(1, path, args("1e999999"))) })
+	}
+}
+
+// Refusing 200 numbers of 1e999999 costs no more than twice serving 200
+// small integers. This compares two measurements of one run on one
+// machine (a ratio, not a timing): before the number limits, the huge
+// numbers cost some 4 s per call, tens of thousands of times more.
+func TestHugeExponentRatio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs four benchmarks")
+	}
+	h, _ := numberCostServer(t)
+	for _, path := range []string{"flat", "general"} {
+		args := flat200Args
+		if path == "general" {
+			args = general200Args
+		}
+		// Two rounds, alternating, keeping each one's best: a busy
+		// machine slows one measurement, not the comparison.
+		var small, huge int64 = 1 << 62, 1 << 62
+		for range 2 {
+			small = min(small, testing.Benchmark(func(b *testing.B) { benchCall(b, h, callBody(1, path, args("7"))) }).NsPerOp())
+			huge = min(huge, testing.Benchmark(func(b *testing.B) { benchCall(b, h, callBody(1, path, args("1e999999"))) }).NsPerOp())
+		}
+		ratio := float64(huge) / float64(max(small, 1))
+		t.Logf("%s: 200 small integers %d ns/call, 200 × 1e999999 %d ns/call: ratio %.2f", path, small, huge, ratio)
+		if ratio > 2 {
+			t.Errorf("%s: 200 × 1e999999 cost %.1f times 200 small integers, want at most 2", path, ratio)
+		}
+	}
+}
+
+const recordsSchema = `{"type":"object","properties":{"items":{"type":"array","items":{"type":"object","properties":{
+	"id":{"type":"integer","minimum":1},"name":{"type":"string","maxLength":200},"price":{"type":"number","minimum":0},
+	"qty":{"type":"integer","minimum":0},"tags":{"type":"array","items":{"type":"string"}},"active":{"type":"boolean"},
+	"sku":{"type":"string","pattern":"^[A-Z]+-[0-9]+$"},"weight":{"type":"number"},"color":{"enum":["red","green","blue"]},
+	"note":{"type":"string"}},"required":["id","name"],"additionalProperties":false}}},"required":["items"]}`
+
+func recordsArgs(n int) string {
+	const rec = `{"id":12345,"name":"Widget number one","price":19.99,"qty":3,"tags":["a","b"],"active":true,"sku":"ABC-123","weight":1.5,"color":"red","note":"n"}`
+	return `{"items":[` + jsonList(rec, n) + `]}`
+}
+
+// A request whose client has gone away is not validated, and its handler
+// does not run.
+func TestArgumentsNotValidatedForAGoneClient(t *testing.T) {
+	s := newServer(t)
+	runs := countingTool(t, s, "records", recordsSchema)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out bytes.Buffer
+	in := callBody(1, "records", recordsArgs(500)) // 6,500 values, 5,000 members
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+loopback+"/mcp", bytes.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range mirror(in) {
+		r.Header[k] = v
+	}
+	s.Handler(HTTPOptions{}).ServeHTTP(&discardWriter{h: http.Header{}, w: &out}, r)
+	if runs.Load() != 0 || out.Len() != 0 {
+		t.Errorf("the handler ran %d times for a request whose client had gone away; answer %.300s", runs.Load(), out.Bytes())
+	}
+}
+
+// discardWriter is a ResponseWriter into a buffer.
+type discardWriter struct {
+	h http.Header
+	w *bytes.Buffer
+}
+
+func (d *discardWriter) Header() http.Header         { return d.h }
+func (d *discardWriter) Write(b []byte) (int, error) { return d.w.Write(b) }
+func (d *discardWriter) WriteHeader(int)             {}

@@ -1,0 +1,123 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// Unit tests of the number limits (WithNumberLimits; R-TOOL-10,
+// R-SCHEMA-08).
+
+// WithNumberLimits sets both limits; zero keeps a default.
+func TestNumberLimitsOption(t *testing.T) {
+	for _, c := range []struct {
+		opts     []Option
+		args     string
+		refusal  string // "" when served
+		toolName string
+	}{
+		{[]Option{WithNumberLimits(10, 20)}, `{"x":1234567890}`, "", "num"},
+		{[]Option{WithNumberLimits(10, 20)}, `{"x":12345678901}`, "at /x: number has 11 digits, more than the limit of 10", "num"},
+		{[]Option{WithNumberLimits(10, 20)}, `{"x":-0.123456789}`, "", "num"},
+		{[]Option{WithNumberLimits(10, 20)}, `{"x":1e20}`, "", "num"},
+		{[]Option{WithNumberLimits(10, 20)}, `{"x":1e-21}`, "at /x: number's exponent is beyond the limit of ±20", "num"},
+		{[]Option{WithNumberLimits(0, 0)}, `{"x":` + strings.Repeat("1", DefaultMaxNumberDigits) + `}`, "", "num"},
+		{[]Option{WithNumberLimits(0, 0)}, `{"x":1e401}`, "at /x: number's exponent is beyond the limit of ±400", "num"},
+		{[]Option{WithNumberLimits(200, 0)}, `{"x":` + strings.Repeat("1", 200) + `}`, "", "num"},
+		{[]Option{WithNumberLimits(200, 0)}, `{"x":1e401}`, "at /x: number's exponent is beyond the limit of ±400", "num"},
+		{[]Option{WithNumberLimits(10, 20)}, `{"a":[1,2,{"b":[12345678901]}]}`, "at /a/2/b/0: number has 11 digits", "general"},
+		// big.Rat refuses these, and the validator then dereferences a nil
+		// *big.Rat (minimum): no setting lets them through.
+		{[]Option{WithNumberLimits(1<<40, 1<<40)}, `{"a":[1e9999999]}`, "at /a/0: number's exponent is beyond the limit of ±500000", "general"},
+		{[]Option{WithNumberLimits(1<<40, 1<<40)}, `{"a":[1e-500001]}`, "at /a/0: number's exponent is beyond the limit of ±500000", "general"},
+		{[]Option{WithNumberLimits(1<<40, 1<<40)}, `{"a":[0.` + strings.Repeat("0", 500000) + `1]}`, "at /a/0: number has 500002 digits, more than the limit of 500000", "general"},
+		{[]Option{WithNumberLimits(1<<40, 1<<40)}, `{"a":[1e400000]}`, "", "general"},
+	} {
+		s := newServer(t, c.opts...)
+		runs := countingTool(t, s, "num", `{"type":"object","properties":{"x":{"type":"number"}}}`)
+		runs2 := countingTool(t, s, "general", `{"type":"object","properties":{"a":{"type":"array","items":{"minimum":0}}}}`)
+		w := single(t, post(t, s.Handler(HTTPOptions{}), callBody(1, c.toolName, c.args), nil))
+		switch {
+		case c.refusal == "" && (w.isError() || runs.Load()+runs2.Load() != 1):
+			t.Errorf("%.200s: want it served, got %.300s", c.args, w.raw)
+		case c.refusal != "" && (!w.isError() || !strings.Contains(w.text(t, 0), c.refusal) || runs.Load()+runs2.Load() != 0):
+			t.Errorf("%.200s: want a tool error %q, got %.300s", c.args, c.refusal, w.raw)
+		}
+	}
+}
+
+// parseValue refuses a number over the limits with a *valueError naming
+// its path (escaped as a JSON Pointer), for callers that answer -32602.
+func TestParseValueNumberError(t *testing.T) {
+	_, err := parseValue([]byte(`{"a/b":[0,{"c~d":1e401}],"e":1e999999}`), defaultValueLimits())
+	var ve *valueError
+	if !errors.As(err, &ve) {
+		t.Fatalf("want a *valueError, got %v", err)
+	}
+	if got := ve.Error(); got != "at /a~1b/1/c~0d: number's exponent is beyond the limit of ±400" && got != "at /e: number's exponent is beyond the limit of ±400" {
+		t.Errorf("error %q", got)
+	}
+	if _, err := parseValue([]byte(`1e999999`), defaultValueLimits()); err == nil || err.Error() != "at /: number's exponent is beyond the limit of ±400" {
+		t.Errorf("a number at the root: %v", err)
+	}
+	for _, ok := range []string{`0`, `-0`, `1.5e-3`, `1E+999999`, `123`, `-0.0`, `1e400`} {
+		if !validNumber([]byte(ok)) {
+			t.Errorf("%s is a JSON number", ok)
+		}
+	}
+	for _, bad := range []string{``, `-`, `01`, `1.`, `.5`, `1e`, `1e+`, `--1`, `1.e5`, `+1`, `1-2`, `1e5.5`, `0x1`} {
+		if validNumber([]byte(bad)) {
+			t.Errorf("%q is not a JSON number", bad)
+		}
+	}
+	if d, e := numberSize("-12.340e-0007"); d != 5 || e != 7 {
+		t.Errorf("numberSize: %d digits, exponent %d", d, e)
+	}
+	if _, e := numberSize("1e" + strings.Repeat("9", 40)); e < 1e15 {
+		t.Errorf("a huge exponent saturates, got %d", e)
+	}
+}
+
+// structuredContent checked against an outputSchema is held to the same
+// number limits: over them the result is -32603 (R-TOOL-06).
+func TestStructuredContentNumberLimits(t *testing.T) {
+	s := newServer(t)
+	for name, sc := range map[string]string{"big": `{"n":1e999999}`, "ok": `{"n":1e300}`} {
+		addTool(t, s, `{"name":"`+name+`","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"n":{"type":"number","minimum":0}}}}`,
+			func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+				return &protocol.CallToolResult{Content: []protocol.ContentBlock{Text(sc)}, StructuredContent: json.RawMessage(sc)}, nil
+			})
+	}
+	h := s.Handler(HTTPOptions{})
+	if w := call(t, h, 1, protocol.MethodToolsCall, params(M{"name": "big"})); w.code() != protocol.CodeInternalError {
+		t.Errorf("1e999999 in structuredContent: %s", w.raw)
+	}
+	if w := call(t, h, 1, protocol.MethodToolsCall, params(M{"name": "ok"})); w.code() != 0 {
+		t.Errorf("1e300 in structuredContent: %s", w.raw)
+	}
+}
+
+// The parser stops when the context ends; checkArgs checks the context
+// before the validator too, and answers with its error.
+func TestArgumentsContext(t *testing.T) {
+	s := newServer(t)
+	countingTool(t, s, "records", recordsSchema)
+	tl := s.lookupTool("records")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	lim := s.valueLimits(ctx)
+	args := []byte(recordsArgs(1000)) // 13,000 values
+	if _, err := parseValue(args, lim); !errors.Is(err, context.Canceled) {
+		t.Errorf("parseValue with an ended context: %v", err)
+	}
+	for _, a := range [][]byte{args, []byte(recordsArgs(1))} {
+		if res, err := s.checkArgs(ctx, tl, a, lim, &exchange{}); res != nil || !errors.Is(err, context.Canceled) {
+			t.Errorf("checkArgs with an ended context (%d bytes): %v %v", len(a), res, err)
+		}
+	}
+}
