@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -119,5 +120,15 @@ func TestArgumentsContext(t *testing.T) {
 		if res, err := s.checkArgs(ctx, tl, a, lim, &exchange{}); res != nil || !errors.Is(err, context.Canceled) {
 			t.Errorf("checkArgs with an ended context (%d bytes): %v %v", len(a), res, err)
 		}
+	}
+}
+
+// validationText spells out at most maxValidationLines failures.
+func TestValidationTextBounded(t *testing.T) {
+	s := newServer(t)
+	countingTool(t, s, "ints", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer","minimum":10}}}}`)
+	w := single(t, post(t, s.Handler(HTTPOptions{}), callBody(1, "ints", `{"a":[`+jsonList("1", 5000)+`]}`), nil))
+	if text := w.text(t, 0); !w.isError() || strings.Count(text, "; at ") != maxValidationLines-1 || !strings.HasSuffix(text, fmt.Sprintf("; and %d more", 5000-maxValidationLines)) {
+		t.Errorf("%d bytes: %.300s", len(text), text)
 	}
 }

@@ -556,8 +556,13 @@ func toolError(text string) *protocol.CallToolResult {
 	return &protocol.CallToolResult{IsError: &t, Content: []protocol.ContentBlock{{Value: &protocol.TextContent{Text: text}}}}
 }
 
+// maxValidationLines bounds the failures validationText spells out: an
+// array of a million wrong values must not make a message of tens of
+// megabytes.
+const maxValidationLines = 32
+
 // validationText flattens a validator error into one line per failure,
-// each with its instance path.
+// each with its instance path, up to maxValidationLines of them.
 func validationText(err error) string {
 	var ve *sjs.ValidationError
 	if !errors.As(err, &ve) {
@@ -565,9 +570,14 @@ func validationText(err error) string {
 	}
 	english := message.NewPrinter(language.English)
 	var lines []string
+	more := 0
 	var walk func(e *sjs.ValidationError)
 	walk = func(e *sjs.ValidationError) {
 		if len(e.Causes) == 0 {
+			if len(lines) == maxValidationLines {
+				more++
+				return
+			}
 			loc := "/" + strings.Join(e.InstanceLocation, "/")
 			lines = append(lines, fmt.Sprintf("at %s: %s", loc, e.ErrorKind.LocalizedString(english)))
 			return
@@ -577,5 +587,8 @@ func validationText(err error) string {
 		}
 	}
 	walk(ve)
+	if more > 0 {
+		lines = append(lines, fmt.Sprintf("and %d more", more))
+	}
 	return strings.Join(lines, "; ")
 }
