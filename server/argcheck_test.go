@@ -15,9 +15,11 @@ import (
 )
 
 // The checks tool arguments go through before their handler, seen from a
-// client: numbers too costly to validate (R-TOOL-10, R-SCHEMA-08), and a
-// client gone away. Each refusal is a tool execution error (isError,
-// R-TOOL-09, A9) naming the path, and the handler does not run.
+// client: numbers too costly to validate (R-TOOL-10, R-SCHEMA-08), a
+// client gone away, and member names that are declared properties only
+// ignoring case (R-TOOL-10, R-HDR-07). Each refusal is a tool execution
+// error (isError, R-TOOL-09, A9) naming the path, and the handler does not
+// run.
 
 // countingTool registers a tool that counts its calls and answers "ran".
 func countingTool(t testing.TB, s *Server, name, schema string) *atomic.Int64 {
@@ -205,3 +207,94 @@ type discardWriter struct {
 func (d *discardWriter) Header() http.Header         { return d.h }
 func (d *discardWriter) Write(b []byte) (int, error) { return d.w.Write(b) }
 func (d *discardWriter) WriteHeader(int)             {}
+
+// A member whose name equals a declared property only ignoring case is
+// refused, naming its path, on every kind of schema, both transports, and
+// the handler does not run (R-TOOL-10, R-HDR-07, R-SCHEMA-01). Exact
+// names, names declared in both spellings, and names a patternProperties
+// pattern matches are not case variants.
+func TestCaseVariantArguments(t *testing.T) {
+	type tc struct {
+		schema, args string
+		refused      string // the path named, "" when served
+	}
+	cases := []tc{
+		// Flat schemas: the fast path.
+		{`{"type":"object","properties":{"seconds":{"type":"integer"}}}`, `{"SECONDS":-5}`, "/SECONDS"},
+		{`{"type":"object","properties":{"seconds":{"type":"integer"}}}`, `{"Seconds":1,"other":2}`, "/Seconds"},
+		{`{"type":"object","properties":{"seconds":{"type":"integer"}}}`, `{"seconds":1,"other":2}`, ""},
+		{`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`, `{"Region":"eu-attacker"}`, "/Region"},
+		{`{"type":"object","properties":{"kind":{"type":"string"}}}`, `{"\u212aind":"x"}`, "/\u212aind"},
+		{`{"type":"object","properties":{"kind":{"type":"string"}}}`, `{"k\u0131nd":"x"}`, "/k\u0131nd"},
+		{`{"type":"object","properties":{"Kind":{"type":"string"}}}`, `{"kind":"x"}`, "/kind"},
+		{`{"type":"object","properties":{"a":{"type":"string"},"A":{"type":"integer"}}}`, `{"A":1}`, ""},
+		// General schemas.
+		{`{"type":"object","properties":{"seconds":{"type":"integer","minimum":0}}}`, `{"SECONDS":-5}`, "/SECONDS"},
+		{`{"type":"object","properties":{"loc":{"type":"object","properties":{"zone":{"type":"string","x-mcp-header":"Zone"}}}}}`, `{"loc":{"Zone":"z"}}`, "/loc/Zone"},
+		{`{"type":"object","properties":{"loc":{"type":"object","properties":{"zone":{"type":"string"}}}}}`, `{"loc":{"zone":"z","ZONE2":1}}`, ""},
+		{`{"type":"object","properties":{"xs":{"type":"array","items":{"type":"object","properties":{"qty":{"minimum":1}}}}}}`, `{"xs":[{"qty":1},{"Qty":0}]}`, "/xs/1/Qty"},
+		{`{"type":"object","properties":{"xs":{"type":"array","prefixItems":[{"type":"object","properties":{"a":{}}}]}}}`, `{"xs":[{"A":1}]}`, "/xs/0/A"},
+		{`{"type":"object","additionalProperties":{"type":"object","properties":{"v":{"type":"integer"}}}}`, `{"any":{"V":"x"}}`, "/any/V"},
+		{`{"type":"object","allOf":[{"properties":{"a":{"type":"integer"}}},{"properties":{"b":{"type":"integer"}}}]}`, `{"B":"x"}`, "/B"},
+		{`{"type":"object","anyOf":[{"properties":{"a":{"type":"integer"}}},{"required":["z"]}]}`, `{"A":"x","z":1}`, "/A"},
+		{`{"type":"object","oneOf":[{"properties":{"a":{"const":1}},"required":["a"]},{"required":["z"]}]}`, `{"A":2,"z":1}`, "/A"},
+		{`{"type":"object","if":{"properties":{"mode":{"const":"x"}}},"then":{"properties":{"n":{"minimum":0}}}}`, `{"mode":"x","N":-1}`, "/N"},
+		{`{"type":"object","$defs":{"p":{"type":"object","properties":{"deep":{"type":"string"}}}},"properties":{"p":{"$ref":"#/$defs/p"}}}`, `{"p":{"DEEP":1}}`, "/p/DEEP"},
+		{`{"type":"object","$defs":{"t":{"type":"object","properties":{"name":{"type":"string"},"kids":{"type":"array","items":{"$ref":"#/$defs/t"}}}}},"properties":{"tree":{"$ref":"#/$defs/t"}}}`, `{"tree":{"name":"a","kids":[{"name":"b","kids":[{"NAME":1}]}]}}`, "/tree/kids/0/kids/0/NAME"},
+		{`{"type":"object","dependentSchemas":{"a":{"properties":{"b":{"type":"integer"}}}},"properties":{"a":{}}}`, `{"a":1,"B":"x"}`, "/B"},
+		{`{"type":"object","properties":{"region":{"type":"string"}},"patternProperties":{"^R":{"type":"string"}}}`, `{"Region":"x"}`, ""},
+		{`{"type":"object","properties":{"region":{"type":"string"}},"patternProperties":{"^R":{"type":"string"}}}`, `{"rEGION":"x"}`, "/rEGION"},
+		{`{"type":"object","properties":{"a":{"type":"string"},"A":{"type":"string"}},"required":["a"]}`, `{"a":"x"}`, ""},
+	}
+	s := newServer(t)
+	h := s.Handler(HTTPOptions{})
+	for i, c := range cases {
+		name := fmt.Sprintf("t%d", i)
+		runs := countingTool(t, s, name, c.schema)
+		body := callBody(1, name, c.args)
+		// Over HTTP (the general path when the schema has x-mcp-header
+		// arguments) and over stdio (the fast path for flat schemas).
+		var out bytes.Buffer
+		if err := s.ServeStdio(context.Background(), bytes.NewReader(append(body, '\n')), &out); err != nil {
+			t.Fatal(err)
+		}
+		answers := []*wire{single(t, post(t, h, body, nil)), decodeWire(t, bytes.TrimSpace(out.Bytes()))}
+		for j, w := range answers {
+			via := []string{"http", "stdio"}[j]
+			switch {
+			case c.refused == "" && (w.isError() || w.code() != 0):
+				t.Errorf("%s %s on %s: want it served, got %s", via, c.args, c.schema, w.raw)
+			case c.refused != "" && (!w.isError() || !strings.Contains(w.text(t, 0), "at "+c.refused+": member name differs only in case")):
+				t.Errorf("%s %s on %s: want a tool error naming %s, got %s", via, c.args, c.schema, c.refused, w.raw)
+			}
+		}
+		want := int64(0)
+		if c.refused == "" {
+			want = 2
+		}
+		if n := runs.Load(); n != want {
+			t.Errorf("%s on %s: the handler ran %d times, want %d", c.args, c.schema, n, want)
+		}
+	}
+}
+
+// The case-variant check works with the typed tools' own decoder: a typed
+// tool (closed by additionalProperties: false) refuses the variant too,
+// naming it.
+func TestCaseVariantTypedTool(t *testing.T) {
+	s := newServer(t)
+	type in struct {
+		Seconds int `json:"seconds" jsonschema:"how long"`
+	}
+	var got atomic.Int64
+	if err := AddTypedTool(s, protocol.Tool{Name: "sleep"}, func(_ context.Context, _ *Request, a in) (*protocol.CallToolResult, error) {
+		got.Add(1)
+		return TextResult(fmt.Sprint(a.Seconds)), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	w := single(t, post(t, s.Handler(HTTPOptions{}), callBody(1, "sleep", `{"SECONDS":-5}`), nil))
+	if !w.isError() || !strings.Contains(w.text(t, 0), "SECONDS") || got.Load() != 0 {
+		t.Fatalf("typed tool: %s (ran %d)", w.raw, got.Load())
+	}
+}

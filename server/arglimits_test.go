@@ -5,14 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
 )
 
-// Unit tests of the number limits (WithNumberLimits; R-TOOL-10,
-// R-SCHEMA-08).
+// Unit tests of the number limits and the case-variant index
+// (WithNumberLimits; R-TOOL-10, R-SCHEMA-08, R-HDR-07).
 
 // WithNumberLimits sets both limits; zero keeps a default.
 func TestNumberLimitsOption(t *testing.T) {
@@ -103,8 +105,23 @@ func TestStructuredContentNumberLimits(t *testing.T) {
 	}
 }
 
-// The parser stops when the context ends; checkArgs checks the context
-// before the validator too, and answers with its error.
+// indexFor compiles schema and indexes it.
+func indexFor(t testing.TB, schema string) *argIndex {
+	t.Helper()
+	sch, err := newServer(t).compileSchema([]byte(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := newArgIndex(sch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return idx
+}
+
+// The walk stops once the work is over the limit, and when the context
+// ends; so does the parser; checkArgs checks the context before the
+// validator too, and answers with its error.
 func TestArgumentsContext(t *testing.T) {
 	s := newServer(t)
 	countingTool(t, s, "records", recordsSchema)
@@ -116,10 +133,55 @@ func TestArgumentsContext(t *testing.T) {
 	if _, err := parseValue(args, lim); !errors.Is(err, context.Canceled) {
 		t.Errorf("parseValue with an ended context: %v", err)
 	}
+	v, err := parseValue(args, defaultValueLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := tl.index.scan(ctx, v, math.MaxInt64); !errors.Is(err, context.Canceled) {
+		t.Errorf("scan with an ended context: %v", err)
+	}
 	for _, a := range [][]byte{args, []byte(recordsArgs(1))} {
 		if res, err := s.checkArgs(ctx, tl, a, lim, &exchange{}); res != nil || !errors.Is(err, context.Canceled) {
 			t.Errorf("checkArgs with an ended context (%d bytes): %v %v", len(a), res, err)
 		}
+	}
+	start := time.Now()
+	if w, _, _ := tl.index.scan(context.Background(), v, 1000); w <= 1000 || time.Since(start) > time.Second {
+		t.Errorf("scan over a limit of 1000: %d", w)
+	}
+}
+
+// The index follows $dynamicRef to every schema with its anchor, and
+// refuses schemas whose subschemas combine in too many ways.
+func TestArgIndexReferences(t *testing.T) {
+	dyn := indexFor(t, `{"$schema":"https://json-schema.org/draft/2020-12/schema","$dynamicAnchor":"node","type":"object",
+		"properties":{"kids":{"type":"array","items":{"$dynamicRef":"#node"}},"label":{"type":"string"}}}`)
+	v, _ := parseValue([]byte(`{"kids":[{"kids":[{"LABEL":"x"}]}]}`), defaultValueLimits())
+	if _, variants, _ := dyn.scan(context.Background(), v, math.MaxInt64); len(variants) != 1 || variants[0].Error() != "at /kids/0/kids/0/LABEL: member name differs only in case from the declared property 'label'" {
+		t.Errorf("through $dynamicRef: %v", variants)
+	}
+	many := make([]string, 12)
+	for i := range many {
+		many[i] = fmt.Sprintf(`{"$ref":"#/$defs/d%d"}`, i)
+	}
+	var defs []string
+	for i := range many {
+		defs = append(defs, fmt.Sprintf(`"d%d":{"properties":{"p%d":{"minimum":0}}}`, i, i))
+	}
+	idx := indexFor(t, `{"type":"object","$defs":{`+strings.Join(defs, ",")+`},"allOf":[`+strings.Join(many, ",")+`]}`)
+	v, _ = parseValue([]byte(`{"P3":1,"p4":2}`), defaultValueLimits())
+	if _, variants, _ := idx.scan(context.Background(), v, math.MaxInt64); len(variants) != 1 || !strings.Contains(variants.Error(), "'p3'") {
+		t.Errorf("through allOf and $ref: %v", variants)
+	}
+}
+
+// Case variants are listed in path order, at most maxReported of them.
+func TestCaseVariantsReport(t *testing.T) {
+	idx := indexFor(t, `{"type":"object","properties":{"xs":{"type":"array","items":{"type":"object","properties":{"a":{}}}}}}`)
+	v, _ := parseValue([]byte(`{"xs":[`+jsonList(`{"A":1}`, 20)+`]}`), defaultValueLimits())
+	_, variants, _ := idx.scan(context.Background(), v, math.MaxInt64)
+	if len(variants) != 20 || !strings.HasPrefix(variants.Error(), "at /xs/0/A: ") || !strings.HasSuffix(variants.Error(), "; and 12 more") {
+		t.Errorf("%d variants: %s", len(variants), variants.Error())
 	}
 }
 

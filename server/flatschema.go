@@ -17,6 +17,7 @@ import (
 // the same verdict.
 type flatSchema struct {
 	props    map[string]string // member → "string", "integer", "number" or "boolean"
+	names    []string          // the keys of props, sorted
 	required []string
 	closed   bool // additionalProperties: false
 }
@@ -94,6 +95,7 @@ func compileFlat(raw []byte) *flatSchema {
 	if _, ok := root["type"]; !ok {
 		return nil
 	}
+	f.names = sortedKeys(f.props)
 	return f
 }
 
@@ -191,8 +193,9 @@ const maxFastMembers = 16
 // certain": the caller then parses and validates, which gives the verdict
 // and the message. Only the plain cases are decided here: escaped names
 // or strings, non-ASCII names, nested values, a non-integer literal for an integer member,
-// names that differ only in case, a number over lim, or more than
-// maxFastMembers members all answer false.
+// names that differ only in case from each other or from a declared
+// property, a number over lim, or more than maxFastMembers members all
+// answer false.
 func (f *flatSchema) validRaw(args []byte, lim valueLimits) bool {
 	var names [maxFastMembers][]byte
 	n, required := 0, 0
@@ -243,6 +246,8 @@ func (f *flatSchema) validRaw(args []byte, lim valueLimits) bool {
 			return false
 		case declared && typ != kind && (typ != "number" || kind != "integer"):
 			return false
+		case !declared && f.variantOf(name):
+			return false // a declared property in another case: refused by the general path
 		}
 		if slices.Contains(f.required, string(name)) {
 			required++
@@ -260,6 +265,17 @@ func (f *flatSchema) validRaw(args []byte, lim valueLimits) bool {
 			return false
 		}
 	}
+}
+
+// variantOf reports whether name, which is not a declared property,
+// differs from one only in case.
+func (f *flatSchema) variantOf(name []byte) bool {
+	for _, p := range f.names {
+		if sameFolded(p, string(name)) {
+			return true
+		}
+	}
+	return false
 }
 
 // skipWS returns the index of the first byte at or after i that is not

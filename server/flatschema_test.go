@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -26,7 +27,9 @@ func TestFlatSchemaAgrees(t *testing.T) {
 		` { "text" : "a" , "n" : 7 } `, `{"text":"a\u0041"}`, `{"te\u0078t":"a"}`, `{"text":"a","Text":"b"}`,
 		`{"n":-12,"x":3,"b":true,"text":"é"}`, `{"n":1,"ı":"x"}`, `{"I":1,"ı":2}`, `{"i":1,"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"ı":"x"}`,
 		`{"i":1,"İ":2}`, `{"k":1,"K":2}`, `{"x":1E5}`, `{"n":1e+2}`, `{"text":"a","a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"o":14,"p":15,"q":16}`,
-		// Numbers over the limits (WithNumberLimits).
+		// Case variants of declared names alone (R-TOOL-10, R-HDR-07),
+		// and numbers over the limits (WithNumberLimits).
+		`{"Text":"a"}`, `{"text":"a","N":-1}`, `{"TEXT":1}`, `{"R":"eu"}`, `{"text":"a","\u212a":1}`, `{"text":"a","ſ":1}`,
 		`{"text":"a","x":1e999999}`, `{"text":"a","n":1e400}`, `{"text":"a","n":1e401}`, `{"text":"a","x":-1E-999999}`,
 		`{"text":"a","x":` + strings.Repeat("9", 100) + `}`, `{"text":"a","x":` + strings.Repeat("9", 101) + `}`, `{"text":"a","other":1e999999}`,
 	}
@@ -40,6 +43,10 @@ func TestFlatSchemaAgrees(t *testing.T) {
 			t.Fatalf("schema %s should be flat", sc)
 		}
 		general, err := s.compileSchema([]byte(sc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		index, err := newArgIndex(general)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,6 +66,9 @@ func TestFlatSchemaAgrees(t *testing.T) {
 			}
 			if rawOK && !generalOK {
 				t.Errorf("schema %s, instance %s: validRaw accepts what the general validator refuses", sc, in)
+			}
+			if _, variants, _ := index.scan(context.Background(), v, math.MaxInt64); rawOK && len(variants) > 0 {
+				t.Errorf("schema %s, instance %s: validRaw accepts a case variant of a declared name (%v)", sc, in, variants)
 			}
 			if plainValid[in] && generalOK && !rawOK {
 				t.Errorf("schema %s, instance %s: validRaw declines a plain valid instance", sc, in)
@@ -83,11 +93,13 @@ func TestFlatSchemaAgrees(t *testing.T) {
 }
 
 // FuzzFlatRaw: whatever JSON text validRaw accepts, the slow path accepts
-// too: the parser (with the number limits) and the general validator (the
-// fast path never lets through what the slow path would refuse), for a
-// closed and an open flat schema.
+// too: the parser (with the number limits), the case-variant check and
+// the general validator (the fast path never lets through what the slow
+// path would refuse), for a closed and an open flat schema.
 func FuzzFlatRaw(f *testing.F) {
 	for _, seed := range []string{`{"text":"a"}`, `{"text":"a","n":1}`, `{"n":1.0}`, `{"Text":"a","text":"b"}`, `{"b":true,"x":-1e3}`, `{}`,
+		// Case variants of a declared name alone (R-TOOL-10, R-HDR-07).
+		`{"Text":"a"}`, `{"text":"a","N":-1}`, `{"text":"a","B":true}`, `{"TEXT":"a"}`, `{"text":"a","X":1}`,
 		// Numbers over the limits (WithNumberLimits).
 		`{"text":"a","x":1e999999}`, `{"text":"a","n":1E-999999}`, `{"text":"a","x":1e400}`, `{"text":"a","x":1e401}`,
 		`{"text":"a","x":` + strings.Repeat("7", 100) + `}`, `{"text":"a","n":` + strings.Repeat("7", 101) + `}`, `{"text":"a","other":1e999999}`,

@@ -485,12 +485,48 @@ func (f *hostileFixture) addTools(t testing.TB, s *Server) {
 			}
 			return TextResult(string(args)), nil
 		})
-	// range_tool takes the general validator (minimum).
+	// range_tool takes the general validator (minimum), the others below
+	// too; sleep_tool and nest_tool decode as handlers commonly do.
 	rng := count("range_tool")
 	addTool(t, s, `{"name":"range_tool","inputSchema":{"type":"object","properties":{"a":{"type":"array","items":{"type":"number","minimum":0}}}}}`,
 		func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
 			rng.Add(1)
 			return TextResult("range ok"), nil
+		})
+	sleep := count("sleep_tool")
+	addTool(t, s, `{"name":"sleep_tool","inputSchema":{"type":"object","properties":{"seconds":{"type":"integer","minimum":0},"kind":{"enum":["a","b"]}}}}`,
+		func(_ context.Context, _ *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+			sleep.Add(1)
+			var a struct {
+				Seconds int    `json:"seconds"`
+				Kind    string `json:"kind"`
+			}
+			if err := json.Unmarshal(args, &a); err != nil {
+				return nil, err
+			}
+			return TextResult(fmt.Sprintf("seconds=%d kind=%s", a.Seconds, a.Kind)), nil
+		})
+	nest := count("nest_tool")
+	addTool(t, s, `{"name":"nest_tool","inputSchema":{"type":"object","properties":{
+		"loc":{"type":"object","properties":{"zone":{"type":"string","x-mcp-header":"Zone"}}},
+		"items":{"type":"array","items":{"type":"object","properties":{"qty":{"type":"integer","minimum":1}}}}}}}`,
+		func(_ context.Context, _ *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+			nest.Add(1)
+			var a struct {
+				Loc struct {
+					Zone string `json:"zone"`
+				} `json:"loc"`
+			}
+			if err := json.Unmarshal(args, &a); err != nil {
+				return nil, err
+			}
+			return TextResult("zone=" + a.Loc.Zone), nil
+		})
+	both := count("both_tool")
+	addTool(t, s, `{"name":"both_tool","inputSchema":{"type":"object","properties":{"a":{"type":"integer"},"A":{"type":"string"},"id":{"type":"string"}},"patternProperties":{"^I":{"type":"string"}}}}`,
+		func(_ context.Context, _ *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+			both.Add(1)
+			return TextResult(string(args)), nil
 		})
 	re := count("regex_tool")
 	addTool(t, s, `{"name":"regex_tool","inputSchema":{"type":"object","properties":{"s":{"type":"string","pattern":"^(a+)+$"}}}}`,

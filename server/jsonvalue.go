@@ -60,8 +60,10 @@ var errBadJSON = errors.New("malformed JSON")
 var errCaseVariant = errors.New("member names that differ only in case")
 
 // A valueError refuses one value of well-formed JSON that the runtime will
-// not validate (a number over the limits). Callers answer it as invalid
-// arguments: a tool execution error for tool arguments, -32602 elsewhere.
+// not validate (a number over the limits), or a member name the schema
+// does not declare but a handler may take for a declared one. Callers
+// answer it as invalid arguments: a tool execution error for tool
+// arguments, -32602 elsewhere.
 type valueError struct {
 	path   []string // reference tokens from the root, unescaped
 	reason string

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/textproto"
 	"regexp"
 	"strconv"
@@ -33,6 +34,7 @@ type tool struct {
 	handler ToolHandler
 	input   *sjs.Schema
 	flat    *flatSchema // the same inputSchema, when it is a flat object of primitives
+	index   *argIndex   // inputSchema's declared names and validation work, for checkArgs
 	output  *sjs.Schema
 	headers []headerParam
 	task    *TaskOptions // set by AsTask
@@ -67,6 +69,9 @@ func (s *Server) AddTool(def protocol.Tool, h ToolHandler, opts ...ToolOption) e
 		return fmt.Errorf("server: tool %s: inputSchema: %w", def.Name, err)
 	}
 	if t.input, err = s.compileSchema(in); err != nil {
+		return fmt.Errorf("server: tool %s: inputSchema: %w", def.Name, err)
+	}
+	if t.index, err = newArgIndex(t.input); err != nil {
 		return fmt.Errorf("server: tool %s: inputSchema: %w", def.Name, err)
 	}
 	t.flat = compileFlat(in)
@@ -478,7 +483,8 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 //
 // The validator (santhosh-tekuri/jsonschema) cannot be interrupted, so
 // what it is given is bounded before it starts: numbers by the number
-// limits. Parsing stops when ctx ends, and ctx is checked again just
+// limits. Case variants of declared names are refused (argIndex).
+// Parsing and the walk stop when ctx ends, and ctx is checked again just
 // before the validator runs.
 func (s *Server) checkArgs(ctx context.Context, t *tool, args json.RawMessage, lim valueLimits, x *exchange) (wireResult, error) {
 	vp := valueParser{b: args, lim: lim}
@@ -498,6 +504,13 @@ func (s *Server) checkArgs(ctx context.Context, t *tool, args json.RawMessage, l
 	// itself.
 	if vp.over != nil {
 		return toolError("Invalid arguments: " + vp.over.Error()), nil
+	}
+	_, variants, err := t.index.scan(ctx, inst, math.MaxInt64)
+	switch {
+	case err != nil:
+		return nil, err
+	case len(variants) > 0:
+		return toolError("Invalid arguments: " + variants.Error()), nil
 	}
 	if t.flat != nil {
 		if err := t.flat.validate(inst); err != nil {
