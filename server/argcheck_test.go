@@ -15,11 +15,11 @@ import (
 )
 
 // The checks tool arguments go through before their handler, seen from a
-// client: numbers too costly to validate (R-TOOL-10, R-SCHEMA-08), a
-// client gone away, and member names that are declared properties only
-// ignoring case (R-TOOL-10, R-HDR-07). Each refusal is a tool execution
-// error (isError, R-TOOL-09, A9) naming the path, and the handler does not
-// run.
+// client: numbers too costly to validate (R-TOOL-10, R-SCHEMA-08),
+// arguments whose validation would take too long, and member names that
+// are declared properties only ignoring case (R-TOOL-10, R-HDR-07). Each
+// refusal is a tool execution error (isError, R-TOOL-09, A9) naming the
+// path, and the handler does not run.
 
 // countingTool registers a tool that counts its calls and answers "ran".
 func countingTool(t testing.TB, s *Server, name, schema string) *atomic.Int64 {
@@ -161,6 +161,63 @@ func TestHugeExponentRatio(t *testing.T) {
 			t.Errorf("%s: 200 × 1e999999 cost %.1f times 200 small integers, want at most 2", path, ratio)
 		}
 	}
+}
+
+// Arguments whose validation would take too long are refused before the
+// validator runs: here a recursive allOf whose two branches both apply to
+// an array's items, so that each level of nesting doubles the work (a
+// 60-byte body, 2^22 schema applications), and an enum of numbers, each
+// comparison two big.Rat (R-SCHEMA-08, R-TOOL-10).
+func TestValidationWorkRefused(t *testing.T) {
+	s := newServer(t)
+	double := countingTool(t, s, "double", `{"$defs":{"n":{"allOf":[{"items":{"$ref":"#/$defs/n"}},{"items":{"$ref":"#/$defs/n"}}]}},"type":"object","properties":{"a":{"$ref":"#/$defs/n"}}}`)
+	enum := make([]string, 1000)
+	for i := range enum {
+		enum[i] = fmt.Sprint(i * 7)
+	}
+	enumRuns := countingTool(t, s, "enum", `{"type":"object","properties":{"a":{"type":"array","items":{"enum":[`+strings.Join(enum, ",")+`]}}}}`)
+	h := s.Handler(HTTPOptions{})
+	for _, c := range []struct {
+		tool, args string
+		runs       *atomic.Int64
+	}{
+		{"double", `{"a":` + strings.Repeat("[", 22) + strings.Repeat("]", 22) + `}`, double},
+		{"enum", `{"a":[` + jsonList("1", 5000) + `]}`, enumRuns},
+	} {
+		start := time.Now()
+		w := single(t, post(t, h, callBody(1, c.tool, c.args), nil))
+		d := time.Since(start)
+		if !w.isError() || !strings.Contains(w.text(t, 0), "too large to validate") {
+			t.Errorf("%s: want a tool error saying the arguments are too large to validate, got %s", c.tool, w.raw)
+		}
+		if c.runs.Load() != 0 {
+			t.Errorf("%s: the handler ran", c.tool)
+		}
+		if d > 5*time.Second { // a bound against a hang, not a timing
+			t.Errorf("%s: answered in %v", c.tool, d)
+		}
+	}
+	// Shallow or small arguments of the same tools are validated.
+	if w := single(t, post(t, h, callBody(2, "double", `{"a":[[[]]]}`), nil)); w.isError() {
+		t.Errorf("double, shallow: %s", w.raw)
+	}
+	if w := single(t, post(t, h, callBody(3, "enum", `{"a":[0,7,14]}`), nil)); w.isError() {
+		t.Errorf("enum, small: %s", w.raw)
+	}
+}
+
+// Realistic arguments stay under the default work bound: 10,000 records
+// of ten members, with a pattern, an enum and a nested array (over the
+// default decode limit of 10,000 members, raised here).
+func TestValidationWorkRealistic(t *testing.T) {
+	s := newServer(t, WithDecodeLimits(protocol.UnmarshalOptions{MaxMembers: 200000}))
+	runs := countingTool(t, s, "records", recordsSchema)
+	start := time.Now()
+	w := single(t, post(t, s.Handler(HTTPOptions{}), callBody(1, "records", recordsArgs(10000)), nil))
+	if w.isError() || runs.Load() != 1 {
+		t.Fatalf("10,000 records: %.300s", w.raw)
+	}
+	t.Logf("10,000 records validated and served in %v", time.Since(start))
 }
 
 const recordsSchema = `{"type":"object","properties":{"items":{"type":"array","items":{"type":"object","properties":{

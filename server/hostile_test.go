@@ -1036,6 +1036,11 @@ func generatedHostileCases() []*hostileCase {
 				return call("range_tool", `{"a":[`+strings.TrimSuffix(strings.Repeat("1e999999,", 200), ",")+`]}`)
 			},
 			want: toolErr(fmt.Sprintf("Invalid arguments: at /a/0: number's exponent is beyond the limit of ±%d", DefaultMaxNumberExponent)), maxDur: fast},
+		{name: "numbers/arguments over the validation work bound are refused before the validator", rids: []string{"R-SCHEMA-08", "R-TOOL-10", "WithMaxValidationWork"}, calls: map[string]int64{"range_tool": 0},
+			gen: func() []byte {
+				return call("range_tool", `{"a":[`+strings.TrimSuffix(strings.Repeat("1,", DefaultMaxValidationWork/20), ",")+`]}`)
+			},
+			want: hostileWant{status: http.StatusOK, kind: "result", id: "1", isError: &yes}, maxDur: slow},
 		{name: "numbers/10000-digit integer against a maximum is a tool error", rids: []string{"R-SCHEMA-01"}, calls: map[string]int64{"strict_tool": 0},
 			gen:  func() []byte { return call("strict_tool", `{"n":`+strings.Repeat("7", 10000)+`}`) },
 			want: hostileWant{status: http.StatusOK, kind: "result", id: "1", isError: &yes}, maxDur: fast},

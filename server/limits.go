@@ -31,6 +31,9 @@ const (
 	// DefaultMaxNumberExponent bounds the exponent, as written, of one
 	// number in tool arguments (WithNumberLimits).
 	DefaultMaxNumberExponent = 400
+	// DefaultMaxValidationWork bounds the estimated work of validating
+	// one tools/call's arguments (WithMaxValidationWork).
+	DefaultMaxValidationWork = 10_000_000
 )
 
 // CodeRateLimited is the JSON-RPC error code of a tools/call refused by
@@ -82,6 +85,35 @@ func WithNumberLimits(maxDigits, maxExponent int) Option {
 	return func(c *config) { c.maxNumberDigits, c.maxNumberExponent = maxDigits, maxExponent }
 }
 
+// WithMaxValidationWork bounds the work of validating one tools/call's
+// arguments against the tool's inputSchema (default 10,000,000 units; zero
+// or less keeps it). Before the validator runs, the runtime walks the
+// arguments along the compiled schema and adds up what validating them
+// takes: every subschema applied to every value, as often as it is
+// reached (two branches of an allOf that both recurse into an array's
+// items double the work at each level of the instance), with keywords
+// weighted by what they cost: big.Rat arithmetic for numbers (more for
+// larger ones), enum and const comparisons with numbers, patterns and
+// formats per 64 bytes of a string, the failed branches of anyOf and
+// oneOf, uniqueItems over the array's contents. Over the bound, the
+// arguments are refused as too large to validate, a tool execution error,
+// and the validator does not run.
+//
+// A unit is some 20 to 95 ns of the validator's time, depending on the
+// keywords (BenchmarkValidationWork, on a busy two-core machine), so the
+// default caps the validation of one call at about a second at worst. It
+// accepts an array of 10,000 records of ten members, with a pattern, an
+// enum and a nested array (about 4,300,000 units; such a body also needs
+// WithDecodeLimits to allow 100,000 members). A tool whose inputSchema is
+// a flat object of primitives is checked by the runtime itself, in linear
+// time, and is not subject to this bound.
+//
+// The validator (santhosh-tekuri/jsonschema) cannot be interrupted once it
+// runs: this bound is what keeps its work in proportion. Parsing the
+// arguments and the walk stop when the request's context ends, and the
+// context is checked again just before the validator starts.
+func WithMaxValidationWork(n int64) Option { return func(c *config) { c.maxWork = n } }
+
 // valueLimits returns the number limits of s, checking ctx (when not nil)
 // while parsing.
 func (s *Server) valueLimits(ctx context.Context) valueLimits {
@@ -102,6 +134,14 @@ func (s *Server) valueLimits(ctx context.Context) valueLimits {
 // (minimum, maximum, multipleOf): with both limits at most this, no
 // number it is given can be refused so.
 const maxNumberLimit = 500_000
+
+// maxValidationWork returns the validation work bound of s.
+func (s *Server) maxValidationWork() int64 {
+	if s.cfg.maxWork > 0 {
+		return s.cfg.maxWork
+	}
+	return DefaultMaxValidationWork
+}
 
 // WithMaxInputRequests bounds the input requests of one input_required
 // result and the inputResponses a retry may carry (default 16).

@@ -71,8 +71,9 @@ type config struct {
 	streamLifetime    time.Duration
 	rate              rate.Limit
 	burst             int
-	maxNumberDigits   int // WithNumberLimits; 0: the default
-	maxNumberExponent int // WithNumberLimits; 0: the default
+	maxNumberDigits   int   // WithNumberLimits; 0: the default
+	maxNumberExponent int   // WithNumberLimits; 0: the default
+	maxWork           int64 // WithMaxValidationWork; 0: the default
 }
 
 // WithInstructions sets the instructions returned by server/discover.

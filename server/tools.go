@@ -481,11 +481,11 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 // checkArgs parses and validates tool arguments the fast path did not
 // vouch for: a result (a tool execution error) or an error refuses them.
 //
-// The validator (santhosh-tekuri/jsonschema) cannot be interrupted, so
-// what it is given is bounded before it starts: numbers by the number
-// limits. Case variants of declared names are refused (argIndex).
-// Parsing and the walk stop when ctx ends, and ctx is checked again just
-// before the validator runs.
+// The validator (santhosh-tekuri/jsonschema) cannot be interrupted, so its
+// work is bounded before it starts: numbers by the number limits, and the
+// whole by the estimate of argIndex (WithMaxValidationWork). Parsing and
+// the estimate stop when ctx ends, and ctx is checked again just before
+// the validator runs.
 func (s *Server) checkArgs(ctx context.Context, t *tool, args json.RawMessage, lim valueLimits, x *exchange) (wireResult, error) {
 	vp := valueParser{b: args, lim: lim}
 	inst, err := vp.parse()
@@ -505,10 +505,18 @@ func (s *Server) checkArgs(ctx context.Context, t *tool, args json.RawMessage, l
 	if vp.over != nil {
 		return toolError("Invalid arguments: " + vp.over.Error()), nil
 	}
-	_, variants, err := t.index.scan(ctx, inst, math.MaxInt64)
+	// The runtime's own check of a flat schema is linear: only the
+	// general validator's work is bounded.
+	limit := int64(math.MaxInt64)
+	if t.flat == nil {
+		limit = s.maxValidationWork()
+	}
+	work, variants, err := t.index.scan(ctx, inst, limit)
 	switch {
 	case err != nil:
 		return nil, err
+	case work > limit:
+		return toolError(fmt.Sprintf("Invalid arguments: too large to validate (the work of validating them is over the limit of %d)", limit)), nil
 	case len(variants) > 0:
 		return toolError("Invalid arguments: " + variants.Error()), nil
 	}
