@@ -119,9 +119,9 @@ const (
 	numKinds
 )
 
-// The work of validation, in units of 20 to 95 ns of the validator's time
-// (calibrated with BenchmarkValidationWork: a shape that costs more per
-// unit than the others gets a larger weight).
+// The work of validation, in units of 5 to 55 ns of the validator's time
+// on an idle core (calibrated with BenchmarkValidationWork: a shape that
+// costs more per unit than the others gets a larger weight).
 const (
 	workApply   = 10 // applying one schema to one value: the validator's set-up and type check
 	workKeyword = 1  // one keyword that does not scan the value

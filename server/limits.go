@@ -99,9 +99,10 @@ func WithNumberLimits(maxDigits, maxExponent int) Option {
 // arguments are refused as too large to validate, a tool execution error,
 // and the validator does not run.
 //
-// A unit is some 20 to 95 ns of the validator's time, depending on the
-// keywords (BenchmarkValidationWork, on a busy two-core machine), so the
-// default caps the validation of one call at about a second at worst. It
+// A unit is some 5 to 55 ns of the validator's time, depending on the
+// keywords (BenchmarkValidationWork on an idle core; up to 95 ns on a busy
+// machine), so the default caps the validation of one call at about half
+// a second (a second on a busy machine). It
 // accepts an array of 10,000 records of ten members, with a pattern, an
 // enum and a nested array (about 4,300,000 units; such a body also needs
 // WithDecodeLimits to allow 100,000 members). A tool whose inputSchema is
