@@ -38,7 +38,10 @@
 //     the tool's schema is needed to know which headers to expect).
 //  8. The handler runs. Tool arguments are validated against the tool's
 //     inputSchema first; a violation is a tool execution error (isError)
-//     naming the path, so the model can correct itself.
+//     naming the path, so the model can correct itself. So are, before
+//     the validator runs, a number over WithNumberLimits, a member whose
+//     name equals a declared property only ignoring case, and arguments
+//     whose validation would take more than WithMaxValidationWork.
 //
 // # Results
 //

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math/big"
 	"slices"
 	"sort"
 	"strings"
@@ -18,6 +17,7 @@ import (
 // the same verdict.
 type flatSchema struct {
 	props    map[string]string // member → "string", "integer", "number" or "boolean"
+	names    []string          // the keys of props, sorted
 	required []string
 	closed   bool // additionalProperties: false
 }
@@ -95,6 +95,7 @@ func compileFlat(raw []byte) *flatSchema {
 	if _, ok := root["type"]; !ok {
 		return nil
 	}
+	f.names = sortedKeys(f.props)
 	return f
 }
 
@@ -153,8 +154,10 @@ func hasType(v any, typ string) bool {
 		if !strings.ContainsAny(string(n), ".eE") {
 			return true
 		}
-		r, ok := new(big.Rat).SetString(string(n))
-		return ok && r.IsInt()
+		// An integer value (1.0, 1e2), decided on the digits: no big.Rat,
+		// whose cost grows with the exponent.
+		d, ok := parseDecimal(string(n))
+		return ok && d.exp >= 0
 	}
 	return false
 }
@@ -190,9 +193,10 @@ const maxFastMembers = 16
 // certain": the caller then parses and validates, which gives the verdict
 // and the message. Only the plain cases are decided here: escaped names
 // or strings, non-ASCII names, nested values, a non-integer literal for an integer member,
-// names that differ only in case, or more than maxFastMembers members all
+// names that differ only in case from each other or from a declared
+// property, a number over lim, or more than maxFastMembers members all
 // answer false.
-func (f *flatSchema) validRaw(args []byte) bool {
+func (f *flatSchema) validRaw(args []byte, lim valueLimits) bool {
 	var names [maxFastMembers][]byte
 	n, required := 0, 0
 	i := skipWS(args, 0)
@@ -231,12 +235,19 @@ func (f *flatSchema) validRaw(args []byte) bool {
 		if kind == "" {
 			return false
 		}
+		if kind == "integer" || kind == "number" {
+			if numberProblem(lim, args[i:next]) != "" {
+				return false
+			}
+		}
 		typ, declared := f.props[string(name)]
 		switch {
 		case !declared && f.closed:
 			return false
 		case declared && typ != kind && (typ != "number" || kind != "integer"):
 			return false
+		case !declared && f.variantOf(name):
+			return false // a declared property in another case: refused by the general path
 		}
 		if slices.Contains(f.required, string(name)) {
 			required++
@@ -254,6 +265,17 @@ func (f *flatSchema) validRaw(args []byte) bool {
 			return false
 		}
 	}
+}
+
+// variantOf reports whether name, which is not a declared property,
+// differs from one only in case.
+func (f *flatSchema) variantOf(name []byte) bool {
+	for _, p := range f.names {
+		if sameFolded(p, string(name)) {
+			return true
+		}
+	}
+	return false
 }
 
 // skipWS returns the index of the first byte at or after i that is not

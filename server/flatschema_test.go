@@ -1,7 +1,11 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
 	"testing"
 )
 
@@ -23,6 +27,11 @@ func TestFlatSchemaAgrees(t *testing.T) {
 		` { "text" : "a" , "n" : 7 } `, `{"text":"a\u0041"}`, `{"te\u0078t":"a"}`, `{"text":"a","Text":"b"}`,
 		`{"n":-12,"x":3,"b":true,"text":"é"}`, `{"n":1,"ı":"x"}`, `{"I":1,"ı":2}`, `{"i":1,"a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"ı":"x"}`,
 		`{"i":1,"İ":2}`, `{"k":1,"K":2}`, `{"x":1E5}`, `{"n":1e+2}`, `{"text":"a","a":1,"b":2,"c":3,"d":4,"e":5,"f":6,"g":7,"h":8,"i":9,"j":10,"k":11,"l":12,"m":13,"o":14,"p":15,"q":16}`,
+		// Case variants of declared names alone (R-TOOL-10, R-HDR-07),
+		// and numbers over the limits (WithNumberLimits).
+		`{"Text":"a"}`, `{"text":"a","N":-1}`, `{"TEXT":1}`, `{"R":"eu"}`, `{"text":"a","\u212a":1}`, `{"text":"a","ſ":1}`,
+		`{"text":"a","x":1e999999}`, `{"text":"a","n":1e400}`, `{"text":"a","n":1e401}`, `{"text":"a","x":-1E-999999}`,
+		`{"text":"a","x":` + strings.Repeat("9", 100) + `}`, `{"text":"a","x":` + strings.Repeat("9", 101) + `}`, `{"text":"a","other":1e999999}`,
 	}
 	// validRaw, which reads the text without parsing it, may only say yes
 	// where the general validator does (it may decline); it must decide
@@ -37,9 +46,13 @@ func TestFlatSchemaAgrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		index, err := newArgIndex(general)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, in := range instances {
-			rawOK := f.validRaw([]byte(in))
-			v, err := parseValue([]byte(in))
+			rawOK := f.validRaw([]byte(in), defaultValueLimits())
+			v, err := parseValue([]byte(in), defaultValueLimits())
 			if err != nil {
 				if rawOK {
 					t.Errorf("schema %s, instance %s: validRaw accepts what parseValue refuses (%v)", sc, in, err)
@@ -53,6 +66,9 @@ func TestFlatSchemaAgrees(t *testing.T) {
 			}
 			if rawOK && !generalOK {
 				t.Errorf("schema %s, instance %s: validRaw accepts what the general validator refuses", sc, in)
+			}
+			if _, variants, _ := index.scan(context.Background(), v, math.MaxInt64); rawOK && len(variants) > 0 {
+				t.Errorf("schema %s, instance %s: validRaw accepts a case variant of a declared name (%v)", sc, in, variants)
 			}
 			if plainValid[in] && generalOK && !rawOK {
 				t.Errorf("schema %s, instance %s: validRaw declines a plain valid instance", sc, in)
@@ -76,30 +92,51 @@ func TestFlatSchemaAgrees(t *testing.T) {
 	}
 }
 
-// FuzzFlatRaw: whatever JSON text validRaw accepts, the parser and the
-// general validator accept too (the fast path never lets through what the
-// slow path would refuse).
+// FuzzFlatRaw: whatever JSON text validRaw accepts, the slow path accepts
+// too: the parser (with the number limits), the case-variant check and
+// the general validator (the fast path never lets through what the slow
+// path would refuse), for a closed and an open flat schema.
 func FuzzFlatRaw(f *testing.F) {
-	for _, seed := range []string{`{"text":"a"}`, `{"text":"a","n":1}`, `{"n":1.0}`, `{"Text":"a","text":"b"}`, `{"b":true,"x":-1e3}`, `{}`} {
+	for _, seed := range []string{`{"text":"a"}`, `{"text":"a","n":1}`, `{"n":1.0}`, `{"Text":"a","text":"b"}`, `{"b":true,"x":-1e3}`, `{}`,
+		// Case variants of a declared name alone (R-TOOL-10, R-HDR-07).
+		`{"Text":"a"}`, `{"text":"a","N":-1}`, `{"text":"a","B":true}`, `{"TEXT":"a"}`, `{"text":"a","X":1}`,
+		// Numbers over the limits (WithNumberLimits).
+		`{"text":"a","x":1e999999}`, `{"text":"a","n":1E-999999}`, `{"text":"a","x":1e400}`, `{"text":"a","x":1e401}`,
+		`{"text":"a","x":` + strings.Repeat("7", 100) + `}`, `{"text":"a","n":` + strings.Repeat("7", 101) + `}`, `{"text":"a","other":1e999999}`,
+	} {
 		f.Add([]byte(seed))
 	}
 	s := newServer(f)
-	const sc = `{"type":"object","properties":{"text":{"type":"string"},"n":{"type":"integer"},"x":{"type":"number"},"b":{"type":"boolean"}},"required":["text"],"additionalProperties":false}`
-	flat := compileFlat([]byte(sc))
-	general, err := s.compileSchema([]byte(sc))
-	if flat == nil || err != nil {
-		f.Fatal("schema must compile both ways", err)
+	const props = `"properties":{"text":{"type":"string"},"n":{"type":"integer"},"x":{"type":"number"},"b":{"type":"boolean"}},"required":["text"]`
+	var tools []*tool
+	for i, sc := range []string{`{"type":"object",` + props + `,"additionalProperties":false}`, `{"type":"object",` + props + `}`} {
+		name := fmt.Sprintf("flat%d", i)
+		addTool(f, s, `{"name":"`+name+`","inputSchema":`+sc+`}`, textTool("ok"))
+		t := s.lookupTool(name)
+		if t.flat == nil {
+			f.Fatalf("schema %s must be flat", sc)
+		}
+		tools = append(tools, t)
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
-		if !json.Valid(in) || !flat.validRaw(in) {
+		if !json.Valid(in) {
 			return
 		}
-		v, err := parseValue(in)
-		if err != nil {
-			t.Fatalf("validRaw accepts %q, parseValue refuses it: %v", in, err)
-		}
-		if err := general.Validate(v); err != nil {
-			t.Fatalf("validRaw accepts %q, the general validator refuses it: %v", in, err)
+		lim := s.valueLimits(context.Background())
+		for _, tl := range tools {
+			if !tl.flat.validRaw(in, lim) {
+				continue
+			}
+			v, err := parseValue(in, lim)
+			if err != nil {
+				t.Fatalf("validRaw accepts %q, parseValue refuses it: %v", in, err)
+			}
+			if err := tl.input.Validate(v); err != nil {
+				t.Fatalf("validRaw accepts %q, the general validator refuses it: %v", in, err)
+			}
+			if res, err := s.checkArgs(context.Background(), tl, in, lim, &exchange{}); res != nil || err != nil {
+				t.Fatalf("validRaw accepts %q, the slow path refuses it: %v %v", in, res, err)
+			}
 		}
 	})
 }

@@ -485,6 +485,49 @@ func (f *hostileFixture) addTools(t testing.TB, s *Server) {
 			}
 			return TextResult(string(args)), nil
 		})
+	// range_tool takes the general validator (minimum), the others below
+	// too; sleep_tool and nest_tool decode as handlers commonly do.
+	rng := count("range_tool")
+	addTool(t, s, `{"name":"range_tool","inputSchema":{"type":"object","properties":{"a":{"type":"array","items":{"type":"number","minimum":0}}}}}`,
+		func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+			rng.Add(1)
+			return TextResult("range ok"), nil
+		})
+	sleep := count("sleep_tool")
+	addTool(t, s, `{"name":"sleep_tool","inputSchema":{"type":"object","properties":{"seconds":{"type":"integer","minimum":0},"kind":{"enum":["a","b"]}}}}`,
+		func(_ context.Context, _ *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+			sleep.Add(1)
+			var a struct {
+				Seconds int    `json:"seconds"`
+				Kind    string `json:"kind"`
+			}
+			if err := json.Unmarshal(args, &a); err != nil {
+				return nil, err
+			}
+			return TextResult(fmt.Sprintf("seconds=%d kind=%s", a.Seconds, a.Kind)), nil
+		})
+	nest := count("nest_tool")
+	addTool(t, s, `{"name":"nest_tool","inputSchema":{"type":"object","properties":{
+		"loc":{"type":"object","properties":{"zone":{"type":"string","x-mcp-header":"Zone"}}},
+		"items":{"type":"array","items":{"type":"object","properties":{"qty":{"type":"integer","minimum":1}}}}}}}`,
+		func(_ context.Context, _ *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+			nest.Add(1)
+			var a struct {
+				Loc struct {
+					Zone string `json:"zone"`
+				} `json:"loc"`
+			}
+			if err := json.Unmarshal(args, &a); err != nil {
+				return nil, err
+			}
+			return TextResult("zone=" + a.Loc.Zone), nil
+		})
+	both := count("both_tool")
+	addTool(t, s, `{"name":"both_tool","inputSchema":{"type":"object","properties":{"a":{"type":"integer"},"A":{"type":"string"},"id":{"type":"string"}},"patternProperties":{"^I":{"type":"string"}}}}`,
+		func(_ context.Context, _ *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+			both.Add(1)
+			return TextResult(string(args)), nil
+		})
 	re := count("regex_tool")
 	addTool(t, s, `{"name":"regex_tool","inputSchema":{"type":"object","properties":{"s":{"type":"string","pattern":"^(a+)+$"}}}}`,
 		func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
@@ -930,6 +973,9 @@ func generatedHostileCases() []*hostileCase {
 		return hostileWant{status: http.StatusOK, kind: "result", id: "1", text: &text}
 	}
 	yes := true
+	toolErr := func(text string) hostileWant {
+		return hostileWant{status: http.StatusOK, kind: "result", id: "1", text: &text, isError: &yes}
+	}
 	cases := []*hostileCase{
 		// Deep nesting: refused at the nesting limit (DefaultDecodeLimits,
 		// within protocol.DefaultMaxDepth) without parsing the rest, and
@@ -969,9 +1015,32 @@ func generatedHostileCases() []*hostileCase {
 				return []byte(`{"jsonrpc":"2.0","id":-` + strings.Repeat("1", 10000) + `,"method":"tools/list","params":{"_meta":` + hostileMeta + `}}`)
 			},
 			want: idErr(protocol.CodeInvalidRequestError, ""), maxDur: fast},
-		{name: "numbers/10000-digit number argument is a number", rids: []string{"R-SCHEMA-01"}, calls: map[string]int64{"num_tool": 1},
+		{name: "numbers/10000-digit number argument is over the number limit", rids: []string{"R-SCHEMA-01", "R-TOOL-10", "WithNumberLimits"}, calls: map[string]int64{"num_tool": 0},
 			gen:  func() []byte { return call("num_tool", `{"x":`+strings.Repeat("7", 10000)+`}`) },
-			want: result("10006 bytes"), maxDur: fast},
+			want: toolErr(fmt.Sprintf("Invalid arguments: at /x: number has 10000 digits, more than the limit of %d", DefaultMaxNumberDigits)), maxDur: fast},
+		{name: "numbers/a number of as many digits as the limit is served", rids: []string{"R-SCHEMA-01", "WithNumberLimits"}, calls: map[string]int64{"num_tool": 1},
+			gen:  func() []byte { return call("num_tool", `{"x":`+strings.Repeat("7", DefaultMaxNumberDigits)+`}`) },
+			want: result(size(`{"x":` + strings.Repeat("7", DefaultMaxNumberDigits) + `}`))},
+		{name: "numbers/a fraction one digit over the limit is refused", rids: []string{"R-SCHEMA-01", "R-TOOL-10", "WithNumberLimits"}, calls: map[string]int64{"num_tool": 0},
+			gen: func() []byte {
+				return call("num_tool", `{"x":0.`+strings.Repeat("1", DefaultMaxNumberDigits)+`}`)
+			},
+			want: toolErr(fmt.Sprintf("Invalid arguments: at /x: number has %d digits, more than the limit of %d", DefaultMaxNumberDigits+1, DefaultMaxNumberDigits))},
+		{name: "numbers/100000-digit integer against a maximum is refused by the number limit", rids: []string{"R-SCHEMA-08", "R-TOOL-10", "WithNumberLimits"}, calls: map[string]int64{"strict_tool": 0},
+			gen:  func() []byte { return call("strict_tool", `{"n":`+strings.Repeat("7", 100000)+`}`) },
+			want: toolErr(fmt.Sprintf("Invalid arguments: at /n: number has 100000 digits, more than the limit of %d", DefaultMaxNumberDigits)), maxDur: fast},
+		// 1e999999 costs the validator's big.Rat some 20 ms; 200 of them
+		// fit in 2 KB.
+		{name: "numbers/200 numbers of 1e999999 against a minimum are refused at once", rids: []string{"R-SCHEMA-08", "R-TOOL-10", "WithNumberLimits"}, calls: map[string]int64{"range_tool": 0},
+			gen: func() []byte {
+				return call("range_tool", `{"a":[`+strings.TrimSuffix(strings.Repeat("1e999999,", 200), ",")+`]}`)
+			},
+			want: toolErr(fmt.Sprintf("Invalid arguments: at /a/0: number's exponent is beyond the limit of ±%d", DefaultMaxNumberExponent)), maxDur: fast},
+		{name: "numbers/arguments over the validation work bound are refused before the validator", rids: []string{"R-SCHEMA-08", "R-TOOL-10", "WithMaxValidationWork"}, calls: map[string]int64{"range_tool": 0},
+			gen: func() []byte {
+				return call("range_tool", `{"a":[`+strings.TrimSuffix(strings.Repeat("1,", DefaultMaxValidationWork/20), ",")+`]}`)
+			},
+			want: hostileWant{status: http.StatusOK, kind: "result", id: "1", isError: &yes}, maxDur: slow},
 		{name: "numbers/10000-digit integer against a maximum is a tool error", rids: []string{"R-SCHEMA-01"}, calls: map[string]int64{"strict_tool": 0},
 			gen:  func() []byte { return call("strict_tool", `{"n":`+strings.Repeat("7", 10000)+`}`) },
 			want: hostileWant{status: http.StatusOK, kind: "result", id: "1", isError: &yes}, maxDur: fast},
@@ -979,7 +1048,7 @@ func generatedHostileCases() []*hostileCase {
 			gen:       func() []byte { return call("safe_tool", `{"count":`+strings.Repeat("7", 10000)+`}`) },
 			headers:   []hostileHeader{{name: "Mcp-Param-Count", value: strings.Repeat("7", 10000)}},
 			want:      idErr(protocol.CodeHeaderMismatchError, "1"),
-			stdioWant: &hostileWant{kind: "result", id: "1"}, stdioCalls: map[string]int64{"safe_tool": 1}, maxDur: fast},
+			stdioWant: &hostileWant{kind: "result", id: "1", isError: &yes}, stdioCalls: map[string]int64{"safe_tool": 0}, maxDur: fast},
 
 		// Huge values under the body limit.
 		{name: "huge/array of 1,000,000 elements", rids: []string{"R-SCHEMA-01"}, calls: map[string]int64{"num_tool": 1},

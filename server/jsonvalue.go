@@ -1,29 +1,53 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
 
+// valueLimits bound what parseValue hands to the schema validator. The
+// validator (santhosh-tekuri/jsonschema) turns a json.Number into a
+// big.Rat for integer types, minimum/maximum, multipleOf, enum, const and
+// uniqueItems: "1e999999" becomes a million-digit integer (about 20 ms of
+// CPU each) and a 100,000-digit literal costs as much. So no number
+// longer or with a larger exponent than these limits is let through.
+type valueLimits struct {
+	maxDigits   int             // digits of the mantissa (integer and fraction parts, leading zeros included)
+	maxExponent int             // |exponent| as written ("1e400": 400)
+	ctx         context.Context // when set, checked every ctxCheckEvery values
+}
+
+// ctxCheckEvery is how many values parseValue reads between two checks of
+// its context.
+const ctxCheckEvery = 4096
+
+// defaultValueLimits are the limits of a Server built without
+// WithNumberLimits.
+func defaultValueLimits() valueLimits {
+	return valueLimits{maxDigits: DefaultMaxNumberDigits, maxExponent: DefaultMaxNumberExponent}
+}
+
 // parseValue turns JSON text into the values the schema validator takes:
 // map[string]any, []any, string, json.Number, bool and nil. Its input has
 // already passed protocol's strict decoder (valid JSON, no duplicate
 // names, bounded depth), so this is a single allocation-lean pass, not a
 // second validation; it still refuses anything malformed rather than
-// guess.
-func parseValue(b []byte) (any, error) {
-	p := valueParser{b: b}
-	v, err := p.value()
+// guess. A number over lim is refused with a *valueError naming its path;
+// when lim has a context that ends, its error is returned.
+func parseValue(b []byte, lim valueLimits) (any, error) {
+	p := valueParser{b: b, lim: lim}
+	v, err := p.parse()
 	if err != nil {
 		return nil, err
 	}
-	p.ws()
-	if p.i != len(p.b) {
-		return nil, errBadJSON
+	if p.over != nil {
+		return nil, p.over
 	}
 	return v, nil
 }
@@ -35,17 +59,136 @@ var errBadJSON = errors.New("malformed JSON")
 // schema check and the Mcp-Param-* headers saw.
 var errCaseVariant = errors.New("member names that differ only in case")
 
+// A valueError refuses one value of well-formed JSON that the runtime will
+// not validate (a number over the limits), or a member name the schema
+// does not declare but a handler may take for a declared one. Callers
+// answer it as invalid arguments: a tool execution error for tool
+// arguments, -32602 elsewhere.
+type valueError struct {
+	path   []string // reference tokens from the root, unescaped
+	reason string
+}
+
+func (e *valueError) Error() string { return "at " + jsonPointer(e.path) + ": " + e.reason }
+
+// jsonPointer writes path as an RFC 6901 JSON Pointer ("/" for the root,
+// as the validator's messages do).
+func jsonPointer(path []string) string {
+	if len(path) == 0 {
+		return "/"
+	}
+	var b strings.Builder
+	for _, tok := range path {
+		b.WriteByte('/')
+		b.WriteString(strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1"))
+	}
+	return b.String()
+}
+
+// numberSize returns the digits of the mantissa of a well-formed number
+// literal and its exponent as written (its absolute value, saturating far
+// above any limit).
+func numberSize[T ~string | ~[]byte](lit T) (digits, exp int) {
+	i := 0
+	for ; i < len(lit) && lit[i] != 'e' && lit[i] != 'E'; i++ {
+		if lit[i] >= '0' && lit[i] <= '9' {
+			digits++
+		}
+	}
+	if i < len(lit) {
+		i++
+		if i < len(lit) && (lit[i] == '+' || lit[i] == '-') {
+			i++
+		}
+		for ; i < len(lit); i++ {
+			if exp < 1e15 { // past it every limit is crossed anyway; no overflow
+				exp = exp*10 + int(lit[i]-'0')
+			}
+		}
+	}
+	return digits, exp
+}
+
+// numberProblem checks a well-formed number literal against the limits
+// and returns what is wrong with it, "" when nothing.
+func numberProblem[T ~string | ~[]byte](l valueLimits, lit T) string {
+	switch digits, exp := numberSize(lit); {
+	case digits > l.maxDigits:
+		return fmt.Sprintf("number has %d digits, more than the limit of %d", digits, l.maxDigits)
+	case exp > l.maxExponent:
+		return fmt.Sprintf("number's exponent is beyond the limit of ±%d", l.maxExponent)
+	}
+	return ""
+}
+
 type valueParser struct {
-	b []byte
-	i int
+	b   []byte
+	i   int
+	lim valueLimits
+	// over is the first number over the limits. Parsing goes on after it,
+	// so that the caller can still compare the Mcp-Param-* headers (step
+	// 7 of the order) before refusing the arguments (step 8).
+	over  *valueError
+	check int       // values until the next context check
+	path  []pathSeg // where the parser is, for over
+}
+
+// pathSeg is one step of a path: a member name, or an index when idx >= 0.
+type pathSeg struct {
+	key string
+	idx int
+}
+
+// parse reads the whole of p.b.
+func (p *valueParser) parse() (any, error) {
+	p.check = ctxCheckEvery
+	v, err := p.value()
+	if err != nil {
+		return nil, err
+	}
+	p.ws()
+	if p.i != len(p.b) {
+		return nil, errBadJSON
+	}
+	return v, nil
 }
 
 func (p *valueParser) ws() { p.i = skipWS(p.b, p.i) }
+
+// counted counts one value, and checks the context every ctxCheckEvery
+// values.
+func (p *valueParser) counted() error {
+	if p.check--; p.check <= 0 {
+		p.check = ctxCheckEvery
+		if p.lim.ctx != nil {
+			if err := p.lim.ctx.Err(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// renderPath turns a path into its reference tokens.
+func renderPath(path []pathSeg) []string {
+	out := make([]string, len(path))
+	for i, seg := range path {
+		if seg.idx >= 0 {
+			out[i] = strconv.Itoa(seg.idx)
+		} else {
+			out[i] = seg.key
+		}
+	}
+	return out
+}
 
 func (p *valueParser) value() (any, error) {
 	p.ws()
 	if p.i >= len(p.b) {
 		return nil, errBadJSON
+	}
+	if err := p.counted(); err != nil {
+		return nil, err
 	}
 	switch c := p.b[p.i]; {
 	case c == '{':
@@ -68,7 +211,9 @@ func (p *valueParser) value() (any, error) {
 				return nil, errBadJSON
 			}
 			p.i++
+			p.path = append(p.path, pathSeg{key: k, idx: -1})
 			v, err := p.value()
+			p.path = p.path[:len(p.path)-1]
 			if err != nil {
 				return nil, err
 			}
@@ -113,7 +258,10 @@ func (p *valueParser) value() (any, error) {
 			p.i++
 			return a, nil
 		}
+		p.path = append(p.path, pathSeg{idx: 0})
+		defer func() { p.path = p.path[:len(p.path)-1] }()
 		for {
+			p.path[len(p.path)-1].idx = len(a)
 			v, err := p.value()
 			if err != nil {
 				return nil, err
@@ -153,9 +301,16 @@ func (p *valueParser) value() (any, error) {
 			}
 			break
 		}
-		n := json.Number(p.b[start:p.i])
-		if _, err := strconv.ParseFloat(string(n), 64); err != nil && !isRange(err) {
+		if !validNumber(p.b[start:p.i]) {
 			return nil, errBadJSON
+		}
+		n := json.Number(p.b[start:p.i])
+		if p.over == nil {
+			if problem := numberProblem(p.lim, n); problem != "" {
+				// Kept as text (nothing converts it); the caller refuses
+				// the arguments.
+				p.over = &valueError{path: renderPath(p.path), reason: problem}
+			}
 		}
 		return n, nil
 	}
@@ -191,9 +346,40 @@ func isASCII[T string | []byte](s T) bool {
 	return true
 }
 
-func isRange(err error) bool {
-	var ne *strconv.NumError
-	return errors.As(err, &ne) && errors.Is(ne.Err, strconv.ErrRange)
+// validNumber reports whether b is a JSON number (RFC 8259: -?int
+// frac? exp?), whatever its size.
+func validNumber(b []byte) bool {
+	i := 0
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	digits := func() int {
+		start := i
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i - start
+	}
+	switch n := digits(); {
+	case n == 0, n > 1 && b[i-n] == '0':
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if digits() == 0 {
+			return false
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return false
+		}
+	}
+	return i == len(b)
 }
 
 func (p *valueParser) str() (string, error) {

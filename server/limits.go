@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"math"
 	"net"
 	"sync"
@@ -24,6 +25,15 @@ const (
 	// DefaultMaxRateLimiters bounds how many principals or addresses the
 	// rate limiter tracks at once.
 	DefaultMaxRateLimiters = 10000
+	// DefaultMaxNumberDigits bounds the digits of one number in tool
+	// arguments (WithNumberLimits).
+	DefaultMaxNumberDigits = 100
+	// DefaultMaxNumberExponent bounds the exponent, as written, of one
+	// number in tool arguments (WithNumberLimits).
+	DefaultMaxNumberExponent = 400
+	// DefaultMaxValidationWork bounds the estimated work of validating
+	// one tools/call's arguments (WithMaxValidationWork).
+	DefaultMaxValidationWork = 10_000_000
 )
 
 // CodeRateLimited is the JSON-RPC error code of a tools/call refused by
@@ -43,6 +53,96 @@ func DefaultDecodeLimits() protocol.UnmarshalOptions {
 // of incoming messages; zero fields take protocol's defaults. A message
 // over a limit is refused with -32600 before the rest of it is read.
 func WithDecodeLimits(o protocol.UnmarshalOptions) Option { return func(c *config) { c.decode = o } }
+
+// WithNumberLimits bounds the numbers of tool arguments: at most
+// maxDigits digits (integer and fraction parts together, leading zeros
+// included; default 100) and an exponent, as written, of at most
+// ±maxExponent (default 400). Zero or less keeps a default; values above
+// 500,000 count as 500,000 (beyond, big.Rat refuses some numbers, and the
+// validator then crashes on them: the limits keep every such number out).
+//
+// The schema validator turns numbers into exact rationals (big.Rat) for
+// integer types, minimum and maximum, multipleOf, enum and const: 1e999999
+// becomes a million-digit integer, some 20 ms of CPU each, and two hundred
+// of them fit in 2 KB. The limits are applied where the arguments become
+// the validator's input, before anything converts a number, to every
+// number of the arguments whether or not its place is validated. A number
+// over them is invalid arguments: a tool execution error naming its path
+// (after the Mcp-Param-* headers are compared), and the handler does not
+// run. The same limits apply to structuredContent checked against an
+// outputSchema (a result over them is -32603, logged).
+//
+// The defaults accept every float64 a JSON encoder writes (at most 17
+// significant digits; plain forms such as 0.000001234… or 1e20 written
+// out stay under 30 digits; exponents reach ±324) and integers of up to
+// 332 bits; 1e400 still reaches the schema, which judges it. At the
+// limits one number costs the validator some 5 µs.
+//
+// This is not WithDecodeLimits: that bounds the protocol decoder, which
+// never converts a number to a big value, and what it refuses is -32600,
+// while arguments over these limits are a tool error.
+func WithNumberLimits(maxDigits, maxExponent int) Option {
+	return func(c *config) { c.maxNumberDigits, c.maxNumberExponent = maxDigits, maxExponent }
+}
+
+// WithMaxValidationWork bounds the work of validating one tools/call's
+// arguments against the tool's inputSchema (default 10,000,000 units; zero
+// or less keeps it). Before the validator runs, the runtime walks the
+// arguments along the compiled schema and adds up what validating them
+// takes: every subschema applied to every value, as often as it is
+// reached (two branches of an allOf that both recurse into an array's
+// items double the work at each level of the instance), with keywords
+// weighted by what they cost: big.Rat arithmetic for numbers (more for
+// larger ones), enum and const comparisons with numbers, patterns and
+// formats per 64 bytes of a string, the failed branches of anyOf and
+// oneOf, uniqueItems over the array's contents. Over the bound, the
+// arguments are refused as too large to validate, a tool execution error,
+// and the validator does not run.
+//
+// A unit is some 5 to 55 ns of the validator's time, depending on the
+// keywords (BenchmarkValidationWork on an idle core; up to 95 ns on a busy
+// machine), so the default caps the validation of one call at about half
+// a second (a second on a busy machine). It
+// accepts an array of 10,000 records of ten members, with a pattern, an
+// enum and a nested array (about 4,300,000 units; such a body also needs
+// WithDecodeLimits to allow 100,000 members). A tool whose inputSchema is
+// a flat object of primitives is checked by the runtime itself, in linear
+// time, and is not subject to this bound.
+//
+// The validator (santhosh-tekuri/jsonschema) cannot be interrupted once it
+// runs: this bound is what keeps its work in proportion. Parsing the
+// arguments and the walk stop when the request's context ends, and the
+// context is checked again just before the validator starts.
+func WithMaxValidationWork(n int64) Option { return func(c *config) { c.maxWork = n } }
+
+// valueLimits returns the number limits of s, checking ctx (when not nil)
+// while parsing.
+func (s *Server) valueLimits(ctx context.Context) valueLimits {
+	l := defaultValueLimits()
+	if s.cfg.maxNumberDigits > 0 {
+		l.maxDigits = min(s.cfg.maxNumberDigits, maxNumberLimit)
+	}
+	if s.cfg.maxNumberExponent > 0 {
+		l.maxExponent = min(s.cfg.maxNumberExponent, maxNumberLimit)
+	}
+	l.ctx = ctx
+	return l
+}
+
+// maxNumberLimit is the most either number limit can be set to. big.Rat
+// refuses a number whose decimal exponent, less its fraction digits, is
+// beyond ±1,000,000, and the validator then dereferences the nil *big.Rat
+// (minimum, maximum, multipleOf): with both limits at most this, no
+// number it is given can be refused so.
+const maxNumberLimit = 500_000
+
+// maxValidationWork returns the validation work bound of s.
+func (s *Server) maxValidationWork() int64 {
+	if s.cfg.maxWork > 0 {
+		return s.cfg.maxWork
+	}
+	return DefaultMaxValidationWork
+}
 
 // WithMaxInputRequests bounds the input requests of one input_required
 // result and the inputResponses a retry may carry (default 16).

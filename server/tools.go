@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/textproto"
 	"regexp"
 	"strconv"
@@ -33,6 +34,7 @@ type tool struct {
 	handler ToolHandler
 	input   *sjs.Schema
 	flat    *flatSchema // the same inputSchema, when it is a flat object of primitives
+	index   *argIndex   // inputSchema's declared names and validation work, for checkArgs
 	output  *sjs.Schema
 	headers []headerParam
 	task    *TaskOptions // set by AsTask
@@ -67,6 +69,9 @@ func (s *Server) AddTool(def protocol.Tool, h ToolHandler, opts ...ToolOption) e
 		return fmt.Errorf("server: tool %s: inputSchema: %w", def.Name, err)
 	}
 	if t.input, err = s.compileSchema(in); err != nil {
+		return fmt.Errorf("server: tool %s: inputSchema: %w", def.Name, err)
+	}
+	if t.index, err = newArgIndex(t.input); err != nil {
 		return fmt.Errorf("server: tool %s: inputSchema: %w", def.Name, err)
 	}
 	t.flat = compileFlat(in)
@@ -452,23 +457,10 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 	// The common case, a flat schema and no Mcp-Param-* headers to
 	// compare, is decided on the text; anything else is parsed once for
 	// the headers and the validator.
-	if t.flat == nil || x.viaHTTP && len(t.headers) > 0 || !t.flat.validRaw(args) {
-		inst, err := parseValue(args)
-		if err != nil {
-			return nil, InvalidParams("arguments: "+err.Error(), nil)
-		}
-		if x.viaHTTP {
-			if err := checkParamHeaders(t.headers, inst, x.headers); err != nil {
-				return nil, err
-			}
-		}
-		if t.flat != nil {
-			if err := t.flat.validate(inst); err != nil {
-				return toolError("Invalid arguments: " + err.Error()), nil
-			}
-		} else if err := t.input.Validate(inst); err != nil {
-			// A tool execution error, so that the model can correct itself.
-			return toolError("Invalid arguments: " + validationText(err)), nil
+	lim := s.valueLimits(ctx)
+	if t.flat == nil || x.viaHTTP && len(t.headers) > 0 || !t.flat.validRaw(args, lim) {
+		if res, err := s.checkArgs(ctx, t, args, lim, x); res != nil || err != nil {
+			return res, err
 		}
 	}
 	if err := s.prepareMRTR(r, p.Name, args, p.InputResponses, p.RequestState); err != nil {
@@ -484,6 +476,63 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 	}
 	res, err := t.handler(ctx, r, args)
 	return s.finishTool(r, t, res, err)
+}
+
+// checkArgs parses and validates tool arguments the fast path did not
+// vouch for: a result (a tool execution error) or an error refuses them.
+//
+// The validator (santhosh-tekuri/jsonschema) cannot be interrupted, so its
+// work is bounded before it starts: numbers by the number limits, and the
+// whole by the estimate of argIndex (WithMaxValidationWork). Parsing and
+// the estimate stop when ctx ends, and ctx is checked again just before
+// the validator runs.
+func (s *Server) checkArgs(ctx context.Context, t *tool, args json.RawMessage, lim valueLimits, x *exchange) (wireResult, error) {
+	vp := valueParser{b: args, lim: lim}
+	inst, err := vp.parse()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err() // the client went away, or the deadline passed
+		}
+		return nil, InvalidParams("arguments: "+err.Error(), nil)
+	}
+	if x.viaHTTP {
+		if err := checkParamHeaders(t.headers, inst, x.headers); err != nil {
+			return nil, err
+		}
+	}
+	// A tool execution error from here on, so that the model can correct
+	// itself.
+	if vp.over != nil {
+		return toolError("Invalid arguments: " + vp.over.Error()), nil
+	}
+	// The runtime's own check of a flat schema is linear: only the
+	// general validator's work is bounded.
+	limit := int64(math.MaxInt64)
+	if t.flat == nil {
+		limit = s.maxValidationWork()
+	}
+	work, variants, err := t.index.scan(ctx, inst, limit)
+	switch {
+	case err != nil:
+		return nil, err
+	case work > limit:
+		return toolError(fmt.Sprintf("Invalid arguments: too large to validate (the work of validating them is over the limit of %d)", limit)), nil
+	case len(variants) > 0:
+		return toolError("Invalid arguments: " + variants.Error()), nil
+	}
+	if t.flat != nil {
+		if err := t.flat.validate(inst); err != nil {
+			return toolError("Invalid arguments: " + err.Error()), nil
+		}
+		return nil, nil
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := t.input.Validate(inst); err != nil {
+		return toolError("Invalid arguments: " + validationText(err)), nil
+	}
+	return nil, nil
 }
 
 // finishTool turns what a tool handler returned into the tools/call
@@ -508,7 +557,7 @@ func (s *Server) finishTool(r *Request, t *tool, res *protocol.CallToolResult, e
 			s.log.Error("tool result lacks structuredContent required by its outputSchema", "tool", t.def.Name)
 			return nil, InternalError("tool result does not match its outputSchema")
 		}
-		v, err := parseValue(res.StructuredContent)
+		v, err := parseValue(res.StructuredContent, s.valueLimits(context.Background()))
 		if err == nil {
 			err = t.output.Validate(v)
 		}
@@ -528,8 +577,13 @@ func toolError(text string) *protocol.CallToolResult {
 	return &protocol.CallToolResult{IsError: &t, Content: []protocol.ContentBlock{{Value: &protocol.TextContent{Text: text}}}}
 }
 
+// maxValidationLines bounds the failures validationText spells out: an
+// array of a million wrong values must not make a message of tens of
+// megabytes.
+const maxValidationLines = 32
+
 // validationText flattens a validator error into one line per failure,
-// each with its instance path.
+// each with its instance path, up to maxValidationLines of them.
 func validationText(err error) string {
 	var ve *sjs.ValidationError
 	if !errors.As(err, &ve) {
@@ -537,9 +591,14 @@ func validationText(err error) string {
 	}
 	english := message.NewPrinter(language.English)
 	var lines []string
+	more := 0
 	var walk func(e *sjs.ValidationError)
 	walk = func(e *sjs.ValidationError) {
 		if len(e.Causes) == 0 {
+			if len(lines) == maxValidationLines {
+				more++
+				return
+			}
 			loc := "/" + strings.Join(e.InstanceLocation, "/")
 			lines = append(lines, fmt.Sprintf("at %s: %s", loc, e.ErrorKind.LocalizedString(english)))
 			return
@@ -549,5 +608,8 @@ func validationText(err error) string {
 		}
 	}
 	walk(ve)
+	if more > 0 {
+		lines = append(lines, fmt.Sprintf("and %d more", more))
+	}
 	return strings.Join(lines, "; ")
 }

@@ -1,0 +1,354 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// Unit tests of the number limits, the validation work estimate and the
+// case-variant index (WithNumberLimits, WithMaxValidationWork; R-TOOL-10,
+// R-SCHEMA-08, R-HDR-07).
+
+// WithNumberLimits sets both limits; zero keeps a default.
+func TestNumberLimitsOption(t *testing.T) {
+	for _, c := range []struct {
+		opts     []Option
+		args     string
+		refusal  string // "" when served
+		toolName string
+	}{
+		{[]Option{WithNumberLimits(10, 20)}, `{"x":1234567890}`, "", "num"},
+		{[]Option{WithNumberLimits(10, 20)}, `{"x":12345678901}`, "at /x: number has 11 digits, more than the limit of 10", "num"},
+		{[]Option{WithNumberLimits(10, 20)}, `{"x":-0.123456789}`, "", "num"},
+		{[]Option{WithNumberLimits(10, 20)}, `{"x":1e20}`, "", "num"},
+		{[]Option{WithNumberLimits(10, 20)}, `{"x":1e-21}`, "at /x: number's exponent is beyond the limit of ±20", "num"},
+		{[]Option{WithNumberLimits(0, 0)}, `{"x":` + strings.Repeat("1", DefaultMaxNumberDigits) + `}`, "", "num"},
+		{[]Option{WithNumberLimits(0, 0)}, `{"x":1e401}`, "at /x: number's exponent is beyond the limit of ±400", "num"},
+		{[]Option{WithNumberLimits(200, 0)}, `{"x":` + strings.Repeat("1", 200) + `}`, "", "num"},
+		{[]Option{WithNumberLimits(200, 0)}, `{"x":1e401}`, "at /x: number's exponent is beyond the limit of ±400", "num"},
+		{[]Option{WithNumberLimits(10, 20)}, `{"a":[1,2,{"b":[12345678901]}]}`, "at /a/2/b/0: number has 11 digits", "general"},
+		// big.Rat refuses these, and the validator then dereferences a nil
+		// *big.Rat (minimum): no setting lets them through.
+		{[]Option{WithNumberLimits(1<<40, 1<<40)}, `{"a":[1e9999999]}`, "at /a/0: number's exponent is beyond the limit of ±500000", "general"},
+		{[]Option{WithNumberLimits(1<<40, 1<<40)}, `{"a":[1e-500001]}`, "at /a/0: number's exponent is beyond the limit of ±500000", "general"},
+		{[]Option{WithNumberLimits(1<<40, 1<<40)}, `{"a":[0.` + strings.Repeat("0", 500000) + `1]}`, "at /a/0: number has 500002 digits, more than the limit of 500000", "general"},
+		{[]Option{WithNumberLimits(1<<40, 1<<40)}, `{"a":[1e400000]}`, "", "general"},
+	} {
+		s := newServer(t, c.opts...)
+		runs := countingTool(t, s, "num", `{"type":"object","properties":{"x":{"type":"number"}}}`)
+		runs2 := countingTool(t, s, "general", `{"type":"object","properties":{"a":{"type":"array","items":{"minimum":0}}}}`)
+		w := single(t, post(t, s.Handler(HTTPOptions{}), callBody(1, c.toolName, c.args), nil))
+		switch {
+		case c.refusal == "" && (w.isError() || runs.Load()+runs2.Load() != 1):
+			t.Errorf("%.200s: want it served, got %.300s", c.args, w.raw)
+		case c.refusal != "" && (!w.isError() || !strings.Contains(w.text(t, 0), c.refusal) || runs.Load()+runs2.Load() != 0):
+			t.Errorf("%.200s: want a tool error %q, got %.300s", c.args, c.refusal, w.raw)
+		}
+	}
+}
+
+// parseValue refuses a number over the limits with a *valueError naming
+// its path (escaped as a JSON Pointer), for callers that answer -32602.
+func TestParseValueNumberError(t *testing.T) {
+	_, err := parseValue([]byte(`{"a/b":[0,{"c~d":1e401}],"e":1e999999}`), defaultValueLimits())
+	var ve *valueError
+	if !errors.As(err, &ve) {
+		t.Fatalf("want a *valueError, got %v", err)
+	}
+	if got := ve.Error(); got != "at /a~1b/1/c~0d: number's exponent is beyond the limit of ±400" && got != "at /e: number's exponent is beyond the limit of ±400" {
+		t.Errorf("error %q", got)
+	}
+	if _, err := parseValue([]byte(`1e999999`), defaultValueLimits()); err == nil || err.Error() != "at /: number's exponent is beyond the limit of ±400" {
+		t.Errorf("a number at the root: %v", err)
+	}
+	for _, ok := range []string{`0`, `-0`, `1.5e-3`, `1E+999999`, `123`, `-0.0`, `1e400`} {
+		if !validNumber([]byte(ok)) {
+			t.Errorf("%s is a JSON number", ok)
+		}
+	}
+	for _, bad := range []string{``, `-`, `01`, `1.`, `.5`, `1e`, `1e+`, `--1`, `1.e5`, `+1`, `1-2`, `1e5.5`, `0x1`} {
+		if validNumber([]byte(bad)) {
+			t.Errorf("%q is not a JSON number", bad)
+		}
+	}
+	if d, e := numberSize("-12.340e-0007"); d != 5 || e != 7 {
+		t.Errorf("numberSize: %d digits, exponent %d", d, e)
+	}
+	if _, e := numberSize("1e" + strings.Repeat("9", 40)); e < 1e15 {
+		t.Errorf("a huge exponent saturates, got %d", e)
+	}
+}
+
+// structuredContent checked against an outputSchema is held to the same
+// number limits: over them the result is -32603 (R-TOOL-06).
+func TestStructuredContentNumberLimits(t *testing.T) {
+	s := newServer(t)
+	for name, sc := range map[string]string{"big": `{"n":1e999999}`, "ok": `{"n":1e300}`} {
+		addTool(t, s, `{"name":"`+name+`","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"n":{"type":"number","minimum":0}}}}`,
+			func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+				return &protocol.CallToolResult{Content: []protocol.ContentBlock{Text(sc)}, StructuredContent: json.RawMessage(sc)}, nil
+			})
+	}
+	h := s.Handler(HTTPOptions{})
+	if w := call(t, h, 1, protocol.MethodToolsCall, params(M{"name": "big"})); w.code() != protocol.CodeInternalError {
+		t.Errorf("1e999999 in structuredContent: %s", w.raw)
+	}
+	if w := call(t, h, 1, protocol.MethodToolsCall, params(M{"name": "ok"})); w.code() != 0 {
+		t.Errorf("1e300 in structuredContent: %s", w.raw)
+	}
+}
+
+// WithMaxValidationWork sets the bound; zero keeps the default.
+func TestMaxValidationWorkOption(t *testing.T) {
+	for _, c := range []struct {
+		n      int64
+		served bool
+	}{{1000, false}, {0, true}, {-1, true}, {math.MaxInt64, true}} {
+		s := newServer(t, WithMaxValidationWork(c.n))
+		runs := countingTool(t, s, "records", recordsSchema)
+		w := single(t, post(t, s.Handler(HTTPOptions{}), callBody(1, "records", recordsArgs(100)), nil))
+		if got := !w.isError() && runs.Load() == 1; got != c.served {
+			t.Errorf("WithMaxValidationWork(%d), 100 records: served %v, want %v: %.200s", c.n, got, c.served, w.raw)
+		}
+		if !c.served && !strings.Contains(w.text(t, 0), fmt.Sprintf("too large to validate (the work of validating them is over the limit of %d)", c.n)) {
+			t.Errorf("WithMaxValidationWork(%d): %s", c.n, w.raw)
+		}
+	}
+}
+
+// indexFor compiles schema and indexes it.
+func indexFor(t testing.TB, schema string) *argIndex {
+	t.Helper()
+	sch, err := newServer(t).compileSchema([]byte(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := newArgIndex(sch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return idx
+}
+
+// workOf is the estimate for args.
+func workOf(t testing.TB, idx *argIndex, args string) int64 {
+	t.Helper()
+	v, err := parseValue([]byte(args), defaultValueLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, _, err := idx.scan(context.Background(), v, math.MaxInt64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// The estimate follows what the validator does: linear in the values a
+// subschema applies to, nothing for values no subschema applies to,
+// doubled at each level by a recursion through two branches, more for
+// larger numbers, per byte for patterns, and a subschema reached twice
+// counts twice (R-SCHEMA-08).
+func TestValidationWorkEstimate(t *testing.T) {
+	items := indexFor(t, `{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer","minimum":0}}}}`)
+	w1, w2 := workOf(t, items, `{"a":[`+jsonList("1", 1000)+`]}`), workOf(t, items, `{"a":[`+jsonList("1", 2000)+`]}`)
+	if d := w2 - w1; d <= 0 || w2-2*w1 > d/100 {
+		t.Errorf("1000 items %d, 2000 items %d: not linear", w1, w2)
+	}
+	if undeclared := workOf(t, items, `{"b":[`+jsonList("1", 1000)+`]}`); undeclared >= w1/100 {
+		t.Errorf("values nothing applies to cost %d (declared: %d)", undeclared, w1)
+	}
+	if big := workOf(t, items, `{"a":[`+jsonList("1e400", 1000)+`]}`); big <= 2*w1 {
+		t.Errorf("1e400 costs %d, 1 costs %d", big, w1)
+	}
+	double := indexFor(t, `{"$defs":{"n":{"allOf":[{"items":{"$ref":"#/$defs/n"}},{"items":{"$ref":"#/$defs/n"}}]}},"type":"object","properties":{"a":{"$ref":"#/$defs/n"}}}`)
+	d10, d11 := workOf(t, double, `{"a":`+strings.Repeat("[", 10)+strings.Repeat("]", 10)+`}`), workOf(t, double, `{"a":`+strings.Repeat("[", 11)+strings.Repeat("]", 11)+`}`)
+	if d11 < 2*d10-d10/10 {
+		t.Errorf("depth 10 costs %d, depth 11 %d: the doubling is not counted", d10, d11)
+	}
+	once := indexFor(t, `{"type":"object","$defs":{"x":{"minimum":0}},"properties":{"a":{"allOf":[{"$ref":"#/$defs/x"}]}}}`)
+	twice := indexFor(t, `{"type":"object","$defs":{"x":{"minimum":0}},"properties":{"a":{"allOf":[{"$ref":"#/$defs/x"},{"$ref":"#/$defs/x"}]}}}`)
+	if o, tw := workOf(t, once, `{"a":5}`), workOf(t, twice, `{"a":5}`); tw <= o {
+		t.Errorf("a subschema reached twice costs %d, once %d", tw, o)
+	}
+	pattern := indexFor(t, `{"type":"object","properties":{"s":{"type":"string","pattern":"^a+$"}}}`)
+	if short, long := workOf(t, pattern, `{"s":"aaaa"}`), workOf(t, pattern, `{"s":"`+strings.Repeat("a", 64000)+`"}`); long < 500*short/10 {
+		t.Errorf("a pattern on 4 bytes costs %d, on 64,000 bytes %d", short, long)
+	}
+	enumNum := indexFor(t, `{"type":"object","properties":{"e":{"enum":[1,2,3,4,5,6,7,8,9,10]}}}`)
+	enumStr := indexFor(t, `{"type":"object","properties":{"e":{"enum":["1","2","3","4","5","6","7","8","9","10"]}}}`)
+	if n, s := workOf(t, enumNum, `{"e":10}`), workOf(t, enumStr, `{"e":"10"}`); n <= s {
+		t.Errorf("an enum of numbers costs %d for a number, an enum of strings %d for a string", n, s)
+	}
+	// Saturation: no overflow, however deep the doubling.
+	if w := workOf(t, double, `{"a":`+strings.Repeat("[", 60)+strings.Repeat("]", 60)+`}`); w <= 0 || w < 1<<50 {
+		t.Errorf("depth 60: %d", w)
+	}
+}
+
+// The walk stops once the work is over the limit, and when the context
+// ends; so does the parser; checkArgs checks the context before the
+// validator too, and answers with its error.
+func TestArgumentsContext(t *testing.T) {
+	s := newServer(t)
+	countingTool(t, s, "records", recordsSchema)
+	tl := s.lookupTool("records")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	lim := s.valueLimits(ctx)
+	args := []byte(recordsArgs(1000)) // 13,000 values
+	if _, err := parseValue(args, lim); !errors.Is(err, context.Canceled) {
+		t.Errorf("parseValue with an ended context: %v", err)
+	}
+	v, err := parseValue(args, defaultValueLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := tl.index.scan(ctx, v, math.MaxInt64); !errors.Is(err, context.Canceled) {
+		t.Errorf("scan with an ended context: %v", err)
+	}
+	for _, a := range [][]byte{args, []byte(recordsArgs(1))} {
+		if res, err := s.checkArgs(ctx, tl, a, lim, &exchange{}); res != nil || !errors.Is(err, context.Canceled) {
+			t.Errorf("checkArgs with an ended context (%d bytes): %v %v", len(a), res, err)
+		}
+	}
+	start := time.Now()
+	if w, _, _ := tl.index.scan(context.Background(), v, 1000); w <= 1000 || time.Since(start) > time.Second {
+		t.Errorf("scan over a limit of 1000: %d", w)
+	}
+}
+
+// The index follows $dynamicRef to every schema with its anchor, and
+// refuses schemas whose subschemas combine in too many ways.
+func TestArgIndexReferences(t *testing.T) {
+	dyn := indexFor(t, `{"$schema":"https://json-schema.org/draft/2020-12/schema","$dynamicAnchor":"node","type":"object",
+		"properties":{"kids":{"type":"array","items":{"$dynamicRef":"#node"}},"label":{"type":"string"}}}`)
+	v, _ := parseValue([]byte(`{"kids":[{"kids":[{"LABEL":"x"}]}]}`), defaultValueLimits())
+	if _, variants, _ := dyn.scan(context.Background(), v, math.MaxInt64); len(variants) != 1 || variants[0].Error() != "at /kids/0/kids/0/LABEL: member name differs only in case from the declared property 'label'" {
+		t.Errorf("through $dynamicRef: %v", variants)
+	}
+	many := make([]string, 12)
+	for i := range many {
+		many[i] = fmt.Sprintf(`{"$ref":"#/$defs/d%d"}`, i)
+	}
+	var defs []string
+	for i := range many {
+		defs = append(defs, fmt.Sprintf(`"d%d":{"properties":{"p%d":{"minimum":0}}}`, i, i))
+	}
+	idx := indexFor(t, `{"type":"object","$defs":{`+strings.Join(defs, ",")+`},"allOf":[`+strings.Join(many, ",")+`]}`)
+	v, _ = parseValue([]byte(`{"P3":1,"p4":2}`), defaultValueLimits())
+	if _, variants, _ := idx.scan(context.Background(), v, math.MaxInt64); len(variants) != 1 || !strings.Contains(variants.Error(), "'p3'") {
+		t.Errorf("through allOf and $ref: %v", variants)
+	}
+}
+
+// Case variants are listed in path order, at most maxReported of them.
+func TestCaseVariantsReport(t *testing.T) {
+	idx := indexFor(t, `{"type":"object","properties":{"xs":{"type":"array","items":{"type":"object","properties":{"a":{}}}}}}`)
+	v, _ := parseValue([]byte(`{"xs":[`+jsonList(`{"A":1}`, 20)+`]}`), defaultValueLimits())
+	_, variants, _ := idx.scan(context.Background(), v, math.MaxInt64)
+	if len(variants) != 20 || !strings.HasPrefix(variants.Error(), "at /xs/0/A: ") || !strings.HasSuffix(variants.Error(), "; and 12 more") {
+		t.Errorf("%d variants: %s", len(variants), variants.Error())
+	}
+}
+
+// validationText spells out at most maxValidationLines failures.
+func TestValidationTextBounded(t *testing.T) {
+	s := newServer(t)
+	countingTool(t, s, "ints", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"integer","minimum":10}}}}`)
+	w := single(t, post(t, s.Handler(HTTPOptions{}), callBody(1, "ints", `{"a":[`+jsonList("1", 5000)+`]}`), nil))
+	if text := w.text(t, 0); !w.isError() || strings.Count(text, "; at ") != maxValidationLines-1 || !strings.HasSuffix(text, fmt.Sprintf("; and %d more", 5000-maxValidationLines)) {
+		t.Errorf("%d bytes: %.300s", len(text), text)
+	}
+}
+
+// validationShape is one kind of arguments for BenchmarkValidationWork:
+// item is repeated n times in arguments of the given shape.
+type validationShape struct {
+	name, schema, prefix, item, suffix string
+}
+
+func validationShapes() []validationShape {
+	enum := make([]string, 1000)
+	for i := range enum {
+		enum[i] = fmt.Sprint(i * 7)
+	}
+	var patterns []string
+	for i := range 10 {
+		patterns = append(patterns, fmt.Sprintf(`"^p%d[a-z]*$":{"type":"string"}`, i))
+	}
+	arr := func(items string) string {
+		return `{"type":"object","properties":{"a":{"type":"array","items":` + items + `}}}`
+	}
+	return []validationShape{
+		{"records", recordsSchema, `{"items":[`, `{"id":12345,"name":"Widget number one","price":19.99,"qty":3,"tags":["a","b"],"active":true,"sku":"ABC-123","weight":1.5,"color":"red","note":"n"}`, `]}`},
+		{"integers/minimum", arr(`{"type":"integer","minimum":0}`), `{"a":[`, `123456`, `]}`},
+		{"integers/minimum failing", arr(`{"type":"integer","minimum":10}`), `{"a":[`, `1`, `]}`},
+		{"1e400/minimum multipleOf", arr(`{"type":"number","minimum":0,"multipleOf":0.5}`), `{"a":[`, `1.234567e400`, `]}`},
+		{"100 digits/multipleOf", arr(`{"type":"number","multipleOf":0.7}`), `{"a":[`, `1.` + strings.Repeat("3", 99), `]}`},
+		{"integers/enum of 1000", arr(`{"enum":[` + strings.Join(enum, ",") + `]}`), `{"a":[`, `1`, `]}`},
+		{"1e400/enum of 1000", arr(`{"enum":[` + strings.Join(enum, ",") + `]}`), `{"a":[`, `1e400`, `]}`},
+		{"integers/const", arr(`{"const":12345}`), `{"a":[`, `12345`, `]}`},
+		{"fractions/integer type", arr(`{"type":"integer"}`), `{"a":[`, `1.0e2`, `]}`},
+		{"1e400/uniqueItems", `{"type":"object","properties":{"a":{"type":"array","uniqueItems":true}}}`, `{"a":[`, `1e400`, `]}`},
+		{"strings/maxLength", arr(`{"type":"string","maxLength":100}`), `{"a":[`, `"hello world"`, `]}`},
+		{"strings/pattern 4 KiB", arr(`{"type":"string","pattern":"^([a-z]+[0-9]?)+$"}`), `{"a":[`, `"` + strings.Repeat("ab1", 1365) + `"`, `]}`},
+		{"objects/oneOf of 10 failing", arr(`{"oneOf":[` + jsonList(`{"type":"object","properties":{"k":{"const":"x"}},"required":["k"]}`, 10) + `]}`), `{"a":[`, `{"k":"y"}`, `]}`},
+		{"objects/patternProperties 10", arr(`{"type":"object","patternProperties":{` + strings.Join(patterns, ",") + `}}`), `{"a":[`, `{"p1abcdefgh":"x","p2abc":"y","zzzzzzzzzz":"w"}`, `]}`},
+		{"recursive anyOf failing", `{"$defs":{"n":{"anyOf":[{"type":"string","minLength":5},{"type":"integer","minimum":10},{"type":"array","items":{"$ref":"#/$defs/n"}},{"type":"object","additionalProperties":{"$ref":"#/$defs/n"}}]}},"type":"object","properties":{"a":{"$ref":"#/$defs/n"}}}`, `{"a":[`, `[1,2,3,[4,5,[6]]]`, `]}`},
+		{"recursive anyOf/JSON values", `{"$defs":{"j":{"anyOf":[{"type":"string"},{"type":"number"},{"type":"boolean"},{"type":"null"},{"type":"array","items":{"$ref":"#/$defs/j"}},{"type":"object","additionalProperties":{"$ref":"#/$defs/j"}}]}},"type":"object","additionalProperties":{"$ref":"#/$defs/j"}}`, `{"a":[`, `{"x":"abc","y":[1,2,{"z":null}]}`, `]}`},
+		{"recursive allOf of 50", `{"$defs":{"n":{"allOf":[` + jsonList(`{"type":["array","integer"],"minimum":0,"items":{"$ref":"#/$defs/n"}}`, 50) + `]}},"type":"object","properties":{"a":{"$ref":"#/$defs/n"}}}`, `{"a":[`, `1`, `]}`},
+		{"recursive allOf of 2/depth 12", `{"$defs":{"n":{"allOf":[{"items":{"$ref":"#/$defs/n"}},{"items":{"$ref":"#/$defs/n"}}]}},"type":"object","properties":{"a":{"$ref":"#/$defs/n"}}}`, `{"a":[`, strings.Repeat("[", 12) + strings.Repeat("]", 12), `]}`},
+	}
+}
+
+// args builds n items of the shape.
+func (v validationShape) args(n int) []byte {
+	return []byte(v.prefix + jsonList(v.item, n) + v.suffix)
+}
+
+// BenchmarkValidationWork validates arguments of each shape sized to the
+// default work bound (DefaultMaxValidationWork), the bound lifted: what
+// the worst case at the bound costs, and the nanoseconds per unit of the
+// estimate (ns/unit) that DefaultMaxValidationWork's documentation
+// states.
+func BenchmarkValidationWork(b *testing.B) {
+	for _, shape := range validationShapes() {
+		b.Run(shape.name, func(b *testing.B) {
+			s := newServer(b, WithMaxValidationWork(math.MaxInt64))
+			countingTool(b, s, "t", shape.schema)
+			tl := s.lookupTool("t")
+			lim := s.valueLimits(context.Background())
+			estimate := func(n int) int64 {
+				v, err := parseValue(shape.args(n), lim)
+				if err != nil {
+					b.Fatal(err)
+				}
+				w, _, _ := tl.index.scan(context.Background(), v, math.MaxInt64)
+				return w
+			}
+			per := max((estimate(200)-estimate(100))/100, 1)
+			n := max(int((DefaultMaxValidationWork-estimate(0))/per), 1)
+			args := shape.args(n)
+			units := estimate(n)
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := s.checkArgs(context.Background(), tl, args, lim, &exchange{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			nsPerOp := float64(b.Elapsed().Nanoseconds()) / float64(b.N)
+			b.ReportMetric(float64(units), "units/op")
+			b.ReportMetric(nsPerOp/float64(units), "ns/unit")
+			b.ReportMetric(float64(len(args)), "bytes/op")
+		})
+	}
+}
