@@ -39,6 +39,7 @@ func TestOverrideRevisions(t *testing.T) {
 // both directions. Stamping one schema with the other's revision stands in
 // for a schema change under an unchanged override table.
 func TestCheckOverrides(t *testing.T) {
+	specDir(t) // the pins are read from MCP_SPEC_DIR, never downloaded by the tests
 	legacy := targets[1]
 	data, cfg, _, err := legacy.load(context.Background())
 	if err != nil {

@@ -1066,7 +1066,7 @@ func (m *taskManager) update(ctx context.Context, r *Request, raw json.RawMessag
 			}
 			err, done := checked[k]
 			if !done {
-				err = m.checkResponse(k, req, p.responses[k])
+				err = m.checkResponse(ctx, k, req, p.responses[k])
 				checked[k] = err
 			}
 			if err != nil {
@@ -1103,7 +1103,7 @@ func (m *taskManager) update(ctx context.Context, r *Request, raw json.RawMessag
 // method (an ElicitResult for elicitation/create, and so on), and that the
 // content of an accepted form elicitation matches the requestedSchema the
 // server asked with (R-ELIC-11).
-func (m *taskManager) checkResponse(key string, req, resp json.RawMessage) error {
+func (m *taskManager) checkResponse(ctx context.Context, key string, req, resp json.RawMessage) error {
 	var ir protocol.InputRequest
 	var in protocol.InputResponse
 	if err := protocol.Unmarshal(resp, &in); err != nil {
@@ -1118,7 +1118,7 @@ func (m *taskManager) checkResponse(key string, req, resp json.RawMessage) error
 		var er *protocol.ElicitResult
 		if er, ok = in.Value.(*protocol.ElicitResult); ok && er.Action == protocol.ElicitResultActionAccept {
 			if form, isForm := q.Params.Value.(*protocol.ElicitRequestFormParams); isForm {
-				return m.checkContent(key, form, resp)
+				return m.checkContent(ctx, key, form, resp)
 			}
 		}
 	case *protocol.CreateMessageRequest:
@@ -1138,7 +1138,7 @@ func (m *taskManager) checkResponse(key string, req, resp json.RawMessage) error
 // the key and the path. The schema is compiled at every check, as the
 // runtime keeps only the request's JSON: it is the server's own, small
 // (flat properties of primitive types), and bounded by the schema limits.
-func (m *taskManager) checkContent(key string, form *protocol.ElicitRequestFormParams, resp json.RawMessage) error {
+func (m *taskManager) checkContent(ctx context.Context, key string, form *protocol.ElicitRequestFormParams, resp json.RawMessage) error {
 	raw, err := protocol.Marshal(&form.RequestedSchema)
 	if err != nil {
 		m.s.log.Error("the requestedSchema of a task's elicitation does not encode: its answer is not checked", "key", key, "err", err)
@@ -1149,7 +1149,7 @@ func (m *taskManager) checkContent(key string, form *protocol.ElicitRequestFormP
 		m.s.log.Error("the requestedSchema of a task's elicitation does not compile: its answer is not checked", "key", key, "err", err)
 		return nil
 	}
-	v, err := parseValue(resp)
+	v, err := parseValue(resp, m.s.valueLimits(ctx)) // a number over the limits is -32602 naming its path
 	if err != nil {
 		return InvalidParams("Invalid params: inputResponses."+key+": "+err.Error(), nil)
 	}

@@ -92,7 +92,7 @@ func BenchmarkTaskCheckElicitContent(b *testing.B) {
 	resp := json.RawMessage(`{"action":"accept","content":{"name":"Ada","city":"Paris","subscribe":true}}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := m.checkResponse("who", req, resp); err != nil {
+		if err := m.checkResponse(context.Background(), "who", req, resp); err != nil {
 			b.Fatal(err)
 		}
 	}
