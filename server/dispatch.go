@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -235,7 +236,7 @@ func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, 
 	if s.cfg.handlerTimeout > 0 && method != protocol.MethodSubscriptionsListen {
 		r.rc.deadline = time.Now().Add(s.cfg.handlerTimeout)
 	}
-	res, err := s.dispatch(&r.rc, r, typed, x)
+	res, err := s.dispatchRecovered(&r.rc, r, typed, x)
 	r.finish()
 	if ctx.Err() != nil || errors.Is(err, errSilent) {
 		return outcome{cancelled: true, status: 499}
@@ -323,6 +324,20 @@ func metaAndName(p any) (protocol.RequestMetaObject, string) {
 		return v.Meta, ""
 	}
 	panic(fmt.Sprintf("server: no _meta accessor for %T", p))
+}
+
+// dispatchRecovered runs dispatch and turns a handler's panic into -32603,
+// logged with its stack: over HTTP net/http would only drop the
+// connection, with no answer for the client, and on stdio the panic would
+// end the process and every other client request with it.
+func (s *Server) dispatchRecovered(ctx context.Context, r *Request, params any, x *exchange) (res wireResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("handler panicked", "method", r.Method, "target", r.target, "panic", p, "stack", string(debug.Stack()))
+			res, err = nil, InternalError("Internal error")
+		}
+	}()
+	return s.dispatch(ctx, r, params, x)
 }
 
 func (s *Server) dispatch(ctx context.Context, r *Request, params any, x *exchange) (wireResult, error) {

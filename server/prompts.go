@@ -34,15 +34,7 @@ func (s *Server) AddPrompt(def protocol.Prompt, h PromptHandler) error {
 
 // RemovePrompt unregisters a prompt.
 func (s *Server) RemovePrompt(name string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.prompts[name]
-	delete(s.prompts, name)
-	s.sortedPrompts.Store(nil)
-	if ok {
-		defer func() { _ = s.NotifyPromptsChanged() }()
-	}
-	return ok
+	return unregister(s, s.prompts, name, &s.sortedPrompts, s.NotifyPromptsChanged)
 }
 
 func (s *Server) getPrompt(ctx context.Context, r *Request, p *protocol.GetPromptRequestParams) (wireResult, error) {

@@ -47,15 +47,7 @@ func (s *Server) AddResource(def protocol.Resource, h ResourceHandler) error {
 
 // RemoveResource unregisters a static resource.
 func (s *Server) RemoveResource(uri string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.resources[uri]
-	delete(s.resources, uri)
-	s.sortedResources.Store(nil)
-	if ok {
-		defer func() { _ = s.NotifyResourcesChanged() }()
-	}
-	return ok
+	return unregister(s, s.resources, uri, &s.sortedResources, s.NotifyResourcesChanged)
 }
 
 // AddResourceTemplate registers an RFC 6570 URI template

@@ -363,6 +363,22 @@ func cachedKeys[V any](cache *atomic.Pointer[[]string], m map[string]V) []string
 	return keys
 }
 
+// unregister removes key from a registry under the write lock, resets the
+// registry's sorted names, and, once the lock is released, tells the
+// listen streams: publishing can wait on a remote broker, and no request
+// may wait behind it.
+func unregister[V any](s *Server, m map[string]V, key string, sorted *atomic.Pointer[[]string], notify func() error) bool {
+	s.mu.Lock()
+	_, ok := m[key]
+	delete(m, key)
+	sorted.Store(nil)
+	s.mu.Unlock()
+	if ok {
+		_ = notify()
+	}
+	return ok
+}
+
 // ctxKey keys the request in a handler's context.
 type ctxKey struct{}
 

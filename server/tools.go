@@ -102,15 +102,7 @@ func (s *Server) AddTool(def protocol.Tool, h ToolHandler, opts ...ToolOption) e
 
 // RemoveTool unregisters a tool; it reports whether it was there.
 func (s *Server) RemoveTool(name string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, ok := s.tools[name]
-	delete(s.tools, name)
-	s.sortedTools.Store(nil)
-	if ok {
-		defer func() { _ = s.NotifyToolsChanged() }()
-	}
-	return ok
+	return unregister(s, s.tools, name, &s.sortedTools, s.NotifyToolsChanged)
 }
 
 // AddTypedTool registers a tool whose arguments decode into In and whose
