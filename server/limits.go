@@ -257,3 +257,22 @@ func remoteHost(addr string) string {
 	}
 	return addr
 }
+
+// DefaultMaxURIBytes bounds the URI of a resources/read and of each entry
+// of a listen filter's resourceSubscriptions: RFC 9110 asks servers to
+// support at least 8000 octets, and matching a URI against a template
+// costs in proportion to its length.
+const DefaultMaxURIBytes = 8 << 10
+
+// WithMaxURIBytes sets the longest resource URI a request may name
+// (default DefaultMaxURIBytes; zero or less keeps it). A resources/read
+// over it, or a subscriptions/listen naming one, is -32602.
+func WithMaxURIBytes(n int) Option { return func(c *config) { c.maxURIBytes = n } }
+
+// maxURIBytes is the URI limit in force.
+func (s *Server) maxURIBytes() int {
+	if s.cfg.maxURIBytes > 0 {
+		return s.cfg.maxURIBytes
+	}
+	return DefaultMaxURIBytes
+}

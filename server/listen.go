@@ -259,8 +259,11 @@ func (s *Server) honored(ctx context.Context, r *Request, p *protocol.Subscripti
 	if n := len(want.ResourceSubscriptions); n > lim.MaxResources {
 		return nil, InvalidParams(fmt.Sprintf("Invalid params: notifications.resourceSubscriptions has %d entries, more than the limit of %d", n, lim.MaxResources), nil)
 	}
-	size := 0
-	for _, uri := range want.ResourceSubscriptions {
+	size, maxURI := 0, s.maxURIBytes()
+	for i, uri := range want.ResourceSubscriptions {
+		if len(uri) > maxURI {
+			return nil, InvalidParams(fmt.Sprintf("Invalid params: notifications.resourceSubscriptions[%d] has %d bytes, more than the limit of %d", i, len(uri), maxURI), nil)
+		}
 		size += len(uri)
 	}
 	if size > lim.MaxResourceBytes {

@@ -53,6 +53,12 @@ func (s *Server) RemoveResource(uri string) bool {
 // AddResourceTemplate registers an RFC 6570 URI template
 // (github.com/yosida95/uritemplate/v3). A read whose URI matches no static
 // resource is tried against the templates in registration order.
+//
+// The handler's vars are the matched variables percent-decoded, as RFC
+// 6570 expansion encodes them: they are the client's text, and may hold
+// "/", "..", NUL or nothing at all ("t://a/%2E%2E%2Fetc/x" gives
+// "../etc"). A handler that builds a path, a query or a key from them must
+// validate them first; the raw URI is its uri argument.
 func (s *Server) AddResourceTemplate(def protocol.ResourceTemplate, h ResourceHandler) error {
 	t, err := uritemplate.New(def.URITemplate)
 	if err != nil {
@@ -78,14 +84,23 @@ func resourceNotFound(uri string) *Error {
 }
 
 func (s *Server) readResource(ctx context.Context, r *Request, p *protocol.ReadResourceRequestParams) (wireResult, error) {
+	if max := s.maxURIBytes(); len(p.URI) > max {
+		return nil, InvalidParams(fmt.Sprintf("Invalid params: uri has %d bytes, more than the limit of %d", len(p.URI), max), nil)
+	}
 	s.mu.RLock()
 	res := s.resources[p.URI]
+	// templates only grows by append: the elements of this snapshot never
+	// change, and matching (which costs in proportion to the URI) runs
+	// without the lock, so that no registration, and no request behind it,
+	// waits for it.
+	templates := s.templates
+	s.mu.RUnlock()
 	var h ResourceHandler
 	var vars map[string]string
 	if res != nil {
 		h = res.handler
 	} else {
-		for _, t := range s.templates {
+		for _, t := range templates {
 			if m := t.tmpl.Match(p.URI); m != nil {
 				vars = map[string]string{}
 				for _, n := range t.tmpl.Varnames() {
@@ -96,7 +111,6 @@ func (s *Server) readResource(ctx context.Context, r *Request, p *protocol.ReadR
 			}
 		}
 	}
-	s.mu.RUnlock()
 	if h == nil {
 		return nil, resourceNotFound(p.URI)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -295,4 +296,66 @@ func stdio(t testing.TB, s *Server, lines ...string) []*wire {
 		msgs = append(msgs, decodeWire(t, []byte(l)))
 	}
 	return msgs
+}
+
+// TestResourceURILimitAndLock checks that a resources/read URI is bounded
+// (WithMaxURIBytes; -32602 over it, also in a listen filter) and that
+// matching a long URI against the templates holds no lock: a registration
+// queued behind a slow match, and every request behind that registration,
+// would otherwise wait for it (hostile review D6).
+func TestResourceURILimitAndLock(t *testing.T) {
+	s := newServer(t, WithMaxURIBytes(64))
+	if err := s.AddResourceTemplate(protocol.ResourceTemplate{URITemplate: "t://{a}/{b}/x", Name: "t"},
+		func(_ context.Context, _ *Request, uri string, vars map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+			return TextContents(uri, "", vars["a"]), nil
+		}); err != nil {
+		t.Fatal(err)
+	}
+	h := s.Handler(HTTPOptions{})
+	ok := "t://" + strings.Repeat("a", 64-len("t:///b/x")) + "/b/x"
+	if w := call(t, h, 1, protocol.MethodResourcesRead, params(M{"uri": ok})); w.Error != nil {
+		t.Fatalf("a URI of exactly the limit: %s", w.raw)
+	}
+	long := "t://" + strings.Repeat("a", 65) + "/b/x"
+	w := call(t, h, 2, protocol.MethodResourcesRead, params(M{"uri": long}))
+	if w.code() != protocol.CodeInvalidParamsError || !strings.Contains(string(w.raw), "more than the limit of 64") {
+		t.Errorf("a URI over the limit: %s", w.raw)
+	}
+	rec := post(t, h, rpc(3, protocol.MethodSubscriptionsListen, params(M{"notifications": M{"resourceSubscriptions": []string{ok, long}}})), nil)
+	if w := single(t, rec); w.code() != protocol.CodeInvalidParamsError || !strings.Contains(string(w.raw), "resourceSubscriptions[1] has") {
+		t.Errorf("a listen filter with a URI over the limit: %d %s", rec.Code, w.raw)
+	}
+
+	// The match runs outside the lock. Fifty templates that each scan the
+	// whole URI before failing make one read of a long URI slow; a
+	// registration made meanwhile (it takes the write lock) must finish
+	// while that read is still matching, instead of waiting for it.
+	s2 := newServer(t)
+	for i := range 50 {
+		if err := s2.AddResourceTemplate(protocol.ResourceTemplate{URITemplate: fmt.Sprintf("slow://{x}/end%d", i), Name: "slow"},
+			func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+				return TextContents(uri, "", "ok"), nil
+			}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	uri := "slow://" + strings.Repeat("x", DefaultMaxURIBytes-len("slow://"))
+	h2 := s2.Handler(HTTPOptions{})
+	done := make(chan *wire, 1)
+	start := time.Now()
+	go func() { done <- call(t, h2, 1, protocol.MethodResourcesRead, params(M{"uri": uri})) }()
+	time.Sleep(20 * time.Millisecond) // the read has its snapshot and is matching
+	added := time.Now()
+	addTool(t, s2, `{"name":"late","inputSchema":{"type":"object"}}`, textTool("late"))
+	addTook := time.Since(added)
+	w = <-done
+	readTook := time.Since(start)
+	// A ratio within one run, not a timing: with the lock held while
+	// matching, the registration takes nearly the whole read.
+	if addTook*5 > readTook {
+		t.Errorf("a registration during a long template match took %v of the read's %v: it waited for the match", addTook, readTook)
+	}
+	if w.code() != protocol.CodeInvalidParamsError {
+		t.Errorf("no template matches: %s", w.raw)
+	}
 }

@@ -81,6 +81,7 @@ type config struct {
 	mayWatch          func(ctx context.Context, principal, uri string) bool
 	rate              rate.Limit
 	burst             int
+	maxURIBytes       int   // WithMaxURIBytes
 	maxNumberDigits   int   // WithNumberLimits; 0: the default
 	maxNumberExponent int   // WithNumberLimits; 0: the default
 	maxWork           int64 // WithMaxValidationWork; 0: the default
