@@ -188,6 +188,10 @@ type ltype struct {
 	// branch, and those in which the branch is walked into
 	branches map[string]revSet
 	brecurse map[string]revSet
+	// vOnly: members V declares and the Go type does not, by the
+	// revisions declaring them. A value may hold one undeclared (in Extra)
+	// with a value V forbids: the zero function drops them.
+	vOnly map[string]revSet
 	// sig and where: per revision, what the first position declared, to
 	// catch a second position that declares something else
 	sig   [8]string
@@ -438,7 +442,7 @@ func (t *legacyTables) typ(side *legacySide, name string) *ltype {
 	if lt, ok := t.types[k]; ok {
 		return lt
 	}
-	lt := &ltype{side: side, decl: d, declared: map[string]revSet{}, recurse: map[string]revSet{}, branches: map[string]revSet{}, brecurse: map[string]revSet{}}
+	lt := &ltype{side: side, decl: d, declared: map[string]revSet{}, recurse: map[string]revSet{}, branches: map[string]revSet{}, brecurse: map[string]revSet{}, vOnly: map[string]revSet{}}
 	t.types[k] = lt
 	return lt
 }
@@ -730,10 +734,18 @@ func (t *legacyTables) walkStruct(side *legacySide, gd *Decl, vm *Model, vd *Dec
 			walked = append(walked, f.JSONName)
 		}
 	}
+	var vOnly []string
 	for _, vf := range vd.Fields {
-		if vf.Required && fieldOf(gd, vf.JSONName) == nil {
+		if fieldOf(gd, vf.JSONName) != nil {
+			continue
+		}
+		if vf.Required {
 			t.fail("%s.%s: required by V (%s), absent from Go %s.%s", path, vf.JSONName, vd.Name, side.pkg, gd.Name)
 		}
+		vOnly = append(vOnly, vf.JSONName)
+	}
+	for _, n := range vOnly {
+		lt.vOnly[n] |= 1 << r
 	}
 	for _, f := range declared {
 		lt.declared[f] |= 1 << r
@@ -1000,6 +1012,9 @@ func (t *legacyTables) computeWork() {
 func (t *legacyTables) needsWork(lt *ltype) bool {
 	switch lt.decl.Kind {
 	case DStruct:
+		if len(lt.vOnly) > 0 {
+			return true
+		}
 		for _, f := range lt.decl.Fields {
 			if clearable(f) && lt.reached&^lt.declared[f.JSONName] != 0 {
 				return true

@@ -218,6 +218,29 @@ func (e *legacyEmitter) tables() {
 	}
 	e.p("")
 
+	e.p("// undeclaredDropped lists, per type, the members a revision declares and")
+	e.p("// the Go type does not: an undeclared (Extra) member of that name is")
+	e.p("// dropped for that revision, since its value is unchecked.")
+	e.p("var undeclaredDropped = map[string]map[string]Revs{")
+	for _, k := range e.sortedTypes() {
+		lt := t.types[k]
+		if len(lt.vOnly) == 0 {
+			continue
+		}
+		var names []string
+		for n := range lt.vOnly {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		var parts []string
+		for _, n := range names {
+			parts = append(parts, fmt.Sprintf("%q: %s", n, mask(lt.vOnly[n])))
+		}
+		e.p("%q: {%s},", k, strings.Join(parts, ", "))
+	}
+	e.p("}")
+	e.p("")
+
 	e.p("// requiredGaps are members a revision requires and the Go type leaves")
 	e.p("// optional: the runtime must always set them.")
 	e.p("var requiredGaps = []requiredGap{")
@@ -453,6 +476,9 @@ func (e *legacyEmitter) zeroStruct(lt *ltype) error {
 		}
 		e.p("}")
 	}
+	if len(lt.vOnly) > 0 {
+		e.dropExtra(lt)
+	}
 	e.p("if c == nil {")
 	e.p("return v, nil")
 	e.p("}")
@@ -460,6 +486,42 @@ func (e *legacyEmitter) zeroStruct(lt *ltype) error {
 	e.p("}")
 	e.p("")
 	return nil
+}
+
+// dropExtra prints the removal of undeclared members that carry a name r
+// declares at this position (and the Go type does not): their value could
+// be anything, and r constrains it.
+func (e *legacyEmitter) dropExtra(lt *ltype) {
+	typ := goName(lt.side, lt.decl.Name)
+	var names []string
+	for n := range lt.vOnly {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	e.p("if len(v.Extra) > 0 {")
+	e.p("var ex %s.Members", lt.side.pkg)
+	e.p("dropped := false")
+	e.p("for i, m := range v.Extra {")
+	var conds []string
+	for _, n := range names {
+		conds = append(conds, fmt.Sprintf("(m.Name == %q && r.in(%s))", n, mask(lt.vOnly[n])))
+	}
+	e.p("if %s {", strings.Join(conds, " || "))
+	e.p("if !dropped {")
+	e.p("ex = append(make(%s.Members, 0, len(v.Extra)), v.Extra[:i]...)", lt.side.pkg)
+	e.p("dropped = true")
+	e.p("}")
+	e.p("continue")
+	e.p("}")
+	e.p("if dropped {")
+	e.p("ex = append(ex, m)")
+	e.p("}")
+	e.p("}")
+	e.p("if dropped {")
+	e.copyOnWrite(typ)
+	e.p("c.Extra = ex")
+	e.p("}")
+	e.p("}")
 }
 
 // nillableIn reports types whose Go zero value is nil (slices, maps, raw),

@@ -388,6 +388,14 @@ var stripListResourcesResult = []string{"cacheScope", "resultType", "ttlMs"}
 var stripListToolsResult = []string{"cacheScope", "resultType", "ttlMs"}
 var stripReadResourceResult = []string{"cacheScope", "resultType", "ttlMs"}
 
+// undeclaredDropped lists, per type, the members a revision declares and
+// the Go type does not: an undeclared (Extra) member of that name is
+// dropped for that revision, since its value is unchecked.
+var undeclaredDropped = map[string]map[string]Revs{
+	"mcp20251125.UntitledSingleSelectEnumSchema": {"enumNames": 0b0100},
+	"protocol.Tool": {"execution": 0b1000},
+}
+
 // requiredGaps are members a revision requires and the Go type leaves
 // optional: the runtime must always set them.
 var requiredGaps = []requiredGap{
@@ -1558,6 +1566,29 @@ func zeroLegacyUntitledSingleSelectEnumSchema(v *mcp20251125.UntitledSingleSelec
 			c.Default = nil
 		}
 	}
+	if len(v.Extra) > 0 {
+		var ex mcp20251125.Members
+		dropped := false
+		for i, m := range v.Extra {
+			if m.Name == "enumNames" && r.in(0b0100) {
+				if !dropped {
+					ex = append(make(mcp20251125.Members, 0, len(v.Extra)), v.Extra[:i]...)
+					dropped = true
+				}
+				continue
+			}
+			if dropped {
+				ex = append(ex, m)
+			}
+		}
+		if dropped {
+			if c == nil {
+				c = new(mcp20251125.UntitledSingleSelectEnumSchema)
+				*c = *v
+			}
+			c.Extra = ex
+		}
+	}
 	if c == nil {
 		return v, nil
 	}
@@ -2605,6 +2636,29 @@ func zeroTool(v *protocol.Tool, r Rev) (*protocol.Tool, error) {
 				*c = *v
 			}
 			c.Title = nil
+		}
+	}
+	if len(v.Extra) > 0 {
+		var ex protocol.Members
+		dropped := false
+		for i, m := range v.Extra {
+			if m.Name == "execution" && r.in(0b1000) {
+				if !dropped {
+					ex = append(make(protocol.Members, 0, len(v.Extra)), v.Extra[:i]...)
+					dropped = true
+				}
+				continue
+			}
+			if dropped {
+				ex = append(ex, m)
+			}
+		}
+		if dropped {
+			if c == nil {
+				c = new(protocol.Tool)
+				*c = *v
+			}
+			c.Extra = ex
 		}
 	}
 	if c == nil {
