@@ -189,8 +189,9 @@ type ltype struct {
 	branches map[string]revSet
 	brecurse map[string]revSet
 	// vOnly: members V declares and the Go type does not, by the
-	// revisions declaring them. A value may hold one undeclared (in Extra)
-	// with a value V forbids: the zero function drops them.
+	// revisions declaring them. A value may hold one undeclared (in Extra),
+	// or a case variant of it, with a value V forbids: the zero function
+	// drops them.
 	vOnly map[string]revSet
 	// sig and where: per revision, what the first position declared, to
 	// catch a second position that declares something else

@@ -489,8 +489,9 @@ func (e *legacyEmitter) zeroStruct(lt *ltype) error {
 }
 
 // dropExtra prints the removal of undeclared members that carry a name r
-// declares at this position (and the Go type does not): their value could
-// be anything, and r constrains it.
+// declares at this position (and the Go type does not), or a case variant
+// of it: their value could be anything, r constrains it, and strict
+// readers of r refuse case variants of its names.
 func (e *legacyEmitter) dropExtra(lt *ltype) {
 	typ := goName(lt.side, lt.decl.Name)
 	var names []string
@@ -504,7 +505,7 @@ func (e *legacyEmitter) dropExtra(lt *ltype) {
 	e.p("for i, m := range v.Extra {")
 	var conds []string
 	for _, n := range names {
-		conds = append(conds, fmt.Sprintf("(m.Name == %q && r.in(%s))", n, mask(lt.vOnly[n])))
+		conds = append(conds, fmt.Sprintf("(sameName(m.Name, %q) && r.in(%s))", n, mask(lt.vOnly[n])))
 	}
 	e.p("if %s {", strings.Join(conds, " || "))
 	e.p("if !dropped {")

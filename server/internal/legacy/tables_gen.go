@@ -1570,7 +1570,7 @@ func zeroLegacyUntitledSingleSelectEnumSchema(v *mcp20251125.UntitledSingleSelec
 		var ex mcp20251125.Members
 		dropped := false
 		for i, m := range v.Extra {
-			if m.Name == "enumNames" && r.in(0b0100) {
+			if sameName(m.Name, "enumNames") && r.in(0b0100) {
 				if !dropped {
 					ex = append(make(mcp20251125.Members, 0, len(v.Extra)), v.Extra[:i]...)
 					dropped = true
@@ -2642,7 +2642,7 @@ func zeroTool(v *protocol.Tool, r Rev) (*protocol.Tool, error) {
 		var ex protocol.Members
 		dropped := false
 		for i, m := range v.Extra {
-			if m.Name == "execution" && r.in(0b1000) {
+			if sameName(m.Name, "execution") && r.in(0b1000) {
 				if !dropped {
 					ex = append(make(protocol.Members, 0, len(v.Extra)), v.Extra[:i]...)
 					dropped = true
