@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // String returns the revision's name, e.g. "2025-06-18".
@@ -122,3 +123,8 @@ func sortedKeys[M ~map[K]V, K cmp.Ordered, V any](m M) []K {
 	slices.Sort(keys)
 	return keys
 }
+
+// sameName reports member names equal ignoring case: an undeclared member
+// whose name is a case variant of one a revision declares is dropped with
+// it (strict readers refuse case variants).
+func sameName(a, b string) bool { return strings.EqualFold(a, b) }
