@@ -45,13 +45,6 @@ import (
 	"github.com/mcpwire/mcpwire/schema"
 )
 
-// legacyDir is where gen -legacy writes, from the module root, and
-// legacyFile the file it writes there.
-const (
-	legacyDir  = "server/internal/legacy"
-	legacyFile = "tables_gen.go"
-)
-
 // legacyRevisions are the legacy revisions oldest first: index i is bit i of
 // a revSet and the value of the generated Rev.
 var legacyRevisions = func() []string {
