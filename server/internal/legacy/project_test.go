@@ -213,6 +213,13 @@ func TestRootKinds(t *testing.T) {
 			t.Errorf("zeroRoot(%T) = %+v, %v, %v", c.v, z, ok, err)
 		}
 	}
+	// ping, logging/setLevel and resources/(un)subscribe answer {} exactly
+	// (the suite's ping and logging-set-level fail on any key).
+	for _, r := range Revisions() {
+		if out, err := AppendResult(nil, r, &mcp20251125.Result{}); err != nil || string(out) != `{}` {
+			t.Errorf("%s: empty result %s, %v", r, out, err)
+		}
+	}
 	if _, err := AppendResult(nil, Rev20251125, &protocol.ProgressNotification{}); err == nil {
 		t.Error("AppendResult took a notification")
 	}
