@@ -14,11 +14,13 @@ NEW      ?= $(MCP_SPEC_DIR)/schema/2026-07-28/schema.json
 all: check-generated test
 
 ## generate: regenerate every generated package from its pinned schema:
-## protocol/ (2026-07-28) and protocol/mcp20251125/ (2025-11-25)
+## protocol/ (2026-07-28) and protocol/mcp20251125/ (2025-11-25), and the
+## legacy projection tables server/internal/legacy/tables_gen.go (all five pins)
 generate:
 	$(GO) generate ./...
 
-## check-generated: fail if protocol/ or protocol/mcp20251125/ is stale
+## check-generated: fail if protocol/, protocol/mcp20251125/ or the legacy
+## projection tables are stale
 check-generated:
 	$(GO) run ./gen -check
 
@@ -45,6 +47,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecodeSentinel$$' -fuzztime $(FUZZTIME) ./server/
 	$(GO) test -run '^$$' -fuzz '^FuzzFlatRaw$$' -fuzztime $(FUZZTIME) ./server/
 	$(GO) test -run '^$$' -fuzz '^FuzzOpen$$' -fuzztime $(FUZZTIME) ./server/internal/sealed/
+	$(GO) test -run '^$$' -fuzz '^FuzzLegacyProject$$' -fuzztime $(FUZZTIME) ./server/internal/legacy/
 
 ## diff: API-level difference between two schema files (OLD=… NEW=…; by
 ## default the 2025-11-25 and 2026-07-28 files under MCP_SPEC_DIR)

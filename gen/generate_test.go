@@ -85,8 +85,9 @@ func TestTargets(t *testing.T) {
 	}
 }
 
-// TestGenerated fails when a generated package differs from what the
-// generator produces now: regenerate with go generate ./... .
+// TestGenerated fails when a generated package, or the legacy projection
+// tables (gen -legacy), differ from what the generator produces now:
+// regenerate with go generate ./... .
 func TestGenerated(t *testing.T) {
 	for _, tg := range targets {
 		t.Run(tg.Revision, func(t *testing.T) {
@@ -97,6 +98,15 @@ func TestGenerated(t *testing.T) {
 			}
 		})
 	}
+	t.Run("legacy tables", func(t *testing.T) {
+		files, _, err := generateLegacy(legacyInputFor(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range staleFiles(filepath.Join("..", filepath.FromSlash(legacyDir)), files) {
+			t.Errorf("stale (regenerate with go generate ./... or make generate): %s", s)
+		}
+	})
 }
 
 // TestDeterministic generates twice and compares byte for byte.

@@ -8,6 +8,13 @@
 //	go run ./gen -rev all             # every generated package
 //	go run ./gen -check               # fail if any generated package is stale
 //	go run ./gen -check -rev 2025-11-25
+//	go run ./gen -legacy              # server/internal/legacy/tables_gen.go
+//	go run ./gen -check -legacy       # only that file
+//
+// -legacy derives, from the five pinned revisions 2024-11-05 … 2026-07-28,
+// the tables with which server/internal/legacy projects protocol values
+// onto each legacy revision (see gen/legacy.go); -check and -rev all cover
+// that file too.
 //
 // The schema is read from $MCP_SPEC_DIR or from the verified download cache.
 // go generate ./... runs the first two through the //go:generate lines of
@@ -57,17 +64,36 @@ func run(args []string) error {
 	pkg := fs.String("package", "", "Go package name, with -schema only (default protocol)")
 	outDir := fs.String("out", "", "output folder (default: the package's folder in this module)")
 	check := fs.Bool("check", false, "do not write; fail if the files on disk differ from what would be written")
+	legacy := fs.Bool("legacy", false, "generate (or with -check, check) only the legacy projection tables, "+legacyDir+"/"+legacyFile)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	jobs, err := plan(*rev, *schemaFile, *pkg, *outDir, *check)
-	if err != nil {
-		return err
-	}
+	var jobs []job
 	var stale []string
+	withLegacy := *legacy || (*schemaFile == "" && (*rev == "all" || (*rev == "" && *check)))
+	if *legacy {
+		if *rev != "" || *schemaFile != "" || *pkg != "" {
+			return errors.New("-legacy takes no -rev, -schema or -package: the tables come from every pinned revision")
+		}
+	} else {
+		var err error
+		if jobs, err = plan(*rev, *schemaFile, *pkg, *outDir, *check); err != nil {
+			return err
+		}
+	}
+	if withLegacy {
+		if *outDir != "" && !*legacy {
+			return errors.New("-out names one folder: use it with a single -rev, or with -legacy")
+		}
+		s, err := runLegacy(*outDir, *check)
+		if err != nil {
+			return err
+		}
+		stale = append(stale, s...)
+	}
 	for _, j := range jobs {
 		res, err := Generate(j.data, j.cfg)
 		if err != nil {
@@ -85,6 +111,31 @@ func run(args []string) error {
 		return fmt.Errorf("stale generated files (regenerate with go generate ./... or make generate):\n%s", strings.Join(stale, "\n"))
 	}
 	return nil
+}
+
+// runLegacy generates the legacy projection tables into dir (default: their
+// folder in this module), or with check compares them with the file there.
+func runLegacy(dir string, check bool) ([]string, error) {
+	if dir == "" {
+		root, err := moduleRoot()
+		if err != nil {
+			return nil, err
+		}
+		dir = filepath.Join(root, filepath.FromSlash(legacyDir))
+	}
+	in, err := loadLegacyInput(context.Background())
+	if err != nil {
+		return nil, err
+	}
+	files, t, err := generateLegacy(in)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(os.Stderr, "gen: legacy tables → %s: %d types, %d roots, %d revisions\n", dir, len(t.types), len(t.roots), len(legacyRevisions))
+	if check {
+		return staleFiles(dir, files), nil
+	}
+	return nil, writeFiles(dir, files)
 }
 
 // plan turns the flags into jobs.

@@ -33,6 +33,16 @@ var targets = []target{
 	{Revision: schema.Legacy, Package: "mcp20251125", Dir: "protocol/mcp20251125"},
 }
 
+// The legacy projection tables are a target of their own: not a package
+// generated from one pin, but one file of package legacy derived from all
+// five (gen -legacy, see legacy.go). legacyDir is its folder from the
+// module root, legacyFile the file; its doc.go runs
+// "go run ../../../gen -legacy".
+const (
+	legacyDir  = "server/internal/legacy"
+	legacyFile = "tables_gen.go"
+)
+
 // lookupTarget returns the target of a revision.
 func lookupTarget(rev string) (target, error) {
 	var revs []string

@@ -25,7 +25,11 @@
 //
 // The generator (../gen) maps each of these revisions to its package; a pin
 // that no package is generated from can still be loaded, for example to
-// compare two revisions.
+// compare two revisions. Three such pins exist: 2024-11-05, 2025-03-26 and
+// 2025-06-18, the older revisions whose clients open with initialize
+// ([LegacyRevisions] lists all four, newest first). The generator reads them,
+// with [Legacy] and [Current], to derive the tables that project 2026-07-28
+// values onto each legacy revision (server/internal/legacy).
 //
 // # Loading
 //

@@ -19,6 +19,16 @@ const Current = "2026-07-28"
 // also serves those clients decodes their messages with that package.
 const Legacy = "2025-11-25"
 
+// LegacyRevisions lists the revisions whose clients open a session with
+// initialize, newest first: [Legacy] (2025-11-25), 2025-06-18, 2025-03-26
+// and 2024-11-05. Each one is pinned; only [Legacy] is generated into a
+// package, and the generator reads all four for the projection tables of a
+// server that serves their clients beside [Current] (see
+// ../gen/README.md). It returns a fresh slice each time.
+func LegacyRevisions() []string {
+	return []string{Legacy, "2025-06-18", "2025-03-26", "2024-11-05"}
+}
+
 // DefaultBaseURL is the base URL [Pin.RawURL] and [Load] use when none is
 // given: GitHub's raw file host.
 const DefaultBaseURL = "https://raw.githubusercontent.com"

@@ -38,11 +38,49 @@ func TestLookupLegacy(t *testing.T) {
 	}
 }
 
+// The legacy revisions, newest first: each is pinned at the commit of the
+// other pins, with the sha256 of its upstream file.
+func TestLookupLegacyRevisions(t *testing.T) {
+	want := map[string]string{
+		"2025-11-25": "268a5f82ba70fd7e4b6dc4aa1e64f116f74b4d0edcb69dc046829c79dd4e97e7",
+		"2025-06-18": "af845e7e5b9d27107d1690f0936022546177a1403e63ffb11470135b296a2e01",
+		"2025-03-26": "e720669548c8100a4282c49e580efd6ddf7f28899ea786fc8db251dbdb356131",
+		"2024-11-05": "61cea2392d4f284092d09bc84b9ac488c0d5618ac2b38a56942fc5b99fd960ce",
+	}
+	got := schema.LegacyRevisions()
+	if order := []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"}; !slices.Equal(got, order) {
+		t.Fatalf("LegacyRevisions() = %v, want %v", got, order)
+	}
+	if got[0] != schema.Legacy {
+		t.Errorf("LegacyRevisions()[0] = %q, want Legacy (%q)", got[0], schema.Legacy)
+	}
+	for _, rev := range got {
+		p, err := schema.Lookup(rev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pin := schema.Pin{
+			Revision:   rev,
+			Repository: "github.com/modelcontextprotocol/modelcontextprotocol",
+			Commit:     "b0f60ba5409db7a6582440a7b473cc0398890f15",
+			Path:       "schema/" + rev + "/schema.json",
+			SHA256:     want[rev],
+		}
+		if p != pin {
+			t.Errorf("Lookup(%q) =\n%+v\nwant\n%+v", rev, p, pin)
+		}
+	}
+	got[0] = "changed"
+	if schema.LegacyRevisions()[0] != schema.Legacy {
+		t.Error("LegacyRevisions returns a shared slice")
+	}
+}
+
 // Revisions lists exactly the embedded pins, oldest first; adding a pin
 // means updating this list on purpose.
 func TestRevisions(t *testing.T) {
 	got := schema.Revisions()
-	if want := []string{"2025-11-25", "2026-07-28"}; !slices.Equal(got, want) {
+	if want := []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"}; !slices.Equal(got, want) {
 		t.Fatalf("Revisions() = %v, want %v", got, want)
 	}
 	seen := map[string]string{}
