@@ -120,17 +120,23 @@ func clientRequestParts(cr *protocol.ClientRequest) (protocol.RequestId, string,
 
 // malformed answers a body that is not a JSON-RPC message.
 func (s *Server) malformed(body []byte, err error) outcome {
+	return s.errorOutcome(malformedError(body, err))
+}
+
+// malformedError is the error for a body that is not a JSON-RPC message,
+// and the id it can echo.
+func malformedError(body []byte, err error) (*protocol.RequestId, *Error) {
 	de, _ := protocol.AsDecodeError(err)
 	if de != nil && de.Kind == protocol.KindSyntax {
-		return s.errorOutcome(nil, &Error{Code: protocol.CodeParseError, Message: "Parse error: " + de.Msg})
+		return nil, &Error{Code: protocol.CodeParseError, Message: "Parse error: " + de.Msg}
 	}
 	// The strict decoder stops at the first thing wrong, which may be the
 	// shape of text that is not JSON at all (a lone quote): that is a parse
 	// error too, whatever the decoder met first.
 	if (de == nil || de.Kind != protocol.KindDepth && de.Kind != protocol.KindLimit) && !json.Valid(body) {
-		return s.errorOutcome(nil, &Error{Code: protocol.CodeParseError, Message: "Parse error: invalid JSON"})
+		return nil, &Error{Code: protocol.CodeParseError, Message: "Parse error: invalid JSON"}
 	}
-	return s.errorOutcome(recoverID(body), &Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: " + strings.TrimPrefix(err.Error(), "protocol: ")})
+	return recoverID(body), &Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: " + strings.TrimPrefix(err.Error(), "protocol: ")}
 }
 
 // recoverID finds a valid id in a message that is otherwise invalid, so
@@ -185,7 +191,7 @@ func (s *Server) request(ctx context.Context, m *protocol.JSONRPCRequest, x *exc
 		e := MethodNotFound(m.Method)
 		if m.Method == "initialize" {
 			// R-VER-05: name the supported versions to a legacy client.
-			e.Data = jsonText(map[string]any{"supported": s.cfg.versions})
+			e.Data = jsonText(map[string]any{"supported": s.cfg.advertised})
 		}
 		return s.errorOutcome(&id, e)
 	}
@@ -222,9 +228,8 @@ func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, 
 			return s.errorOutcome(&id, e)
 		}
 	}
-	if !slices.Contains(s.cfg.versions, meta.ProtocolVersion) {
-		return s.errorOutcome(&id, &Error{Code: protocol.CodeUnsupportedProtocolVersionError, Message: "Unsupported protocol version",
-			Data: jsonText(map[string]any{"supported": s.cfg.versions, "requested": meta.ProtocolVersion})})
+	if !slices.Contains(s.cfg.modernVersions, meta.ProtocolVersion) {
+		return s.errorOutcome(&id, s.unsupportedVersion(meta.ProtocolVersion))
 	}
 	if typedErr != nil {
 		return s.errorOutcome(&id, InvalidParams("Invalid params: "+strings.TrimPrefix(typedErr.Error(), "protocol: "), nil))
@@ -254,6 +259,20 @@ func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, 
 		return s.errorOutcome(&id, e)
 	}
 	return s.resultOutcome(id, res)
+}
+
+// unsupportedVersion is the -32022 error for a request whose _meta names
+// a version that is not in modernVersions (R-VER-01). data.supported lists
+// what the server advertises, legacy versions included under ErasBoth; a
+// legacy version named in modern _meta is in that list, and the message
+// says why it is refused (docs/dual-era.md §1.5, §11 R2).
+func (s *Server) unsupportedVersion(requested string) *Error {
+	msg := "Unsupported protocol version"
+	if s.cfg.eras == ErasBoth && slices.Contains(s.cfg.advertised, requested) {
+		msg += ": " + requested + " is served only after initialize"
+	}
+	return &Error{Code: protocol.CodeUnsupportedProtocolVersionError, Message: msg,
+		Data: jsonText(map[string]any{"supported": s.cfg.advertised, "requested": requested})}
 }
 
 // emittable reports whether the server may send an error code under this
@@ -405,7 +424,7 @@ func (s *Server) handlerError(r *Request, err error) (wireResult, error) {
 func (s *Server) discover() *protocol.DiscoverResult {
 	ttl, scope := s.cacheHint(protocol.MethodServerDiscover)
 	res := &protocol.DiscoverResult{
-		SupportedVersions: s.cfg.versions,
+		SupportedVersions: s.cfg.advertised,
 		Capabilities:      s.capabilities(),
 		TTLMs:             ttl,
 		CacheScope:        scope,

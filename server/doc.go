@@ -43,6 +43,35 @@
 //     name equals a declared property only ignoring case, and arguments
 //     whose validation would take more than WithMaxValidationWork.
 //
+// # Dual era
+//
+// WithEras chooses what a Server serves: ErasModern (2026-07-28 only, the
+// default for now), ErasBoth (2026-07-28 requests statelessly, and the
+// legacy clients of 2024-11-05 to 2025-11-25 in sessions opened with
+// initialize, on the same endpoint and stdio stream) or ErasLegacy. The
+// era is chosen per message, from the MCP-Protocol-Version header (HTTP),
+// the Mcp-Session-Id header (HTTP) and params._meta: a message is modern
+// when the header names a version that is not a legacy version served,
+// or is repeated or malformed, or when _meta holds
+// io.modelcontextprotocol/protocolVersion or
+// io.modelcontextprotocol/clientCapabilities; otherwise it is legacy.
+// A modern message goes through the order of checks above, unchanged, and
+// may not carry Mcp-Session-Id (-32020 under ErasBoth: a session id never
+// combines with modern signals, and the session is not looked up). A
+// legacy message without a session id may only be initialize, ping, or a
+// notification the server ignores; every other one is -32600 (400). A
+// body without _meta never escapes the modern checks when the header is
+// modern, and a modern body never reaches session code. The probe of
+// _meta is strict: a case variant of _meta or of the two keys is -32600,
+// so that no reader can see modern _meta where the server sees none.
+//
+// The two version lists are kept apart: _meta may name only 2026-07-28
+// (-32022 otherwise), while server/discover and -32022's data.supported
+// list every version served, legacy ones included under ErasBoth.
+// ErasLegacy refuses every modern request with -32600 (stdio:
+// server/discover is -32601), never a 2026-07-28 code, so that a
+// dual-era client falls back to initialize.
+//
 // # Results
 //
 // Every result carries resultType and, unless WithoutServerInfo,

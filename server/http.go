@@ -82,7 +82,13 @@ func (h *httpHandler) writeError(w http.ResponseWriter, status int, e *Error) {
 
 // ServeHTTP implements http.Handler.
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost {
+	dual := h.s.dual()
+	if r.Method != http.MethodPost && (!dual || r.Method != http.MethodGet && r.Method != http.MethodDelete) {
+		if dual {
+			w.Header().Set("Allow", allowDual)
+			h.writeError(w, http.StatusMethodNotAllowed, &Error{Code: protocol.CodeInvalidRequestError, Message: "Method not allowed: the MCP endpoint accepts GET, POST and DELETE"})
+			return
+		}
 		w.Header().Set("Allow", http.MethodPost)
 		h.writeError(w, http.StatusMethodNotAllowed, &Error{Code: protocol.CodeInvalidRequestError, Message: "Method not allowed: the MCP endpoint accepts POST only"})
 		return
@@ -114,6 +120,10 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		principal = p
 	}
+	if r.Method != http.MethodPost {
+		h.serveSessionVerb(w, r, principal) // GET or DELETE, dual era only
+		return
+	}
 	if ct := firstValue(r.Header, "Content-Type"); ct != "" && ct != "application/json" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 			h.writeError(w, http.StatusUnsupportedMediaType, &Error{Code: protocol.CodeInvalidRequestError, Message: "Unsupported Content-Type: want application/json"})
@@ -130,6 +140,16 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, http.StatusBadRequest, &Error{Code: protocol.CodeParseError, Message: "Parse error: reading the body failed"})
 		return
 	}
+	if dual {
+		h.serveDual(w, r, body, principal)
+		return
+	}
+	h.serveModern(w, r, body, principal)
+}
+
+// serveModern serves a POST through the modern pipeline, as a
+// 2026-07-28-only server does.
+func (h *httpHandler) serveModern(w http.ResponseWriter, r *http.Request, body []byte, principal string) {
 	sse := &sseWriter{w: w}
 	out := h.s.process(r.Context(), body, &exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: r.RemoteAddr})
 	sse.finish(out)

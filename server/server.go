@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server/internal/legacy"
 	"github.com/mcpwire/mcpwire/server/internal/sealed"
 )
 
@@ -58,7 +59,11 @@ type config struct {
 	instructions      string
 	pageSize          int
 	cache             map[string]CacheHint
-	versions          []string
+	eras              Eras         // WithEras
+	legacy            LegacyConfig // WithLegacy, defaults filled in by New
+	legacyRevs        []legacy.Rev // the legacy revisions served, newest first (from legacy.Versions)
+	modernVersions    []string     // the versions modern _meta may name (era.go)
+	advertised        []string     // server/discover's supportedVersions, -32022's data.supported (era.go)
 	logger            *slog.Logger
 	keys              []sealed.Key
 	stateTTL          time.Duration
@@ -199,7 +204,7 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 	c := config{
 		pageSize:          DefaultPageSize,
 		cache:             map[string]CacheHint{},
-		versions:          []string{protocol.Revision},
+		eras:              ErasModern,
 		stateTTL:          DefaultStateTTL,
 		maxStateBytes:     DefaultMaxStateBytes,
 		maxSchemaDepth:    DefaultMaxSchemaDepth,
@@ -233,6 +238,13 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 			return nil, fmt.Errorf("server: cache hint for %s: %w", m, err)
 		}
 	}
+	if c.eras != ErasBoth && c.eras != ErasModern && c.eras != ErasLegacy {
+		return nil, fmt.Errorf("server: unknown %v", c.eras)
+	}
+	if err := c.legacyDefaults(); err != nil {
+		return nil, err
+	}
+	c.versionLists()
 	if c.logger == nil {
 		c.logger = slog.Default()
 	}

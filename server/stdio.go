@@ -24,16 +24,13 @@ import (
 func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
 	ctx, cancelAll := context.WithCancel(ctx)
 	defer cancelAll()
-	out := &stdioWriter{w: bufio.NewWriter(w)}
-	// A request is registered for cancellation as soon as its line is
-	// read, before the next line, so that a notifications/cancelled that
-	// follows it always finds it (R-CANCEL-01).
-	type running struct{ cancel context.CancelFunc }
-	var (
-		mu       sync.Mutex
-		inFlight = map[protocol.RequestId]*running{}
-		wg       sync.WaitGroup
-	)
+	c := &stdioConn{
+		s:        s,
+		ctx:      ctx,
+		out:      &stdioWriter{w: bufio.NewWriter(w)},
+		inFlight: map[protocol.RequestId]*stdioRunning{},
+		slots:    make(chan struct{}, max(s.cfg.maxConcurrent, 1)),
+	}
 	// Lines are read in their own goroutine so that a cancelled ctx ends
 	// ServeStdio even while r blocks (a read in progress is abandoned).
 	type readResult struct {
@@ -57,16 +54,6 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 		}
 	}()
 	var readErr error
-	slots := make(chan struct{}, max(s.cfg.maxConcurrent, 1))
-	acquire := func() bool {
-		select {
-		case slots <- struct{}{}:
-			return true
-		default:
-			return false
-		}
-	}
-	release := func() { <-slots }
 	for ctx.Err() == nil {
 		var rr readResult
 		select {
@@ -76,48 +63,9 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 		}
 		line, tooLong, err := rr.line, rr.tooLong, rr.err
 		if tooLong {
-			out.write(s.errorOutcome(nil, &Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: message line too long"}).body)
+			c.out.write(s.errorOutcome(nil, &Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: message line too long"}).body)
 		} else if len(bytes.TrimSpace(line)) > 0 {
-			if id, ok := cancelledID(line); ok {
-				mu.Lock()
-				if e := inFlight[id]; e != nil {
-					e.cancel()
-				}
-				mu.Unlock()
-			} else if !acquire() {
-				// Over WithMaxConcurrent: answered at once, so that a
-				// cancellation can still be read (backpressure would block it).
-				e := &Error{Code: CodeRateLimited, Message: "Too many concurrent requests"}
-				out.write(s.errorOutcome(recoverID(line), e).body)
-			} else {
-				msg := bytes.Clone(line)
-				reqCtx, cancel := context.WithCancel(ctx)
-				id := recoverID(msg)
-				e := &running{cancel: cancel}
-				if id != nil {
-					mu.Lock()
-					inFlight[*id] = e
-					mu.Unlock()
-				}
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					defer release()
-					defer cancel()
-					o := s.process(reqCtx, msg, &exchange{out: out})
-					if id != nil {
-						mu.Lock()
-						if inFlight[*id] == e {
-							delete(inFlight, *id)
-						}
-						mu.Unlock()
-					}
-					if !o.cancelled && !o.notification && o.body != nil {
-						out.write(o.body)
-					}
-					s.recycle(o.buf)
-				}()
-			}
+			c.line(line)
 		}
 		if err != nil {
 			if !errors.Is(err, io.EOF) {
@@ -126,8 +74,9 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 			break
 		}
 	}
+	c.end()
 	done := make(chan struct{})
-	go func() { wg.Wait(); close(done) }()
+	go func() { c.wg.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(s.cfg.shutdownTimeout):
@@ -137,6 +86,87 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 		<-done
 	}
 	return readErr
+}
+
+// stdioConn is one ServeStdio call: its writer, its running requests and,
+// once a legacy client sent initialize, its legacy session.
+type stdioConn struct {
+	s   *Server
+	ctx context.Context
+	out *stdioWriter
+	// A request is registered for cancellation as soon as its line is
+	// read, before the next line, so that a notifications/cancelled that
+	// follows it always finds it (R-CANCEL-01).
+	mu       sync.Mutex
+	inFlight map[protocol.RequestId]*stdioRunning
+	wg       sync.WaitGroup
+	slots    chan struct{} // WithMaxConcurrent
+}
+
+// stdioRunning is one running request, for cancellation.
+type stdioRunning struct{ cancel context.CancelFunc }
+
+// line serves one line, in the read loop: a cancellation at once, any
+// other message in a goroutine of its own.
+func (c *stdioConn) line(line []byte) {
+	if id, ok := cancelledID(line); ok {
+		c.cancel(id)
+		return
+	}
+	if c.s.dual() {
+		c.dualLine(line)
+		return
+	}
+	c.spawn(line, recoverID(line), c.s.process)
+}
+
+// cancel cancels the running request id, if any.
+func (c *stdioConn) cancel(id protocol.RequestId) {
+	c.mu.Lock()
+	if e := c.inFlight[id]; e != nil {
+		e.cancel()
+	}
+	c.mu.Unlock()
+}
+
+// spawn runs serve on a copy of line in a goroutine of its own, within
+// WithMaxConcurrent, registered under id for cancellation, and writes its
+// answer. Over the limit the line is answered at once, so that a
+// cancellation can still be read (backpressure would block it).
+func (c *stdioConn) spawn(line []byte, id *protocol.RequestId, serve func(ctx context.Context, msg []byte, x *exchange) outcome) {
+	select {
+	case c.slots <- struct{}{}:
+	default:
+		e := &Error{Code: CodeRateLimited, Message: "Too many concurrent requests"}
+		c.out.write(c.s.errorOutcome(id, e).body)
+		return
+	}
+	msg := bytes.Clone(line)
+	reqCtx, cancel := context.WithCancel(c.ctx)
+	e := &stdioRunning{cancel: cancel}
+	if id != nil {
+		c.mu.Lock()
+		c.inFlight[*id] = e
+		c.mu.Unlock()
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		defer func() { <-c.slots }()
+		defer cancel()
+		o := serve(reqCtx, msg, &exchange{out: c.out})
+		if id != nil {
+			c.mu.Lock()
+			if c.inFlight[*id] == e {
+				delete(c.inFlight, *id)
+			}
+			c.mu.Unlock()
+		}
+		if !o.cancelled && !o.notification && o.body != nil {
+			c.out.write(o.body)
+		}
+		c.s.recycle(o.buf)
+	}()
 }
 
 // readLine reads one line without its line end, up to max bytes; a longer

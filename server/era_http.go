@@ -1,0 +1,238 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/protocol/mcp20251125"
+)
+
+// The era decision of Streamable HTTP (docs/dual-era.md §1.4–§1.7), for a
+// Server that serves legacy clients (ErasBoth, ErasLegacy). Under
+// ErasModern none of this runs: ServeHTTP goes straight to the modern
+// pipeline, as it always has.
+
+// allowDual is the Allow header of a 405 when legacy sessions are served:
+// GET and DELETE are allowed with a session (§4.5).
+const allowDual = "GET, POST, DELETE"
+
+// Messages of the transport-level refusals (§1.4, §1.7).
+const (
+	msgSessionNotModern  = "Mcp-Session-Id is not used by protocol 2026-07-28"
+	msgSessionRequired   = "Mcp-Session-Id header is required: send initialize first (a 2026-07-28 request carries MCP-Protocol-Version and params._meta instead)"
+	msgSessionRepeated   = "Mcp-Session-Id is repeated"
+	msgSessionNotFound   = "Session not found: start a new session with initialize (without Mcp-Session-Id)"
+	msgInitializeWithSID = "initialize must not carry Mcp-Session-Id"
+	msgStoreUnavailable  = "Session store unavailable"
+)
+
+// serveDual serves a POST when legacy sessions are served: the first
+// matching row of §1.4 decides. The modern pipeline runs every check in
+// today's order for anything modern; session code never sees a modern
+// message, and a modern header never lets a body skip the modern checks.
+func (h *httpHandler) serveDual(w http.ResponseWriter, r *http.Request, body []byte, principal string) {
+	s := h.s
+	sids := r.Header[keySessionID]
+	hv, hvValue := s.versionHeader(r.Header)
+	// M3, the fast path: a modern header and no session id is every
+	// conforming 2026-07-28 request; it goes to the modern pipeline with
+	// no extra parse.
+	if s.cfg.eras == ErasBoth && len(sids) == 0 && hv.modern() {
+		h.serveModern(w, r, body, principal)
+		return
+	}
+	m := s.readMessage(body)
+	if m.kind == msgBad && m.badErr.Code == protocol.CodeParseError {
+		writeAnswer(w, s.errorOutcome(nil, m.badErr)) // P1
+		return
+	}
+	if s.cfg.eras == ErasLegacy {
+		if hv.modern() || m.kind != msgBad && m.modern {
+			writeAnswer(w, s.errorOutcome(m.requestID(), s.legacyOnly())) // E1
+			return
+		}
+	} else if hv.modern() {
+		// M1 (the session id is present: the fast path took the rest).
+		writeAnswer(w, s.errorOutcome(m.requestID(), headerMismatch(msgSessionNotModern)))
+		return
+	}
+	if m.kind == msgBad {
+		writeAnswer(w, s.errorOutcome(m.badID, m.badErr))
+		return
+	}
+	if m.modern {
+		if len(sids) > 0 {
+			writeAnswer(w, s.errorOutcome(m.requestID(), headerMismatch(msgSessionNotModern))) // M2
+			return
+		}
+		h.serveModern(w, r, body, principal) // M4
+		return
+	}
+	if len(sids) == 0 {
+		h.withoutSession(w, r, &m, principal, hv, hvValue)
+		return
+	}
+	h.inSession(w, r, &m, sids, principal, hv, hvValue)
+}
+
+// legacyOnly is E1: a modern message under ErasLegacy. It is never a
+// 2026-07-28 error code, so that a dual-era client falls back to
+// initialize (§1.9).
+func (s *Server) legacyOnly() *Error {
+	return invalidRequest("this endpoint serves MCP " + s.legacySpan() + ": open a session with initialize")
+}
+
+// legacySpan names the legacy versions served, "2024-11-05 to 2025-11-25"
+// by default.
+func (s *Server) legacySpan() string {
+	revs := s.cfg.legacyRevs
+	if len(revs) == 1 {
+		return revs[0].String()
+	}
+	return revs[len(revs)-1].String() + " to " + revs[0].String()
+}
+
+// invalidRequest is a -32600 error with msg.
+func invalidRequest(msg string) *Error {
+	return &Error{Code: protocol.CodeInvalidRequestError, Message: msg}
+}
+
+// withStatus returns out with another HTTP status.
+func withStatus(out outcome, status int) outcome {
+	out.status = status
+	return out
+}
+
+// writeAnswer writes an answer that is not a stream: a JSON body with
+// out.status (Retry-After when set), or 202 for an accepted notification.
+func writeAnswer(w http.ResponseWriter, out outcome) {
+	(&sseWriter{w: w}).finish(out)
+}
+
+// withoutSession serves a legacy message that carries no Mcp-Session-Id
+// (rows A1–A6): only initialize opens a session; ping is answered;
+// cancellations and unknown notifications are accepted and ignored.
+func (h *httpHandler) withoutSession(w http.ResponseWriter, r *http.Request, m *rpcMessage, principal string, hv hvKind, hvValue string) {
+	s := h.s
+	switch m.kind {
+	case msgRequest:
+		if e := mirroredHeaders(r.Header, m); e != nil {
+			writeAnswer(w, s.errorOutcome(m.requestID(), e)) // S6, for A1–A3
+			return
+		}
+		switch m.method {
+		case mcp20251125.MethodInitialize:
+			h.initialize(w, r, m, principal) // A1
+		case mcp20251125.MethodPing:
+			writeAnswer(w, s.emptyResult(m.id)) // A2
+		default:
+			msg := msgSessionRequired
+			if s.cfg.eras == ErasLegacy {
+				msg = "Mcp-Session-Id header is required: send initialize first"
+			}
+			writeAnswer(w, s.errorOutcome(m.requestID(), invalidRequest(msg))) // A3
+		}
+	case msgNotification:
+		switch m.method {
+		case mcp20251125.MethodNotificationsInitialized, protocol.MethodNotificationsProgress, mcp20251125.MethodNotificationsRootsListChanged:
+			writeAnswer(w, s.errorOutcome(nil, invalidRequest("Mcp-Session-Id header is required: "+m.method+" belongs to a session"))) // A4
+		default:
+			writeAnswer(w, outcome{notification: true, status: http.StatusAccepted}) // A5
+		}
+	default:
+		writeAnswer(w, s.errorOutcome(nil, invalidRequest("Mcp-Session-Id header is required: a response or a batch belongs to a session"))) // A6
+	}
+}
+
+// emptyResult is the answer {} to a ping (A2, T6): exactly {}, no _meta
+// (L1125/basic/utilities/ping.mdx#behavior-requirements).
+func (s *Server) emptyResult(id protocol.RequestId) outcome {
+	buf := append([]byte(`{"jsonrpc":"2.0","id":`), nil...)
+	buf = appendID(buf, id)
+	buf = append(buf, `,"result":{}}`...)
+	return outcome{body: buf, status: http.StatusOK}
+}
+
+// mirroredHeaders is row S6: Mcp-Method and Mcp-Name are not required on
+// a legacy request (legacy clients do not send them), but when present
+// they must agree with the body, since an intermediary may route on them
+// (V26/basic/transports/streamable-http.mdx#server-validation). Mcp-Name is
+// compared for the methods whose params name a tool, prompt or resource.
+// The refusal is -32600: every transport-level refusal of a legacy
+// request uses it (legacy clients know no -32020).
+func mirroredHeaders(h http.Header, m *rpcMessage) *Error {
+	v, ok, e := headerValue(h, keyMethod, HeaderMethod)
+	switch {
+	case e != nil:
+		return invalidRequest(e.Message)
+	case ok && v != m.method:
+		return invalidRequest(HeaderMethod + " header does not match the method")
+	}
+	member := ""
+	switch m.method {
+	case protocol.MethodToolsCall, protocol.MethodPromptsGet:
+		member = "name"
+	case protocol.MethodResourcesRead, mcp20251125.MethodResourcesSubscribe, mcp20251125.MethodResourcesUnsubscribe:
+		member = "uri"
+	default:
+		return nil
+	}
+	v, ok, e = headerValue(h, keyName, HeaderName)
+	switch {
+	case e != nil:
+		return invalidRequest(e.Message)
+	case !ok:
+		return nil
+	}
+	dec, good := decodeSentinel(v)
+	if name, found := stringMember(m.params, member); !good || !found || dec != name {
+		return invalidRequest(HeaderName + " header does not match the body")
+	}
+	return nil
+}
+
+// stringMember returns the string value of a top-level member of a JSON
+// object; found is false when it is absent or not a string.
+func stringMember(obj []byte, name string) (string, bool) {
+	sc, ok := objectMembers(obj)
+	if !ok {
+		return "", false
+	}
+	for sc.next() {
+		if sc.key == name {
+			var v string
+			if json.Unmarshal(sc.value, &v) != nil {
+				return "", false
+			}
+			return v, true
+		}
+	}
+	return "", false
+}
+
+// serveSessionVerb serves GET and DELETE when legacy sessions are served
+// (§1.7): they exist only with a session.
+func (h *httpHandler) serveSessionVerb(w http.ResponseWriter, r *http.Request, principal string) {
+	s := h.s
+	sids := r.Header[keySessionID]
+	hv, hvValue := s.versionHeader(r.Header)
+	if len(sids) == 0 {
+		if s.cfg.eras == ErasLegacy {
+			writeAnswer(w, s.errorOutcome(nil, invalidRequest("Mcp-Session-Id header is required"))) // G1', D1'
+			return
+		}
+		w.Header().Set("Allow", allowDual) // G1, D1
+		writeAnswer(w, withStatus(s.errorOutcome(nil, invalidRequest("Method not allowed: "+r.Method+" needs the Mcp-Session-Id of a legacy session (2026-07-28 has no sessions)")), http.StatusMethodNotAllowed))
+		return
+	}
+	if hv.modern() {
+		e := headerMismatch(msgSessionNotModern) // G2, D2
+		if s.cfg.eras == ErasLegacy {
+			e = s.legacyOnly()
+		}
+		writeAnswer(w, s.errorOutcome(nil, e))
+		return
+	}
+	h.sessionVerb(w, r, sids, principal, hv, hvValue)
+}
