@@ -72,6 +72,64 @@
 // server/discover is -32601), never a 2026-07-28 code, so that a
 // dual-era client falls back to initialize.
 //
+// # Order of checks in a legacy session
+//
+// initialize negotiates the version: the client's when it is served, the
+// newest served otherwise (under ErasBoth, 2026-07-28 is refused with
+// -32602 naming the served versions, unless
+// LegacyConfig.DowngradeModernInitialize). The result's capabilities come
+// from the registrations at that moment, and the session keeps them, with
+// the client's capabilities and clientInfo. After the transport's own
+// checks (HTTP: the session id and headers), a request of the session goes
+// through these steps:
+//
+//  1. Before notifications/initialized only ping is served: -32600 (HTTP
+//     400). ping answers {} at any time.
+//  2. An id still running in the session is -32600.
+//  3. The method is a client request of the session's revision that this
+//     server serves: otherwise -32601 (initialize again, server/discover,
+//     subscriptions/listen and the 2025-11-25 tasks methods included).
+//  4. resources/subscribe needs the resources capability the server
+//     declared, logging/setLevel the logging one, completion/complete a
+//     completion handler: otherwise -32601.
+//  5. params decode strictly with the 2025-11-25 types: otherwise -32602
+//     naming the member.
+//  6. inputResponses and requestState (2026-07-28 retries) are -32602.
+//  7. The params are converted to the handler's types; Request.Meta comes
+//     from the session (version, capabilities, clientInfo, log level) and
+//     the request (progressToken).
+//  8. For tools/call: the tool exists (-32602); a tool that only runs as a
+//     task is -32602 (it is never listed for legacy clients); a
+//     Mcp-Param-* header, when present, matches its argument (-32600, HTTP
+//     400); the rate limit (-31429, HTTP 429).
+//  9. The handler runs, as for a modern request (arguments validated
+//     first). AskInput returns -32021 without the capability declared at
+//     initialize, and -32603 for an input request the revision cannot
+//     carry.
+//  10. The result or error is converted to the session's revision
+//     (docs/conversion.md): no resultType, cache hints or serverInfo
+//     _meta, members the revision lacks removed, the server's own
+//     resource-not-found as -32002.
+//
+// Over HTTP, errors of steps 2 to 10 are sent with status 200 (legacy
+// clients read no JSON-RPC error from a 4xx answer), the rate limit with
+// 429; the transport's and step 1's refusals keep their 4xx.
+//
+// logging/setLevel sets the level of the session's later requests (none
+// is sent before it, unless LegacyConfig.DefaultLogLevel);
+// resources/subscribe accepts a URI that names a resource or matches a
+// template and that WithSubscriptionAuthorizer allows (-32002 otherwise),
+// up to LegacyConfig.MaxSubscriptions. A session that declared the
+// capability gets notifications/{tools,prompts,resources}/list_changed,
+// without params, and notifications/resources/updated for its
+// subscriptions.
+//
+// On stdio the first legacy initialize opens the session of the process;
+// initialize and notifications/initialized are handled before the next
+// line is read, and lines with modern _meta stay stateless beside it
+// (R-STATE-01): the session's version, capabilities and log level never
+// reach them. A response line is never answered.
+//
 // # Results
 //
 // Every result carries resultType and, unless WithoutServerInfo,

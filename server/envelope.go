@@ -150,16 +150,18 @@ func (s *Server) errorOutcome(id *protocol.RequestId, e *Error) outcome {
 		resp.Error.Data = nil
 		body, _ = protocol.Marshal(&resp)
 	}
-	out := outcome{body: body, status: httpStatus(e.Code)}
-	if e.Code == CodeRateLimited {
-		var d struct {
-			RetryAfterMs int64 `json:"retryAfterMs"`
-		}
-		_ = json.Unmarshal(e.Data, &d)
-		out.retryAfter = int((d.RetryAfterMs + 999) / 1000)
-		if out.retryAfter < 1 {
-			out.retryAfter = 1
-		}
+	return outcome{body: body, status: httpStatus(e.Code), retryAfter: retryAfter(e)}
+}
+
+// retryAfter is the Retry-After, in seconds, of a rate-limited error (0
+// for any other).
+func retryAfter(e *Error) int {
+	if e.Code != CodeRateLimited {
+		return 0
 	}
-	return out
+	var d struct {
+		RetryAfterMs int64 `json:"retryAfterMs"`
+	}
+	_ = json.Unmarshal(e.Data, &d)
+	return max(int((d.RetryAfterMs+999)/1000), 1)
 }

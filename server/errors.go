@@ -16,6 +16,11 @@ type Error struct {
 	Code    int64
 	Message string
 	Data    json.RawMessage
+
+	// notFound marks the runtime's own resource-not-found error
+	// (resourceNotFound), which a legacy session gets as -32002 (H6); a
+	// handler's own -32602 is never rewritten.
+	notFound bool
 }
 
 // Error implements the error interface.

@@ -1,10 +1,17 @@
 package server
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/protocol/mcp20251125"
 	"github.com/mcpwire/mcpwire/server/internal/legacy"
 )
 
@@ -24,7 +31,18 @@ type LegacyConfig struct {
 	// ErasLegacy such an initialize is always negotiated down). See
 	// docs/dual-era.md §11 R1.
 	DowngradeModernInitialize bool
+	// DefaultLogLevel is the log level of a session before its client
+	// sends logging/setLevel (default unset: no log messages until then,
+	// as for a 2026-07-28 request without a logLevel).
+	DefaultLogLevel protocol.LoggingLevel
+	// MaxSubscriptions bounds the resource subscriptions of one session
+	// (default 1000); resources/subscribe over it is -32602.
+	MaxSubscriptions int
 }
+
+// DefaultMaxSubscriptions bounds the resource subscriptions of one legacy
+// session (LegacyConfig.MaxSubscriptions).
+const DefaultMaxSubscriptions = 1000
 
 // WithLegacy configures the legacy era (ignored under ErasModern).
 func WithLegacy(c LegacyConfig) Option { return func(cfg *config) { cfg.legacy = c } }
@@ -53,8 +71,310 @@ func (c *config) legacyDefaults() error {
 		slices.SortFunc(c.legacyRevs, func(a, b legacy.Rev) int { return int(b) - int(a) })
 	}
 	l.Versions = make([]string, len(c.legacyRevs))
+	c.legacyMethods = map[legacy.Rev][]string{}
 	for i, r := range c.legacyRevs {
 		l.Versions[i] = r.String()
+		c.legacyMethods[r] = legacy.MessagesOf(r).ClientRequests
+	}
+	if l.DefaultLogLevel != "" && !l.DefaultLogLevel.Valid() {
+		return fmt.Errorf("server: LegacyConfig.DefaultLogLevel %q is not a logging level", l.DefaultLogLevel)
+	}
+	if l.MaxSubscriptions <= 0 {
+		l.MaxSubscriptions = DefaultMaxSubscriptions
 	}
 	return nil
+}
+
+// The legacy order of checks (docs/dual-era.md §1.6), shared by HTTP and
+// stdio, for a request of a legacy session. The transport has run its own
+// rows first (HTTP: S1–S7; stdio: T4–T8) and the duplicate-id check L2,
+// which needs its registry of running requests.
+
+// legacySession is a session as the legacy order of checks reads and
+// changes it: a stored record (HTTP) or the process (stdio).
+type legacySession interface {
+	// conv is the session's conversion state (revision, client
+	// capabilities, clientInfo, log level), shared by its requests and
+	// never modified: a new log level makes a new one.
+	conv() *legacy.Session
+	// ready reports whether notifications/initialized reached the session.
+	ready() bool
+	// declared is what the initialize result declared.
+	declared() declaredCaps
+	// setLogLevel keeps the level of logging/setLevel for the session's
+	// later requests.
+	setLogLevel(ctx context.Context, level protocol.LoggingLevel) error
+	// subscribe adds uri to the session's resource subscriptions (at most
+	// max, else errTooManySubscriptions); unsubscribe removes it.
+	subscribe(ctx context.Context, uri string, max int) error
+	unsubscribe(ctx context.Context, uri string) error
+}
+
+// declaredCaps is what an initialize result declared: it gates the
+// session's methods (L4) and notifications (§2.4).
+type declaredCaps struct {
+	tools, prompts, resources, logging, completions bool
+}
+
+// errTooManySubscriptions is a subscription over MaxSubscriptions.
+var errTooManySubscriptions = errors.New("server: too many resource subscriptions in this session")
+
+// Messages of the legacy order of checks.
+const msgNotInitialized = "the session is not initialized: send notifications/initialized first"
+
+// legacyRequest carries what a request of a legacy session needs beyond
+// the modern Request: its revision, for projecting its notifications.
+type legacyRequest struct {
+	rev legacy.Rev
+}
+
+// servesLegacy reports whether the server answers method in a session of
+// revision r (L3, §2.3): a client request of r that this server serves.
+// initialize is answered by the transport; the tasks methods of
+// 2025-11-25 are not served (§0).
+func (s *Server) servesLegacy(r legacy.Rev, method string) bool {
+	switch method {
+	case mcp20251125.MethodPing, mcp20251125.MethodToolsList, mcp20251125.MethodToolsCall,
+		mcp20251125.MethodPromptsList, mcp20251125.MethodPromptsGet,
+		mcp20251125.MethodResourcesList, mcp20251125.MethodResourcesTemplatesList, mcp20251125.MethodResourcesRead,
+		mcp20251125.MethodResourcesSubscribe, mcp20251125.MethodResourcesUnsubscribe, mcp20251125.MethodLoggingSetLevel:
+	case mcp20251125.MethodCompletionComplete:
+		if s.cfg.completion == nil {
+			return false // L4: no completion handler
+		}
+	default:
+		return false
+	}
+	return slices.Contains(s.cfg.legacyMethods[r], method)
+}
+
+// serveLegacy runs a request of a legacy session through the legacy order
+// of checks from L1 (docs/dual-era.md §1.6) and answers it as the
+// session's revision declares (L11). Errors produced by the method are
+// sent with HTTP 200, those of the session layer (L1, S7) with 400, the
+// rate limit with 429 (§1.6, Choice).
+func (s *Server) serveLegacy(ctx context.Context, sess legacySession, m *rpcMessage, x *exchange) outcome {
+	conv := sess.conv()
+	rev, id := conv.Rev, m.id
+	if m.method == mcp20251125.MethodPing {
+		return s.emptyResult(id) // at any state (§2.2)
+	}
+	if !sess.ready() {
+		return s.legacyErrorOutcome(rev, &id, invalidRequest(msgNotInitialized), http.StatusBadRequest) // L1
+	}
+	if !s.servesLegacy(rev, m.method) {
+		return s.legacyErrorOutcome(rev, &id, MethodNotFound(m.method), http.StatusOK) // L3
+	}
+	caps := sess.declared()
+	switch m.method { // L4
+	case mcp20251125.MethodResourcesSubscribe, mcp20251125.MethodResourcesUnsubscribe:
+		if !caps.resources {
+			return s.legacyErrorOutcome(rev, &id, MethodNotFound(m.method), http.StatusOK)
+		}
+	case mcp20251125.MethodLoggingSetLevel:
+		if !caps.logging {
+			return s.legacyErrorOutcome(rev, &id, MethodNotFound(m.method), http.StatusOK)
+		}
+	}
+	info, _ := mcp20251125.LookupMethod(m.method)
+	typed := info.NewParams()
+	raw := m.params
+	if raw == nil {
+		raw = json.RawMessage("{}") // required members are then reported missing
+	}
+	if err := s.legacyDecode().Unmarshal(raw, typed); err != nil { // L5
+		return s.legacyErrorOutcome(rev, &id, InvalidParams("Invalid params: "+strings.TrimPrefix(err.Error(), "mcp20251125: "), nil), http.StatusOK)
+	}
+	switch p := typed.(type) {
+	case *mcp20251125.SetLevelRequestParams:
+		return s.legacySetLevel(ctx, sess, rev, id, p)
+	case *mcp20251125.SubscribeRequestParams:
+		return s.legacySubscribe(ctx, sess, rev, id, p.URI, x.principal)
+	case *mcp20251125.UnsubscribeRequestParams:
+		return s.legacyUnsubscribe(ctx, sess, rev, id, p.URI)
+	}
+	params, le := conv.ConvertParams(typed) // L6-L8
+	if le != nil {
+		return s.legacyErrorOutcome(rev, &id, &Error{Code: le.Code, Message: le.Message, Data: le.Data}, http.StatusOK)
+	}
+	if p, ok := params.(*protocol.CallToolRequestParams); ok { // L9
+		if out, refused := s.legacyToolChecks(rev, id, p, x); refused {
+			return out
+		}
+	}
+	return s.legacyRun(ctx, rev, id, m.method, params, x) // L10, L11
+}
+
+// legacyToolChecks is L9 before the rate limit: the tool exists, it does
+// not require the tasks extension (H5), and the Mcp-Param-* headers that
+// are present match their arguments (S7; an absent one is not checked:
+// legacy clients do not send them).
+func (s *Server) legacyToolChecks(rev legacy.Rev, id protocol.RequestId, p *protocol.CallToolRequestParams, x *exchange) (outcome, bool) {
+	t := s.lookupTool(p.Name)
+	if t == nil {
+		return s.legacyErrorOutcome(rev, &id, InvalidParams("Unknown tool: "+p.Name, nil), http.StatusOK), true
+	}
+	if t.task != nil && t.task.Support == TaskRequired {
+		le := legacy.TaskRequired(p.Name)
+		return s.legacyErrorOutcome(rev, &id, &Error{Code: le.Code, Message: le.Message}, http.StatusOK), true
+	}
+	if x.headers == nil || len(t.headers) == 0 {
+		return outcome{}, false
+	}
+	args := json.RawMessage(p.Arguments)
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	inst, err := parseValue(args, s.valueLimits(context.Background()))
+	if err != nil {
+		return outcome{}, false // the arguments are refused by the handler's checks, as for a modern call
+	}
+	if e := checkPresentParamHeaders(t.headers, inst, x.headers); e != nil {
+		return s.legacyErrorOutcome(rev, &id, e, http.StatusBadRequest), true
+	}
+	return outcome{}, false
+}
+
+// checkPresentParamHeaders is checkParamHeaders for a legacy request: a
+// Mcp-Param-* header that is present must match its argument (after
+// decoding; integers compare numerically), an absent one is not required.
+// A mismatch is -32600, as every transport-level refusal in a session.
+func checkPresentParamHeaders(params []headerParam, args any, h http.Header) *Error {
+	for _, p := range params {
+		hv, ok, e := headerValue(h, p.key, HeaderParamPrefix+p.name)
+		if e != nil {
+			return invalidRequest(e.Message)
+		}
+		if !ok {
+			continue
+		}
+		val, present := lookupPath(args, p.path)
+		dec, good := decodeSentinel(hv)
+		if !present || val == nil || !good || !paramEqual(val, dec) {
+			return invalidRequest(HeaderParamPrefix + p.name + " header does not match the argument")
+		}
+	}
+	return nil
+}
+
+// legacyRun runs the handler of a converted legacy request (L10) and
+// projects its outcome to rev (L11), as run does for a modern request.
+func (s *Server) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.RequestId, method string, params any, x *exchange) outcome {
+	s.inflight.Add(1)
+	defer s.inflight.Done()
+	meta, _ := metaAndName(params)
+	r := &Request{Method: method, ID: id, Meta: meta, Principal: x.principal, out: x.out, ctx: ctx, maxInputs: s.cfg.maxInputs, legacy: &legacyRequest{rev: rev}}
+	r.rc = requestContext{Context: ctx, r: r}
+	if s.cfg.handlerTimeout > 0 {
+		r.rc.deadline = time.Now().Add(s.cfg.handlerTimeout)
+	}
+	// The session's requests are served by the modern handlers: the
+	// legacy exchange has no headers left to check (S7 is done).
+	lx := *x
+	lx.viaHTTP, lx.headers = false, nil
+	res, err := s.dispatchRecovered(&r.rc, r, params, &lx)
+	r.finish()
+	if ctx.Err() != nil || errors.Is(err, errSilent) {
+		return outcome{cancelled: true, status: 499}
+	}
+	if r.rc.Err() == context.DeadlineExceeded {
+		s.log.Warn("handler deadline passed", "method", method, "timeout", s.cfg.handlerTimeout)
+		return s.legacyErrorOutcome(rev, &id, InternalError("Request timed out"), http.StatusOK)
+	}
+	if err != nil {
+		e, ok := asError(err)
+		if !ok || !emittable(e.Code) {
+			s.log.Error("handler failed", "method", method, "err", err)
+			e = InternalError("Internal error")
+		}
+		status := http.StatusOK
+		if e.Code == CodeRateLimited {
+			status = http.StatusTooManyRequests // a throttle is a transport signal
+		}
+		return s.legacyErrorOutcome(rev, &id, e, status)
+	}
+	switch v := res.(type) {
+	case *protocol.InputRequiredResult:
+		// H8: a legacy client never sees input_required. AskInput refuses
+		// in a session until the bridge exists; this is an InputRequired
+		// built by hand.
+		// TODO(step 7): the bridge sends the input requests instead.
+		return s.legacyErrorOutcome(rev, &id, InternalError(msgNoBridge), http.StatusOK)
+	case *protocol.ListToolsResult:
+		res = s.withoutTaskRequired(v)
+	}
+	return s.legacyResultOutcome(rev, id, res)
+}
+
+// withoutTaskRequired is H5 on a page of tools/list: the tools that only
+// run as a task are left out (a legacy client can never declare the tasks
+// extension). The page may be shorter than the page size; its cursor
+// stays right, since it names the last tool of the whole page.
+func (s *Server) withoutTaskRequired(res *protocol.ListToolsResult) *protocol.ListToolsResult {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	keep := res.Tools[:0:0]
+	dropped := false
+	for _, d := range res.Tools {
+		if t := s.tools[d.Name]; t != nil && t.task != nil && t.task.Support == TaskRequired {
+			dropped = true
+			continue
+		}
+		keep = append(keep, d)
+	}
+	if !dropped {
+		return res
+	}
+	c := *res
+	c.Tools = keep
+	return &c
+}
+
+// legacyResultOutcome encodes a result for rev (L11): the hand rules, the
+// generated zero pass and the envelope strip of package legacy; never
+// stamp's resultType or serverInfo.
+func (s *Server) legacyResultOutcome(rev legacy.Rev, id protocol.RequestId, res any) outcome {
+	bp, _ := s.bufs.Get().(*[]byte)
+	if bp == nil {
+		b := make([]byte, 0, 512)
+		bp = &b
+	}
+	buf := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
+	buf = appendID(buf, id)
+	buf = append(buf, `,"result":`...)
+	buf, err := legacy.AppendResult(buf, rev, res)
+	if err != nil {
+		*bp = buf
+		s.recycle(bp)
+		s.log.Error("result does not project to the session's revision", "revision", rev, "err", err)
+		return s.legacyErrorOutcome(rev, &id, InternalError("Internal error: invalid result"), http.StatusOK)
+	}
+	buf = append(buf, '}')
+	*bp = buf
+	return outcome{body: buf, status: http.StatusOK, buf: bp}
+}
+
+// legacyErrorOutcome encodes an error response for rev with the given
+// HTTP status: the server's resource-not-found becomes -32002 (H6), every
+// other code is kept (§3.4).
+func (s *Server) legacyErrorOutcome(rev legacy.Rev, id *protocol.RequestId, e *Error, status int) outcome {
+	le := legacy.ProjectError(legacy.Error{Code: e.Code, Message: e.Message, Data: e.Data}, rev, e.notFound)
+	body, err := legacy.AppendError(nil, rev, id, le)
+	if err != nil {
+		s.log.Error("error response does not encode", "err", err)
+		return withStatus(s.errorOutcome(id, e), status)
+	}
+	return outcome{body: body, status: status, retryAfter: retryAfter(e)}
+}
+
+// legacyNotification encodes a notification a request of a legacy session
+// sends (progress, log messages) as rev declares it.
+func legacyNotification(rev legacy.Rev, params any) ([]byte, error) {
+	switch p := params.(type) {
+	case *protocol.ProgressNotificationParams:
+		return legacy.AppendNotification(nil, rev, &protocol.ProgressNotification{Params: *p})
+	case *protocol.LoggingMessageNotificationParams:
+		return legacy.AppendNotification(nil, rev, &protocol.LoggingMessageNotification{Params: *p})
+	}
+	return nil, fmt.Errorf("server: no notification of a legacy session has params %T", params)
 }

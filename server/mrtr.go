@@ -47,6 +47,9 @@ func (r *Request) AskInput(requests map[string]protocol.InputRequest, state []by
 	if err := r.checkInputRequests(requests); err != nil {
 		return err
 	}
+	if r.legacy != nil {
+		return r.legacyAskInput(requests)
+	}
 	return &InputRequired{Requests: requests, State: state}
 }
 

@@ -36,6 +36,7 @@ type Request struct {
 	salient        []byte     // the arguments' JSON, bound into sealed state (MRTR binding)
 	cache          *CacheHint // the handler's own cache hint (SetCacheHint)
 
+	legacy   *legacyRequest // set for a request of a legacy session (Legacy)
 	out      notifier
 	ctx      context.Context // the request's own context: cancelled means send nothing
 	rc       requestContext  // the handler's context, carrying r
@@ -45,8 +46,18 @@ type Request struct {
 	done     bool
 }
 
-// ProtocolVersion is the revision the client speaks on this request.
+// ProtocolVersion is the revision the client speaks on this request. In a
+// legacy session it is the version negotiated at initialize (e.g.
+// "2025-06-18").
 func (r *Request) ProtocolVersion() string { return r.Meta.ProtocolVersion }
+
+// Legacy reports whether the request belongs to a legacy session: a client
+// of 2024-11-05 to 2025-11-25 that opened it with initialize (WithEras).
+// Its Meta then comes from the session: the negotiated version, the
+// capabilities and clientInfo sent at initialize, and the level of
+// logging/setLevel. Handlers need not care: results are converted to the
+// session's revision by the runtime (docs/conversion.md).
+func (r *Request) Legacy() bool { return r.legacy != nil }
 
 // ClientCapabilities are the capabilities declared on this request
 // (R-META-02: never inferred from earlier requests).
@@ -100,11 +111,20 @@ func (r *Request) send(ctx context.Context, method string, params any, admit fun
 	if ctx.Err() != nil || r.out == nil || r.cancelled() {
 		return false
 	}
-	p, err := protocol.Marshal(params)
-	if err != nil {
-		return false
+	var msg []byte
+	if r.legacy != nil {
+		b, err := legacyNotification(r.legacy.rev, params)
+		if err != nil {
+			return false
+		}
+		msg = b
+	} else {
+		p, err := protocol.Marshal(params)
+		if err != nil {
+			return false
+		}
+		msg = notification(method, p)
 	}
-	msg := notification(method, p)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.done || r.cancelled() {

@@ -80,7 +80,9 @@ func (s *Server) AddResourceTemplate(def protocol.ResourceTemplate, h ResourceHa
 var ErrNotFound = errors.New("resource not found")
 
 func resourceNotFound(uri string) *Error {
-	return InvalidParams("Resource not found", map[string]string{"uri": uri})
+	e := InvalidParams("Resource not found", map[string]string{"uri": uri})
+	e.notFound = true // H6: -32002 in a legacy session
+	return e
 }
 
 func (s *Server) readResource(ctx context.Context, r *Request, p *protocol.ReadResourceRequestParams) (wireResult, error) {

@@ -59,11 +59,12 @@ type config struct {
 	instructions      string
 	pageSize          int
 	cache             map[string]CacheHint
-	eras              Eras         // WithEras
-	legacy            LegacyConfig // WithLegacy, defaults filled in by New
-	legacyRevs        []legacy.Rev // the legacy revisions served, newest first (from legacy.Versions)
-	modernVersions    []string     // the versions modern _meta may name (era.go)
-	advertised        []string     // server/discover's supportedVersions, -32022's data.supported (era.go)
+	eras              Eras                    // WithEras
+	legacy            LegacyConfig            // WithLegacy, defaults filled in by New
+	legacyRevs        []legacy.Rev            // the legacy revisions served, newest first (from legacy.Versions)
+	legacyMethods     map[legacy.Rev][]string // the client requests of each legacy revision
+	modernVersions    []string                // the versions modern _meta may name (era.go)
+	advertised        []string                // server/discover's supportedVersions, -32022's data.supported (era.go)
 	logger            *slog.Logger
 	keys              []sealed.Key
 	stateTTL          time.Duration

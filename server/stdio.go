@@ -101,6 +101,9 @@ type stdioConn struct {
 	inFlight map[protocol.RequestId]*stdioRunning
 	wg       sync.WaitGroup
 	slots    chan struct{} // WithMaxConcurrent
+	// sess is the legacy session (dual era), set and read by the read
+	// loop; its requests get it when they start.
+	sess *stdioSession
 }
 
 // stdioRunning is one running request, for cancellation.

@@ -1,14 +1,25 @@
 package server
 
 import (
+	"context"
+	"sync"
+	"sync/atomic"
+
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/protocol/mcp20251125"
+	"github.com/mcpwire/mcpwire/server/internal/legacy"
 )
 
 // The era decision of stdio (docs/dual-era.md §1.8), for a Server that
 // serves legacy clients: stdio has no headers, so only the shape of a line,
 // its params._meta (bm) and its method decide. Under ErasModern none of
 // this runs.
+//
+// One stdioSession (at most one per ServeStdio call) holds the legacy
+// state of the process (§5): opened by the first legacy initialize, ended
+// at end of input, read error or ctx cancellation. Modern lines on the
+// same stream stay stateless (R-STATE-01): they never see the session's
+// version, capabilities or log level.
 
 // dualLine serves one line when legacy clients are served (rows T1–T13).
 // Lines come from readLine, which allocates each one: the message may keep
@@ -18,7 +29,7 @@ func (c *stdioConn) dualLine(line []byte) {
 	m := s.readMessage(line)
 	switch {
 	case m.kind == msgBad:
-		c.out.write(s.errorOutcome(m.badID, m.badErr).body) // T1, and messages that are not JSON-RPC
+		c.out.write(s.errorOutcome(m.badID, m.badErr).body) // T1, and lines that are not JSON-RPC messages
 	case m.kind == msgBatch:
 		// T12: batches exist in 2025-03-26 sessions only.
 		// TODO(step 9): serve them there (docs/dual-era.md §2.8).
@@ -34,8 +45,18 @@ func (c *stdioConn) dualLine(line []byte) {
 	case m.kind == msgRequest:
 		c.legacyRequest(line, &m)
 	case m.kind == msgResponse:
-		// T10: no session, so no request of the server is outstanding.
-		c.out.write(s.errorOutcome(nil, invalidRequest("Invalid Request: a client sends requests and notifications only")).body)
+		if c.sess == nil {
+			// T10: no session, so no request of the server is outstanding.
+			c.out.write(s.errorOutcome(nil, invalidRequest("Invalid Request: a client sends requests and notifications only")).body)
+			return
+		}
+		// T9: a response is never answered. No server-to-client request is
+		// ever outstanding before the bridge.
+		// TODO(step 7): route it to the bridge's pending request, and count
+		// the bad ones (MaxBadResponses).
+		s.log.Debug("dropping a response that answers no outstanding request", "id", m.id.String())
+	case c.sess != nil:
+		c.sessionNotification(&m) // T11
 	default:
 		// T11': a notification outside a session is ignored
 		// (notifications/cancelled was handled by line).
@@ -49,26 +70,188 @@ func (c *stdioConn) notServedModern(m *rpcMessage) *Error {
 	if m.method == protocol.MethodServerDiscover {
 		return MethodNotFound(m.method)
 	}
+	if c.sess != nil {
+		return invalidRequest("Invalid Request: 2026-07-28 requests are not served (this server serves MCP " + c.s.legacySpan() + ")")
+	}
 	return invalidRequest("Invalid Request: send initialize first (this server serves MCP " + c.s.legacySpan() + ")")
 }
 
 // legacyRequest serves a request without modern _meta (T4–T8).
-func (c *stdioConn) legacyRequest(_ []byte, m *rpcMessage) {
+func (c *stdioConn) legacyRequest(line []byte, m *rpcMessage) {
 	s := c.s
-	switch m.method {
-	case mcp20251125.MethodPing:
-		c.out.write(s.emptyResult(m.id).body) // T6
-	case mcp20251125.MethodInitialize:
-		c.out.write(s.errorOutcome(m.requestID(), invalidRequest("legacy sessions are not served yet")).body) // T4
-	default:
-		if s.cfg.eras == ErasLegacy {
-			c.out.write(s.errorOutcome(m.requestID(), c.notServedModern(m)).body) // T7'
-			return
-		}
+	switch {
+	case c.sess != nil && c.running(m.id):
+		// L2: the stream's requests, legacy and modern, share one id
+		// space; a session request may not reuse an id still running
+		// (L1125/basic/index.mdx#requests), not even a ping.
+		c.out.write(s.legacyErrorOutcome(c.sess.rev, m.requestID(), invalidRequest("Invalid Request: request id already in use in this session"), 0).body)
+	case m.method == mcp20251125.MethodPing:
+		c.out.write(s.emptyResult(m.id).body) // T6, with or without a session
+	case m.method == mcp20251125.MethodInitialize && c.sess != nil:
+		c.out.write(s.legacyErrorOutcome(c.sess.rev, m.requestID(), invalidRequest("Invalid Request: already initialized"), 0).body) // T5
+	case m.method == mcp20251125.MethodInitialize:
+		c.open(m) // T4, in the read loop: the next line finds the session
+	case c.sess == nil && s.cfg.eras == ErasLegacy:
+		c.out.write(s.errorOutcome(m.requestID(), c.notServedModern(m)).body) // T7'
+	case c.sess == nil:
 		// T7: not a valid modern request, and no session.
 		c.out.write(s.errorOutcome(m.requestID(), InvalidParams("Invalid params: params._meta with protocolVersion and clientCapabilities is required (or send initialize first)", nil)).body)
+	case !c.sess.ready():
+		// L1, decided in the read loop: a request read before
+		// notifications/initialized is refused even if its goroutine would
+		// run after it.
+		c.out.write(s.legacyErrorOutcome(c.sess.rev, m.requestID(), invalidRequest(msgNotInitialized), 0).body)
+	default:
+		// T8, L2 passed above.
+		sess := c.sess
+		c.spawn(line, m.requestID(), func(ctx context.Context, _ []byte, x *exchange) outcome {
+			return s.serveLegacy(ctx, sess, m, x)
+		})
 	}
 }
 
-// end ends the stdio connection's legacy session, if any.
-func (c *stdioConn) end() {}
+// running reports whether a request with id is running on the stream.
+func (c *stdioConn) running(id protocol.RequestId) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.inFlight[id]
+	return ok
+}
+
+// open opens the legacy session of the process with the initialize m
+// (T4, §2.1), and answers it.
+func (c *stdioConn) open(m *rpcMessage) {
+	s := c.s
+	o, e := s.openLegacy(m)
+	if e != nil {
+		c.out.write(s.errorOutcome(m.requestID(), e).body)
+		return
+	}
+	ss := &stdioSession{c: c, rev: o.rev, caps: o.caps, subs: map[string]struct{}{}}
+	ss.cur.Store(o.conv)
+	c.sess = ss
+	out := s.legacyResultOutcome(o.rev, m.id, o.result)
+	c.out.write(out.body)
+	s.recycle(out.buf)
+}
+
+// sessionNotification serves a notification of the session (T11):
+// notifications/initialized makes it ready, in the read loop, so that the
+// next line finds it so; the others are accepted and ignored
+// (notifications/cancelled was handled by line).
+func (c *stdioConn) sessionNotification(m *rpcMessage) {
+	if m.method != mcp20251125.MethodNotificationsInitialized {
+		return
+	}
+	if !c.s.initializedParams(m) {
+		c.out.write(c.s.errorOutcome(nil, invalidRequest("Invalid Request: notifications/initialized params must be an object")).body)
+		return
+	}
+	c.sess.start()
+}
+
+// end ends the stdio connection's legacy session, if any: its list changes
+// and resource updates stop before ServeStdio returns.
+func (c *stdioConn) end() {
+	if c.sess != nil {
+		c.sess.end()
+	}
+}
+
+// stdioSession is the legacy session of one ServeStdio call. rev and caps
+// never change; the conversion state is replaced, never modified, when the
+// log level changes; the read loop alone sets ready.
+type stdioSession struct {
+	c    *stdioConn
+	rev  legacy.Rev
+	caps declaredCaps
+	cur  atomic.Pointer[legacy.Session]
+	rdy  atomic.Bool
+
+	mu   sync.Mutex
+	subs map[string]struct{}
+
+	stop func()        // ends the broker subscription; nil before ready
+	done chan struct{} // closed when the forwarder returns
+}
+
+func (ss *stdioSession) conv() *legacy.Session  { return ss.cur.Load() }
+func (ss *stdioSession) ready() bool            { return ss.rdy.Load() }
+func (ss *stdioSession) declared() declaredCaps { return ss.caps }
+
+func (ss *stdioSession) setLogLevel(_ context.Context, level protocol.LoggingLevel) error {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	next := *ss.cur.Load()
+	next.LogLevel = &level
+	ss.cur.Store(&next)
+	return nil
+}
+
+func (ss *stdioSession) subscribe(_ context.Context, uri string, max int) error {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	if _, ok := ss.subs[uri]; ok {
+		return nil
+	}
+	if len(ss.subs) >= max {
+		return errTooManySubscriptions
+	}
+	ss.subs[uri] = struct{}{}
+	return nil
+}
+
+func (ss *stdioSession) unsubscribe(_ context.Context, uri string) error {
+	ss.mu.Lock()
+	delete(ss.subs, uri)
+	ss.mu.Unlock()
+	return nil
+}
+
+func (ss *stdioSession) subscribed(uri string) bool {
+	ss.mu.Lock()
+	defer ss.mu.Unlock()
+	_, ok := ss.subs[uri]
+	return ok
+}
+
+// start makes the session ready (once) and from then on writes its list
+// changes and resource updates to stdout (§2.4, §5): a broker subscription
+// taken now and dropped at the session's end.
+func (ss *stdioSession) start() {
+	if ss.rdy.Swap(true) {
+		return // a second notifications/initialized changes nothing
+	}
+	s := ss.c.s
+	events, stop, err := s.cfg.broker.Subscribe(ss.c.ctx)
+	if err != nil {
+		s.log.Error("subscribing to the broker for a legacy stdio session", "err", err)
+		return
+	}
+	ss.stop, ss.done = stop, make(chan struct{})
+	go func() {
+		defer close(ss.done)
+		for ev := range events {
+			var msg []byte
+			switch ev.Kind {
+			case EventToolsChanged, EventPromptsChanged, EventResourcesChanged:
+				msg = listChanged(ss.rev, ss.caps, ev.Kind)
+			case EventResourceUpdated:
+				if ss.subscribed(ev.URI) {
+					msg = resourceUpdated(ss.rev, ev.URI)
+				}
+			}
+			if msg != nil {
+				ss.c.out.write(msg)
+			}
+		}
+	}()
+}
+
+// end drops the broker subscription and waits for the forwarder.
+func (ss *stdioSession) end() {
+	if ss.stop != nil {
+		ss.stop()
+		<-ss.done
+	}
+}
