@@ -268,8 +268,8 @@ func (d *discardWriter) WriteHeader(int)             {}
 // A member whose name equals a declared property only ignoring case is
 // refused, naming its path, on every kind of schema, both transports, and
 // the handler does not run (R-TOOL-10, R-HDR-07, R-SCHEMA-01). Exact
-// names, names declared in both spellings, and names a patternProperties
-// pattern matches are not case variants.
+// names and names declared in both spellings are not case variants; a
+// name a patternProperties pattern matches still is one.
 func TestCaseVariantArguments(t *testing.T) {
 	type tc struct {
 		schema, args string
@@ -299,7 +299,8 @@ func TestCaseVariantArguments(t *testing.T) {
 		{`{"type":"object","$defs":{"p":{"type":"object","properties":{"deep":{"type":"string"}}}},"properties":{"p":{"$ref":"#/$defs/p"}}}`, `{"p":{"DEEP":1}}`, "/p/DEEP"},
 		{`{"type":"object","$defs":{"t":{"type":"object","properties":{"name":{"type":"string"},"kids":{"type":"array","items":{"$ref":"#/$defs/t"}}}}},"properties":{"tree":{"$ref":"#/$defs/t"}}}`, `{"tree":{"name":"a","kids":[{"name":"b","kids":[{"NAME":1}]}]}}`, "/tree/kids/0/kids/0/NAME"},
 		{`{"type":"object","dependentSchemas":{"a":{"properties":{"b":{"type":"integer"}}}},"properties":{"a":{}}}`, `{"a":1,"B":"x"}`, "/B"},
-		{`{"type":"object","properties":{"region":{"type":"string"}},"patternProperties":{"^R":{"type":"string"}}}`, `{"Region":"x"}`, ""},
+		{`{"type":"object","properties":{"region":{"type":"string"}},"patternProperties":{"^R":{"type":"string"}}}`, `{"Region":"x"}`, "/Region"},
+		{`{"type":"object","properties":{"region":{"type":"string"}},"patternProperties":{"^R":{"type":"string"}}}`, `{"Rx":"x"}`, ""},
 		{`{"type":"object","properties":{"region":{"type":"string"}},"patternProperties":{"^R":{"type":"string"}}}`, `{"rEGION":"x"}`, "/rEGION"},
 		{`{"type":"object","properties":{"a":{"type":"string"},"A":{"type":"string"}},"required":["a"]}`, `{"a":"x"}`, ""},
 	}

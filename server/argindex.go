@@ -22,8 +22,11 @@ import (
 //     constraints and its x-mcp-header (no Mcp-Param-* header is expected
 //     for an absent argument). So a member whose name equals a property
 //     declared at its place only ignoring case (foldKey) is refused, at
-//     every depth. A name declared exactly, or matched by a
-//     patternProperties pattern there, is not a variant.
+//     every depth. A name declared exactly is not a variant; a name a
+//     patternProperties pattern matches still is one when it folds to a
+//     declared property (the handler's decoder folds case whatever the
+//     schema says: {"Region":…} matched by "^[A-Za-z]+$" would still fill
+//     the field of the declared "region").
 //   - Validation work. The validator (santhosh-tekuri/jsonschema) cannot
 //     be interrupted, and its work is not the size of the instance times
 //     the size of the schema: a subschema reached through two branches of
@@ -83,7 +86,6 @@ type iagg struct {
 	names    map[string]vec    // declared names → what applies to their values
 	sorted   []string          // the declared names, sorted
 	folded   map[string]string // foldKey → a declared name, when there are many
-	patterns []sjs.Regexp      // every patternProperties pattern: names they match are declared
 	groups   []memberGroup     // how undeclared names map, when a pattern is involved
 	other    vec               // what applies to undeclared names (no pattern involved)
 	prefix   []vec             // what applies to the first elements
@@ -526,9 +528,6 @@ func (b *ibuilder) agg(n *ischema) (*iagg, error) {
 		for k := range t.props {
 			names[k] = true
 		}
-		for _, p := range t.patterns {
-			a.patterns = append(a.patterns, p.re)
-		}
 		a.patCost = satAdd(a.patCost, satMul(e.m, int64(len(t.patterns))))
 		withPatterns = withPatterns || len(t.patterns) > 0
 		prefixLen = max(prefixLen, len(t.prefix))
@@ -741,7 +740,7 @@ func (s *argScan) member(k string, here vec) vec {
 			s.walk(k, vec(nil).scaled(e.m, a.names0)) // propertyNames, applied to the name
 		}
 	}
-	if !declared && variantOf != "" && !matchesPattern(here, k) {
+	if !declared && variantOf != "" {
 		s.found = append(s.found, &valueError{path: renderPath(s.path), reason: fmt.Sprintf("member name differs only in case from the declared property '%s'", variantOf)})
 		return nil
 	}
@@ -767,19 +766,6 @@ func (s *argScan) member(k string, here vec) vec {
 		}
 	}
 	return out.normal()
-}
-
-// matchesPattern reports whether a patternProperties pattern that applies
-// where here does matches k.
-func matchesPattern(here vec, k string) bool {
-	for _, e := range here {
-		for _, re := range e.s.agg.patterns {
-			if re.MatchString(k) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func (s *argScan) array(x []any, here vec) {

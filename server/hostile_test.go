@@ -528,6 +528,20 @@ func (f *hostileFixture) addTools(t testing.TB, s *Server) {
 			both.Add(1)
 			return TextResult(string(args)), nil
 		})
+	// route_tool: an x-mcp-header property with an enum, and a pattern
+	// that matches its case variants too.
+	route := count("route_tool")
+	addTool(t, s, `{"name":"route_tool","inputSchema":{"type":"object","properties":{"region":{"type":"string","enum":["us"],"x-mcp-header":"Region"}},"patternProperties":{"^[A-Za-z]+$":{"type":"string"}}}}`,
+		func(_ context.Context, _ *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+			route.Add(1)
+			var a struct {
+				Region string `json:"region"`
+			}
+			if err := json.Unmarshal(args, &a); err != nil {
+				return nil, err
+			}
+			return TextResult("region=" + a.Region), nil
+		})
 	re := count("regex_tool")
 	addTool(t, s, `{"name":"regex_tool","inputSchema":{"type":"object","properties":{"s":{"type":"string","pattern":"^(a+)+$"}}}}`,
 		func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
