@@ -138,15 +138,16 @@ const (
 )
 
 // numberWeightDigits: a number counts one more in the validation work for
-// every numberWeightDigits of its digits and exponent (see numberWeight).
+// every numberWeightDigits of its length and exponent (see numberWeight).
 const numberWeightDigits = 40
 
 // numberWeight is what a number literal counts in the validation work:
-// one, and one more for every numberWeightDigits of its digits and
-// exponent, as the validator's big.Rat arithmetic grows with them.
+// one, and one more for every numberWeightDigits of its written length
+// and of its exponent, as the validator's big.Rat conversion reads the
+// whole literal and its arithmetic grows with the exponent.
 func numberWeight[T ~string | ~[]byte](lit T) int64 {
-	d, e := numberSize(lit)
-	return 1 + int64(d+e)/numberWeightDigits
+	_, e, _ := numberSize(lit)
+	return 1 + int64(len(lit)+e)/numberWeightDigits
 }
 
 // maxClosure bounds the sum of the closure sizes an index computes.

@@ -79,10 +79,10 @@ func TestParseValueNumberError(t *testing.T) {
 			t.Errorf("%q is not a JSON number", bad)
 		}
 	}
-	if d, e := numberSize("-12.340e-0007"); d != 5 || e != 7 {
-		t.Errorf("numberSize: %d digits, exponent %d", d, e)
+	if d, e, ed := numberSize("-12.340e-0007"); d != 5 || e != 7 || ed != 4 {
+		t.Errorf("numberSize: %d digits, exponent %d written with %d digits", d, e, ed)
 	}
-	if _, e := numberSize("1e" + strings.Repeat("9", 40)); e < 1e15 {
+	if _, e, _ := numberSize("1e" + strings.Repeat("9", 40)); e < 1e15 {
 		t.Errorf("a huge exponent saturates, got %d", e)
 	}
 }

@@ -85,10 +85,16 @@ func jsonPointer(path []string) string {
 	return b.String()
 }
 
+// maxExponentDigits bounds how many digits an exponent is written with,
+// leading zeros included: 1e0000001 is 1e1 to the limits, but every
+// conversion to big.Rat reads all of it, and a million zeros cost some
+// 20 ms each time. No encoder writes more than a few.
+const maxExponentDigits = 8
+
 // numberSize returns the digits of the mantissa of a well-formed number
-// literal and its exponent as written (its absolute value, saturating far
-// above any limit).
-func numberSize[T ~string | ~[]byte](lit T) (digits, exp int) {
+// literal, its exponent as written (its absolute value, saturating far
+// above any limit) and the digits the exponent is written with.
+func numberSize[T ~string | ~[]byte](lit T) (digits, exp, expDigits int) {
 	i := 0
 	for ; i < len(lit) && lit[i] != 'e' && lit[i] != 'E'; i++ {
 		if lit[i] >= '0' && lit[i] <= '9' {
@@ -100,23 +106,27 @@ func numberSize[T ~string | ~[]byte](lit T) (digits, exp int) {
 		if i < len(lit) && (lit[i] == '+' || lit[i] == '-') {
 			i++
 		}
+		expDigits = len(lit) - i
 		for ; i < len(lit); i++ {
 			if exp < 1e15 { // past it every limit is crossed anyway; no overflow
 				exp = exp*10 + int(lit[i]-'0')
 			}
 		}
 	}
-	return digits, exp
+	return digits, exp, expDigits
 }
 
 // numberProblem checks a well-formed number literal against the limits
-// and returns what is wrong with it, "" when nothing.
+// and returns what is wrong with it, "" when nothing. Within them, a
+// literal has at most maxDigits + maxExponentDigits + 4 bytes.
 func numberProblem[T ~string | ~[]byte](l valueLimits, lit T) string {
-	switch digits, exp := numberSize(lit); {
+	switch digits, exp, expDigits := numberSize(lit); {
 	case digits > l.maxDigits:
 		return fmt.Sprintf("number has %d digits, more than the limit of %d", digits, l.maxDigits)
 	case exp > l.maxExponent:
 		return fmt.Sprintf("number's exponent is beyond the limit of ±%d", l.maxExponent)
+	case expDigits > maxExponentDigits:
+		return fmt.Sprintf("number's exponent is written with %d digits, more than the limit of %d", expDigits, maxExponentDigits)
 	}
 	return ""
 }

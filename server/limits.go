@@ -57,7 +57,9 @@ func WithDecodeLimits(o protocol.UnmarshalOptions) Option { return func(c *confi
 // WithNumberLimits bounds the numbers of tool arguments: at most
 // maxDigits digits (integer and fraction parts together, leading zeros
 // included; default 100) and an exponent, as written, of at most
-// ±maxExponent (default 400). Zero or less keeps a default; values above
+// ±maxExponent (default 400), written with at most 8 digits (leading
+// zeros included: 1e0000000001 is refused, as every conversion to big.Rat
+// reads the whole literal). Zero or less keeps a default; values above
 // 500,000 count as 500,000 (beyond, big.Rat refuses some numbers, and the
 // validator then crashes on them: the limits keep every such number out).
 //
