@@ -72,8 +72,9 @@ type ischema struct {
 }
 
 type patternEdge struct {
-	re sjs.Regexp
-	to *ischema
+	re     sjs.Regexp
+	weight int64 // patternWeight
+	to     *ischema
 }
 
 // iagg is what applies where one ischema is applied: its closure (itself
@@ -82,7 +83,7 @@ type iagg struct {
 	work     [numKinds]int64
 	num, str int64
 	uniq     int64
-	patCost  int64             // patterns to match against every member name
+	patCost  int64             // pattern weights to match against every member name
 	names    map[string]vec    // declared names → what applies to their values
 	sorted   []string          // the declared names, sorted
 	folded   map[string]string // foldKey → a declared name, when there are many
@@ -131,10 +132,10 @@ const (
 	workEnumNum = 20 // comparing a number with one number of an enum or const (two big.Rat)
 	workBranch  = 10 // a branch of anyOf or oneOf: a failed one builds an error
 	workError   = 10 // a keyword that may fail builds an error
-	workPattern = 64 // a pattern or a format, per 64 bytes of the string
+	workPattern = 64 // a pattern of weight 1 (patternWeight) or a format, per 64 bytes of the string
 	workLength  = 1  // minLength or maxLength, per 64 bytes
 	workUnique  = 6  // uniqueItems, per value (hashed, numbers through big.Rat)
-	workName    = 4  // matching one member name against one pattern, per 16 bytes
+	workName    = 4  // matching one member name against a pattern of weight 1, and workPattern per 64 bytes of it
 )
 
 // numberWeightDigits: a number counts one more in the validation work for
@@ -249,7 +250,7 @@ func (b *ibuilder) node(s *sjs.Schema) *ischema {
 	}
 	sort.Slice(res, func(i, j int) bool { return res[i].String() < res[j].String() })
 	for _, re := range res {
-		n.patterns = append(n.patterns, patternEdge{re: re, to: b.node(s.PatternProperties[re])})
+		n.patterns = append(n.patterns, patternEdge{re: re, weight: patternWeight(re), to: b.node(s.PatternProperties[re])})
 	}
 	if t, ok := s.AdditionalProperties.(*sjs.Schema); ok {
 		n.additional = b.node(t)
@@ -384,11 +385,11 @@ func numberWork(s *sjs.Schema) int64 {
 }
 
 // stringWork is the work, per 64 bytes of a string, of the keywords of s
-// that scan it.
+// that scan it: a pattern by its weight (patternWeight).
 func stringWork(s *sjs.Schema) int64 {
 	var w int64
 	if s.Pattern != nil {
-		w += workPattern
+		w += workPattern * patternWeight(s.Pattern)
 	}
 	if s.Format != nil {
 		w += workPattern
@@ -529,7 +530,9 @@ func (b *ibuilder) agg(n *ischema) (*iagg, error) {
 		for k := range t.props {
 			names[k] = true
 		}
-		a.patCost = satAdd(a.patCost, satMul(e.m, int64(len(t.patterns))))
+		for _, p := range t.patterns {
+			a.patCost = satAdd(a.patCost, satMul(e.m, p.weight))
+		}
 		withPatterns = withPatterns || len(t.patterns) > 0
 		prefixLen = max(prefixLen, len(t.prefix))
 		a.names0 = a.names0.scaled(e.m, one(1, t.propNames))
@@ -728,7 +731,9 @@ func (s *argScan) object(x map[string]any, here vec) {
 // case variant of a declared name.
 func (s *argScan) member(k string, here vec) vec {
 	declared, variantOf := false, ""
-	nameBlocks := int64(1 + len(k)/16)
+	// Matching the name against each pattern: a fixed cost, and the
+	// pattern's weight per byte, as for a string (workPattern per 64 bytes).
+	nameWork := int64(workName + len(k)*workPattern/64)
 	for _, e := range here {
 		a := e.s.agg
 		if _, ok := a.names[k]; ok {
@@ -736,7 +741,7 @@ func (s *argScan) member(k string, here vec) vec {
 		} else if variantOf == "" {
 			variantOf = a.variant(k)
 		}
-		s.add(satMul(e.m, satMul(a.patCost, workName*nameBlocks)))
+		s.add(satMul(e.m, satMul(a.patCost, nameWork)))
 		if len(a.names0) > 0 {
 			s.walk(k, vec(nil).scaled(e.m, a.names0)) // propertyNames, applied to the name
 		}

@@ -3,9 +3,12 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -112,5 +115,68 @@ func TestExponentWrittenLength(t *testing.T) {
 	}
 	if d, ok := parseDecimal("1e00000001"); !ok || d.digits != "1" || d.exp != 1 {
 		t.Errorf("parseDecimal(1e00000001) = %+v, %v", d, ok)
+	}
+}
+
+// unitCost is the validator's time per unit of the estimate on args, the
+// work bound lifted: the shortest of three runs.
+func unitCost(t *testing.T, schema, args string) (float64, int64) {
+	t.Helper()
+	s := newServer(t, WithMaxValidationWork(math.MaxInt64))
+	countingTool(t, s, "t", schema)
+	tl := s.lookupTool("t")
+	v, err := parseValue([]byte(args), s.valueLimits(context.Background()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	units, _, _ := tl.index.scan(context.Background(), v, math.MaxInt64)
+	best := time.Duration(1 << 62)
+	for range 3 {
+		start := time.Now()
+		_ = tl.input.Validate(v)
+		best = min(best, time.Since(start))
+	}
+	return float64(best.Nanoseconds()) / float64(units), units
+}
+
+// A pattern's cost per byte grows with the size of its program (Go's NFA
+// keeps up to a thread per instruction): [a-z]{1,1000}@, 2,002
+// instructions, costs some 18 µs a byte of "aaa…", ^[a-z]+$ 12 ns. The
+// estimate weighs each pattern by its program, for strings (pattern) and
+// member names (patternProperties) alike, so that a unit costs about the
+// same whatever the pattern: within a factor of 20 here (it was 1,500).
+// Before, three strings of 1 MiB against [^@\s]{1,64}@[^@\s]{1,255} took
+// 4.4 s under the bound; now they are refused.
+func TestPatternWorkProportional(t *testing.T) {
+	if testing.Short() {
+		t.Skip("times the validator")
+	}
+	const small, big = `^[a-z]+$`, `[a-z]{1,1000}@`
+	str := func(p string) string {
+		return `{"type":"object","properties":{"s":{"type":"string","pattern":` + strconv.Quote(p) + `}}}`
+	}
+	name := func(p string) string {
+		return `{"type":"object","patternProperties":{` + strconv.Quote(p) + `:{}}}`
+	}
+	lo, hi := math.Inf(1), 0.0
+	for _, c := range []struct{ what, schema, args string }{
+		{"string, small pattern", str(small), `{"s":"` + strings.Repeat("a", 256<<10) + `"}`},
+		{"string, big pattern", str(big), `{"s":"` + strings.Repeat("a", 4<<10) + `"}`},
+		{"name, small pattern", name(small), `{"` + strings.Repeat("a", 256<<10) + `":1}`},
+		{"name, big pattern", name(big), `{"` + strings.Repeat("a", 4<<10) + `":1}`},
+	} {
+		ns, units := unitCost(t, c.schema, c.args)
+		t.Logf("%-22s %8d units, %7.1f ns/unit", c.what, units, ns)
+		lo, hi = min(lo, ns), max(hi, ns)
+	}
+	if hi > 20*lo {
+		t.Errorf("a unit costs from %.1f to %.1f ns depending on the pattern: more than 20 times", lo, hi)
+	}
+	s := newServer(t)
+	runs := countingTool(t, s, "mail", `{"type":"object","properties":{"to":{"type":"array","items":{"type":"string","pattern":"[^@\\s]{1,64}@[^@\\s]{1,255}"}}}}`)
+	one := `"` + strings.Repeat("a", 1<<20-16) + `"`
+	w := single(t, post(t, s.Handler(HTTPOptions{}), callBody(1, "mail", `{"to":[`+one+`,`+one+`,`+one+`]}`), nil))
+	if !w.isError() || !strings.Contains(w.text(t, 0), "too large to validate") || runs.Load() != 0 {
+		t.Errorf("three strings of 1 MiB against a pattern of 639 instructions: %.300s", w.raw)
 	}
 }
