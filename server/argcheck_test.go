@@ -166,17 +166,11 @@ func TestHugeExponentRatio(t *testing.T) {
 // Arguments whose validation would take too long are refused before the
 // validator runs: here a recursive allOf whose two branches both apply to
 // an array's items, so that each level of nesting doubles the work (a
-// 60-byte body, 2^22 schema applications), an enum of numbers, each
-// comparison two big.Rat, and a pattern whose program has 2,002
-// instructions, some 18 µs a byte (R-SCHEMA-08, R-TOOL-10).
+// 60-byte body, 2^22 schema applications), and a pattern whose program
+// has 2,002 instructions, some 18 µs a byte (R-SCHEMA-08, R-TOOL-10).
 func TestValidationWorkRefused(t *testing.T) {
 	s := newServer(t)
 	double := countingTool(t, s, "double", `{"$defs":{"n":{"allOf":[{"items":{"$ref":"#/$defs/n"}},{"items":{"$ref":"#/$defs/n"}}]}},"type":"object","properties":{"a":{"$ref":"#/$defs/n"}}}`)
-	enum := make([]string, 1000)
-	for i := range enum {
-		enum[i] = fmt.Sprint(i * 7)
-	}
-	enumRuns := countingTool(t, s, "enum", `{"type":"object","properties":{"a":{"type":"array","items":{"enum":[`+strings.Join(enum, ",")+`]}}}}`)
 	patternRuns := countingTool(t, s, "pattern", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"string","pattern":"[a-z]{1,1000}@"}}}}`)
 	h := s.Handler(HTTPOptions{})
 	for _, c := range []struct {
@@ -184,7 +178,6 @@ func TestValidationWorkRefused(t *testing.T) {
 		runs       *atomic.Int64
 	}{
 		{"double", `{"a":` + strings.Repeat("[", 22) + strings.Repeat("]", 22) + `}`, double},
-		{"enum", `{"a":[` + jsonList("1", 5000) + `]}`, enumRuns},
 		{"pattern", `{"a":["` + strings.Repeat("a", 64<<10) + `"]}`, patternRuns},
 	} {
 		start := time.Now()
@@ -203,9 +196,6 @@ func TestValidationWorkRefused(t *testing.T) {
 	// Shallow or small arguments of the same tools are validated.
 	if w := single(t, post(t, h, callBody(2, "double", `{"a":[[[]]]}`), nil)); w.isError() {
 		t.Errorf("double, shallow: %s", w.raw)
-	}
-	if w := single(t, post(t, h, callBody(3, "enum", `{"a":[0,7,14]}`), nil)); w.isError() {
-		t.Errorf("enum, small: %s", w.raw)
 	}
 	if w := single(t, post(t, h, callBody(3, "pattern", `{"a":["abc@","`+strings.Repeat("a", 1000)+`@"]}`), nil)); w.isError() {
 		t.Errorf("pattern, small: %s", w.raw)

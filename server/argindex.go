@@ -54,6 +54,9 @@ type ischema struct {
 	num  int64           // work per number weight of its keywords that make a big.Rat
 	str  int64           // work per 64 bytes of a string of its keywords that scan it
 	uniq bool            // uniqueItems: work in proportion to the array's contents
+	// enum and const sets (valueCheck), and the most of a value their
+	// lookup encodes (in valueWeight's measure)
+	canon, canonCap int64
 
 	inPlace    []*ischema // subschemas applied at the same place (repeated when reached twice)
 	props      map[string]*ischema
@@ -83,6 +86,8 @@ type iagg struct {
 	work     [numKinds]int64
 	num, str int64
 	uniq     int64
+	canon    int64             // enum and const lookups (valueCheck)
+	canonCap int64             // the most of a value one of them encodes
 	patCost  int64             // pattern weights to match against every member name
 	names    map[string]vec    // declared names → what applies to their values
 	sorted   []string          // the declared names, sorted
@@ -134,8 +139,11 @@ const (
 	workError   = 10 // a keyword that may fail builds an error
 	workPattern = 64 // a pattern of weight 1 (patternWeight) or a format, per 64 bytes of the string
 	workLength  = 1  // minLength or maxLength, per 64 bytes
-	workUnique  = 6  // uniqueItems, per value (hashed, numbers through big.Rat)
+	workUnique  = 6  // uniqueItems, per value (its canonical encoding: valueCheck)
 	workName    = 4  // matching one member name against a pattern of weight 1, and workPattern per 64 bytes of it
+	// workCanonical is an enum or const lookup (valueCheck), per value
+	// encoded (valueWeight's measure).
+	workCanonical = 2
 )
 
 // numberWeightDigits: a number counts one more in the validation work for
@@ -174,12 +182,16 @@ func satMul(a, b int64) int64 {
 	return a * b
 }
 
-// newArgIndex indexes a compiled schema.
-func newArgIndex(root *sjs.Schema) (*argIndex, error) {
+// newArgIndex indexes a compiled schema (tamed: see tameSchema); dynamic
+// are the schemas of it that only a $dynamicRef may reach.
+func newArgIndex(root *sjs.Schema, dynamic ...*sjs.Schema) (*argIndex, error) {
 	b := &ibuilder{nodes: map[*sjs.Schema]*ischema{}, clos: map[*ischema]vec{}}
 	r := b.node(root)
 	if r == nil {
 		return &argIndex{}, nil // true or false: nothing to check
+	}
+	for _, d := range dynamic {
+		b.node(d)
 	}
 	b.linkDynamic()
 	if err := b.aggregate(r); err != nil {
@@ -214,7 +226,18 @@ func (b *ibuilder) node(s *sjs.Schema) *ischema {
 		return list
 	}
 	n.own = ownWork(s)
-	n.num, n.str, n.uniq = numberWork(s), stringWork(s), s.UniqueItems
+	n.num, n.str = numberWork(s), stringWork(s)
+	for _, ext := range s.Extensions {
+		if c, ok := ext.(*valueCheck); ok {
+			n.uniq = n.uniq || c.unique
+			for _, set := range []*valueSet{c.konst, c.enum} {
+				if set != nil {
+					n.canon++
+					n.canonCap = max(n.canonCap, set.weight+1)
+				}
+			}
+		}
+	}
 
 	for _, t := range []*sjs.Schema{s.Ref, s.RecursiveRef, s.Not, s.If, s.Then, s.Else} {
 		n.inPlace = add(n.inPlace, t)
@@ -311,10 +334,15 @@ func ownWork(s *sjs.Schema) [numKinds]int64 {
 		base += workError
 	}
 	if s.Const != nil {
-		base += workError
+		base += workError // left to the validator (keepsConst)
 	}
 	if s.Enum != nil {
 		base += workError + int64(len(s.Enum.Values))*workKeyword
+	}
+	for _, ext := range s.Extensions {
+		if c, ok := ext.(*valueCheck); ok && (c.konst != nil || c.enum != nil) {
+			base += workError
+		}
 	}
 	base += int64(len(s.AllOf)) * workKeyword
 	base += int64(len(s.AnyOf)+len(s.OneOf)) * workBranch
@@ -337,6 +365,18 @@ func ownWork(s *sjs.Schema) [numKinds]int64 {
 	w[kindObject] += obj
 	if s.MinItems != nil || s.MaxItems != nil || s.Contains != nil {
 		w[kindArray] += workError
+	}
+	if s.Const != nil {
+		// A const the validator compares itself (keepsConst): element by
+		// element, numbers through big.Rat, up to the const's size.
+		switch c := (*s.Const).(type) {
+		case []any:
+			w[kindArray] = satAdd(w[kindArray], satMul(workEnumNum, valueWeight(c, workCap)))
+		case map[string]any:
+			w[kindObject] = satAdd(w[kindObject], satMul(workEnumNum, valueWeight(c, workCap)))
+		case string:
+			w[kindString] += workLength * int64(1+len(c)/64)
+		}
 	}
 	if s.MinLength != nil || s.MaxLength != nil || s.Pattern != nil || s.Format != nil {
 		w[kindString] += workError
@@ -527,6 +567,8 @@ func (b *ibuilder) agg(n *ischema) (*iagg, error) {
 		if t.uniq {
 			a.uniq = satAdd(a.uniq, e.m)
 		}
+		a.canon = satAdd(a.canon, satMul(e.m, t.canon))
+		a.canonCap = max(a.canonCap, t.canonCap)
 		for k := range t.props {
 			names[k] = true
 		}
@@ -709,8 +751,19 @@ func (s *argScan) walk(v any, here vec) {
 		kind = kindObject
 		s.object(x, here)
 	}
+	canonCap := int64(0)
 	for _, e := range here {
 		s.add(satMul(e.m, e.s.agg.work[kind]))
+		if e.s.agg.canon > 0 {
+			canonCap = max(canonCap, e.s.agg.canonCap)
+		}
+	}
+	if canonCap > 0 {
+		// enum and const lookups encode v, up to their largest value.
+		w := min(valueWeight(v, canonCap), canonCap)
+		for _, e := range here {
+			s.add(satMul(e.m, satMul(e.s.agg.canon, satMul(workCanonical, w))))
+		}
 	}
 }
 

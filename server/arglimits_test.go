@@ -183,10 +183,15 @@ func TestValidationWorkEstimate(t *testing.T) {
 	if short, long := workOf(t, pattern, `{"s":"aaaa"}`), workOf(t, pattern, `{"s":"`+strings.Repeat("a", 64000)+`"}`); long < 500*short/10 {
 		t.Errorf("a pattern on 4 bytes costs %d, on 64,000 bytes %d", short, long)
 	}
-	enumNum := indexFor(t, `{"type":"object","properties":{"e":{"enum":[1,2,3,4,5,6,7,8,9,10]}}}`)
-	enumStr := indexFor(t, `{"type":"object","properties":{"e":{"enum":["1","2","3","4","5","6","7","8","9","10"]}}}`)
-	if n, s := workOf(t, enumNum, `{"e":10}`), workOf(t, enumStr, `{"e":"10"}`); n <= s {
-		t.Errorf("an enum of numbers costs %d for a number, an enum of strings %d for a string", n, s)
+	// An enum is a lookup (valueCheck): its cost does not grow with its
+	// values, nor with an instance value larger than its largest.
+	enum10 := indexFor(t, `{"type":"object","properties":{"e":{"enum":[1,2,3,4,5,6,7,8,9,10]}}}`)
+	enum1000 := indexFor(t, `{"type":"object","properties":{"e":{"enum":[`+jsonList("1", 999)+`,[1,2]]}}}`)
+	if small, large := workOf(t, enum10, `{"e":10}`), workOf(t, enum1000, `{"e":10}`); small != large {
+		t.Errorf("an enum of 10 numbers costs %d, of 1000 values %d", small, large)
+	}
+	if short, long := workOf(t, enum10, `{"e":[1]}`), workOf(t, enum10, `{"e":[`+jsonList("1", 1000)+`]}`); long > short*2 {
+		t.Errorf("an enum of numbers costs %d for [1], %d for 1000 numbers", short, long)
 	}
 	// Saturation: no overflow, however deep the doubling.
 	if w := workOf(t, double, `{"a":`+strings.Repeat("[", 60)+strings.Repeat("]", 60)+`}`); w <= 0 || w < 1<<50 {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"net/textproto"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -68,10 +69,11 @@ func (s *Server) AddTool(def protocol.Tool, h ToolHandler, opts ...ToolOption) e
 	if err != nil {
 		return fmt.Errorf("server: tool %s: inputSchema: %w", def.Name, err)
 	}
-	if t.input, err = s.compileSchema(in); err != nil {
+	var dynamic []*sjs.Schema
+	if t.input, dynamic, err = s.compileSchemaAll(in); err != nil {
 		return fmt.Errorf("server: tool %s: inputSchema: %w", def.Name, err)
 	}
-	if t.index, err = newArgIndex(t.input); err != nil {
+	if t.index, err = newArgIndex(t.input, dynamic...); err != nil {
 		return fmt.Errorf("server: tool %s: inputSchema: %w", def.Name, err)
 	}
 	t.flat = compileFlat(in)
@@ -197,29 +199,52 @@ func (noLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("refusing to load %s: only local $ref is resolved (R-SCHEMA-05)", url)
 }
 
-// compileSchema compiles a tool schema once, at registration.
+// compileSchema compiles a tool schema once, at registration, and tames
+// it (tameSchema): uniqueItems, enum and const are checked by the runtime
+// in linear time.
 func (s *Server) compileSchema(raw []byte) (*sjs.Schema, error) {
+	sch, _, err := s.compileSchemaAll(raw)
+	return sch, err
+}
+
+// compileSchemaAll is compileSchema, also returning the compiled schemas
+// that only a $dynamicRef may reach (through a $dynamicAnchor no keyword
+// leads to), tamed as well, for argIndex to see.
+func (s *Server) compileSchemaAll(raw []byte) (*sjs.Schema, []*sjs.Schema, error) {
 	doc, err := sjs.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if n := nodes(doc, DefaultMaxSchemaNodes+1); n > DefaultMaxSchemaNodes {
-		return nil, fmt.Errorf("schema has more than %d nodes", DefaultMaxSchemaNodes)
+		return nil, nil, fmt.Errorf("schema has more than %d nodes", DefaultMaxSchemaNodes)
 	}
 	if c := schemaCost(doc, DefaultMaxSchemaCost); c > DefaultMaxSchemaCost {
-		return nil, fmt.Errorf("validating against this schema may take more than %d steps (its $refs expand too far)", DefaultMaxSchemaCost)
+		return nil, nil, fmt.Errorf("validating against this schema may take more than %d steps (its $refs expand too far)", DefaultMaxSchemaCost)
 	}
 	if d := depth(doc, 0); d > s.cfg.maxSchemaDepth {
-		return nil, fmt.Errorf("schema nests %d levels, more than the limit of %d", d, s.cfg.maxSchemaDepth)
+		return nil, nil, fmt.Errorf("schema nests %d levels, more than the limit of %d", d, s.cfg.maxSchemaDepth)
 	}
 	c := sjs.NewCompiler()
 	c.DefaultDraft(sjs.Draft2020)
 	c.UseLoader(noLoader{})
 	const loc = "mcpwire:///tool-schema.json"
 	if err := c.AddResource(loc, doc); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return c.Compile(loc)
+	root, err := c.Compile(loc)
+	if err != nil {
+		return nil, nil, err
+	}
+	var extra []*sjs.Schema
+	for _, ptr := range dynamicAnchorPointers(doc) {
+		// The compiler keeps one schema per location: this is the one a
+		// $dynamicRef resolves to, when the location is a schema at all.
+		if sch, err := c.Compile(loc + "#" + (&url.URL{Fragment: ptr}).EscapedFragment()); err == nil {
+			extra = append(extra, sch)
+		}
+	}
+	tameSchema(append([]*sjs.Schema{root}, extra...))
+	return root, extra, nil
 }
 
 // schemaCost bounds the work of validating against a schema: each keyword
