@@ -57,6 +57,7 @@ type ischema struct {
 	// enum and const sets (valueCheck), and the most of a value their
 	// lookup encodes (in valueWeight's measure)
 	canon, canonCap int64
+	regex           bool // format "regex" asserted: regexp.Compile of the string
 
 	inPlace    []*ischema // subschemas applied at the same place (repeated when reached twice)
 	props      map[string]*ischema
@@ -88,6 +89,7 @@ type iagg struct {
 	uniq     int64
 	canon    int64             // enum and const lookups (valueCheck)
 	canonCap int64             // the most of a value one of them encodes
+	regex    int64             // format "regex" assertions
 	patCost  int64             // pattern weights to match against every member name
 	names    map[string]vec    // declared names → what applies to their values
 	sorted   []string          // the declared names, sorted
@@ -137,7 +139,8 @@ const (
 	workEnumNum = 20 // comparing a number with one number of an enum or const (two big.Rat)
 	workBranch  = 10 // a branch of anyOf or oneOf: a failed one builds an error
 	workError   = 10 // a keyword that may fail builds an error
-	workPattern = 64 // a pattern of weight 1 (patternWeight) or a format, per 64 bytes of the string
+	workPattern = 64 // a pattern of weight 1 (patternWeight), per 64 bytes of the string
+	workFormat  = 64 // a format (WithFormatAssertion), per 64 bytes of the string
 	workLength  = 1  // minLength or maxLength, per 64 bytes
 	workUnique  = 6  // uniqueItems, per value (its canonical encoding: valueCheck)
 	workName    = 4  // matching one member name against a pattern of weight 1, and workPattern per 64 bytes of it
@@ -238,6 +241,7 @@ func (b *ibuilder) node(s *sjs.Schema) *ischema {
 			}
 		}
 	}
+	n.regex = s.Format != nil && s.Format.Name == "regex"
 
 	for _, t := range []*sjs.Schema{s.Ref, s.RecursiveRef, s.Not, s.If, s.Then, s.Else} {
 		n.inPlace = add(n.inPlace, t)
@@ -425,14 +429,15 @@ func numberWork(s *sjs.Schema) int64 {
 }
 
 // stringWork is the work, per 64 bytes of a string, of the keywords of s
-// that scan it: a pattern by its weight (patternWeight).
+// that scan it: a pattern by its weight (patternWeight), a format (when
+// asserted: WithFormatAssertion).
 func stringWork(s *sjs.Schema) int64 {
 	var w int64
 	if s.Pattern != nil {
 		w += workPattern * patternWeight(s.Pattern)
 	}
 	if s.Format != nil {
-		w += workPattern
+		w += workFormat
 	}
 	if s.MinLength != nil || s.MaxLength != nil {
 		w += workLength
@@ -569,6 +574,9 @@ func (b *ibuilder) agg(n *ischema) (*iagg, error) {
 		}
 		a.canon = satAdd(a.canon, satMul(e.m, t.canon))
 		a.canonCap = max(a.canonCap, t.canonCap)
+		if t.regex {
+			a.regex = satAdd(a.regex, e.m)
+		}
 		for k := range t.props {
 			names[k] = true
 		}
@@ -741,8 +749,15 @@ func (s *argScan) walk(v any, here vec) {
 	case string:
 		kind = kindString
 		blocks := int64(1 + len(x)/64)
+		regex := int64(-1)
 		for _, e := range here {
 			s.add(satMul(e.m, satMul(e.s.agg.str, blocks)))
+			if e.s.agg.regex > 0 {
+				if regex < 0 {
+					regex = regexFormatWork(x)
+				}
+				s.add(satMul(e.m, satMul(e.s.agg.regex, regex)))
+			}
 		}
 	case []any:
 		kind = kindArray

@@ -25,7 +25,8 @@ import (
 // encoding of the values (canonical), in time linear in the values.
 
 // tameSchema rewrites the compiled schemas reachable from roots, in
-// place: uniqueItems, enum and const become a valueCheck. (Compiled schemas are the runtime's
+// place: uniqueItems, enum and const become a valueCheck; format becomes
+// an annotation unless assertFormat. (Compiled schemas are the runtime's
 // own: the tool's declared inputSchema, as tools/list lists it, is not
 // changed.)
 //
@@ -33,7 +34,7 @@ import (
 // or -07 schema, which the validator checks before following the $ref
 // and ignoring every other keyword (an extension would not run there);
 // argIndex prices it by its size.
-func tameSchema(roots []*sjs.Schema) {
+func tameSchema(roots []*sjs.Schema, assertFormat bool) {
 	for _, s := range compiledSchemas(roots) {
 		var c valueCheck
 		if s.UniqueItems {
@@ -54,6 +55,9 @@ func tameSchema(roots []*sjs.Schema) {
 		}
 		if c.unique || c.konst != nil || c.enum != nil {
 			s.Extensions = append(s.Extensions, &c)
+		}
+		if s.Format != nil && !assertFormat {
+			s.Format = nil
 		}
 	}
 }

@@ -201,7 +201,7 @@ func (noLoader) Load(url string) (any, error) {
 
 // compileSchema compiles a tool schema once, at registration, and tames
 // it (tameSchema): uniqueItems, enum and const are checked by the runtime
-// in linear time.
+// in linear time, and format is an annotation unless WithFormatAssertion.
 func (s *Server) compileSchema(raw []byte) (*sjs.Schema, error) {
 	sch, _, err := s.compileSchemaAll(raw)
 	return sch, err
@@ -243,7 +243,7 @@ func (s *Server) compileSchemaAll(raw []byte) (*sjs.Schema, []*sjs.Schema, error
 			extra = append(extra, sch)
 		}
 	}
-	tameSchema(append([]*sjs.Schema{root}, extra...))
+	tameSchema(append([]*sjs.Schema{root}, extra...), s.cfg.assertFormat)
 	return root, extra, nil
 }
 
@@ -638,3 +638,13 @@ func validationText(err error) string {
 	}
 	return strings.Join(lines, "; ")
 }
+
+// WithFormatAssertion makes "format" an assertion in tool schemas, in
+// every dialect. By default it is an annotation, as JSON Schema 2020-12
+// (the default dialect) specifies and drafts 04 to 07 allow (they make
+// its assertion optional): the validator asserts it for drafts before
+// 2019-09, and format "regex" compiles the string as a regular
+// expression, at a cost out of proportion to its length (150 µs a byte at
+// worst). Asserted, a format counts in WithMaxValidationWork as a pattern
+// does, and "regex" 3,000 units a byte.
+func WithFormatAssertion() Option { return func(c *config) { c.assertFormat = true } }
