@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -228,5 +230,72 @@ func TestFormatAnnotation(t *testing.T) {
 	}
 	if w := single(t, post(t, h, callBody(1, "format", `{"p":["^a+$"],"e":"a@example.com"}`), nil)); w.isError() || runs.Load() != 1 {
 		t.Errorf("format asserted, valid: %.300s", w.raw)
+	}
+}
+
+// Arguments are bounded in values (WithMaxArgumentValues: members and
+// elements), counted in a pass over the text before any value is built: a
+// 4 MiB array of 1s (two million values, 113 MiB of heap at once before)
+// is refused as a tool error naming the limit, allocating little more
+// than the body (a ratio of bytes allocated to the body's size, within
+// one run), and the handler does not run. At the limit, arguments are
+// served; so are 10,000 realistic records (TestValidationWorkRealistic).
+func TestArgumentValuesLimit(t *testing.T) {
+	s := newServer(t)
+	runs := countingTool(t, s, "greet", `{"type":"object","properties":{"name":{"type":"string"}}}`)
+	h := s.Handler(HTTPOptions{})
+	body := callBody(1, "greet", `{"name":[`+jsonList("1", (4<<20-400)/2)+`]}`)
+	post(t, h, callBody(1, "greet", `{"name":"warm"}`), nil)
+	runtime.GC()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	w := single(t, post(t, h, body, nil))
+	runtime.ReadMemStats(&after)
+	allocated := after.TotalAlloc - before.TotalAlloc
+	t.Logf("a %d-byte tools/call of two million values: %.1f MiB allocated (%.1f× the body)", len(body), float64(allocated)/(1<<20), float64(allocated)/float64(len(body)))
+	want := fmt.Sprintf("Invalid arguments: at /: more values (object members and array elements) than the limit of %d", DefaultMaxArgumentValues)
+	if !w.isError() || w.text(t, 0) != want || runs.Load() != 1 {
+		t.Errorf("two million values: want the tool error %q, got %.300s", want, w.raw)
+	}
+	if allocated > 4*uint64(len(body)) {
+		t.Errorf("refusing a %d-byte request allocated %d bytes, %.1f times the body", len(body), allocated, float64(allocated)/float64(len(body)))
+	}
+	// The option, on the general and the flat path (the fast path
+	// declines what the general one refuses): 10 values pass, 11 do not.
+	s = newServer(t, WithMaxArgumentValues(10))
+	general := countingTool(t, s, "general", `{"type":"object","properties":{"a":{"type":"array","items":{"minimum":0}}}}`)
+	flat := countingTool(t, s, "flat", `{"type":"object","properties":{"x":{"type":"number"}}}`)
+	h = s.Handler(HTTPOptions{})
+	members := func(n int) string {
+		m := make([]string, n)
+		for i := range m {
+			m[i] = fmt.Sprintf(`"m%d":%d`, i, i)
+		}
+		return "{" + strings.Join(m, ",") + "}"
+	}
+	for _, c := range []struct {
+		tool, args string
+		served     bool
+	}{
+		{"general", `{"a":[1,2,3,4,5,6,7,8]}`, true},
+		{"general", `{"a":[1,2,3,4,5,6,7,8,9]}`, false},
+		{"general", `{"a":[[],{},[[]],"[1,2,3]",{"k":[]}]}`, true},
+		{"general", `{"a":[[],{},[[0]],"[1,2,3]",{"k":[0]}]}`, false},
+		{"flat", members(9), true},
+		{"flat", members(10), false},
+	} {
+		runs := map[string]*atomic.Int64{"general": general, "flat": flat}[c.tool]
+		before := runs.Load()
+		w := single(t, post(t, h, callBody(1, c.tool, c.args), nil))
+		ran := runs.Load() - before
+		switch {
+		case c.served && (w.isError() || ran != 1):
+			t.Errorf("%s %s: want it served, got %.300s", c.tool, c.args, w.raw)
+		case !c.served && (!w.isError() || w.text(t, 0) != "Invalid arguments: at /: more values (object members and array elements) than the limit of 10" || ran != 0):
+			t.Errorf("%s %s: want it refused for the value limit, got %.300s", c.tool, c.args, w.raw)
+		}
+		if got := countValues([]byte(c.args), 1<<30); !c.served && got != 11 || c.served && got > 10 {
+			t.Errorf("countValues(%s) = %d", c.args, got)
+		}
 	}
 }

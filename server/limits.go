@@ -34,6 +34,9 @@ const (
 	// DefaultMaxValidationWork bounds the estimated work of validating
 	// one tools/call's arguments (WithMaxValidationWork).
 	DefaultMaxValidationWork = 10_000_000
+	// DefaultMaxArgumentValues bounds the values of one tools/call's
+	// arguments (WithMaxArgumentValues).
+	DefaultMaxArgumentValues = 200_000
 )
 
 // CodeRateLimited is the JSON-RPC error code of a tools/call refused by
@@ -117,10 +120,28 @@ func WithNumberLimits(maxDigits, maxExponent int) Option {
 // context is checked again just before the validator starts.
 func WithMaxValidationWork(n int64) Option { return func(c *config) { c.maxWork = n } }
 
-// valueLimits returns the number limits of s, checking ctx (when not nil)
-// while parsing.
+// WithMaxArgumentValues bounds the values of one tools/call's arguments:
+// object members and array elements, at every depth, the arguments object
+// itself included (default 200,000; zero or less keeps it). To be
+// validated, arguments become a tree of values, some 30 bytes each and
+// 350 for an object of one member (a 4 MiB array of 1s held 113 MiB of
+// heap); WithDecodeLimits bounds the members of a message, not the
+// elements of its arrays. The values are counted in a pass over the text
+// before any is built. Over the bound, the arguments are refused, a tool
+// execution error naming the limit (after the Mcp-Param-* headers are
+// compared), and the handler does not run; an answer to a task's input
+// request over it is -32602. The default accepts 10,000 records of ten
+// members with a nested array of two (130,001 values; that body also
+// needs WithDecodeLimits to allow 100,000 members).
+func WithMaxArgumentValues(n int) Option { return func(c *config) { c.maxValues = n } }
+
+// valueLimits returns the number and value limits of s, checking ctx
+// (when not nil) while parsing.
 func (s *Server) valueLimits(ctx context.Context) valueLimits {
 	l := defaultValueLimits()
+	if s.cfg.maxValues > 0 {
+		l.maxValues = s.cfg.maxValues
+	}
 	if s.cfg.maxNumberDigits > 0 {
 		l.maxDigits = min(s.cfg.maxNumberDigits, maxNumberLimit)
 	}

@@ -84,6 +84,7 @@ type config struct {
 	maxNumberDigits   int   // WithNumberLimits; 0: the default
 	maxNumberExponent int   // WithNumberLimits; 0: the default
 	maxWork           int64 // WithMaxValidationWork; 0: the default
+	maxValues         int   // WithMaxArgumentValues; 0: the default
 	assertFormat      bool  // WithFormatAssertion
 }
 

@@ -514,10 +514,22 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 func (s *Server) checkArgs(ctx context.Context, t *tool, args json.RawMessage, lim valueLimits, x *exchange) (wireResult, error) {
 	vp := valueParser{b: args, lim: lim}
 	inst, err := vp.parse()
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err() // the client went away, or the deadline passed
+	var tooMany *valueError
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return nil, ctx.Err() // the client went away, or the deadline passed
+	case errors.As(err, &tooMany):
+		// More values than WithMaxArgumentValues: none was built. The
+		// headers are still compared first (R-HDR-07), on the few values
+		// they name.
+		if x.viaHTTP && len(t.headers) > 0 {
+			if err := checkParamHeaders(t.headers, headerArgs(args, t.headers), x.headers); err != nil {
+				return nil, err
+			}
 		}
+		return toolError("Invalid arguments: " + tooMany.Error()), nil
+	default:
 		return nil, InvalidParams("arguments: "+err.Error(), nil)
 	}
 	if x.viaHTTP {
@@ -582,7 +594,9 @@ func (s *Server) finishTool(r *Request, t *tool, res *protocol.CallToolResult, e
 			s.log.Error("tool result lacks structuredContent required by its outputSchema", "tool", t.def.Name)
 			return nil, InternalError("tool result does not match its outputSchema")
 		}
-		v, err := parseValue(res.StructuredContent, s.valueLimits(context.Background()))
+		lim := s.valueLimits(context.Background())
+		lim.maxValues = 0 // the server's own result: not bounded as arguments are
+		v, err := parseValue(res.StructuredContent, lim)
 		if err == nil {
 			err = t.output.Validate(v)
 		}
