@@ -231,6 +231,12 @@ func TestFormatAnnotation(t *testing.T) {
 	if w := single(t, post(t, h, callBody(1, "format", `{"p":["^a+$"],"e":"a@example.com"}`), nil)); w.isError() || runs.Load() != 1 {
 		t.Errorf("format asserted, valid: %.300s", w.raw)
 	}
+	// In every dialect: 2020-12 (the default) too, which makes format an
+	// annotation by default.
+	countingTool(t, s, "format2020", `{"type":"object","properties":{"e":{"type":"string","format":"email"}}}`)
+	if w := single(t, post(t, h, callBody(1, "format2020", `{"e":"not an address"}`), nil)); !w.isError() || w.text(t, 0) != "Invalid arguments: at /e: 'not an address' is not valid email: missing @" {
+		t.Errorf("format asserted in a 2020-12 schema: %.300s", w.raw)
+	}
 }
 
 // Arguments are bounded in values (WithMaxArgumentValues: members and

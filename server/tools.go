@@ -227,6 +227,9 @@ func (s *Server) compileSchemaAll(raw []byte) (*sjs.Schema, []*sjs.Schema, error
 	c := sjs.NewCompiler()
 	c.DefaultDraft(sjs.Draft2020)
 	c.UseLoader(noLoader{})
+	if s.cfg.assertFormat {
+		c.AssertFormat() // in every dialect (else tameSchema drops it)
+	}
 	const loc = "mcpwire:///tool-schema.json"
 	if err := c.AddResource(loc, doc); err != nil {
 		return nil, nil, err
