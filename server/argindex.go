@@ -31,9 +31,11 @@ import (
 //     be interrupted, and its work is not the size of the instance times
 //     the size of the schema: a subschema reached through two branches of
 //     an allOf is evaluated twice, and through recursion that doubles at
-//     each level of the instance; an enum of numbers makes two big.Rat per
-//     value compared. So the work is estimated first, on the same walk,
-//     and arguments over the bound are refused before the validator runs.
+//     each level of the instance; a pattern costs up to an instruction of
+//     its program per byte. So the work is estimated first, on the same
+//     walk, and arguments over the bound are refused before the validator
+//     runs. (uniqueItems, enum and const are the runtime's own, linear
+//     checks: valueCheck.)
 //
 // "At its place" is every subschema that may apply at that instance
 // location: reached through properties, patternProperties,
@@ -142,7 +144,7 @@ const (
 	workPattern = 64 // a pattern of weight 1 (patternWeight), per 64 bytes of the string
 	workFormat  = 64 // a format (WithFormatAssertion), per 64 bytes of the string
 	workLength  = 1  // minLength or maxLength, per 64 bytes
-	workUnique  = 6  // uniqueItems, per value (its canonical encoding: valueCheck)
+	workUnique  = 12 // uniqueItems, per value (its canonical encoding, hashed: valueCheck)
 	workName    = 4  // matching one member name against a pattern of weight 1, and workPattern per 64 bytes of it
 	// workCanonical is an enum or const lookup (valueCheck), per value
 	// encoded (valueWeight's measure).

@@ -98,16 +98,20 @@ func WithNumberLimits(maxDigits, maxExponent int) Option {
 // reached (two branches of an allOf that both recurse into an array's
 // items double the work at each level of the instance), with keywords
 // weighted by what they cost: big.Rat arithmetic for numbers (more for
-// larger ones), enum and const comparisons with numbers, patterns and
-// formats per 64 bytes of a string, the failed branches of anyOf and
-// oneOf, uniqueItems over the array's contents. Over the bound, the
-// arguments are refused as too large to validate, a tool execution error,
-// and the validator does not run.
+// longer literals and larger exponents), patterns per 64 bytes of a
+// string or member name, weighed by the size of their compiled program
+// (Go's regexp costs up to an instruction per byte), the failed branches
+// of anyOf and oneOf, uniqueItems over the array's contents and enum and
+// const over the value (the runtime checks these three itself, in linear
+// time, in place of the validator), and formats when WithFormatAssertion
+// makes them assertions (regex per byte). Over the bound, the arguments
+// are refused as too large to validate, a tool execution error, and the
+// validator does not run.
 //
-// A unit is some 5 to 55 ns of the validator's time, depending on the
-// keywords (BenchmarkValidationWork on an idle core; up to 95 ns on a busy
-// machine), so the default caps the validation of one call at about half
-// a second (a second on a busy machine). It
+// A unit is some 2 to 55 ns of the validator's time, depending on the
+// keywords (BenchmarkValidationWork on an idle core, over its shapes; up to 95
+// ns on a busy machine), so the default caps the validation of one call
+// at about half a second (a second on a busy machine). It
 // accepts an array of 10,000 records of ten members, with a pattern, an
 // enum and a nested array (about 4,300,000 units; such a body also needs
 // WithDecodeLimits to allow 100,000 members). A tool whose inputSchema is

@@ -1,9 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strconv"
 	"strings"
@@ -183,22 +185,43 @@ func (c *valueCheck) Validate(ctx *sjs.ValidatorContext, v any) {
 // duplicate returns the first pair of equal items of v, an array, as the
 // validator does (the first item equal to an earlier one, and the first
 // earlier one it equals); -1, -1 when they are unique or v is no array.
+// The items' canonical encodings are hashed with a seed of this call
+// (maphash: no input can be built to collide), and compared on a match.
 func duplicate(v any) (int, int) {
 	arr, ok := v.([]any)
 	if !ok || len(arr) < 2 {
 		return -1, -1
 	}
-	seen := make(map[string]int, len(arr))
-	var buf []byte
+	seed := maphash.MakeSeed()
+	var enc []byte                           // the encodings, one after the other
+	end := make([]int, 0, len(arr))          // where each ends in enc
+	prev := make([]int32, len(arr))          // the previous item of the same hash, or -1
+	last := make(map[uint64]int32, len(arr)) // a hash → its last item
 	for i, item := range arr {
+		start := len(enc)
 		var ok bool
-		if buf, ok = appendCanonical(buf[:0], item, -1); !ok {
+		enc, ok = appendCanonical(enc, item, -1)
+		end = append(end, len(enc))
+		prev[i] = -1
+		if !ok {
 			continue // a number big.Rat refuses: the validator finds it equal to nothing
 		}
-		if j, dup := seen[string(buf)]; dup {
-			return j, i
+		h := maphash.Bytes(seed, enc[start:])
+		if j, seen := last[h]; seen {
+			// Before the first duplicate, no two earlier items are equal:
+			// the equal one found, if any, is the only one.
+			for ; j >= 0; j = prev[j] {
+				js := 0
+				if j > 0 {
+					js = end[j-1]
+				}
+				if bytes.Equal(enc[js:end[j]], enc[start:]) {
+					return int(j), i
+				}
+			}
+			prev[i] = last[h]
 		}
-		seen[string(buf)] = i
+		last[h] = int32(i)
 	}
 	return -1, -1
 }
