@@ -542,6 +542,14 @@ func (f *hostileFixture) addTools(t testing.TB, s *Server) {
 			}
 			return TextResult("region=" + a.Region), nil
 		})
+	// unique_tool: uniqueItems and an enum of an array and an object,
+	// which the runtime checks itself (valueCheck).
+	unique := count("unique_tool")
+	addTool(t, s, `{"name":"unique_tool","inputSchema":{"type":"object","properties":{"tags":{"type":"array","uniqueItems":true},"pick":{"enum":[[1,2],{"a":1}]}}}}`,
+		func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+			unique.Add(1)
+			return TextResult("unique ok"), nil
+		})
 	re := count("regex_tool")
 	addTool(t, s, `{"name":"regex_tool","inputSchema":{"type":"object","properties":{"s":{"type":"string","pattern":"^(a+)+$"}}}}`,
 		func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
