@@ -207,6 +207,9 @@ func TestFormatAnnotation(t *testing.T) {
 	if runs.Load() != 2 {
 		t.Errorf("the handler ran %d times, want 2", runs.Load())
 	}
+	if w := call(t, h, 2, protocol.MethodToolsList, params(nil)); !strings.Contains(string(w.raw), `"format":"regex"`) {
+		t.Errorf("tools/list lost the declared format: %.300s", w.raw)
+	}
 	if !testing.Short() {
 		f, p := bestCheck(t, s, "format", args), bestCheck(t, s, "plain", args)
 		t.Logf("200 regex strings: %v, without format %v: ratio %.1f", f, p, float64(f)/float64(p))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -303,6 +304,48 @@ func TestEnumConstLinear(t *testing.T) {
 		t.Logf("%s: %d bytes, %v, against {type: array} %v: ratio %.1f", c.tool, len(c.args), v, p, float64(v)/float64(p))
 		if v > 5*p {
 			t.Errorf("%s: took %v, the same rows against {\"type\":\"array\"} %v: more than 5 times", c.tool, v, p)
+		}
+	}
+}
+
+// compiledSchemas follows every field of a compiled schema that holds
+// subschemas: a field added by a new version of the validator fails this
+// test until tameSchema (and argIndex) know it.
+func TestCompiledSchemasCoverEveryField(t *testing.T) {
+	followed := map[string]bool{
+		"Ref": true, "RecursiveRef": true, "DynamicRef": true, "Not": true, "AllOf": true, "AnyOf": true, "OneOf": true,
+		"If": true, "Then": true, "Else": true, "PropertyNames": true, "Properties": true, "PatternProperties": true,
+		"AdditionalProperties": true, "Dependencies": true, "DependentSchemas": true, "UnevaluatedProperties": true,
+		"Contains": true, "Items": true, "AdditionalItems": true, "PrefixItems": true, "Items2020": true,
+		"UnevaluatedItems": true, "ContentSchema": true,
+	}
+	values := map[string]bool{"Const": true, "Default": true, "Examples": true} // values, not schemas
+	schemaType := reflect.TypeFor[sjs.Schema]()
+	var holds func(reflect.Type) bool
+	holds = func(ty reflect.Type) bool {
+		switch ty.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array:
+			return ty.Elem() == schemaType || holds(ty.Elem())
+		case reflect.Map:
+			return holds(ty.Elem())
+		case reflect.Interface:
+			return ty.NumMethod() == 0 // any: may hold a *Schema
+		case reflect.Struct:
+			for i := range ty.NumField() {
+				if ty.Field(i).Type == reflect.PointerTo(schemaType) {
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for i := range schemaType.NumField() {
+		f := schemaType.Field(i)
+		if !f.IsExported() || values[f.Name] || !holds(f.Type) {
+			continue
+		}
+		if !followed[f.Name] {
+			t.Errorf("sjs.Schema.%s (%s) may hold subschemas: compiledSchemas does not follow it", f.Name, f.Type)
 		}
 	}
 }
