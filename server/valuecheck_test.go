@@ -222,7 +222,7 @@ func TestUniqueItemsLinear(t *testing.T) {
 	countingTool(t, s, "plain", `{"type":"object","properties":{"tags":{"type":"array","items":{"type":"array","items":{"type":"string"}}}}}`)
 	countingTool(t, s, "unique20", `{"type":"object","properties":{"tags":{"type":"array","uniqueItems":true}}}`)
 	countingTool(t, s, "plain20", `{"type":"object","properties":{"tags":{"type":"array","items":{"type":"array"}}}}`)
-	colliding := `{"tags":` + collidingItems(14, 1<<13) + `}`
+	colliding := `{"tags":` + collidingItems(15, 1<<14) + `}`
 	var twenty strings.Builder
 	twenty.WriteString(`{"tags":[`)
 	for i := range 20 {
