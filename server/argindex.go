@@ -22,15 +22,20 @@ import (
 //     constraints and its x-mcp-header (no Mcp-Param-* header is expected
 //     for an absent argument). So a member whose name equals a property
 //     declared at its place only ignoring case (foldKey) is refused, at
-//     every depth. A name declared exactly, or matched by a
-//     patternProperties pattern there, is not a variant.
+//     every depth. A name declared exactly is not a variant; a name a
+//     patternProperties pattern matches still is one when it folds to a
+//     declared property (the handler's decoder folds case whatever the
+//     schema says: {"Region":…} matched by "^[A-Za-z]+$" would still fill
+//     the field of the declared "region").
 //   - Validation work. The validator (santhosh-tekuri/jsonschema) cannot
 //     be interrupted, and its work is not the size of the instance times
 //     the size of the schema: a subschema reached through two branches of
 //     an allOf is evaluated twice, and through recursion that doubles at
-//     each level of the instance; an enum of numbers makes two big.Rat per
-//     value compared. So the work is estimated first, on the same walk,
-//     and arguments over the bound are refused before the validator runs.
+//     each level of the instance; a pattern costs up to an instruction of
+//     its program per byte. So the work is estimated first, on the same
+//     walk, and arguments over the bound are refused before the validator
+//     runs. (uniqueItems, enum and const are the runtime's own, linear
+//     checks: valueCheck.)
 //
 // "At its place" is every subschema that may apply at that instance
 // location: reached through properties, patternProperties,
@@ -51,6 +56,10 @@ type ischema struct {
 	num  int64           // work per number weight of its keywords that make a big.Rat
 	str  int64           // work per 64 bytes of a string of its keywords that scan it
 	uniq bool            // uniqueItems: work in proportion to the array's contents
+	// enum and const sets (valueCheck), and the most of a value their
+	// lookup encodes (in valueWeight's measure)
+	canon, canonCap int64
+	regex           bool // format "regex" asserted: regexp.Compile of the string
 
 	inPlace    []*ischema // subschemas applied at the same place (repeated when reached twice)
 	props      map[string]*ischema
@@ -69,8 +78,9 @@ type ischema struct {
 }
 
 type patternEdge struct {
-	re sjs.Regexp
-	to *ischema
+	re     sjs.Regexp
+	weight int64 // patternWeight
+	to     *ischema
 }
 
 // iagg is what applies where one ischema is applied: its closure (itself
@@ -79,11 +89,13 @@ type iagg struct {
 	work     [numKinds]int64
 	num, str int64
 	uniq     int64
-	patCost  int64             // patterns to match against every member name
+	canon    int64             // enum and const lookups (valueCheck)
+	canonCap int64             // the most of a value one of them encodes
+	regex    int64             // format "regex" assertions
+	patCost  int64             // pattern weights to match against every member name
 	names    map[string]vec    // declared names → what applies to their values
 	sorted   []string          // the declared names, sorted
 	folded   map[string]string // foldKey → a declared name, when there are many
-	patterns []sjs.Regexp      // every patternProperties pattern: names they match are declared
 	groups   []memberGroup     // how undeclared names map, when a pattern is involved
 	other    vec               // what applies to undeclared names (no pattern involved)
 	prefix   []vec             // what applies to the first elements
@@ -129,22 +141,27 @@ const (
 	workEnumNum = 20 // comparing a number with one number of an enum or const (two big.Rat)
 	workBranch  = 10 // a branch of anyOf or oneOf: a failed one builds an error
 	workError   = 10 // a keyword that may fail builds an error
-	workPattern = 64 // a pattern or a format, per 64 bytes of the string
+	workPattern = 64 // a pattern of weight 1 (patternWeight), per 64 bytes of the string
+	workFormat  = 64 // a format (WithFormatAssertion), per 64 bytes of the string
 	workLength  = 1  // minLength or maxLength, per 64 bytes
-	workUnique  = 6  // uniqueItems, per value (hashed, numbers through big.Rat)
-	workName    = 4  // matching one member name against one pattern, per 16 bytes
+	workUnique  = 12 // uniqueItems, per value (its canonical encoding, hashed: valueCheck)
+	workName    = 4  // matching one member name against a pattern of weight 1, and workPattern per 64 bytes of it
+	// workCanonical is an enum or const lookup (valueCheck), per value
+	// encoded (valueWeight's measure).
+	workCanonical = 2
 )
 
 // numberWeightDigits: a number counts one more in the validation work for
-// every numberWeightDigits of its digits and exponent (see numberWeight).
+// every numberWeightDigits of its length and exponent (see numberWeight).
 const numberWeightDigits = 40
 
 // numberWeight is what a number literal counts in the validation work:
-// one, and one more for every numberWeightDigits of its digits and
-// exponent, as the validator's big.Rat arithmetic grows with them.
+// one, and one more for every numberWeightDigits of its written length
+// and of its exponent, as the validator's big.Rat conversion reads the
+// whole literal and its arithmetic grows with the exponent.
 func numberWeight[T ~string | ~[]byte](lit T) int64 {
-	d, e := numberSize(lit)
-	return 1 + int64(d+e)/numberWeightDigits
+	_, e, _ := numberSize(lit)
+	return 1 + int64(len(lit)+e)/numberWeightDigits
 }
 
 // maxClosure bounds the sum of the closure sizes an index computes.
@@ -170,12 +187,16 @@ func satMul(a, b int64) int64 {
 	return a * b
 }
 
-// newArgIndex indexes a compiled schema.
-func newArgIndex(root *sjs.Schema) (*argIndex, error) {
+// newArgIndex indexes a compiled schema (tamed: see tameSchema); dynamic
+// are the schemas of it that only a $dynamicRef may reach.
+func newArgIndex(root *sjs.Schema, dynamic ...*sjs.Schema) (*argIndex, error) {
 	b := &ibuilder{nodes: map[*sjs.Schema]*ischema{}, clos: map[*ischema]vec{}}
 	r := b.node(root)
 	if r == nil {
 		return &argIndex{}, nil // true or false: nothing to check
+	}
+	for _, d := range dynamic {
+		b.node(d)
 	}
 	b.linkDynamic()
 	if err := b.aggregate(r); err != nil {
@@ -210,7 +231,19 @@ func (b *ibuilder) node(s *sjs.Schema) *ischema {
 		return list
 	}
 	n.own = ownWork(s)
-	n.num, n.str, n.uniq = numberWork(s), stringWork(s), s.UniqueItems
+	n.num, n.str = numberWork(s), stringWork(s)
+	for _, ext := range s.Extensions {
+		if c, ok := ext.(*valueCheck); ok {
+			n.uniq = n.uniq || c.unique
+			for _, set := range []*valueSet{c.konst, c.enum} {
+				if set != nil {
+					n.canon++
+					n.canonCap = max(n.canonCap, set.weight+1)
+				}
+			}
+		}
+	}
+	n.regex = s.Format != nil && s.Format.Name == "regex"
 
 	for _, t := range []*sjs.Schema{s.Ref, s.RecursiveRef, s.Not, s.If, s.Then, s.Else} {
 		n.inPlace = add(n.inPlace, t)
@@ -246,7 +279,7 @@ func (b *ibuilder) node(s *sjs.Schema) *ischema {
 	}
 	sort.Slice(res, func(i, j int) bool { return res[i].String() < res[j].String() })
 	for _, re := range res {
-		n.patterns = append(n.patterns, patternEdge{re: re, to: b.node(s.PatternProperties[re])})
+		n.patterns = append(n.patterns, patternEdge{re: re, weight: patternWeight(re), to: b.node(s.PatternProperties[re])})
 	}
 	if t, ok := s.AdditionalProperties.(*sjs.Schema); ok {
 		n.additional = b.node(t)
@@ -307,10 +340,15 @@ func ownWork(s *sjs.Schema) [numKinds]int64 {
 		base += workError
 	}
 	if s.Const != nil {
-		base += workError
+		base += workError // left to the validator (keepsConst)
 	}
 	if s.Enum != nil {
 		base += workError + int64(len(s.Enum.Values))*workKeyword
+	}
+	for _, ext := range s.Extensions {
+		if c, ok := ext.(*valueCheck); ok && (c.konst != nil || c.enum != nil) {
+			base += workError
+		}
 	}
 	base += int64(len(s.AllOf)) * workKeyword
 	base += int64(len(s.AnyOf)+len(s.OneOf)) * workBranch
@@ -333,6 +371,18 @@ func ownWork(s *sjs.Schema) [numKinds]int64 {
 	w[kindObject] += obj
 	if s.MinItems != nil || s.MaxItems != nil || s.Contains != nil {
 		w[kindArray] += workError
+	}
+	if s.Const != nil {
+		// A const the validator compares itself (keepsConst): element by
+		// element, numbers through big.Rat, up to the const's size.
+		switch c := (*s.Const).(type) {
+		case []any:
+			w[kindArray] = satAdd(w[kindArray], satMul(workEnumNum, valueWeight(c, workCap)))
+		case map[string]any:
+			w[kindObject] = satAdd(w[kindObject], satMul(workEnumNum, valueWeight(c, workCap)))
+		case string:
+			w[kindString] += workLength * int64(1+len(c)/64)
+		}
 	}
 	if s.MinLength != nil || s.MaxLength != nil || s.Pattern != nil || s.Format != nil {
 		w[kindString] += workError
@@ -381,14 +431,15 @@ func numberWork(s *sjs.Schema) int64 {
 }
 
 // stringWork is the work, per 64 bytes of a string, of the keywords of s
-// that scan it.
+// that scan it: a pattern by its weight (patternWeight), a format (when
+// asserted: WithFormatAssertion).
 func stringWork(s *sjs.Schema) int64 {
 	var w int64
 	if s.Pattern != nil {
-		w += workPattern
+		w += workPattern * patternWeight(s.Pattern)
 	}
 	if s.Format != nil {
-		w += workPattern
+		w += workFormat
 	}
 	if s.MinLength != nil || s.MaxLength != nil {
 		w += workLength
@@ -523,13 +574,17 @@ func (b *ibuilder) agg(n *ischema) (*iagg, error) {
 		if t.uniq {
 			a.uniq = satAdd(a.uniq, e.m)
 		}
+		a.canon = satAdd(a.canon, satMul(e.m, t.canon))
+		a.canonCap = max(a.canonCap, t.canonCap)
+		if t.regex {
+			a.regex = satAdd(a.regex, e.m)
+		}
 		for k := range t.props {
 			names[k] = true
 		}
 		for _, p := range t.patterns {
-			a.patterns = append(a.patterns, p.re)
+			a.patCost = satAdd(a.patCost, satMul(e.m, p.weight))
 		}
-		a.patCost = satAdd(a.patCost, satMul(e.m, int64(len(t.patterns))))
 		withPatterns = withPatterns || len(t.patterns) > 0
 		prefixLen = max(prefixLen, len(t.prefix))
 		a.names0 = a.names0.scaled(e.m, one(1, t.propNames))
@@ -696,8 +751,15 @@ func (s *argScan) walk(v any, here vec) {
 	case string:
 		kind = kindString
 		blocks := int64(1 + len(x)/64)
+		regex := int64(-1)
 		for _, e := range here {
 			s.add(satMul(e.m, satMul(e.s.agg.str, blocks)))
+			if e.s.agg.regex > 0 {
+				if regex < 0 {
+					regex = regexFormatWork(x)
+				}
+				s.add(satMul(e.m, satMul(e.s.agg.regex, regex)))
+			}
 		}
 	case []any:
 		kind = kindArray
@@ -706,8 +768,19 @@ func (s *argScan) walk(v any, here vec) {
 		kind = kindObject
 		s.object(x, here)
 	}
+	canonCap := int64(0)
 	for _, e := range here {
 		s.add(satMul(e.m, e.s.agg.work[kind]))
+		if e.s.agg.canon > 0 {
+			canonCap = max(canonCap, e.s.agg.canonCap)
+		}
+	}
+	if canonCap > 0 {
+		// enum and const lookups encode v, up to their largest value.
+		w := min(valueWeight(v, canonCap), canonCap)
+		for _, e := range here {
+			s.add(satMul(e.m, satMul(e.s.agg.canon, satMul(workCanonical, w))))
+		}
 	}
 }
 
@@ -728,7 +801,9 @@ func (s *argScan) object(x map[string]any, here vec) {
 // case variant of a declared name.
 func (s *argScan) member(k string, here vec) vec {
 	declared, variantOf := false, ""
-	nameBlocks := int64(1 + len(k)/16)
+	// Matching the name against each pattern: a fixed cost, and the
+	// pattern's weight per byte, as for a string (workPattern per 64 bytes).
+	nameWork := int64(workName + len(k)*workPattern/64)
 	for _, e := range here {
 		a := e.s.agg
 		if _, ok := a.names[k]; ok {
@@ -736,12 +811,12 @@ func (s *argScan) member(k string, here vec) vec {
 		} else if variantOf == "" {
 			variantOf = a.variant(k)
 		}
-		s.add(satMul(e.m, satMul(a.patCost, workName*nameBlocks)))
+		s.add(satMul(e.m, satMul(a.patCost, nameWork)))
 		if len(a.names0) > 0 {
 			s.walk(k, vec(nil).scaled(e.m, a.names0)) // propertyNames, applied to the name
 		}
 	}
-	if !declared && variantOf != "" && !matchesPattern(here, k) {
+	if !declared && variantOf != "" {
 		s.found = append(s.found, &valueError{path: renderPath(s.path), reason: fmt.Sprintf("member name differs only in case from the declared property '%s'", variantOf)})
 		return nil
 	}
@@ -767,19 +842,6 @@ func (s *argScan) member(k string, here vec) vec {
 		}
 	}
 	return out.normal()
-}
-
-// matchesPattern reports whether a patternProperties pattern that applies
-// where here does matches k.
-func matchesPattern(here vec, k string) bool {
-	for _, e := range here {
-		for _, re := range e.s.agg.patterns {
-			if re.MatchString(k) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func (s *argScan) array(x []any, here vec) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -79,10 +80,10 @@ func TestParseValueNumberError(t *testing.T) {
 			t.Errorf("%q is not a JSON number", bad)
 		}
 	}
-	if d, e := numberSize("-12.340e-0007"); d != 5 || e != 7 {
-		t.Errorf("numberSize: %d digits, exponent %d", d, e)
+	if d, e, ed := numberSize("-12.340e-0007"); d != 5 || e != 7 || ed != 4 {
+		t.Errorf("numberSize: %d digits, exponent %d written with %d digits", d, e, ed)
 	}
-	if _, e := numberSize("1e" + strings.Repeat("9", 40)); e < 1e15 {
+	if _, e, _ := numberSize("1e" + strings.Repeat("9", 40)); e < 1e15 {
 		t.Errorf("a huge exponent saturates, got %d", e)
 	}
 }
@@ -183,10 +184,15 @@ func TestValidationWorkEstimate(t *testing.T) {
 	if short, long := workOf(t, pattern, `{"s":"aaaa"}`), workOf(t, pattern, `{"s":"`+strings.Repeat("a", 64000)+`"}`); long < 500*short/10 {
 		t.Errorf("a pattern on 4 bytes costs %d, on 64,000 bytes %d", short, long)
 	}
-	enumNum := indexFor(t, `{"type":"object","properties":{"e":{"enum":[1,2,3,4,5,6,7,8,9,10]}}}`)
-	enumStr := indexFor(t, `{"type":"object","properties":{"e":{"enum":["1","2","3","4","5","6","7","8","9","10"]}}}`)
-	if n, s := workOf(t, enumNum, `{"e":10}`), workOf(t, enumStr, `{"e":"10"}`); n <= s {
-		t.Errorf("an enum of numbers costs %d for a number, an enum of strings %d for a string", n, s)
+	// An enum is a lookup (valueCheck): its cost does not grow with its
+	// values, nor with an instance value larger than its largest.
+	enum10 := indexFor(t, `{"type":"object","properties":{"e":{"enum":[1,2,3,4,5,6,7,8,9,10]}}}`)
+	enum1000 := indexFor(t, `{"type":"object","properties":{"e":{"enum":[`+jsonList("1", 999)+`,[1,2]]}}}`)
+	if small, large := workOf(t, enum10, `{"e":10}`), workOf(t, enum1000, `{"e":10}`); small != large {
+		t.Errorf("an enum of 10 numbers costs %d, of 1000 values %d", small, large)
+	}
+	if short, long := workOf(t, enum10, `{"e":[1]}`), workOf(t, enum10, `{"e":[`+jsonList("1", 1000)+`]}`); long > short*2 {
+		t.Errorf("an enum of numbers costs %d for [1], %d for 1000 numbers", short, long)
 	}
 	// Saturation: no overflow, however deep the doubling.
 	if w := workOf(t, double, `{"a":`+strings.Repeat("[", 60)+strings.Repeat("]", 60)+`}`); w <= 0 || w < 1<<50 {
@@ -276,6 +282,93 @@ type validationShape struct {
 	name, schema, prefix, item, suffix string
 }
 
+// benchShape is a validationShape, or one whose gen makes arguments of n
+// items, validated by a server with opts.
+type benchShape struct {
+	validationShape
+	gen  func(n int) []byte
+	opts []Option
+}
+
+// reviewShapes are the shapes of the second hostile review (uniqueItems,
+// enum and const of arrays, patterns by program size, formats), sized as
+// the others.
+func reviewShapes() []benchShape {
+	list := func(n int, item func(i int) string) []byte {
+		var b strings.Builder
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(item(i))
+		}
+		return []byte(b.String())
+	}
+	wrap := func(prefix string, body []byte, suffix string) []byte {
+		return append(append([]byte(prefix), body...), suffix...)
+	}
+	shape := func(name, schema, prefix, item, suffix string, opts ...Option) benchShape {
+		return benchShape{validationShape: validationShape{name, schema, prefix, item, suffix}, opts: opts}
+	}
+	gen := func(name, schema string, g func(n int) []byte) benchShape {
+		return benchShape{validationShape: validationShape{name: name, schema: schema}, gen: g}
+	}
+	arr := func(items string) string {
+		return `{"type":"object","properties":{"a":{"type":"array","items":` + items + `}}}`
+	}
+	unique := `{"type":"object","properties":{"a":{"type":"array","uniqueItems":true}}}`
+	var enum90 []string
+	for i := range 90 {
+		enum90 = append(enum90, "["+jsonList("1", 99)+fmt.Sprintf(",%d]", i+10))
+	}
+	enum2000 := make([]string, 2000)
+	for i := range enum2000 {
+		enum2000[i] = fmt.Sprint(i + 100)
+	}
+	regex7 := `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a":{"type":"array","items":{"type":"string","format":"regex"}}}}`
+	colliding := func(i int) string {
+		var b strings.Builder
+		b.WriteString(`["x`)
+		for j := range 20 {
+			if i>>j&1 == 1 {
+				b.WriteString(`","x`)
+			} else {
+				b.WriteString(`\u0004x`)
+			}
+		}
+		b.WriteString(`"]`)
+		return b.String()
+	}
+	return []benchShape{
+		gen("uniqueItems/distinct numbers", unique, func(n int) []byte {
+			return wrap(`{"a":[`, list(n, strconv.Itoa), `]}`)
+		}),
+		gen("uniqueItems/distinct arrays of 10", unique, func(n int) []byte {
+			return wrap(`{"a":[`, list(n, func(i int) string { return fmt.Sprintf("[%s,%d]", jsonList("1", 9), i) }), `]}`)
+		}),
+		gen("uniqueItems/strings of colliding hashes", `{"type":"object","properties":{"a":{"type":"array","uniqueItems":true,"items":{"type":"array","items":{"type":"string"}}}}}`, func(n int) []byte {
+			return wrap(`{"a":[`, list(n, colliding), `]}`)
+		}),
+		gen("uniqueItems/20 arrays equal but the last", unique, func(n int) []byte {
+			return wrap(`{"a":[`, list(20, func(i int) string { return fmt.Sprintf("[%s,%d]", jsonList("1", max(n/20, 1)), i+2) }), `]}`)
+		}),
+		shape("enum of 90 arrays/rows of 100", arr(`{"anyOf":[{"enum":[`+strings.Join(enum90, ",")+`]},{"type":"array"}]}`), `{"a":[`, "["+jsonList("1", 99)+",3]", `]}`),
+		shape("const of 4000/rows of 4000", arr(`{"anyOf":[{"const":[`+jsonList("1", 4000)+`,2]},{"type":"array"}]}`), `{"a":[`, "["+jsonList("1", 4000)+",3]", `]}`),
+		shape("enum of 2000 numbers/numbers", arr(`{"anyOf":[{"enum":[`+strings.Join(enum2000, ",")+`]},{"type":"number"}]}`), `{"a":[`, `1.5e-7`, `]}`),
+		shape("draft-07 $ref beside a const of 1000/rows", `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","definitions":{"d":{"type":"array"}},"properties":{"a":{"type":"array","items":{"$ref":"#/definitions/d","const":[`+jsonList("1", 1000)+`,2]}}}}`,
+			`{"a":[`, "["+jsonList("1", 1000)+",3]", `]}`),
+		shape("pattern of 639 instructions/strings of 4 KiB", arr(`{"type":"string","pattern":"[^@\\s]{1,64}@[^@\\s]{1,255}"}`), `{"a":[`, `"`+strings.Repeat("a", 4096)+`"`, `]}`),
+		shape("pattern of 2002 instructions/strings of 1 KiB", arr(`{"type":"string","pattern":"[a-z]{1,1000}@"}`), `{"a":[`, `"`+strings.Repeat("a", 1024)+`"`, `]}`),
+		shape("patternProperties of 2002 instructions/names of 1 KiB", arr(`{"type":"object","patternProperties":{"[a-z]{1,1000}@":{}}}`), `{"a":[`, `{"`+strings.Repeat("a", 1024)+`":1}`, `]}`),
+		shape("propertyNames of 639 instructions/names of 1 KiB", arr(`{"type":"object","propertyNames":{"pattern":"[^@\\s]{1,64}@[^@\\s]{1,255}"}}`), `{"a":[`, `{"`+strings.Repeat("a", 1024)+`":1}`, `]}`),
+		shape("draft-07 format regex/an annotation", regex7, `{"a":[`, `"`+strings.Repeat(`\\pL{1000}`, 7)+`"`, `]}`),
+		shape("format regex asserted/repetitions", regex7, `{"a":[`, `"`+strings.Repeat(`\\pL{1000}`, 7)+`"`, `]}`, WithFormatAssertion()),
+		shape("format regex asserted/folded classes", regex7, `{"a":[`, `"(?i)[A-\\x{1e900}]"`, `]}`, WithFormatAssertion()),
+		shape("format uri-template asserted", arr(`{"type":"string","format":"uri-template"}`), `{"a":[`, `"http://x/`+strings.Repeat("%41a/", 800)+`"`, `]}`, WithFormatAssertion()),
+		shape("format json-pointer asserted", arr(`{"type":"string","format":"json-pointer"}`), `{"a":[`, `"/`+strings.Repeat("a/", 2000)+`"`, `]}`, WithFormatAssertion()),
+	}
+}
+
 func validationShapes() []validationShape {
 	enum := make([]string, 1000)
 	for i := range enum {
@@ -315,15 +408,27 @@ func (v validationShape) args(n int) []byte {
 	return []byte(v.prefix + jsonList(v.item, n) + v.suffix)
 }
 
+// args builds n items of the shape.
+func (v benchShape) args(n int) []byte {
+	if v.gen != nil {
+		return v.gen(n)
+	}
+	return v.validationShape.args(n)
+}
+
 // BenchmarkValidationWork validates arguments of each shape sized to the
-// default work bound (DefaultMaxValidationWork), the bound lifted: what
-// the worst case at the bound costs, and the nanoseconds per unit of the
-// estimate (ns/unit) that DefaultMaxValidationWork's documentation
-// states.
+// default work bound (DefaultMaxValidationWork), the bound lifted, and at
+// most a 4 MiB body: what the worst case at the bound costs, and the
+// nanoseconds per unit of the estimate (ns/unit) that
+// DefaultMaxValidationWork's documentation states.
 func BenchmarkValidationWork(b *testing.B) {
-	for _, shape := range validationShapes() {
+	shapes := reviewShapes()
+	for _, v := range validationShapes() {
+		shapes = append(shapes, benchShape{validationShape: v})
+	}
+	for _, shape := range shapes {
 		b.Run(shape.name, func(b *testing.B) {
-			s := newServer(b, WithMaxValidationWork(math.MaxInt64))
+			s := newServer(b, append(shape.opts, WithMaxValidationWork(math.MaxInt64), WithMaxArgumentValues(1<<30))...)
 			countingTool(b, s, "t", shape.schema)
 			tl := s.lookupTool("t")
 			lim := s.valueLimits(context.Background())
@@ -337,6 +442,9 @@ func BenchmarkValidationWork(b *testing.B) {
 			}
 			per := max((estimate(200)-estimate(100))/100, 1)
 			n := max(int((DefaultMaxValidationWork-estimate(0))/per), 1)
+			if size := len(shape.args(n)); size > DefaultMaxBodyBytes-512 {
+				n = n * (DefaultMaxBodyBytes - 512) / size // what one body can carry
+			}
 			args := shape.args(n)
 			units := estimate(n)
 			b.ResetTimer()

@@ -39,9 +39,13 @@
 //  8. The handler runs. Tool arguments are validated against the tool's
 //     inputSchema first; a violation is a tool execution error (isError)
 //     naming the path, so the model can correct itself. So are, before
-//     the validator runs, a number over WithNumberLimits, a member whose
-//     name equals a declared property only ignoring case, and arguments
-//     whose validation would take more than WithMaxValidationWork.
+//     the validator runs, arguments of more values than
+//     WithMaxArgumentValues (counted on the text: none is built; the
+//     headers of step 7 are compared on the few values they name), a
+//     number over WithNumberLimits, a member whose name equals a declared
+//     property only ignoring case (even where a patternProperties pattern
+//     matches it), and arguments whose validation would take more than
+//     WithMaxValidationWork.
 //
 // # Dual era
 //

@@ -194,8 +194,8 @@ const maxFastMembers = 16
 // and the message. Only the plain cases are decided here: escaped names
 // or strings, non-ASCII names, nested values, a non-integer literal for an integer member,
 // names that differ only in case from each other or from a declared
-// property, a number over lim, or more than maxFastMembers members all
-// answer false.
+// property, a number over lim, more values than lim allows, or more than
+// maxFastMembers members all answer false.
 func (f *flatSchema) validRaw(args []byte, lim valueLimits) bool {
 	var names [maxFastMembers][]byte
 	n, required := 0, 0
@@ -260,6 +260,9 @@ func (f *flatSchema) validRaw(args []byte, lim valueLimits) bool {
 		case ',':
 			i = skipWS(args, i+1)
 		case '}':
+			if lim.maxValues > 0 && 1+n > lim.maxValues {
+				return false // more values than the limit: the general path refuses them
+			}
 			return required == len(f.required) && skipWS(args, i+1) == len(args)
 		default:
 			return false

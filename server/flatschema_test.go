@@ -31,6 +31,7 @@ func TestFlatSchemaAgrees(t *testing.T) {
 		// and numbers over the limits (WithNumberLimits).
 		`{"Text":"a"}`, `{"text":"a","N":-1}`, `{"TEXT":1}`, `{"R":"eu"}`, `{"text":"a","\u212a":1}`, `{"text":"a","ſ":1}`,
 		`{"text":"a","x":1e999999}`, `{"text":"a","n":1e400}`, `{"text":"a","n":1e401}`, `{"text":"a","x":-1E-999999}`,
+		`{"text":"a","x":1e000000001}`, `{"text":"a","x":1e00000001}`, `{"text":"a","n":1e-` + strings.Repeat("0", 100) + `1}`,
 		`{"text":"a","x":` + strings.Repeat("9", 100) + `}`, `{"text":"a","x":` + strings.Repeat("9", 101) + `}`, `{"text":"a","other":1e999999}`,
 	}
 	// validRaw, which reads the text without parsing it, may only say yes
@@ -103,6 +104,11 @@ func FuzzFlatRaw(f *testing.F) {
 		// Numbers over the limits (WithNumberLimits).
 		`{"text":"a","x":1e999999}`, `{"text":"a","n":1E-999999}`, `{"text":"a","x":1e400}`, `{"text":"a","x":1e401}`,
 		`{"text":"a","x":` + strings.Repeat("7", 100) + `}`, `{"text":"a","n":` + strings.Repeat("7", 101) + `}`, `{"text":"a","other":1e999999}`,
+		// Exponents written with more than 8 digits (leading zeros).
+		`{"text":"a","x":1e000000001}`, `{"text":"a","x":1e00000001}`, `{"text":"a","n":1E-` + strings.Repeat("0", 1000) + `1}`, `{"text":"a","other":-1e+000000000}`,
+		// Case variants of names a pattern could match (none here: the
+		// flat path has no patterns) and of the declared ones.
+		`{"text":"a","TeXt":"b"}`, `{"tExt":"a"}`, `{"text":"a","\u0054ext":"b"}`,
 	} {
 		f.Add([]byte(seed))
 	}

@@ -194,7 +194,9 @@ type decimal struct {
 
 // parseDecimal reads a decimal number (an optional sign, digits with an
 // optional fraction, an optional exponent), so that 42, 42.0, 4.2e1 and
-// +42 are the same number and no two different numbers are.
+// +42 are the same number and no two different numbers are. An exponent
+// written with more than maxExponentDigits digits is refused (false), as
+// the number limits refuse it in arguments.
 func parseDecimal(s string) (decimal, bool) {
 	var d decimal
 	i := 0
@@ -224,8 +226,8 @@ func parseDecimal(s string) (decimal, bool) {
 		if i < len(s) && (s[i] == '+' || s[i] == '-') {
 			i++
 		}
-		if digits() == "" {
-			return decimal{}, false
+		if n := len(digits()); n == 0 || n > maxExponentDigits {
+			return decimal{}, false // no digits, or more than the number limits let through
 		}
 		e, err := strconv.ParseInt(s[start:i], 10, 32) // bounded, so the sums below cannot overflow
 		if err != nil {

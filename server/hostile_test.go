@@ -528,6 +528,28 @@ func (f *hostileFixture) addTools(t testing.TB, s *Server) {
 			both.Add(1)
 			return TextResult(string(args)), nil
 		})
+	// route_tool: an x-mcp-header property with an enum, and a pattern
+	// that matches its case variants too.
+	route := count("route_tool")
+	addTool(t, s, `{"name":"route_tool","inputSchema":{"type":"object","properties":{"region":{"type":"string","enum":["us"],"x-mcp-header":"Region"}},"patternProperties":{"^[A-Za-z]+$":{"type":"string"}}}}`,
+		func(_ context.Context, _ *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+			route.Add(1)
+			var a struct {
+				Region string `json:"region"`
+			}
+			if err := json.Unmarshal(args, &a); err != nil {
+				return nil, err
+			}
+			return TextResult("region=" + a.Region), nil
+		})
+	// unique_tool: uniqueItems and an enum of an array and an object,
+	// which the runtime checks itself (valueCheck).
+	unique := count("unique_tool")
+	addTool(t, s, `{"name":"unique_tool","inputSchema":{"type":"object","properties":{"tags":{"type":"array","uniqueItems":true},"pick":{"enum":[[1,2],{"a":1}]}}}}`,
+		func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+			unique.Add(1)
+			return TextResult("unique ok"), nil
+		})
 	re := count("regex_tool")
 	addTool(t, s, `{"name":"regex_tool","inputSchema":{"type":"object","properties":{"s":{"type":"string","pattern":"^(a+)+$"}}}}`,
 		func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
@@ -948,6 +970,7 @@ func generatedHostileCases() []*hostileCase {
 	// arrays in arguments reach the limit exactly.
 	atDepth := `{"y":` + nest(maxDepth-3, "[", "]", "") + `}`
 	array := `{"y":[` + strings.Repeat("0,", 999999) + `0]}`
+	atValues := `{"y":[` + strings.Repeat("0,", DefaultMaxArgumentValues-3) + `0]}` // the object, y and its elements
 	members := func(n int) string {
 		var b strings.Builder
 		b.WriteString("{")
@@ -1038,7 +1061,7 @@ func generatedHostileCases() []*hostileCase {
 			want: toolErr(fmt.Sprintf("Invalid arguments: at /a/0: number's exponent is beyond the limit of ±%d", DefaultMaxNumberExponent)), maxDur: fast},
 		{name: "numbers/arguments over the validation work bound are refused before the validator", rids: []string{"R-SCHEMA-08", "R-TOOL-10", "WithMaxValidationWork"}, calls: map[string]int64{"range_tool": 0},
 			gen: func() []byte {
-				return call("range_tool", `{"a":[`+strings.TrimSuffix(strings.Repeat("1,", DefaultMaxValidationWork/20), ",")+`]}`)
+				return call("range_tool", `{"a":[`+strings.TrimSuffix(strings.Repeat("1e400,", DefaultMaxValidationWork/80), ",")+`]}`)
 			},
 			want: hostileWant{status: http.StatusOK, kind: "result", id: "1", isError: &yes}, maxDur: slow},
 		{name: "numbers/10000-digit integer against a maximum is a tool error", rids: []string{"R-SCHEMA-01"}, calls: map[string]int64{"strict_tool": 0},
@@ -1051,9 +1074,31 @@ func generatedHostileCases() []*hostileCase {
 			stdioWant: &hostileWant{kind: "result", id: "1", isError: &yes}, stdioCalls: map[string]int64{"safe_tool": 0}, maxDur: fast},
 
 		// Huge values under the body limit.
-		{name: "huge/array of 1,000,000 elements", rids: []string{"R-SCHEMA-01"}, calls: map[string]int64{"num_tool": 1},
+		// The values of arguments (WithMaxArgumentValues: members and
+		// elements, the arguments object included) are counted before
+		// any is built.
+		{name: "huge/array of 1,000,000 elements is over the value limit", rids: []string{"R-TOOL-10", "WithMaxArgumentValues"}, calls: map[string]int64{"num_tool": 0},
 			gen:  func() []byte { return call("num_tool", array) },
-			want: result(size(array)), maxDur: slow},
+			want: toolErr(fmt.Sprintf("Invalid arguments: at /: more values (object members and array elements) than the limit of %d", DefaultMaxArgumentValues)), maxDur: fast},
+		{name: "huge/arguments of exactly the value limit are served", rids: []string{"R-SCHEMA-01", "WithMaxArgumentValues"}, calls: map[string]int64{"num_tool": 1},
+			gen:  func() []byte { return call("num_tool", atValues) },
+			want: result(size(atValues)), maxDur: slow},
+		{name: "huge/arguments of one value over the limit are refused", rids: []string{"R-TOOL-10", "WithMaxArgumentValues"}, calls: map[string]int64{"num_tool": 0},
+			gen:  func() []byte { return call("num_tool", `{"y":[0,`+atValues[len(`{"y":[`):]) },
+			want: toolErr(fmt.Sprintf("Invalid arguments: at /: more values (object members and array elements) than the limit of %d", DefaultMaxArgumentValues)), maxDur: fast},
+		{name: "huge/arguments over the value limit are still held to their Mcp-Param-* headers", rids: []string{"R-HDR-07", "WithMaxArgumentValues"}, calls: map[string]int64{"safe_tool": 0},
+			gen: func() []byte {
+				return call("safe_tool", `{"region":"eu","note":{"a":[[1],{"region":"us"}]},"y":`+array[len(`{"y":`):])
+			},
+			headers:   []hostileHeader{{name: "Mcp-Param-Region", value: "us"}},
+			want:      idErr(protocol.CodeHeaderMismatchError, "1"),
+			stdioWant: &hostileWant{kind: "result", id: "1", isError: &yes}, stdioCalls: map[string]int64{"safe_tool": 0}, maxDur: fast},
+		{name: "huge/arguments over the value limit with matching headers are a tool error", rids: []string{"R-HDR-07", "WithMaxArgumentValues"}, calls: map[string]int64{"safe_tool": 0},
+			gen: func() []byte {
+				return call("safe_tool", `{"y":`+array[len(`{"y":`):len(array)-1]+`,"region":"us","count":7}`)
+			},
+			headers: []hostileHeader{{name: "Mcp-Param-Region", value: "us"}, {name: "Mcp-Param-Count", value: "7"}},
+			want:    toolErr(fmt.Sprintf("Invalid arguments: at /: more values (object members and array elements) than the limit of %d", DefaultMaxArgumentValues)), maxDur: fast},
 		{name: "huge/100,000 character string against a backtracking pattern", rids: []string{"R-SCHEMA-08"}, calls: map[string]int64{"regex_tool": 0},
 			gen:  func() []byte { return call("regex_tool", `{"s":"`+strings.Repeat("a", 100000)+`!"}`) },
 			want: hostileWant{status: http.StatusOK, kind: "result", id: "1", isError: &yes}, maxDur: slow},

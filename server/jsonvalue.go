@@ -1,10 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -20,6 +23,7 @@ import (
 type valueLimits struct {
 	maxDigits   int             // digits of the mantissa (integer and fraction parts, leading zeros included)
 	maxExponent int             // |exponent| as written ("1e400": 400)
+	maxValues   int             // values (members and elements, the root included); 0: no bound
 	ctx         context.Context // when set, checked every ctxCheckEvery values
 }
 
@@ -28,9 +32,9 @@ type valueLimits struct {
 const ctxCheckEvery = 4096
 
 // defaultValueLimits are the limits of a Server built without
-// WithNumberLimits.
+// WithNumberLimits and WithMaxArgumentValues.
 func defaultValueLimits() valueLimits {
-	return valueLimits{maxDigits: DefaultMaxNumberDigits, maxExponent: DefaultMaxNumberExponent}
+	return valueLimits{maxDigits: DefaultMaxNumberDigits, maxExponent: DefaultMaxNumberExponent, maxValues: DefaultMaxArgumentValues}
 }
 
 // parseValue turns JSON text into the values the schema validator takes:
@@ -39,7 +43,13 @@ func defaultValueLimits() valueLimits {
 // names, bounded depth), so this is a single allocation-lean pass, not a
 // second validation; it still refuses anything malformed rather than
 // guess. A number over lim is refused with a *valueError naming its path;
-// when lim has a context that ends, its error is returned.
+// so is text with more values than lim.maxValues, found by a pass over
+// the text before any value is built (a *valueError at the root); when
+// lim has a context that ends, its error is returned.
+//
+// The tree is read-only: its strings and numbers share one copy of b,
+// and all its empty objects, all its empty arrays and all its one-digit
+// numbers are one value each.
 func parseValue(b []byte, lim valueLimits) (any, error) {
 	p := valueParser{b: b, lim: lim}
 	v, err := p.parse()
@@ -85,10 +95,16 @@ func jsonPointer(path []string) string {
 	return b.String()
 }
 
+// maxExponentDigits bounds how many digits an exponent is written with,
+// leading zeros included: 1e0000001 is 1e1 to the limits, but every
+// conversion to big.Rat reads all of it, and a million zeros cost some
+// 20 ms each time. No encoder writes more than a few.
+const maxExponentDigits = 8
+
 // numberSize returns the digits of the mantissa of a well-formed number
-// literal and its exponent as written (its absolute value, saturating far
-// above any limit).
-func numberSize[T ~string | ~[]byte](lit T) (digits, exp int) {
+// literal, its exponent as written (its absolute value, saturating far
+// above any limit) and the digits the exponent is written with.
+func numberSize[T ~string | ~[]byte](lit T) (digits, exp, expDigits int) {
 	i := 0
 	for ; i < len(lit) && lit[i] != 'e' && lit[i] != 'E'; i++ {
 		if lit[i] >= '0' && lit[i] <= '9' {
@@ -100,23 +116,27 @@ func numberSize[T ~string | ~[]byte](lit T) (digits, exp int) {
 		if i < len(lit) && (lit[i] == '+' || lit[i] == '-') {
 			i++
 		}
+		expDigits = len(lit) - i
 		for ; i < len(lit); i++ {
 			if exp < 1e15 { // past it every limit is crossed anyway; no overflow
 				exp = exp*10 + int(lit[i]-'0')
 			}
 		}
 	}
-	return digits, exp
+	return digits, exp, expDigits
 }
 
 // numberProblem checks a well-formed number literal against the limits
-// and returns what is wrong with it, "" when nothing.
+// and returns what is wrong with it, "" when nothing. Within them, a
+// literal has at most maxDigits + maxExponentDigits + 4 bytes.
 func numberProblem[T ~string | ~[]byte](l valueLimits, lit T) string {
-	switch digits, exp := numberSize(lit); {
+	switch digits, exp, expDigits := numberSize(lit); {
 	case digits > l.maxDigits:
 		return fmt.Sprintf("number has %d digits, more than the limit of %d", digits, l.maxDigits)
 	case exp > l.maxExponent:
 		return fmt.Sprintf("number's exponent is beyond the limit of ±%d", l.maxExponent)
+	case expDigits > maxExponentDigits:
+		return fmt.Sprintf("number's exponent is written with %d digits, more than the limit of %d", expDigits, maxExponentDigits)
 	}
 	return ""
 }
@@ -131,6 +151,50 @@ type valueParser struct {
 	over  *valueError
 	check int       // values until the next context check
 	path  []pathSeg // where the parser is, for over
+
+	src      string   // b, which strings and numbers share
+	elems    []any    // the elements of the arrays being read, innermost last
+	members  []member // the members of the objects being read, innermost last
+	emptyObj any      // the one empty object
+	emptyArr any      // the one empty array
+	digits   [10]any  // the one-digit numbers, once read
+}
+
+// member is one member of an object being read.
+type member struct {
+	k string
+	v any
+}
+
+// tooManyValues is the error of text with more than max values.
+func tooManyValues(max int) *valueError {
+	return &valueError{reason: fmt.Sprintf("more values (object members and array elements) than the limit of %d", max)}
+}
+
+// countValues counts the values of well-formed JSON text: the root, and
+// every member and element (1 + commas + containers that are not empty),
+// stopping once past limit. It reads each byte once and builds nothing.
+func countValues(b []byte, limit int) int {
+	n := 1
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			if i = stringEnd(b, i); i < 0 {
+				return n // malformed: the parser refuses it
+			}
+		case ',':
+			if n++; n > limit {
+				return n
+			}
+		case '[', '{':
+			if j := skipWS(b, i+1); j < len(b) && b[j] != ']' && b[j] != '}' {
+				if n++; n > limit {
+					return n
+				}
+			}
+		}
+	}
+	return n
 }
 
 // pathSeg is one step of a path: a member name, or an index when idx >= 0.
@@ -141,6 +205,14 @@ type pathSeg struct {
 
 // parse reads the whole of p.b.
 func (p *valueParser) parse() (any, error) {
+	if p.lim.maxValues > 0 {
+		n := countValues(p.b, p.lim.maxValues)
+		if n > p.lim.maxValues {
+			return nil, tooManyValues(p.lim.maxValues)
+		}
+		p.elems = make([]any, 0, n) // no array has more elements than that
+	}
+	p.src = string(p.b)
 	p.check = ctxCheckEvery
 	v, err := p.value()
 	if err != nil {
@@ -193,13 +265,17 @@ func (p *valueParser) value() (any, error) {
 	switch c := p.b[p.i]; {
 	case c == '{':
 		p.i++
-		m := map[string]any{}
 		var folded map[string]struct{} // for large objects: folded names seen
 		p.ws()
 		if p.i < len(p.b) && p.b[p.i] == '}' {
 			p.i++
-			return m, nil
+			if p.emptyObj == nil {
+				p.emptyObj = map[string]any{}
+			}
+			return p.emptyObj, nil
 		}
+		mark := len(p.members)
+		defer func() { clear(p.members[mark:]); p.members = p.members[:mark] }()
 		for {
 			p.ws()
 			k, err := p.str()
@@ -217,10 +293,11 @@ func (p *valueParser) value() (any, error) {
 			if err != nil {
 				return nil, err
 			}
-			if folded == nil && len(m) >= 8 {
+			seen := p.members[mark:]
+			if folded == nil && len(seen) >= 8 {
 				folded = make(map[string]struct{}, 16)
-				for other := range m {
-					folded[foldKey(other)] = struct{}{}
+				for _, other := range seen {
+					folded[foldKey(other.k)] = struct{}{}
 				}
 			}
 			if folded != nil {
@@ -230,19 +307,23 @@ func (p *valueParser) value() (any, error) {
 				}
 				folded[f] = struct{}{}
 			} else {
-				for other := range m {
-					if sameFolded(other, k) {
+				for _, other := range seen {
+					if sameFolded(other.k, k) {
 						return nil, errCaseVariant
 					}
 				}
 			}
-			m[k] = v
+			p.members = append(p.members, member{k, v})
 			p.ws()
 			if p.i >= len(p.b) {
 				return nil, errBadJSON
 			}
 			if p.b[p.i] == '}' {
 				p.i++
+				m := make(map[string]any, len(p.members)-mark)
+				for _, e := range p.members[mark:] {
+					m[e.k] = e.v
+				}
 				return m, nil
 			}
 			if p.b[p.i] != ',' {
@@ -252,28 +333,35 @@ func (p *valueParser) value() (any, error) {
 		}
 	case c == '[':
 		p.i++
-		a := []any{}
 		p.ws()
 		if p.i < len(p.b) && p.b[p.i] == ']' {
 			p.i++
-			return a, nil
+			if p.emptyArr == nil {
+				p.emptyArr = []any{}
+			}
+			return p.emptyArr, nil
 		}
+		mark := len(p.elems)
 		p.path = append(p.path, pathSeg{idx: 0})
-		defer func() { p.path = p.path[:len(p.path)-1] }()
+		defer func() {
+			p.path = p.path[:len(p.path)-1]
+			clear(p.elems[mark:])
+			p.elems = p.elems[:mark]
+		}()
 		for {
-			p.path[len(p.path)-1].idx = len(a)
+			p.path[len(p.path)-1].idx = len(p.elems) - mark
 			v, err := p.value()
 			if err != nil {
 				return nil, err
 			}
-			a = append(a, v)
+			p.elems = append(p.elems, v)
 			p.ws()
 			if p.i >= len(p.b) {
 				return nil, errBadJSON
 			}
 			if p.b[p.i] == ']' {
 				p.i++
-				return a, nil
+				return slices.Clone(p.elems[mark:]), nil
 			}
 			if p.b[p.i] != ',' {
 				return nil, errBadJSON
@@ -304,7 +392,13 @@ func (p *valueParser) value() (any, error) {
 		if !validNumber(p.b[start:p.i]) {
 			return nil, errBadJSON
 		}
-		n := json.Number(p.b[start:p.i])
+		if p.i-start == 1 && c != '-' {
+			if p.digits[c-'0'] == nil {
+				p.digits[c-'0'] = json.Number(p.text(start, p.i))
+			}
+			return p.digits[c-'0'], nil
+		}
+		n := json.Number(p.text(start, p.i))
 		if p.over == nil {
 			if problem := numberProblem(p.lim, n); problem != "" {
 				// Kept as text (nothing converts it); the caller refuses
@@ -315,6 +409,142 @@ func (p *valueParser) value() (any, error) {
 		return n, nil
 	}
 	return nil, errBadJSON
+}
+
+// stringEnd returns the index of the quote that closes the string whose
+// opening quote is at i, -1 when it is not closed.
+func stringEnd(b []byte, i int) int {
+	for {
+		k := bytes.IndexByte(b[i+1:], '"')
+		if k < 0 {
+			return -1
+		}
+		i += 1 + k
+		bs := 0 // the quote is escaped after an odd number of backslashes
+		for j := i - 1; b[j] == '\\'; j-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			return i
+		}
+	}
+}
+
+// text returns b[start:end] as a string, sharing src when parse set it.
+func (p *valueParser) text(start, end int) string {
+	if p.src != "" {
+		return p.src[start:end]
+	}
+	return string(p.b[start:end])
+}
+
+// headerArgs reads, of arguments with too many values to build
+// (WithMaxArgumentValues), only those the Mcp-Param-* headers of params
+// are compared with (checkParamHeaders): the members on their paths,
+// through objects from the root. Every other value is skipped; an array
+// or object at the end of a path becomes a value equal to no header. Of
+// malformed text, what was read is returned.
+func headerArgs(args []byte, params []headerParam) any {
+	root := &pathTrie{}
+	for _, hp := range params {
+		t := root
+		for _, k := range hp.path {
+			if t.next == nil {
+				t.next = map[string]*pathTrie{}
+			}
+			if t.next[k] == nil {
+				t.next[k] = &pathTrie{}
+			}
+			t = t.next[k]
+		}
+	}
+	p := valueParser{b: args, lim: valueLimits{maxDigits: math.MaxInt, maxExponent: math.MaxInt}}
+	return p.sparse(root)
+}
+
+// pathTrie is the member paths headerArgs reads.
+type pathTrie struct{ next map[string]*pathTrie }
+
+// sparse reads one value, building of it only what lies on t's paths.
+func (p *valueParser) sparse(t *pathTrie) any {
+	p.ws()
+	if p.i >= len(p.b) {
+		return nil
+	}
+	switch p.b[p.i] {
+	case '{':
+		if len(t.next) == 0 {
+			p.skip()
+			return struct{}{} // equals no header
+		}
+		p.i++
+		m := map[string]any{}
+		for {
+			p.ws()
+			if p.i >= len(p.b) || p.b[p.i] == '}' {
+				p.i++
+				return m
+			}
+			k, err := p.str()
+			if p.ws(); err != nil || p.i >= len(p.b) || p.b[p.i] != ':' {
+				return m
+			}
+			p.i++
+			if sub := t.next[k]; sub != nil {
+				m[k] = p.sparse(sub)
+			} else if !p.skip() {
+				return m
+			}
+			if p.ws(); p.i < len(p.b) && p.b[p.i] == ',' {
+				p.i++
+			}
+		}
+	case '[':
+		p.skip()
+		return struct{}{}
+	}
+	v, err := p.value() // a scalar
+	if err != nil {
+		return nil
+	}
+	return v
+}
+
+// skip passes over one value, reporting whether it was well formed.
+func (p *valueParser) skip() bool {
+	p.ws()
+	if p.i >= len(p.b) {
+		return false
+	}
+	switch p.b[p.i] {
+	case '"':
+		end := stringEnd(p.b, p.i)
+		p.i = end + 1
+		return end >= 0
+	case '{', '[':
+		depth := 0
+		for ; p.i < len(p.b); p.i++ {
+			switch p.b[p.i] {
+			case '"':
+				if p.i = stringEnd(p.b, p.i); p.i < 0 {
+					p.i = len(p.b)
+					return false
+				}
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					p.i++
+					return true
+				}
+			}
+		}
+		return false
+	}
+	for p.i < len(p.b) && !strings.ContainsRune(",}] \t\n\r", rune(p.b[p.i])) {
+		p.i++ // a number, true, false or null
+	}
+	return true
 }
 
 // foldKey maps names that differ only in case to one key: those
@@ -391,7 +621,7 @@ func (p *valueParser) str() (string, error) {
 	for p.i < len(p.b) {
 		c := p.b[p.i]
 		if c == '"' {
-			s := string(p.b[start:p.i])
+			s := p.text(start, p.i)
 			p.i++
 			return s, nil
 		}

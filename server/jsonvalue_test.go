@@ -3,8 +3,10 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 	"reflect"
 	"testing"
+	"unicode/utf8"
 )
 
 // parseValue must agree with encoding/json (UseNumber) on valid JSON and
@@ -58,4 +60,63 @@ func TestParseValueCaseVariants(t *testing.T) {
 			t.Errorf("%s: %v", in, err)
 		}
 	}
+}
+
+// FuzzParseValue: on valid JSON, parseValue agrees with encoding/json
+// (UseNumber), countValues counts exactly the values of the tree, and the
+// sparse read of headerArgs gives checkParamHeaders the verdict the whole
+// tree gives.
+func FuzzParseValue(f *testing.F) {
+	for _, seed := range []string{`{}`, `[]`, `{"a":[1,{},[],[[]],"x\"]"],"b":{"c":null}}`, `{"region":"eu","loc":{"zone":"z"}}`,
+		`{"region":["eu"],"loc":{"zone":{"a":1}},"count":7.0}`, `{"x":"\\\\","y":"\\\"",  "z" : [ 1 , 2 ] }`, `"s"`, `1e5`, `[{"region":"x"}]`,
+		`{"loc":"z","count":"7","flag":true,"region":null}`, `{"r\u0065gion":"eu"}`} {
+		f.Add([]byte(seed), "eu", "7")
+	}
+	params := []headerParam{
+		{name: "Region", key: "Mcp-Param-Region", path: []string{"region"}, typ: "string"},
+		{name: "Count", key: "Mcp-Param-Count", path: []string{"count"}, typ: "integer"},
+		{name: "Zone", key: "Mcp-Param-Zone", path: []string{"loc", "zone"}, typ: "string"},
+		{name: "Flag", key: "Mcp-Param-Flag", path: []string{"flag"}, typ: "boolean"},
+	}
+	f.Fuzz(func(t *testing.T, in []byte, region, count string) {
+		if !json.Valid(in) || !utf8.Valid(in) {
+			return
+		}
+		lim := defaultValueLimits()
+		lim.maxValues = 1 << 30
+		got, err := parseValue(in, lim)
+		if err != nil {
+			return // over the number limits, case variants, lone surrogates
+		}
+		d := json.NewDecoder(bytes.NewReader(in))
+		d.UseNumber()
+		var want any
+		if err := d.Decode(&want); err != nil || !reflect.DeepEqual(got, want) {
+			t.Fatalf("%s: got %#v, encoding/json %#v (%v)", in, got, want, err)
+		}
+		if n, all := countValues(in, 1<<30), treeValues(got); n != all {
+			t.Fatalf("%s: countValues %d, the tree has %d", in, n, all)
+		}
+		h := http.Header{"Mcp-Param-Region": {region}, "Mcp-Param-Count": {count}, "Mcp-Param-Zone": {"z"}, "Mcp-Param-Flag": {"true"}}
+		whole, sparse := checkParamHeaders(params, got, h), checkParamHeaders(params, headerArgs(in, params), h)
+		if (whole == nil) != (sparse == nil) || whole != nil && whole.Message != sparse.Message {
+			t.Fatalf("%s: the whole tree gives %v, the sparse read %v", in, whole, sparse)
+		}
+	})
+}
+
+// treeValues counts the values of a parsed tree.
+func treeValues(v any) int {
+	n := 1
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			n += treeValues(e)
+		}
+	case map[string]any:
+		for _, e := range x {
+			n += treeValues(e)
+		}
+	}
+	return n
 }

@@ -34,6 +34,9 @@ const (
 	// DefaultMaxValidationWork bounds the estimated work of validating
 	// one tools/call's arguments (WithMaxValidationWork).
 	DefaultMaxValidationWork = 10_000_000
+	// DefaultMaxArgumentValues bounds the values of one tools/call's
+	// arguments (WithMaxArgumentValues).
+	DefaultMaxArgumentValues = 200_000
 )
 
 // CodeRateLimited is the JSON-RPC error code of a tools/call refused by
@@ -57,7 +60,9 @@ func WithDecodeLimits(o protocol.UnmarshalOptions) Option { return func(c *confi
 // WithNumberLimits bounds the numbers of tool arguments: at most
 // maxDigits digits (integer and fraction parts together, leading zeros
 // included; default 100) and an exponent, as written, of at most
-// ±maxExponent (default 400). Zero or less keeps a default; values above
+// ±maxExponent (default 400), written with at most 8 digits (leading
+// zeros included: 1e0000000001 is refused, as every conversion to big.Rat
+// reads the whole literal). Zero or less keeps a default; values above
 // 500,000 count as 500,000 (beyond, big.Rat refuses some numbers, and the
 // validator then crashes on them: the limits keep every such number out).
 //
@@ -93,16 +98,20 @@ func WithNumberLimits(maxDigits, maxExponent int) Option {
 // reached (two branches of an allOf that both recurse into an array's
 // items double the work at each level of the instance), with keywords
 // weighted by what they cost: big.Rat arithmetic for numbers (more for
-// larger ones), enum and const comparisons with numbers, patterns and
-// formats per 64 bytes of a string, the failed branches of anyOf and
-// oneOf, uniqueItems over the array's contents. Over the bound, the
-// arguments are refused as too large to validate, a tool execution error,
-// and the validator does not run.
+// longer literals and larger exponents), patterns per 64 bytes of a
+// string or member name, weighed by the size of their compiled program
+// (Go's regexp costs up to an instruction per byte), the failed branches
+// of anyOf and oneOf, uniqueItems over the array's contents and enum and
+// const over the value (the runtime checks these three itself, in linear
+// time, in place of the validator), and formats when WithFormatAssertion
+// makes them assertions (regex per byte). Over the bound, the arguments
+// are refused as too large to validate, a tool execution error, and the
+// validator does not run.
 //
-// A unit is some 5 to 55 ns of the validator's time, depending on the
-// keywords (BenchmarkValidationWork on an idle core; up to 95 ns on a busy
-// machine), so the default caps the validation of one call at about half
-// a second (a second on a busy machine). It
+// A unit is some 2 to 55 ns of the validator's time, depending on the
+// keywords (BenchmarkValidationWork on an idle core, over its shapes; up to 95
+// ns on a busy machine), so the default caps the validation of one call
+// at about half a second (a second on a busy machine). It
 // accepts an array of 10,000 records of ten members, with a pattern, an
 // enum and a nested array (about 4,300,000 units; such a body also needs
 // WithDecodeLimits to allow 100,000 members). A tool whose inputSchema is
@@ -115,10 +124,28 @@ func WithNumberLimits(maxDigits, maxExponent int) Option {
 // context is checked again just before the validator starts.
 func WithMaxValidationWork(n int64) Option { return func(c *config) { c.maxWork = n } }
 
-// valueLimits returns the number limits of s, checking ctx (when not nil)
-// while parsing.
+// WithMaxArgumentValues bounds the values of one tools/call's arguments:
+// object members and array elements, at every depth, the arguments object
+// itself included (default 200,000; zero or less keeps it). To be
+// validated, arguments become a tree of values, some 30 bytes each and
+// 350 for an object of one member (a 4 MiB array of 1s held 113 MiB of
+// heap); WithDecodeLimits bounds the members of a message, not the
+// elements of its arrays. The values are counted in a pass over the text
+// before any is built. Over the bound, the arguments are refused, a tool
+// execution error naming the limit (after the Mcp-Param-* headers are
+// compared), and the handler does not run; an answer to a task's input
+// request over it is -32602. The default accepts 10,000 records of ten
+// members with a nested array of two (130,001 values; that body also
+// needs WithDecodeLimits to allow 100,000 members).
+func WithMaxArgumentValues(n int) Option { return func(c *config) { c.maxValues = n } }
+
+// valueLimits returns the number and value limits of s, checking ctx
+// (when not nil) while parsing.
 func (s *Server) valueLimits(ctx context.Context) valueLimits {
 	l := defaultValueLimits()
+	if s.cfg.maxValues > 0 {
+		l.maxValues = s.cfg.maxValues
+	}
 	if s.cfg.maxNumberDigits > 0 {
 		l.maxDigits = min(s.cfg.maxNumberDigits, maxNumberLimit)
 	}

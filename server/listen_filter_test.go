@@ -203,7 +203,15 @@ func TestListenFilterLimits(t *testing.T) {
 	s := fixture(t, WithTasks(TaskConfig{}), WithMaxStreamLifetime(time.Second))
 	custom := fixture(t, WithTasks(TaskConfig{}), WithMaxStreamLifetime(time.Second),
 		WithListenLimits(ListenLimits{MaxResources: 2, MaxResourceBytes: 40, MaxTasks: 1}))
-	long := "users://" + strings.Repeat("x", 40<<10) + "/profile"
+	// Nine URIs just under the URI limit (WithMaxURIBytes) pass the bytes
+	// bound only together.
+	var long []string
+	total := 0
+	for i := range 9 {
+		u := fmt.Sprintf("users://%d%s/profile", i, strings.Repeat("x", 7500))
+		long, total = append(long, u), total+len(u)
+	}
+	tooLong := "users://" + strings.Repeat("x", DefaultMaxURIBytes) + "/profile"
 	over := []struct {
 		name   string
 		s      *Server
@@ -211,7 +219,8 @@ func TestListenFilterLimits(t *testing.T) {
 		want   string
 	}{
 		{"resourceSubscriptions", s, M{"resourceSubscriptions": uris(1001)}, "notifications.resourceSubscriptions has 1001 entries, more than the limit of 1000"},
-		{"resource bytes", s, M{"resourceSubscriptions": []string{long, long + "/"}}, "the URIs of notifications.resourceSubscriptions total 81953 bytes, more than the limit of 65536"},
+		{"resource bytes", s, M{"resourceSubscriptions": long}, fmt.Sprintf("the URIs of notifications.resourceSubscriptions total %d bytes, more than the limit of 65536", total)},
+		{"one URI's bytes", s, M{"resourceSubscriptions": []string{"users://a/profile", tooLong}}, fmt.Sprintf("notifications.resourceSubscriptions[1] has %d bytes, more than the limit of %d", len(tooLong), DefaultMaxURIBytes)},
 		{"taskIds", s, M{"taskIds": taskIDList(1001)}, "notifications.taskIds has 1001 entries, more than the limit of 1000"},
 		{"custom resourceSubscriptions", custom, M{"resourceSubscriptions": uris(3)}, "notifications.resourceSubscriptions has 3 entries, more than the limit of 2"},
 		{"custom resource bytes", custom, M{"resourceSubscriptions": []string{"users://0123456789012345678901234/profile"}}, "total 41 bytes, more than the limit of 40"},

@@ -91,6 +91,8 @@ type config struct {
 	maxNumberDigits   int   // WithNumberLimits; 0: the default
 	maxNumberExponent int   // WithNumberLimits; 0: the default
 	maxWork           int64 // WithMaxValidationWork; 0: the default
+	maxValues         int   // WithMaxArgumentValues; 0: the default
+	assertFormat      bool  // WithFormatAssertion
 }
 
 // WithInstructions sets the instructions returned by server/discover.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"net/textproto"
+	"net/url"
 	"regexp"
 	"strconv"
 	"strings"
@@ -68,10 +69,11 @@ func (s *Server) AddTool(def protocol.Tool, h ToolHandler, opts ...ToolOption) e
 	if err != nil {
 		return fmt.Errorf("server: tool %s: inputSchema: %w", def.Name, err)
 	}
-	if t.input, err = s.compileSchema(in); err != nil {
+	var dynamic []*sjs.Schema
+	if t.input, dynamic, err = s.compileSchemaAll(in); err != nil {
 		return fmt.Errorf("server: tool %s: inputSchema: %w", def.Name, err)
 	}
-	if t.index, err = newArgIndex(t.input); err != nil {
+	if t.index, err = newArgIndex(t.input, dynamic...); err != nil {
 		return fmt.Errorf("server: tool %s: inputSchema: %w", def.Name, err)
 	}
 	t.flat = compileFlat(in)
@@ -189,29 +191,55 @@ func (noLoader) Load(url string) (any, error) {
 	return nil, fmt.Errorf("refusing to load %s: only local $ref is resolved (R-SCHEMA-05)", url)
 }
 
-// compileSchema compiles a tool schema once, at registration.
+// compileSchema compiles a tool schema once, at registration, and tames
+// it (tameSchema): uniqueItems, enum and const are checked by the runtime
+// in linear time, and format is an annotation unless WithFormatAssertion.
 func (s *Server) compileSchema(raw []byte) (*sjs.Schema, error) {
+	sch, _, err := s.compileSchemaAll(raw)
+	return sch, err
+}
+
+// compileSchemaAll is compileSchema, also returning the compiled schemas
+// that only a $dynamicRef may reach (through a $dynamicAnchor no keyword
+// leads to), tamed as well, for argIndex to see.
+func (s *Server) compileSchemaAll(raw []byte) (*sjs.Schema, []*sjs.Schema, error) {
 	doc, err := sjs.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if n := nodes(doc, DefaultMaxSchemaNodes+1); n > DefaultMaxSchemaNodes {
-		return nil, fmt.Errorf("schema has more than %d nodes", DefaultMaxSchemaNodes)
+		return nil, nil, fmt.Errorf("schema has more than %d nodes", DefaultMaxSchemaNodes)
 	}
 	if c := schemaCost(doc, DefaultMaxSchemaCost); c > DefaultMaxSchemaCost {
-		return nil, fmt.Errorf("validating against this schema may take more than %d steps (its $refs expand too far)", DefaultMaxSchemaCost)
+		return nil, nil, fmt.Errorf("validating against this schema may take more than %d steps (its $refs expand too far)", DefaultMaxSchemaCost)
 	}
 	if d := depth(doc, 0); d > s.cfg.maxSchemaDepth {
-		return nil, fmt.Errorf("schema nests %d levels, more than the limit of %d", d, s.cfg.maxSchemaDepth)
+		return nil, nil, fmt.Errorf("schema nests %d levels, more than the limit of %d", d, s.cfg.maxSchemaDepth)
 	}
 	c := sjs.NewCompiler()
 	c.DefaultDraft(sjs.Draft2020)
 	c.UseLoader(noLoader{})
+	if s.cfg.assertFormat {
+		c.AssertFormat() // in every dialect (else tameSchema drops it)
+	}
 	const loc = "mcpwire:///tool-schema.json"
 	if err := c.AddResource(loc, doc); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return c.Compile(loc)
+	root, err := c.Compile(loc)
+	if err != nil {
+		return nil, nil, err
+	}
+	var extra []*sjs.Schema
+	for _, ptr := range dynamicAnchorPointers(doc) {
+		// The compiler keeps one schema per location: this is the one a
+		// $dynamicRef resolves to, when the location is a schema at all.
+		if sch, err := c.Compile(loc + "#" + (&url.URL{Fragment: ptr}).EscapedFragment()); err == nil {
+			extra = append(extra, sch)
+		}
+	}
+	tameSchema(append([]*sjs.Schema{root}, extra...), s.cfg.assertFormat)
+	return root, extra, nil
 }
 
 // schemaCost bounds the work of validating against a schema: each keyword
@@ -481,10 +509,22 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 func (s *Server) checkArgs(ctx context.Context, t *tool, args json.RawMessage, lim valueLimits, x *exchange) (wireResult, error) {
 	vp := valueParser{b: args, lim: lim}
 	inst, err := vp.parse()
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err() // the client went away, or the deadline passed
+	var tooMany *valueError
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		return nil, ctx.Err() // the client went away, or the deadline passed
+	case errors.As(err, &tooMany):
+		// More values than WithMaxArgumentValues: none was built. The
+		// headers are still compared first (R-HDR-07), on the few values
+		// they name.
+		if x.viaHTTP && len(t.headers) > 0 {
+			if err := checkParamHeaders(t.headers, headerArgs(args, t.headers), x.headers); err != nil {
+				return nil, err
+			}
 		}
+		return toolError("Invalid arguments: " + tooMany.Error()), nil
+	default:
 		return nil, InvalidParams("arguments: "+err.Error(), nil)
 	}
 	if x.viaHTTP {
@@ -549,7 +589,9 @@ func (s *Server) finishTool(r *Request, t *tool, res *protocol.CallToolResult, e
 			s.log.Error("tool result lacks structuredContent required by its outputSchema", "tool", t.def.Name)
 			return nil, InternalError("tool result does not match its outputSchema")
 		}
-		v, err := parseValue(res.StructuredContent, s.valueLimits(context.Background()))
+		lim := s.valueLimits(context.Background())
+		lim.maxValues = 0 // the server's own result: not bounded as arguments are
+		v, err := parseValue(res.StructuredContent, lim)
 		if err == nil {
 			err = t.output.Validate(v)
 		}
@@ -605,3 +647,13 @@ func validationText(err error) string {
 	}
 	return strings.Join(lines, "; ")
 }
+
+// WithFormatAssertion makes "format" an assertion in tool schemas, in
+// every dialect. By default it is an annotation, as JSON Schema 2020-12
+// (the default dialect) specifies and drafts 04 to 07 allow (they make
+// its assertion optional): the validator asserts it for drafts before
+// 2019-09, and format "regex" compiles the string as a regular
+// expression, at a cost out of proportion to its length (150 µs a byte at
+// worst). Asserted, a format counts in WithMaxValidationWork as a pattern
+// does, and "regex" 3,000 units a byte.
+func WithFormatAssertion() Option { return func(c *config) { c.assertFormat = true } }
