@@ -128,6 +128,22 @@
 // without params, and notifications/resources/updated for its
 // subscriptions.
 //
+// Over Streamable HTTP, initialize mints the session id: 256 random bits,
+// base64url, sent once in Mcp-Session-Id on its answer, and stored only as
+// its SHA-256 in LegacyConfig.Store (in memory by default), bound to the
+// principal of the Authenticate hook. Every later POST, GET and DELETE of
+// the session carries it: without it a request is 400; an id that is
+// unknown, expired (IdleTimeout, MaxLifetime), evicted (a principal past
+// MaxSessionsPerPrincipal loses its least recently used session), deleted
+// or another principal's is 404, all alike; a repeated header is 400; an
+// initialize carrying one is 400 and mints nothing. MCP-Protocol-Version
+// is optional in a session but must name its version when present (400).
+// Mcp-Method, Mcp-Name and Mcp-Param-* are not required, but must match
+// the body when present (400). DELETE ends the session (204) and cancels
+// its running requests; notifications/cancelled cancels one. Past
+// MaxSessions, initialize is 503 with Retry-After: 30. A store that cannot
+// be reached is 503 with Retry-After: 1, never 404.
+//
 // On stdio the first legacy initialize opens the session of the process;
 // initialize and notifications/initialized are handled before the next
 // line is read, and lines with modern _meta stay stateless beside it

@@ -38,7 +38,35 @@ type LegacyConfig struct {
 	// MaxSubscriptions bounds the resource subscriptions of one session
 	// (default 1000); resources/subscribe over it is -32602.
 	MaxSubscriptions int
+
+	// Store keeps the sessions of Streamable HTTP (default
+	// NewMemorySessionStore(), which serves one instance). Instances
+	// behind one load balancer share a store and a Broker (WithBroker).
+	// stdio sessions are never stored: the process is the session.
+	Store SessionStore
+	// MaxSessions bounds the live sessions of the store (default 10,000):
+	// an initialize over it gets 503 with Retry-After: 30.
+	MaxSessions int
+	// MaxSessionsPerPrincipal bounds the live sessions of one principal,
+	// or of one client address without an Authenticate hook (default
+	// 100): past it the least recently used one is evicted, and its next
+	// request gets 404.
+	MaxSessionsPerPrincipal int
+	// IdleTimeout ends a session unused for this long (default 30
+	// minutes): its next request gets 404.
+	IdleTimeout time.Duration
+	// MaxLifetime ends a session this long after its initialize, however
+	// busy (default 24 hours).
+	MaxLifetime time.Duration
 }
+
+// Defaults of LegacyConfig's session limits.
+const (
+	DefaultMaxSessions             = 10000
+	DefaultMaxSessionsPerPrincipal = 100
+	DefaultSessionIdleTimeout      = 30 * time.Minute
+	DefaultSessionMaxLifetime      = 24 * time.Hour
+)
 
 // DefaultMaxSubscriptions bounds the resource subscriptions of one legacy
 // session (LegacyConfig.MaxSubscriptions).
@@ -81,6 +109,21 @@ func (c *config) legacyDefaults() error {
 	}
 	if l.MaxSubscriptions <= 0 {
 		l.MaxSubscriptions = DefaultMaxSubscriptions
+	}
+	if l.MaxSessions <= 0 {
+		l.MaxSessions = DefaultMaxSessions
+	}
+	if l.MaxSessionsPerPrincipal <= 0 {
+		l.MaxSessionsPerPrincipal = DefaultMaxSessionsPerPrincipal
+	}
+	if l.IdleTimeout <= 0 {
+		l.IdleTimeout = DefaultSessionIdleTimeout
+	}
+	if l.MaxLifetime <= 0 {
+		l.MaxLifetime = DefaultSessionMaxLifetime
+	}
+	if c.eras != ErasModern && l.Store == nil {
+		l.Store = NewMemorySessionStore()
 	}
 	return nil
 }

@@ -32,6 +32,9 @@ func (s *Server) sessionStateError(rev legacy.Rev, id protocol.RequestId, method
 		out.retryAfter = 1
 		return out
 	}
+	if errors.Is(err, ErrSessionNotFound) {
+		return s.legacyErrorOutcome(rev, &id, invalidRequest(msgSessionNotFound), http.StatusNotFound) // ended meanwhile
+	}
 	s.log.Error("session state", "method", method, "err", err)
 	return s.legacyErrorOutcome(rev, &id, InternalError("Internal error"), http.StatusOK)
 }

@@ -176,6 +176,12 @@ type Server struct {
 	// bufs recycles response body buffers (*[]byte) between requests.
 	bufs sync.Pool
 
+	// now is the clock of legacy sessions' lifetimes (tests replace it).
+	now func() time.Time
+	// sessions holds what this instance keeps about legacy HTTP sessions
+	// (dual era only): their conversion state and running requests.
+	sessions *sessionState
+
 	limiters  *limiters      // nil without WithRateLimit
 	inflight  sync.WaitGroup // running requests, for Shutdown
 	closing   chan struct{}  // closed by Shutdown
@@ -278,6 +284,15 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 		tools:      map[string]*tool{},
 		prompts:    map[string]*prompt{},
 		resources:  map[string]*resource{},
+		now:        time.Now,
+	}
+	if s.dual() {
+		s.sessions = newSessionState(c.legacy.MaxSessions)
+		if _, local := c.broker.(*localBroker); !local {
+			if _, mem := c.legacy.Store.(*MemorySessionStore); mem {
+				s.log.Warn("legacy sessions are kept in memory while events go through a shared broker: behind a load balancer a session made on one instance is unknown on the others (set LegacyConfig.Store)")
+			}
+		}
 	}
 	if c.tasks != nil {
 		if err := s.enableTasks(*c.tasks); err != nil {

@@ -1,40 +1,473 @@
 package server
 
 import (
+	"context"
+	"errors"
 	"net/http"
+	"sync"
 
+	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/protocol/mcp20251125"
+	"github.com/mcpwire/mcpwire/server/internal/legacy"
 )
 
-// Rows S*, A1, G* and D* of docs/dual-era.md §1.4 and §1.7: the legacy
-// session of Streamable HTTP.
+// Rows A1, S1–S11, G* and D* of docs/dual-era.md §1.4 and §1.7: the
+// legacy session of Streamable HTTP (§4), kept in the SessionStore.
 
-// initialize opens a legacy session (A1). Sessions are not stored yet:
-// until they are, initialize is refused.
-func (h *httpHandler) initialize(w http.ResponseWriter, _ *http.Request, m *rpcMessage, _ string) {
-	writeAnswer(w, h.s.errorOutcome(m.requestID(), invalidRequest("legacy sessions are not served yet")))
+// Messages of the session rows.
+const (
+	msgTooManySessions = "too many sessions; try again later"
+	msgIDInUse         = "Invalid Request: request id already in use in this session"
+)
+
+// sessionState is what one instance keeps about the legacy HTTP sessions
+// it serves: the conversion state of each (rebuilt from the record once,
+// then shared by the session's requests) and the requests running here,
+// for the duplicate-id check (L2), notifications/cancelled and DELETE.
+// Nothing in it is needed to serve a session: another instance rebuilds
+// it from the store.
+type sessionState struct {
+	max     int // conversion states kept at most (LegacyConfig.MaxSessions)
+	mu      sync.Mutex
+	convs   map[string]*sessionConv
+	running map[string]map[protocol.RequestId]context.CancelFunc
+}
+
+// sessionConv is a session's conversion state without its log level
+// (which each request reads from the record) and what its initialize
+// declared.
+type sessionConv struct {
+	conv *legacy.Session
+	caps declaredCaps
+}
+
+func newSessionState(max int) *sessionState {
+	return &sessionState{max: max, convs: map[string]*sessionConv{}, running: map[string]map[protocol.RequestId]context.CancelFunc{}}
+}
+
+// start registers a running request of session key; false when a request
+// with id is running there already (L2).
+func (st *sessionState) start(key string, id protocol.RequestId, cancel context.CancelFunc) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	m := st.running[key]
+	if _, dup := m[id]; dup {
+		return false
+	}
+	if m == nil {
+		m = map[protocol.RequestId]context.CancelFunc{}
+		st.running[key] = m
+	}
+	m[id] = cancel
+	return true
+}
+
+// done unregisters a request that start registered.
+func (st *sessionState) done(key string, id protocol.RequestId) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if m := st.running[key]; m != nil {
+		delete(m, id)
+		if len(m) == 0 {
+			delete(st.running, key)
+		}
+	}
+}
+
+// cancel cancels the running request id of session key; false when it
+// does not run here.
+func (st *sessionState) cancel(key string, id protocol.RequestId) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if c, ok := st.running[key][id]; ok {
+		c()
+		return true
+	}
+	return false
+}
+
+// forget cancels every request of session key running here and drops its
+// conversion state: the session ended (DELETE, eviction).
+func (st *sessionState) forget(key string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	for _, c := range st.running[key] {
+		c()
+	}
+	delete(st.convs, key)
+}
+
+// sessionConv returns the conversion state of a stored session and what
+// its initialize declared, rebuilt from the record once and then shared;
+// a log level set by logging/setLevel is applied on a copy.
+func (s *Server) sessionConv(rec *SessionRecord) (*legacy.Session, declaredCaps, error) {
+	st := s.sessions
+	st.mu.Lock()
+	sc := st.convs[rec.Key]
+	st.mu.Unlock()
+	if sc == nil {
+		rev, ok := legacy.ParseRev(rec.ProtocolVersion)
+		if !ok {
+			return nil, declaredCaps{}, errors.New("server: stored session of an unknown version " + rec.ProtocolVersion)
+		}
+		conv, err := legacy.RestoreSession(rev, rec.ClientCapabilities, rec.ClientInfo, "")
+		if err != nil {
+			return nil, declaredCaps{}, err
+		}
+		var declared mcp20251125.ServerCapabilities
+		if len(rec.ServerCapabilities) > 0 {
+			if err := mcp20251125.Unmarshal(rec.ServerCapabilities, &declared); err != nil {
+				return nil, declaredCaps{}, err
+			}
+		}
+		sc = &sessionConv{conv: conv, caps: declaredCaps{
+			tools: declared.Tools != nil, prompts: declared.Prompts != nil, resources: declared.Resources != nil,
+			logging: declared.Logging != nil, completions: declared.Completions != nil,
+		}}
+		st.mu.Lock()
+		if len(st.convs) >= st.max {
+			for k := range st.convs { // a full cache drops one entry; it is rebuilt if needed
+				delete(st.convs, k)
+				break
+			}
+		}
+		st.convs[rec.Key] = sc
+		st.mu.Unlock()
+	}
+	conv := sc.conv
+	if rec.LogLevel != "" {
+		l := protocol.LoggingLevel(rec.LogLevel)
+		c := *conv
+		c.LogLevel = &l
+		conv = &c
+	}
+	return conv, sc.caps, nil
+}
+
+// httpSession is a stored session as one request sees it (legacySession):
+// the record read when the request arrived; changes go to the store.
+type httpSession struct {
+	s    *Server
+	rec  *SessionRecord
+	cv   *legacy.Session
+	caps declaredCaps
+}
+
+func (hs *httpSession) conv() *legacy.Session  { return hs.cv }
+func (hs *httpSession) ready() bool            { return hs.rec.Initialized }
+func (hs *httpSession) declared() declaredCaps { return hs.caps }
+
+// update applies fn to the stored record; a store failure is errStore.
+func (hs *httpSession) update(ctx context.Context, fn func(*SessionRecord) error) error {
+	_, err := hs.s.cfg.legacy.Store.Update(ctx, hs.rec.Principal, hs.rec.Key, fn)
+	if err != nil && !errors.Is(err, ErrSessionNotFound) && !errors.Is(err, errTooManySubscriptions) {
+		return &errStore{err}
+	}
+	return err
+}
+
+func (hs *httpSession) setLogLevel(ctx context.Context, level protocol.LoggingLevel) error {
+	return hs.update(ctx, func(r *SessionRecord) error { r.LogLevel = string(level); return nil })
+}
+
+func (hs *httpSession) subscribe(ctx context.Context, uri string, max int) error {
+	return hs.update(ctx, func(r *SessionRecord) error {
+		for _, u := range r.Subscriptions {
+			if u == uri {
+				return nil
+			}
+		}
+		if len(r.Subscriptions) >= max {
+			return errTooManySubscriptions
+		}
+		r.Subscriptions = append(r.Subscriptions, uri)
+		return nil
+	})
+}
+
+func (hs *httpSession) unsubscribe(ctx context.Context, uri string) error {
+	return hs.update(ctx, func(r *SessionRecord) error {
+		for i, u := range r.Subscriptions {
+			if u == uri {
+				r.Subscriptions = append(r.Subscriptions[:i], r.Subscriptions[i+1:]...)
+				break
+			}
+		}
+		return nil
+	})
+}
+
+// storeUnavailable is the answer when the session store cannot be reached:
+// 503 with Retry-After, never 404 (a client would drop its session on a
+// blip).
+func (s *Server) storeUnavailable(id *protocol.RequestId, op string, err error) outcome {
+	s.log.Error("session store", "op", op, "err", err)
+	out := withStatus(s.errorOutcome(id, InternalError(msgStoreUnavailable)), http.StatusServiceUnavailable)
+	out.retryAfter = 1
+	return out
+}
+
+// initialize opens a legacy session (A1, §2.1): the result as
+// openLegacy builds it, then admission (the per-principal limit evicts the
+// principal's least recently used session; the total limit is 503), then
+// the session is stored, durably, before the answer names it in
+// Mcp-Session-Id. A refusal makes no session.
+func (h *httpHandler) initialize(w http.ResponseWriter, r *http.Request, m *rpcMessage, principal string) {
+	s := h.s
+	o, e := s.openLegacy(m)
+	if e != nil {
+		writeAnswer(w, withStatus(s.errorOutcome(m.requestID(), e), http.StatusOK)) // a method error: 200 (§1.6)
+		return
+	}
+	id, key, err := newSessionID()
+	if err != nil {
+		s.log.Error("minting a session id", "err", err)
+		writeAnswer(w, s.errorOutcome(m.requestID(), InternalError("Internal error")))
+		return
+	}
+	caps, err1 := mcp20251125.Marshal(&o.params.Capabilities)
+	info, err2 := mcp20251125.Marshal(&o.params.ClientInfo)
+	declared, err3 := mcp20251125.Marshal(&o.result.Capabilities)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		s.log.Error("encoding a session record", "err", err)
+		writeAnswer(w, s.errorOutcome(m.requestID(), InternalError("Internal error")))
+		return
+	}
+	l := &s.cfg.legacy
+	now := s.now()
+	rec := &SessionRecord{
+		Key: key, Principal: principal, ProtocolVersion: o.rev.String(),
+		ClientCapabilities: caps, ClientInfo: info, ServerCapabilities: declared,
+		LogLevel:  string(l.DefaultLogLevel),
+		CreatedAt: now, IdleUntil: now.Add(l.IdleTimeout), ExpiresAt: now.Add(l.MaxLifetime),
+	}
+	if principal == "" {
+		rec.QuotaKey = remoteHost(r.RemoteAddr) // per client address, as the task quota keys
+	}
+	evicted, err := l.Store.Create(r.Context(), rec, SessionLimits{PerPrincipal: l.MaxSessionsPerPrincipal, Total: l.MaxSessions})
+	switch {
+	case errors.Is(err, ErrSessionLimit):
+		out := withStatus(s.errorOutcome(m.requestID(), InternalError(msgTooManySessions)), http.StatusServiceUnavailable)
+		out.retryAfter = 30
+		writeAnswer(w, out)
+		return
+	case err != nil:
+		writeAnswer(w, s.storeUnavailable(m.requestID(), "create", err))
+		return
+	}
+	for _, k := range evicted {
+		s.sessionEnded(k)
+	}
+	s.sessions.mu.Lock()
+	s.sessions.convs[key] = &sessionConv{conv: o.conv, caps: o.caps}
+	s.sessions.mu.Unlock()
+	out := s.legacyResultOutcome(o.rev, m.id, o.result)
+	w.Header().Set(HeaderSessionID, id)
+	writeAnswer(w, out)
+	s.recycle(out.buf)
+}
+
+// sessionEnded releases what this instance holds for a session that ended
+// (DELETE, eviction): its running requests are cancelled.
+func (s *Server) sessionEnded(key string) {
+	s.sessions.forget(key)
+}
+
+// findSession looks the session of the request up (S2, S3, G3, D3): a
+// repeated header is 400, an id that is over-long or names no live session
+// of this principal is 404, a store failure 503.
+func (s *Server) findSession(ctx context.Context, sids []string, principal string, id *protocol.RequestId) (*SessionRecord, *outcome) {
+	if len(sids) > 1 {
+		out := s.errorOutcome(id, invalidRequest(msgSessionRepeated)) // S3
+		return nil, &out
+	}
+	notFound := withStatus(s.errorOutcome(id, invalidRequest(msgSessionNotFound)), http.StatusNotFound) // S2
+	if len(sids[0]) > maxSessionIDBytes {
+		return nil, &notFound
+	}
+	rec, err := s.cfg.legacy.Store.Get(ctx, principal, sessionKey(sids[0]))
+	switch {
+	case errors.Is(err, ErrSessionNotFound):
+		return nil, &notFound
+	case err != nil:
+		out := s.storeUnavailable(id, "get", err)
+		return nil, &out
+	}
+	return rec, nil
+}
+
+// versionMatches is row S4 (and G4): a legacy MCP-Protocol-Version in a
+// session must name its version (L0618/basic/transports.mdx#protocol-version-header);
+// an absent one is accepted (S5).
+func versionMatches(rec *SessionRecord, hv hvKind, hvValue string) *Error {
+	if hv == hvLegacy && hvValue != rec.ProtocolVersion {
+		return invalidRequest(HeaderProtocolVersion + " " + hvValue + " does not match the version negotiated for this session, " + rec.ProtocolVersion)
+	}
+	return nil
+}
+
+// touch keeps the session alive (§7.1): IdleUntil moves forward only when
+// less than ¾ of IdleTimeout is left, so that a busy session costs at most
+// one store write per IdleTimeout/4. A failure is logged: the request is
+// served (its lookup succeeded).
+func (s *Server) touch(ctx context.Context, rec *SessionRecord) {
+	idle := s.cfg.legacy.IdleTimeout
+	now := s.now()
+	if rec.IdleUntil.Sub(now) >= idle/4*3 {
+		return
+	}
+	if err := s.cfg.legacy.Store.Touch(ctx, rec.Principal, rec.Key, now.Add(idle)); err != nil {
+		s.log.Warn("touching a session", "err", err)
+	}
 }
 
 // inSession serves a legacy message that names a session (rows S1–S11).
-func (h *httpHandler) inSession(w http.ResponseWriter, _ *http.Request, m *rpcMessage, sids []string, _ string, _ hvKind, _ string) {
+func (h *httpHandler) inSession(w http.ResponseWriter, r *http.Request, m *rpcMessage, sids []string, principal string, hv hvKind, hvValue string) {
 	s := h.s
+	id := m.requestID()
 	if m.kind == msgRequest && m.method == mcp20251125.MethodInitialize {
-		writeAnswer(w, s.errorOutcome(m.requestID(), invalidRequest(msgInitializeWithSID))) // S1
+		writeAnswer(w, s.errorOutcome(id, invalidRequest(msgInitializeWithSID))) // S1: not looked up, nothing minted
 		return
 	}
-	if len(sids) > 1 {
-		writeAnswer(w, s.errorOutcome(m.requestID(), invalidRequest(msgSessionRepeated))) // S3
+	rec, refused := s.findSession(r.Context(), sids, principal, id)
+	if refused != nil {
+		writeAnswer(w, *refused)
 		return
 	}
-	writeAnswer(w, withStatus(s.errorOutcome(m.requestID(), invalidRequest(msgSessionNotFound)), http.StatusNotFound)) // S2
+	if e := versionMatches(rec, hv, hvValue); e != nil {
+		writeAnswer(w, s.errorOutcome(id, e)) // S4
+		return
+	}
+	if m.kind == msgRequest {
+		if e := mirroredHeaders(r.Header, m); e != nil {
+			writeAnswer(w, s.errorOutcome(id, e)) // S6
+			return
+		}
+	}
+	s.touch(r.Context(), rec)
+	switch m.kind {
+	case msgNotification:
+		writeAnswer(w, s.sessionNotification(r.Context(), rec, m)) // S8
+	case msgResponse:
+		// S9: no server-to-client request is ever outstanding before the
+		// bridge.
+		// TODO(step 7): the bridge (§6.4): 202 for a pending, repeated or
+		// late id; count the bad ones (MaxBadResponses).
+		writeAnswer(w, s.errorOutcome(nil, invalidRequest("Invalid Request: no outstanding request has this id")))
+	case msgBatch:
+		// S10. TODO(step 9): batches in 2025-03-26 sessions (§2.8).
+		writeAnswer(w, s.errorOutcome(nil, invalidRequest("Invalid Request: a batch is served only in a 2025-03-26 session")))
+	default:
+		h.sessionRequest(w, r, rec, m, principal) // S11
+	}
+}
+
+// sessionNotification serves a notification of a session (S8, §2.2,
+// §2.6): notifications/initialized makes the session ready in the store
+// before the 202, so that the client's next request, on any instance,
+// finds it so; notifications/cancelled cancels the named request if it
+// runs here; the others are accepted and ignored.
+func (s *Server) sessionNotification(ctx context.Context, rec *SessionRecord, m *rpcMessage) outcome {
+	accepted := outcome{notification: true, status: http.StatusAccepted}
+	switch m.method {
+	case mcp20251125.MethodNotificationsInitialized:
+		if !s.initializedParams(m) {
+			return s.errorOutcome(nil, invalidRequest("Invalid Request: notifications/initialized params must be an object"))
+		}
+		if rec.Initialized {
+			return accepted // a second one changes nothing
+		}
+		_, err := s.cfg.legacy.Store.Update(ctx, rec.Principal, rec.Key, func(r *SessionRecord) error { r.Initialized = true; return nil })
+		switch {
+		case errors.Is(err, ErrSessionNotFound):
+			return withStatus(s.errorOutcome(nil, invalidRequest(msgSessionNotFound)), http.StatusNotFound)
+		case err != nil:
+			return s.storeUnavailable(nil, "update", err)
+		}
+	case mcp20251125.MethodNotificationsCancelled:
+		var p mcp20251125.CancelledNotificationParams
+		if m.params != nil && s.legacyDecode().Unmarshal(m.params, &p) == nil && p.RequestID != nil {
+			// Unknown or finished ids are ignored (L1125/basic/utilities/cancellation.mdx, rule 5).
+			// TODO(step 10): a request running on another instance is
+			// cancelled through the broker (EventSession cancel).
+			s.sessions.cancel(rec.Key, modernID(*p.RequestID))
+		}
+	}
+	return accepted
+}
+
+// sessionRequest serves a request of a found session (S11): the legacy
+// order of checks, on a context that notifications/cancelled and DELETE
+// can end. Until resumability exists, a broken connection cancels the
+// request as it does a modern one: nothing could deliver its answer
+// (§2.6, Choice).
+//
+// TODO(step 8): once the stream has an event id, run on a context detached
+// from the connection (context.WithoutCancel) and let the event log carry
+// what follows.
+func (h *httpHandler) sessionRequest(w http.ResponseWriter, r *http.Request, rec *SessionRecord, m *rpcMessage, principal string) {
+	s := h.s
+	conv, caps, err := s.sessionConv(rec)
+	if err != nil {
+		s.log.Error("restoring a session", "err", err)
+		writeAnswer(w, s.errorOutcome(m.requestID(), InternalError("Internal error")))
+		return
+	}
+	rev := conv.Rev
+	if m.method != mcp20251125.MethodPing && !rec.Initialized {
+		writeAnswer(w, s.legacyErrorOutcome(rev, m.requestID(), invalidRequest(msgNotInitialized), http.StatusBadRequest)) // L1
+		return
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	if !s.sessions.start(rec.Key, m.id, cancel) {
+		writeAnswer(w, s.legacyErrorOutcome(rev, m.requestID(), invalidRequest(msgIDInUse), http.StatusOK)) // L2
+		return
+	}
+	defer s.sessions.done(rec.Key, m.id)
+	sess := &httpSession{s: s, rec: rec, cv: conv, caps: caps}
+	sse := &sseWriter{w: w}
+	out := s.serveLegacy(ctx, sess, m, &exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: r.RemoteAddr})
+	sse.finish(out)
+	s.recycle(out.buf)
 }
 
 // sessionVerb serves a GET or DELETE that names a session (G3–G6, D3–D4).
-func (h *httpHandler) sessionVerb(w http.ResponseWriter, _ *http.Request, sids []string, _ string, _ hvKind, _ string) {
+func (h *httpHandler) sessionVerb(w http.ResponseWriter, r *http.Request, sids []string, principal string, hv hvKind, hvValue string) {
 	s := h.s
-	if len(sids) > 1 {
-		writeAnswer(w, s.errorOutcome(nil, invalidRequest(msgSessionRepeated)))
+	rec, refused := s.findSession(r.Context(), sids, principal, nil)
+	if refused != nil {
+		writeAnswer(w, *refused) // G3, D3
 		return
 	}
-	writeAnswer(w, withStatus(s.errorOutcome(nil, invalidRequest(msgSessionNotFound)), http.StatusNotFound))
+	if e := versionMatches(rec, hv, hvValue); e != nil {
+		writeAnswer(w, s.errorOutcome(nil, e)) // G4
+		return
+	}
+	if r.Method == http.MethodDelete {
+		h.deleteSession(w, r, rec)
+		return
+	}
+	// G5, G6: the standalone stream (step 6).
+	w.Header().Set("Allow", allowDual)
+	writeAnswer(w, withStatus(s.errorOutcome(nil, invalidRequest("Method not allowed: the GET stream of a session is not served yet")), http.StatusMethodNotAllowed))
+}
+
+// deleteSession ends a session (D4, §4.3): the record goes, this
+// instance's running requests of the session are cancelled, and the answer
+// is 204. A DELETE is never 405 when sessions are served (a client could
+// not end its session otherwise).
+func (h *httpHandler) deleteSession(w http.ResponseWriter, r *http.Request, rec *SessionRecord) {
+	s := h.s
+	err := s.cfg.legacy.Store.Delete(r.Context(), rec.Principal, rec.Key)
+	switch {
+	case errors.Is(err, ErrSessionNotFound):
+		writeAnswer(w, withStatus(s.errorOutcome(nil, invalidRequest(msgSessionNotFound)), http.StatusNotFound))
+		return
+	case err != nil:
+		writeAnswer(w, s.storeUnavailable(nil, "delete", err))
+		return
+	}
+	s.sessionEnded(rec.Key)
+	w.WriteHeader(http.StatusNoContent)
 }

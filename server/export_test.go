@@ -1,0 +1,7 @@
+package server
+
+import "time"
+
+// SetMemorySessionStoreClock replaces the clock of a memory session store,
+// for the store's contract tests (package server_test).
+func SetMemorySessionStoreClock(m *MemorySessionStore, now func() time.Time) { m.now = now }

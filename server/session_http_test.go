@@ -1,0 +1,651 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// The legacy sessions of Streamable HTTP (docs/dual-era.md §1.4 rows A1,
+// S1–S11, §1.7 D*, §4, §7.1, §8): httptest transcripts per revision, every
+// session row with a live session, lifetimes, limits, principal binding,
+// and the store outage. Legacy behaviour is cited by the 2025-11-25 spec
+// pages (L1125/basic/transports.mdx#session-management and the others) as
+// the design does.
+
+// xUser authenticates by the X-User header, for principal binding.
+func xUser(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }
+
+// legacyHTTP is a legacy client of Streamable HTTP: it keeps its session
+// id and, from 2025-06-18 on, sends MCP-Protocol-Version, as the TS SDK
+// 1.x client does.
+type legacyHTTP struct {
+	t   testing.TB
+	h   http.Handler
+	rev string
+	sid string
+	hdr []string // sent with every request (X-User)
+}
+
+func newLegacyHTTP(t testing.TB, h http.Handler, rev string, hdr ...string) *legacyHTTP {
+	return &legacyHTTP{t: t, h: h, rev: rev, hdr: hdr}
+}
+
+// send sends a request with the client's headers, then hdr.
+func (c *legacyHTTP) send(verb, body string, hdr ...string) *httptest.ResponseRecorder {
+	c.t.Helper()
+	all := append([]string{}, c.hdr...)
+	if c.sid != "" {
+		all = append(all, HeaderSessionID, c.sid)
+		if c.rev >= "2025-06-18" {
+			all = append(all, HeaderProtocolVersion, c.rev)
+		}
+	}
+	return eraRequest(c.t, c.h, verb, body, append(all, hdr...)...)
+}
+
+var sessionIDRE = regexp.MustCompile(`^[A-Za-z0-9_-]{43}$`)
+
+// initialize opens the session and keeps its id.
+func (c *legacyHTTP) initialize(caps string) *wire {
+	c.t.Helper()
+	rec := c.send(http.MethodPost, eraBody(0, "initialize", initParams(c.rev, caps)))
+	sid := rec.Header().Get(HeaderSessionID)
+	if rec.Code != 200 || !sessionIDRE.MatchString(sid) {
+		c.t.Fatalf("initialize: %d, Mcp-Session-Id %q: %s", rec.Code, sid, rec.Body.Bytes())
+	}
+	w := single(c.t, rec)
+	checkLegacyMessage(c.t, c.rev, w.raw, "initialize")
+	c.sid = sid
+	return w
+}
+
+// open initializes and sends notifications/initialized.
+func (c *legacyHTTP) open(caps string) {
+	c.t.Helper()
+	c.initialize(caps)
+	if rec := c.send(http.MethodPost, eraNote("notifications/initialized", "")); rec.Code != 202 || rec.Body.Len() != 0 {
+		c.t.Fatalf("notifications/initialized: %d %s", rec.Code, rec.Body.Bytes())
+	}
+}
+
+// call sends a request and returns its response, the notifications sent
+// before it (SSE), and the recorder. Every message is validated for the
+// client's revision, and no answer but initialize's names the session.
+func (c *legacyHTTP) call(id any, method, params string, hdr ...string) (*wire, []*wire, *httptest.ResponseRecorder) {
+	c.t.Helper()
+	rec := c.send(http.MethodPost, eraBody(id, method, params), hdr...)
+	if sid := rec.Header().Get(HeaderSessionID); sid != "" {
+		c.t.Errorf("%s: the answer names the session (%q); only initialize's may (§4.5)", method, sid)
+	}
+	var msgs []*wire
+	switch ct := rec.Header().Get("Content-Type"); ct {
+	case "application/json":
+		msgs = []*wire{decodeWire(c.t, rec.Body.Bytes())}
+	case "text/event-stream":
+		msgs = sseMessages(c.t, rec.Body.Bytes())
+	default:
+		c.t.Fatalf("%s: %d Content-Type %q: %q", method, rec.Code, ct, rec.Body.Bytes())
+	}
+	for _, m := range msgs {
+		checkLegacyMessage(c.t, c.rev, m.raw, method)
+	}
+	last := msgs[len(msgs)-1]
+	if last.method() != "" {
+		c.t.Fatalf("%s: the stream did not end with the response: %s", method, rec.Body.Bytes())
+	}
+	return last, msgs[:len(msgs)-1], rec
+}
+
+// want checks the status and error code of an answer (0: a result).
+func want(t testing.TB, what string, rec *httptest.ResponseRecorder, w *wire, status int, code int64) {
+	t.Helper()
+	if rec.Code != status || w.code() != code {
+		t.Errorf("%s: %d %s, want %d and code %d", what, rec.Code, w.raw, status, code)
+	}
+}
+
+// TestHTTPLegacyTranscript runs one session per legacy revision over
+// Streamable HTTP (L1125/basic/transports.mdx: Session Management, Sending
+// Messages, Protocol Version Header): initialize mints the id, the
+// lifecycle, method errors with 200 (§1.6, Choice), notifications on the
+// POST's stream, and DELETE.
+func TestHTTPLegacyTranscript(t *testing.T) {
+	for _, rev := range legacyRevs {
+		t.Run(rev, func(t *testing.T) {
+			f := newLegacyFixture(t, ErasBoth)
+			c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), rev)
+			w := c.initialize(`{"elicitation":{},"sampling":{}}`)
+			if w.Result["protocolVersion"] != rev {
+				t.Fatalf("negotiated %s", w.raw)
+			}
+			// L1: before notifications/initialized only ping (§2.2).
+			w, _, rec := c.call(1, "tools/list", "")
+			want(t, "a request before initialized", rec, w, 400, protocol.CodeInvalidRequestError)
+			w, _, rec = c.call(2, "ping", "")
+			if rec.Code != 200 || string(w.members["result"]) != "{}" {
+				t.Errorf("ping: %d %s", rec.Code, w.raw)
+			}
+			for range 2 { // the second changes nothing
+				if rec := c.send(http.MethodPost, eraNote("notifications/initialized", "")); rec.Code != 202 || rec.Body.Len() != 0 {
+					t.Fatalf("notifications/initialized: %d %q", rec.Code, rec.Body.Bytes())
+				}
+			}
+			w, _, rec = c.call(3, "tools/list", "")
+			if rec.Code != 200 || !strings.Contains(string(w.raw), `"name":"echo"`) || strings.Contains(string(w.raw), "tasky") {
+				t.Errorf("tools/list: %d %s", rec.Code, w.raw)
+			}
+			if w, _, _ := c.call(4, "tools/call", `{"name":"echo","arguments":{"text":"hi"}}`); resultText(t, w) != "hi" {
+				t.Errorf("echo: %s", w.raw)
+			}
+			// Method errors are sent with 200 (§1.6, Choice).
+			w, _, rec = c.call(5, "nope/nope", "")
+			want(t, "an unknown method", rec, w, 200, protocol.CodeMethodNotFoundError)
+			w, _, rec = c.call(6, "tools/call", `{"name":"nope"}`)
+			want(t, "an unknown tool", rec, w, 200, protocol.CodeInvalidParamsError)
+			w, _, rec = c.call(7, "resources/read", `{"uri":"users://nobody/profile"}`)
+			want(t, "a missing resource (H6)", rec, w, 200, -32002)
+			w, _, rec = c.call(8, "tools/call", `{"name":"count","requestState":"x"}`)
+			want(t, "L7 requestState", rec, w, 200, protocol.CodeInvalidParamsError)
+			w, _, rec = c.call(9, "tools/call", `{"name":"ask"}`)
+			if old := rev < "2025-06-18"; old {
+				want(t, "AskInput without elicitation", rec, w, 200, protocol.CodeMissingRequiredClientCapabilityError)
+			} else {
+				want(t, "AskInput before the bridge", rec, w, 200, protocol.CodeInternalError)
+			}
+			// logging/setLevel, then a log on the POST's SSE stream.
+			if w, _, rec := c.call(10, "logging/setLevel", `{"level":"info"}`); rec.Code != 200 || string(w.members["result"]) != "{}" {
+				t.Errorf("setLevel: %d %s", rec.Code, w.raw)
+			}
+			w, notes, rec := c.call(11, "tools/call", `{"name":"logs"}`)
+			if rec.Header().Get("Content-Type") != "text/event-stream" || len(notes) != 1 || notes[0].method() != "notifications/message" || !strings.HasPrefix(resultText(t, w), "level=info version="+rev) {
+				t.Errorf("a log in the session: %s", rec.Body.Bytes())
+			}
+			_, notes, _ = c.call(12, "tools/call", `{"name":"progress","_meta":{"progressToken":7}}`)
+			if len(notes) != 3 {
+				t.Errorf("progress notifications: %d", len(notes))
+			}
+			if w, _, rec := c.call(13, "resources/subscribe", `{"uri":"test://watched-resource"}`); rec.Code != 200 || string(w.members["result"]) != "{}" {
+				t.Errorf("subscribe: %d %s", rec.Code, w.raw)
+			}
+			if w, _, _ := c.call(14, "resources/unsubscribe", `{"uri":"test://watched-resource"}`); string(w.members["result"]) != "{}" {
+				t.Errorf("unsubscribe: %s", w.raw)
+			}
+			// D4: DELETE ends the session; it is 404 afterwards (§4.2, §4.3).
+			if rec := c.send(http.MethodDelete, ""); rec.Code != 204 || rec.Body.Len() != 0 {
+				t.Fatalf("DELETE: %d %q", rec.Code, rec.Body.Bytes())
+			}
+			w, _, rec = c.call(15, "tools/list", "")
+			want(t, "a request after DELETE", rec, w, 404, protocol.CodeInvalidRequestError)
+			if w.id() != "15" {
+				t.Errorf("S2 echoes the id: %s", w.raw)
+			}
+		})
+	}
+}
+
+// TestServerSessionLifecycle is the suite's server-session-lifecycle
+// scenario (not scored, 2025-11-25; docs/dual-era.md §4.2): initialize
+// without MCP-Protocol-Version → notifications/initialized (2xx) → DELETE
+// (2xx) → tools/list with the id must be 404.
+func TestServerSessionLifecycle(t *testing.T) {
+	f := newLegacyFixture(t, ErasBoth)
+	h := f.Handler(HTTPOptions{})
+	rec := eraRequest(t, h, http.MethodPost, eraBody(0, "initialize", initParams("2025-11-25", "")))
+	sid := rec.Header().Get(HeaderSessionID)
+	if rec.Code != 200 || !sessionIDRE.MatchString(sid) {
+		t.Fatalf("initialize: %d %q", rec.Code, sid)
+	}
+	if rec := eraRequest(t, h, http.MethodPost, eraNote("notifications/initialized", ""), HeaderSessionID, sid); rec.Code/100 != 2 {
+		t.Fatalf("initialized: %d", rec.Code)
+	}
+	if rec := eraRequest(t, h, http.MethodDelete, "", HeaderSessionID, sid); rec.Code/100 != 2 {
+		t.Fatalf("DELETE: %d", rec.Code)
+	}
+	if rec := eraRequest(t, h, http.MethodPost, eraBody(1, "tools/list", ""), HeaderSessionID, sid); rec.Code != 404 {
+		t.Fatalf("tools/list after DELETE: %d, want 404", rec.Code)
+	}
+}
+
+// TestSessionRows checks the rows of §1.4 that need a live session, with
+// an exact status and code each, and that no refused request ran the
+// counting tool.
+func TestSessionRows(t *testing.T) {
+	f := newLegacyFixture(t, ErasBoth)
+	addTool(t, f.Server, `{"name":"safe_tool","inputSchema":{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}}`, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+		f.calls.add("safe_tool")
+		return TextResult("safe"), nil
+	})
+	h := f.Handler(HTTPOptions{Authenticate: xUser})
+	c := newLegacyHTTP(t, h, "2025-11-25", "X-User", "alice")
+	c.open("")
+	uninit := newLegacyHTTP(t, h, "2025-11-25", "X-User", "alice")
+	uninit.initialize("")
+	old := newLegacyHTTP(t, h, "2025-03-26", "X-User", "alice")
+	old.open("")
+	list := eraBody(1, "tools/list", "")
+	rows := []struct {
+		name   string
+		c      *legacyHTTP
+		body   string
+		hdr    []string
+		raw    bool // send without the client's session headers
+		status int
+		code   int64 // 0: a result; -1: 202 without body
+		id     string
+		calls  int
+	}{
+		{name: "S1 initialize in a session", c: c, body: eraBody(2, "initialize", initParams("2025-11-25", "")), status: 400, code: protocol.CodeInvalidRequestError, id: "2"},
+		{name: "S2 another principal's session is unknown", c: c, body: list, raw: true, hdr: []string{"X-User", "bob", HeaderSessionID, c.sid}, status: 404, code: protocol.CodeInvalidRequestError, id: "1"},
+		{name: "S2 no principal is another principal", c: c, body: list, raw: true, hdr: []string{HeaderSessionID, c.sid}, status: 404, code: protocol.CodeInvalidRequestError, id: "1"},
+		{name: "S2 a guessed id", c: c, body: list, raw: true, hdr: []string{"X-User", "alice", HeaderSessionID, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}, status: 404, code: protocol.CodeInvalidRequestError, id: "1"},
+		{name: "S2 an id with spaces", c: c, body: list, raw: true, hdr: []string{"X-User", "alice", HeaderSessionID, "a b"}, status: 404, code: protocol.CodeInvalidRequestError, id: "1"},
+		{name: "S3 a repeated session id, even a valid one", c: c, body: list, hdr: []string{HeaderSessionID, c.sid}, status: 400, code: protocol.CodeInvalidRequestError, id: "1"},
+		{name: "S4 a header naming another version", c: c, body: list, raw: true, hdr: []string{"X-User", "alice", HeaderSessionID, c.sid, HeaderProtocolVersion, "2025-06-18"}, status: 400, code: protocol.CodeInvalidRequestError, id: "1"},
+		{name: "S4 a header in a 2025-03-26 session must name it", c: old, body: list, hdr: []string{HeaderProtocolVersion, "2025-11-25"}, status: 400, code: protocol.CodeInvalidRequestError, id: "1"},
+		{name: "S4 the right header in a 2025-03-26 session", c: old, body: list, hdr: []string{HeaderProtocolVersion, "2025-03-26"}, status: 200, id: "1"},
+		{name: "S5 no header in a session", c: c, body: list, raw: true, hdr: []string{"X-User", "alice", HeaderSessionID, c.sid}, status: 200, id: "1"},
+		{name: "M1 a modern header on a live session is -32020, not served", c: c, body: modernCall, raw: true, hdr: []string{"X-User", "alice", HeaderSessionID, c.sid, HeaderProtocolVersion, "2026-07-28", HeaderMethod, "tools/call", HeaderName, "count"}, status: 400, code: protocol.CodeHeaderMismatchError, id: "1"},
+		{name: "M2 modern _meta on a live session", c: c, body: modernCall, status: 400, code: protocol.CodeHeaderMismatchError, id: "1"},
+		{name: "S6 Mcp-Method that does not match", c: c, body: eraBody(3, "tools/call", `{"name":"count"}`), hdr: []string{HeaderMethod, "tools/list"}, status: 400, code: protocol.CodeInvalidRequestError, id: "3"},
+		{name: "S6 Mcp-Name that does not match", c: c, body: eraBody(4, "tools/call", `{"name":"count"}`), hdr: []string{HeaderName, "other"}, status: 400, code: protocol.CodeInvalidRequestError, id: "4"},
+		{name: "S6 Mcp-Name matching after sentinel decoding", c: c, body: eraBody(5, "tools/call", `{"name":"count"}`), hdr: []string{HeaderMethod, "tools/call", HeaderName, sentinel("count")}, status: 200, id: "5", calls: 1},
+		{name: "S6 Mcp-Name of a resource", c: c, body: eraBody(6, "resources/read", `{"uri":"file:///a.txt"}`), hdr: []string{HeaderName, "file:///b.txt"}, status: 400, code: protocol.CodeInvalidRequestError, id: "6"},
+		{name: "S7 Mcp-Param present and wrong", c: c, body: eraBody(7, "tools/call", `{"name":"safe_tool","arguments":{"region":"a"}}`), hdr: []string{"Mcp-Param-Region", "b"}, status: 400, code: protocol.CodeInvalidRequestError, id: "7"},
+		{name: "S7 Mcp-Param present for an absent argument", c: c, body: eraBody(8, "tools/call", `{"name":"safe_tool","arguments":{}}`), hdr: []string{"Mcp-Param-Region", "b"}, status: 400, code: protocol.CodeInvalidRequestError, id: "8"},
+		{name: "S7 Mcp-Param absent is not required", c: c, body: eraBody(9, "tools/call", `{"name":"safe_tool","arguments":{"region":"a"}}`), status: 200, id: "9"},
+		{name: "S7 Mcp-Param present and right", c: c, body: eraBody(10, "tools/call", `{"name":"safe_tool","arguments":{"region":"a"}}`), hdr: []string{"Mcp-Param-Region", "a"}, status: 200, id: "10"},
+		{name: "S8 an unknown notification", c: c, body: eraNote("notifications/whatever", ""), status: 202, code: -1},
+		{name: "S8 progress and roots notifications", c: c, body: eraNote("notifications/roots/list_changed", ""), status: 202, code: -1},
+		{name: "S8 notifications/cancelled of nothing", c: c, body: eraNote("notifications/cancelled", `{"requestId":"gone"}`), status: 202, code: -1},
+		{name: "S8 notifications/initialized with params that are not notification params", c: uninit, body: eraNote("notifications/initialized", `{"_meta":5}`), status: 400, code: protocol.CodeInvalidRequestError},
+		{name: "S9 a response answering nothing", c: c, body: `{"jsonrpc":"2.0","id":"mcpwire-nope","result":{}}`, status: 400, code: protocol.CodeInvalidRequestError},
+		{name: "S9 a response with result and error", c: c, body: `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`, status: 400, code: protocol.CodeInvalidRequestError},
+		{name: "S10 a batch outside 2025-03-26", c: c, body: `[` + list + `]`, status: 400, code: protocol.CodeInvalidRequestError},
+		{name: "L1 before initialized", c: uninit, body: list, status: 400, code: protocol.CodeInvalidRequestError, id: "1"},
+		{name: "L1 ping before initialized", c: uninit, body: eraBody(11, "ping", ""), status: 200, id: "11"},
+		{name: "L3 a modern-only method", c: c, body: eraBody(12, "server/discover", ""), status: 200, code: protocol.CodeMethodNotFoundError, id: "12"},
+		{name: "L3 a 2025-11-25 tasks method", c: c, body: eraBody(13, "tasks/list", ""), status: 200, code: protocol.CodeMethodNotFoundError, id: "13"},
+		{name: "L5 params of the wrong shape", c: c, body: eraBody(14, "logging/setLevel", `{"level":"loud"}`), status: 200, code: protocol.CodeInvalidParamsError, id: "14"},
+		{name: "L7 inputResponses", c: c, body: eraBody(15, "tools/call", `{"name":"count","inputResponses":{"a":{}}}`), status: 200, code: protocol.CodeInvalidParamsError, id: "15"},
+		{name: "§1.2 a case variant of a modern key in a session", c: c, body: eraBody(16, "tools/list", `{"_meta":{"io.modelcontextprotocol/ProtocolVersion":"2026-07-28"}}`), status: 400, code: protocol.CodeInvalidRequestError, id: "16"},
+	}
+	for _, r := range rows {
+		t.Run(r.name, func(t *testing.T) {
+			before := f.calls.get("safe_tool")
+			var rec *httptest.ResponseRecorder
+			if r.raw {
+				rec = eraRequest(t, h, http.MethodPost, r.body, r.hdr...)
+			} else {
+				rec = r.c.send(http.MethodPost, r.body, r.hdr...)
+			}
+			if rec.Code != r.status {
+				t.Errorf("status %d, want %d: %s", rec.Code, r.status, rec.Body.Bytes())
+			}
+			if sid := rec.Header().Get(HeaderSessionID); sid != "" {
+				t.Errorf("the answer names a session: %q", sid)
+			}
+			if r.code == -1 {
+				if rec.Body.Len() != 0 {
+					t.Errorf("body %q, want none", rec.Body.Bytes())
+				}
+				return
+			}
+			w := decodeWire(t, rec.Body.Bytes())
+			if w.code() != r.code || w.id() != r.id {
+				t.Errorf("got %s, want code %d id %q", w.raw, r.code, r.id)
+			}
+			if got := f.calls.get("safe_tool") - before; r.code != 0 && got != 0 {
+				t.Errorf("a refused request ran a tool")
+			}
+		})
+	}
+	if f.calls.get("safe_tool") != 2 {
+		t.Errorf("safe_tool ran %d times, want 2 (the accepted S7 rows)", f.calls.get("safe_tool"))
+	}
+}
+
+// TestSessionPrincipal checks that a session is bound to its principal
+// (§4.1, L1125 security best practices, Session Hijacking): another
+// principal's POST, GET and DELETE get 404, exactly like an unknown id.
+func TestSessionPrincipal(t *testing.T) {
+	f := newLegacyFixture(t, ErasBoth)
+	h := f.Handler(HTTPOptions{Authenticate: xUser})
+	alice := newLegacyHTTP(t, h, "2025-11-25", "X-User", "alice")
+	alice.open("")
+	for _, verb := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
+		body := ""
+		if verb == http.MethodPost {
+			body = eraBody(1, "tools/list", "")
+		}
+		bob := eraRequest(t, h, verb, body, "X-User", "bob", HeaderSessionID, alice.sid)
+		guess := eraRequest(t, h, verb, body, "X-User", "bob", HeaderSessionID, "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")
+		if bob.Code != 404 || guess.Code != 404 || bob.Body.String() != guess.Body.String() {
+			t.Errorf("%s as bob: %d %s; a guessed id: %d %s (want the same 404)", verb, bob.Code, bob.Body.Bytes(), guess.Code, guess.Body.Bytes())
+		}
+	}
+	if w, _, rec := alice.call(2, "tools/list", ""); rec.Code != 200 || w.Error != nil {
+		t.Errorf("alice's session after bob's attempts: %d %s", rec.Code, w.raw)
+	}
+}
+
+// TestSessionIDs checks the ids (§4.1): 43 characters of base64url (256
+// random bits), all distinct, stored only as their SHA-256.
+func TestSessionIDs(t *testing.T) {
+	f := newLegacyFixture(t, ErasBoth, WithLegacy(LegacyConfig{MaxSessionsPerPrincipal: 1000}))
+	h := f.Handler(HTTPOptions{})
+	store := f.cfg.legacy.Store.(*MemorySessionStore)
+	seen := map[string]bool{}
+	for i := 0; i < 50; i++ {
+		c := newLegacyHTTP(t, h, "2025-11-25")
+		c.initialize("")
+		if seen[c.sid] {
+			t.Fatalf("session id %s minted twice", c.sid)
+		}
+		seen[c.sid] = true
+		if _, err := store.Get(context.Background(), "", c.sid); !errors.Is(err, ErrSessionNotFound) {
+			t.Errorf("the store holds the id itself: %v", err)
+		}
+		rec, err := store.Get(context.Background(), "", sessionKey(c.sid))
+		if err != nil || rec.Key != sessionKey(c.sid) || strings.Contains(rec.Key, c.sid) {
+			t.Errorf("the store does not hold the id's hash: %v %+v", err, rec)
+		}
+	}
+	if store.Len() != 50 {
+		t.Errorf("store holds %d sessions, want 50", store.Len())
+	}
+}
+
+// TestSessionLifetimes checks the idle and absolute lifetimes (§7.1, §8)
+// with a fake clock: a session unused for IdleTimeout is 404, each use
+// within it extends it (touching the store only when less than ¾ is
+// left), and MaxLifetime ends even a busy session.
+func TestSessionLifetimes(t *testing.T) {
+	clk := &testClock{t: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
+	f := newLegacyFixture(t, ErasBoth, WithLegacy(LegacyConfig{IdleTimeout: 40 * time.Minute, MaxLifetime: 2 * time.Hour}))
+	f.now = clk.Now
+	store := f.cfg.legacy.Store.(*MemorySessionStore)
+	store.now = clk.Now
+	h := f.Handler(HTTPOptions{})
+	busy := newLegacyHTTP(t, h, "2025-11-25")
+	busy.open("")
+	idle := newLegacyHTTP(t, h, "2025-11-25")
+	idle.open("")
+	idleUntil := func() time.Time {
+		rec, err := store.Get(context.Background(), "", sessionKey(busy.sid))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec.IdleUntil
+	}
+	start := idleUntil()
+	clk.Advance(5 * time.Minute)
+	busy.call(1, "ping", "")
+	if !idleUntil().Equal(start) {
+		t.Error("a use with more than ¾ of IdleTimeout left touched the store")
+	}
+	clk.Advance(10 * time.Minute) // 25 of 40 minutes left: under ¾
+	busy.call(2, "ping", "")
+	if got := idleUntil(); !got.Equal(clk.Now().Add(40 * time.Minute)) {
+		t.Errorf("IdleUntil %v after a use with less than ¾ left, want %v", got, clk.Now().Add(40*time.Minute))
+	}
+	clk.Advance(30 * time.Minute) // 45 minutes since idle's last use
+	if w, _, rec := idle.call(3, "ping", ""); rec.Code != 404 {
+		t.Errorf("an idle session: %d %s, want 404", rec.Code, w.raw)
+	}
+	for i := 0; i < 5; i++ { // busy every 15 minutes, 12:45 to 13:45: never idle
+		if w, _, rec := busy.call(10+i, "ping", ""); rec.Code != 200 {
+			t.Fatalf("a busy session at %v: %d %s", clk.Now(), rec.Code, w.raw)
+		}
+		clk.Advance(15 * time.Minute)
+	}
+	// 14:00, 2 hours after initialize: MaxLifetime is over, however busy.
+	if w, _, rec := busy.call(20, "ping", ""); rec.Code != 404 {
+		t.Errorf("past MaxLifetime: %d %s, want 404", rec.Code, w.raw)
+	}
+}
+
+// testClock is a clock that moves only when told.
+type testClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *testClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+// TestSessionLimits checks admission (§8): past MaxSessionsPerPrincipal
+// the principal's least recently used session is evicted (404 next), past
+// MaxSessions initialize gets 503 with Retry-After: 30 and no session.
+func TestSessionLimits(t *testing.T) {
+	clk := &testClock{t: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
+	f := newLegacyFixture(t, ErasBoth, WithLegacy(LegacyConfig{MaxSessionsPerPrincipal: 2, MaxSessions: 3, IdleTimeout: time.Hour}))
+	f.now = clk.Now
+	f.cfg.legacy.Store.(*MemorySessionStore).now = clk.Now
+	h := f.Handler(HTTPOptions{Authenticate: xUser})
+	a1 := newLegacyHTTP(t, h, "2025-11-25", "X-User", "alice")
+	a1.open("")
+	clk.Advance(time.Minute)
+	a2 := newLegacyHTTP(t, h, "2025-11-25", "X-User", "alice")
+	a2.open("")
+	clk.Advance(20 * time.Minute)
+	a1.call(1, "ping", "") // a1 is touched (under ¾ left): a2 is now the least recently used
+	a3 := newLegacyHTTP(t, h, "2025-11-25", "X-User", "alice")
+	a3.open("")
+	if _, _, rec := a2.call(2, "ping", ""); rec.Code != 404 {
+		t.Errorf("the evicted session: %d, want 404", rec.Code)
+	}
+	for _, c := range []*legacyHTTP{a1, a3} {
+		if _, _, rec := c.call(3, "ping", ""); rec.Code != 200 {
+			t.Errorf("a session kept: %d", rec.Code)
+		}
+	}
+	b1 := newLegacyHTTP(t, h, "2025-11-25", "X-User", "bob")
+	b1.open("")
+	// The store is full (a1, a3, b1): carol gets 503, and no session.
+	rec := eraRequest(t, h, http.MethodPost, eraBody(0, "initialize", initParams("2025-11-25", "")), "X-User", "carol")
+	w := decodeWire(t, rec.Body.Bytes())
+	if rec.Code != 503 || rec.Header().Get("Retry-After") != "30" || w.code() != protocol.CodeInternalError || rec.Header().Get(HeaderSessionID) != "" {
+		t.Errorf("initialize over MaxSessions: %d Retry-After %q %s", rec.Code, rec.Header().Get("Retry-After"), rec.Body.Bytes())
+	}
+	// alice, at her own limit, still replaces her LRU session.
+	a4 := newLegacyHTTP(t, h, "2025-11-25", "X-User", "alice")
+	a4.open("")
+}
+
+// downSessionStore is a SessionStore that fails every call while down.
+type downSessionStore struct {
+	SessionStore
+	down  atomic.Bool
+	calls atomic.Int64
+}
+
+var errDown = errors.New("dial tcp: connection refused")
+
+func (f *downSessionStore) fail() bool { f.calls.Add(1); return f.down.Load() }
+
+func (f *downSessionStore) Create(ctx context.Context, rec *SessionRecord, lim SessionLimits) ([]string, error) {
+	if f.fail() {
+		return nil, errDown
+	}
+	return f.SessionStore.Create(ctx, rec, lim)
+}
+
+func (f *downSessionStore) Get(ctx context.Context, p, k string) (*SessionRecord, error) {
+	if f.fail() {
+		return nil, errDown
+	}
+	return f.SessionStore.Get(ctx, p, k)
+}
+
+func (f *downSessionStore) Update(ctx context.Context, p, k string, fn func(*SessionRecord) error) (*SessionRecord, error) {
+	if f.fail() {
+		return nil, errDown
+	}
+	return f.SessionStore.Update(ctx, p, k, fn)
+}
+
+func (f *downSessionStore) Delete(ctx context.Context, p, k string) error {
+	if f.fail() {
+		return errDown
+	}
+	return f.SessionStore.Delete(ctx, p, k)
+}
+
+// TestSessionStoreOutage checks that an unreachable store is 503 with
+// Retry-After and -32603 "Session store unavailable", never 404 (§1.4), on
+// every path; that modern requests carrying a session id are refused
+// without a lookup (M1/M2: no oracle, no store load); and that the
+// sessions are served again once the store is back.
+func TestSessionStoreOutage(t *testing.T) {
+	store := &downSessionStore{SessionStore: NewMemorySessionStore()}
+	f := newLegacyFixture(t, ErasBoth, WithLegacy(LegacyConfig{Store: store}))
+	h := f.Handler(HTTPOptions{})
+	c := newLegacyHTTP(t, h, "2025-06-18")
+	c.open("")
+	store.down.Store(true)
+	check := func(what string, rec *httptest.ResponseRecorder, id string) {
+		t.Helper()
+		w := decodeWire(t, rec.Body.Bytes())
+		if rec.Code != 503 || rec.Header().Get("Retry-After") != "1" || w.code() != protocol.CodeInternalError || w.Error.Message != msgStoreUnavailable || w.id() != id {
+			t.Errorf("%s with the store down: %d Retry-After %q %s", what, rec.Code, rec.Header().Get("Retry-After"), rec.Body.Bytes())
+		}
+	}
+	check("initialize", eraRequest(t, h, http.MethodPost, eraBody(0, "initialize", initParams("2025-11-25", ""))), "0")
+	check("a request", c.send(http.MethodPost, eraBody(1, "tools/list", "")), "1")
+	check("a notification", c.send(http.MethodPost, eraNote("notifications/cancelled", `{"requestId":1}`)), "")
+	check("DELETE", c.send(http.MethodDelete, ""), "")
+	check("GET", c.send(http.MethodGet, ""), "")
+	calls := store.calls.Load()
+	rec := eraRequest(t, h, http.MethodPost, modernCall, HeaderSessionID, c.sid, HeaderProtocolVersion, "2026-07-28", HeaderMethod, "tools/call", HeaderName, "count")
+	if w := decodeWire(t, rec.Body.Bytes()); rec.Code != 400 || w.code() != protocol.CodeHeaderMismatchError {
+		t.Errorf("M1 with the store down: %d %s", rec.Code, rec.Body.Bytes())
+	}
+	rec = eraRequest(t, h, http.MethodPost, modernCall, HeaderSessionID, c.sid)
+	if w := decodeWire(t, rec.Body.Bytes()); rec.Code != 400 || w.code() != protocol.CodeHeaderMismatchError {
+		t.Errorf("M2 with the store down: %d %s", rec.Code, rec.Body.Bytes())
+	}
+	if store.calls.Load() != calls {
+		t.Error("a modern request with a session id reached the store")
+	}
+	store.down.Store(false)
+	if w, _, rec := c.call(2, "tools/list", ""); rec.Code != 200 || w.Error != nil {
+		t.Errorf("the session after the outage: %d %s", rec.Code, w.raw)
+	}
+}
+
+// TestSessionStateOutage checks a store failing between the lookup and a
+// change of the session's state (logging/setLevel, subscribe): 503, not a
+// method error.
+func TestSessionStateOutage(t *testing.T) {
+	store := &updateFails{SessionStore: NewMemorySessionStore()}
+	f := newLegacyFixture(t, ErasBoth, WithLegacy(LegacyConfig{Store: store}))
+	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
+	c.open("")
+	store.fail.Store(true)
+	for i, m := range []string{`{"level":"debug"}`, ""} {
+		method, params := "logging/setLevel", m
+		if m == "" {
+			method, params = "resources/subscribe", `{"uri":"test://watched-resource"}`
+		}
+		w, _, rec := c.call(i+1, method, params)
+		if rec.Code != 503 || rec.Header().Get("Retry-After") != "1" || w.Error == nil || w.Error.Message != msgStoreUnavailable {
+			t.Errorf("%s with Update failing: %d %s", method, rec.Code, w.raw)
+		}
+	}
+}
+
+// updateFails fails Update only, while fail is set.
+type updateFails struct {
+	SessionStore
+	fail atomic.Bool
+}
+
+func (u *updateFails) Update(ctx context.Context, p, k string, fn func(*SessionRecord) error) (*SessionRecord, error) {
+	if u.fail.Load() {
+		return nil, errDown
+	}
+	return u.SessionStore.Update(ctx, p, k, fn)
+}
+
+// TestSessionCancel checks client cancellation in a session (§2.6,
+// L1125/basic/utilities/cancellation.mdx): notifications/cancelled ends the
+// running request, which then sends nothing (the POST is answered with no
+// body), and a request id still running is refused (L2, 200 -32600).
+func TestSessionCancel(t *testing.T) {
+	f := newLegacyFixture(t, ErasBoth)
+	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
+	c.open("")
+	done := make(chan *httptest.ResponseRecorder, 1)
+	go func() { done <- c.send(http.MethodPost, eraBody("w", "tools/call", `{"name":"wait"}`)) }()
+	if id := recvWithin(t, f.started); id != "w" {
+		t.Fatalf("started %s", id)
+	}
+	w, _, rec := c.call("w", "ping", "")
+	want(t, "L2 a running id", rec, w, 200, protocol.CodeInvalidRequestError)
+	if rec := c.send(http.MethodPost, eraNote("notifications/cancelled", `{"requestId":"w","reason":"user"}`)); rec.Code != 202 {
+		t.Fatalf("notifications/cancelled: %d", rec.Code)
+	}
+	select {
+	case rec := <-done:
+		if rec.Body.Len() != 0 {
+			t.Errorf("a cancelled request answered: %q", rec.Body.Bytes())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the cancelled request did not end")
+	}
+	if f.calls.get("wait cancelled") != 1 {
+		t.Error("the handler's context did not end")
+	}
+	// DELETE cancels what runs too.
+	go func() { done <- c.send(http.MethodPost, eraBody("w2", "tools/call", `{"name":"wait"}`)) }()
+	recvWithin(t, f.started)
+	if rec := c.send(http.MethodDelete, ""); rec.Code != 204 {
+		t.Fatalf("DELETE: %d", rec.Code)
+	}
+	select {
+	case rec := <-done:
+		if rec.Body.Len() != 0 {
+			t.Errorf("a request of a deleted session answered: %q", rec.Body.Bytes())
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("DELETE did not end the running request")
+	}
+}
+
+// TestSessionRateLimit checks that the rate limit keeps 429 and
+// Retry-After in a session (§1.6: a throttle is a transport signal).
+func TestSessionRateLimit(t *testing.T) {
+	f := newLegacyFixture(t, ErasBoth, WithRateLimit(rate.Every(time.Hour), 1))
+	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
+	c.open("")
+	if w, _, rec := c.call(1, "tools/call", `{"name":"count"}`); rec.Code != 200 || w.Error != nil {
+		t.Fatalf("the first call: %d %s", rec.Code, w.raw)
+	}
+	w, _, rec := c.call(2, "tools/call", `{"name":"count"}`)
+	want(t, "over the rate limit", rec, w, 429, CodeRateLimited)
+	if rec.Header().Get("Retry-After") == "" {
+		t.Error("429 without Retry-After")
+	}
+}
