@@ -17,6 +17,26 @@ const (
 	// EventTask carries a task's new status (tasks extension); Data holds
 	// the DetailedTask as tasks/get would return it.
 	EventTask EventKind = "task"
+	// EventSession tells the instances about a legacy session
+	// (docs/dual-era.md §7.3): Session names it, Op says what happened,
+	// Ref about what.
+	EventSession EventKind = "session"
+)
+
+// The ops of an EventSession.
+const (
+	// SessionClosed: the session ended (DELETE, eviction); its streams
+	// close and its running requests are cancelled.
+	SessionClosed = "closed"
+	// SessionTakeover: a new standalone GET stream (Ref) took over the
+	// session's; the previous one closes.
+	SessionTakeover = "takeover"
+	// SessionSubs: the session's resource subscriptions changed; the
+	// instance holding its GET stream reloads them.
+	SessionSubs = "subs"
+	// SessionCancel: notifications/cancelled named the session's request
+	// Ref (its id, as JSON); the instance running it cancels it.
+	SessionCancel = "cancel"
 )
 
 // Event is one change fanned out to every instance's listen streams.
@@ -28,6 +48,13 @@ type Event struct {
 	TaskID string `json:"taskId,omitempty"`
 	// Data is an optional payload (EventTask: the task as JSON).
 	Data []byte `json:"data,omitempty"`
+	// Session, Op and Ref describe an EventSession: the session's store
+	// key (never its id), what happened (SessionClosed, ...) and about
+	// what (a stream or request id). They carry no payload that reaches a
+	// client: what a client gets is read from the store.
+	Session string `json:"session,omitempty"`
+	Op      string `json:"op,omitempty"`
+	Ref     string `json:"ref,omitempty"`
 }
 
 // Broker fans events out to every server instance: Publish on any

@@ -144,6 +144,18 @@
 // MaxSessions, initialize is 503 with Retry-After: 30. A store that cannot
 // be reached is 503 with Retry-After: 1, never 404.
 //
+// A GET with the session id opens the session's standalone stream: it
+// carries the list changes the session declared and the updates of the
+// resources it subscribed to, never a response or a request's progress or
+// logs (those go on the POST's stream). One stream at a time per session:
+// a second GET takes over, and the first ends with an SSE retry field
+// (LegacyConfig.RetryInterval). A quiet stream gets keep-alive comments
+// (WithKeepAlive); every fourth one re-reads the session (a deleted,
+// expired or taken-over session ends the stream) and keeps it alive.
+// WithMaxStreamLifetime and Shutdown end it with retry, so that the
+// client reconnects; DELETE ends it without. Events reach the streams of
+// every instance through the Broker.
+//
 // On stdio the first legacy initialize opens the session of the process;
 // initialize and notifications/initialized are handled before the next
 // line is read, and lines with modern _meta stay stateless beside it

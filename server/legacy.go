@@ -58,6 +58,10 @@ type LegacyConfig struct {
 	// MaxLifetime ends a session this long after its initialize, however
 	// busy (default 24 hours).
 	MaxLifetime time.Duration
+	// RetryInterval is the SSE retry field the server sends before it
+	// closes a session's stream that the client should reopen (take-over,
+	// stream lifetime, Shutdown; default 1 s).
+	RetryInterval time.Duration
 }
 
 // Defaults of LegacyConfig's session limits.
@@ -66,6 +70,7 @@ const (
 	DefaultMaxSessionsPerPrincipal = 100
 	DefaultSessionIdleTimeout      = 30 * time.Minute
 	DefaultSessionMaxLifetime      = 24 * time.Hour
+	DefaultRetryInterval           = time.Second
 )
 
 // DefaultMaxSubscriptions bounds the resource subscriptions of one legacy
@@ -121,6 +126,9 @@ func (c *config) legacyDefaults() error {
 	}
 	if l.MaxLifetime <= 0 {
 		l.MaxLifetime = DefaultSessionMaxLifetime
+	}
+	if l.RetryInterval <= 0 {
+		l.RetryInterval = DefaultRetryInterval
 	}
 	if c.eras != ErasModern && l.Store == nil {
 		l.Store = NewMemorySessionStore()

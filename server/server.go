@@ -181,6 +181,11 @@ type Server struct {
 	// sessions holds what this instance keeps about legacy HTTP sessions
 	// (dual era only): their conversion state and running requests.
 	sessions *sessionState
+	// hub routes broker events to the legacy session streams held here.
+	hub *sessionHub
+	// instance names this Server among the instances sharing a session
+	// store (random, made by New).
+	instance string
 
 	limiters  *limiters      // nil without WithRateLimit
 	inflight  sync.WaitGroup // running requests, for Shutdown
@@ -287,7 +292,11 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 		now:        time.Now,
 	}
 	if s.dual() {
+		if s.instance, err = newStreamID(); err != nil {
+			return nil, fmt.Errorf("server: instance id: %w", err)
+		}
 		s.sessions = newSessionState(c.legacy.MaxSessions)
+		s.hub = newSessionHub(s)
 		if _, local := c.broker.(*localBroker); !local {
 			if _, mem := c.legacy.Store.(*MemorySessionStore); mem {
 				s.log.Warn("legacy sessions are kept in memory while events go through a shared broker: behind a load balancer a session made on one instance is unknown on the others (set LegacyConfig.Store)")

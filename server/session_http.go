@@ -170,8 +170,14 @@ func (hs *httpSession) setLogLevel(ctx context.Context, level protocol.LoggingLe
 	return hs.update(ctx, func(r *SessionRecord) error { r.LogLevel = string(level); return nil })
 }
 
+// subsChanged tells the instance holding the session's stream to reload
+// its subscriptions (§2.4).
+func (hs *httpSession) subsChanged() {
+	_ = hs.s.publish(Event{Kind: EventSession, Session: hs.rec.Key, Op: SessionSubs})
+}
+
 func (hs *httpSession) subscribe(ctx context.Context, uri string, max int) error {
-	return hs.update(ctx, func(r *SessionRecord) error {
+	err := hs.update(ctx, func(r *SessionRecord) error {
 		for _, u := range r.Subscriptions {
 			if u == uri {
 				return nil
@@ -183,10 +189,14 @@ func (hs *httpSession) subscribe(ctx context.Context, uri string, max int) error
 		r.Subscriptions = append(r.Subscriptions, uri)
 		return nil
 	})
+	if err == nil {
+		hs.subsChanged()
+	}
+	return err
 }
 
 func (hs *httpSession) unsubscribe(ctx context.Context, uri string) error {
-	return hs.update(ctx, func(r *SessionRecord) error {
+	err := hs.update(ctx, func(r *SessionRecord) error {
 		for i, u := range r.Subscriptions {
 			if u == uri {
 				r.Subscriptions = append(r.Subscriptions[:i], r.Subscriptions[i+1:]...)
@@ -195,6 +205,10 @@ func (hs *httpSession) unsubscribe(ctx context.Context, uri string) error {
 		}
 		return nil
 	})
+	if err == nil {
+		hs.subsChanged()
+	}
+	return err
 }
 
 // storeUnavailable is the answer when the session store cannot be reached:
@@ -268,9 +282,14 @@ func (h *httpHandler) initialize(w http.ResponseWriter, r *http.Request, m *rpcM
 }
 
 // sessionEnded releases what this instance holds for a session that ended
-// (DELETE, eviction): its running requests are cancelled.
+// (DELETE, eviction) and tells the other instances (§4.3): its running
+// requests are cancelled and its stream closes, with nothing more sent.
 func (s *Server) sessionEnded(key string) {
 	s.sessions.forget(key)
+	if st := s.hub.stream(key); st != nil {
+		st.stop(false)
+	}
+	_ = s.publish(Event{Kind: EventSession, Session: key, Op: SessionClosed})
 }
 
 // findSession looks the session of the request up (S2, S3, G3, D3): a
@@ -387,10 +406,14 @@ func (s *Server) sessionNotification(ctx context.Context, rec *SessionRecord, m 
 	case mcp20251125.MethodNotificationsCancelled:
 		var p mcp20251125.CancelledNotificationParams
 		if m.params != nil && s.legacyDecode().Unmarshal(m.params, &p) == nil && p.RequestID != nil {
-			// Unknown or finished ids are ignored (L1125/basic/utilities/cancellation.mdx, rule 5).
-			// TODO(step 10): a request running on another instance is
-			// cancelled through the broker (EventSession cancel).
-			s.sessions.cancel(rec.Key, modernID(*p.RequestID))
+			// Unknown or finished ids are ignored (L1125/basic/utilities/cancellation.mdx,
+			// rule 5); one that does not run here may run on another
+			// instance.
+			id := modernID(*p.RequestID)
+			if !s.sessions.cancel(rec.Key, id) {
+				ref, _ := protocol.Marshal(&id)
+				_ = s.publish(Event{Kind: EventSession, Session: rec.Key, Op: SessionCancel, Ref: string(ref)})
+			}
 		}
 	}
 	return accepted
@@ -448,9 +471,7 @@ func (h *httpHandler) sessionVerb(w http.ResponseWriter, r *http.Request, sids [
 		h.deleteSession(w, r, rec)
 		return
 	}
-	// G5, G6: the standalone stream (step 6).
-	w.Header().Set("Allow", allowDual)
-	writeAnswer(w, withStatus(s.errorOutcome(nil, invalidRequest("Method not allowed: the GET stream of a session is not served yet")), http.StatusMethodNotAllowed))
+	h.sessionStream(w, r, rec) // G5, G6
 }
 
 // deleteSession ends a session (D4, §4.3): the record goes, this

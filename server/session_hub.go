@@ -1,0 +1,130 @@
+package server
+
+import (
+	"context"
+	"sync"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// sessionHub routes broker events to this instance's legacy session
+// streams (docs/dual-era.md §7.3): one broker subscription for all of
+// them, instead of one per stream, taken when the first stream opens and
+// dropped when the last one closes (so an idle Server holds no goroutine).
+// List changes and resource updates go to every stream, which keeps what
+// its session declared and subscribed to; EventSession ops go to the
+// stream of the session they name: closed and takeover end it, subs makes
+// it reload its subscriptions; closed and cancel also reach the session's
+// running requests on this instance.
+//
+// TODO(step 10): with a shared store, requests and bridge waits of a
+// session on an instance holding no stream need the hub too (cancel,
+// closed, answer): make them users of the subscription.
+type sessionHub struct {
+	s *Server
+
+	mu      sync.Mutex
+	streams map[string]*legacyStream // the standalone stream of each session held here, by key
+	users   int                      // streams attached and not yet detached
+	sub     *hubSubscription
+}
+
+type hubSubscription struct {
+	stop func()
+	done chan struct{} // closed when the routing goroutine returns
+}
+
+func newSessionHub(s *Server) *sessionHub {
+	return &sessionHub{s: s, streams: map[string]*legacyStream{}}
+}
+
+// attach registers st as its session's stream on this instance, taking
+// the broker subscription if it is the first user. It returns the stream
+// st replaces here, which the caller ends (take-over).
+func (h *sessionHub) attach(st *legacyStream) (*legacyStream, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.sub == nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		events, stop, err := h.s.cfg.broker.Subscribe(ctx)
+		if err != nil {
+			cancel()
+			return nil, err
+		}
+		sub := &hubSubscription{stop: func() { stop(); cancel() }, done: make(chan struct{})}
+		h.sub = sub
+		go h.run(events, sub.done)
+	}
+	h.users++
+	old := h.streams[st.key]
+	h.streams[st.key] = st
+	return old, nil
+}
+
+// detach unregisters st (if it is still its session's stream here) and
+// drops the broker subscription when no stream is left, waiting for the
+// routing goroutine to return.
+func (h *sessionHub) detach(st *legacyStream) {
+	h.mu.Lock()
+	if h.streams[st.key] == st {
+		delete(h.streams, st.key)
+	}
+	h.users--
+	var sub *hubSubscription
+	if h.users == 0 {
+		sub, h.sub = h.sub, nil
+	}
+	h.mu.Unlock()
+	if sub != nil {
+		sub.stop()
+		<-sub.done
+	}
+}
+
+// stream returns the stream of session key held here, or nil.
+func (h *sessionHub) stream(key string) *legacyStream {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.streams[key]
+}
+
+// run routes events until the subscription ends.
+func (h *sessionHub) run(events <-chan Event, done chan struct{}) {
+	defer close(done)
+	for ev := range events {
+		h.route(ev)
+	}
+}
+
+// route hands one event to the streams and requests it concerns.
+func (h *sessionHub) route(ev Event) {
+	switch ev.Kind {
+	case EventToolsChanged, EventPromptsChanged, EventResourcesChanged, EventResourceUpdated:
+		h.mu.Lock()
+		for _, st := range h.streams {
+			st.offer(ev)
+		}
+		h.mu.Unlock()
+	case EventSession:
+		switch ev.Op {
+		case SessionClosed:
+			if st := h.stream(ev.Session); st != nil {
+				st.stop(false)
+			}
+			h.s.sessions.forget(ev.Session)
+		case SessionTakeover:
+			if st := h.stream(ev.Session); st != nil && st.id != ev.Ref {
+				st.stop(true)
+			}
+		case SessionSubs:
+			if st := h.stream(ev.Session); st != nil {
+				st.offer(ev)
+			}
+		case SessionCancel:
+			var id protocol.RequestId
+			if protocol.Unmarshal([]byte(ev.Ref), &id) == nil {
+				h.s.sessions.cancel(ev.Session, id)
+			}
+		}
+	}
+}

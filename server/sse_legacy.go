@@ -1,0 +1,271 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpwire/mcpwire/server/internal/legacy"
+)
+
+// The standalone GET stream of a legacy session (docs/dual-era.md §4.4):
+// one at a time per session, carrying only what is tied to no request
+// (list changes, resource updates), kept alive by comments, bounded in
+// life, and taken over by the session's next GET.
+//
+// TODO(step 8): event ids (<stream>.<seq>), the priming event of
+// 2025-11-25, the event log and Last-Event-ID.
+
+// legacyStream is one open standalone stream, as the hub sees it.
+type legacyStream struct {
+	id   string // 12 base64url characters naming the stream within its session
+	key  string // the session's store key
+	rev  legacy.Rev
+	caps declaredCaps
+
+	events chan Event // from the hub; an event is dropped when it is full
+	ended  chan struct{}
+	once   sync.Mutex
+	retry  bool // set with ended: send retry before closing
+	closed bool
+}
+
+// offer hands an event to the stream without waiting: a stream too slow to
+// keep up loses events rather than block the hub (a spurious or lost
+// list_changed is harmless; subscriptions are also re-read every minute).
+func (st *legacyStream) offer(ev Event) {
+	select {
+	case st.events <- ev:
+	default:
+	}
+}
+
+// stop ends the stream, once; with retry, the client is told to reconnect
+// (take-over), without, the session is over.
+func (st *legacyStream) stop(retry bool) {
+	st.once.Lock()
+	defer st.once.Unlock()
+	if st.closed {
+		return
+	}
+	st.closed, st.retry = true, retry
+	close(st.ended)
+}
+
+// shouldRetry reports how a stopped stream ends.
+func (st *legacyStream) shouldRetry() bool {
+	st.once.Lock()
+	defer st.once.Unlock()
+	return st.retry
+}
+
+// newStreamID is 9 random bytes in base64url: 12 characters.
+func newStreamID() (string, error) {
+	b := make([]byte, 9)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(b), nil
+}
+
+// legacySSE writes the events of a legacy stream.
+type legacySSE struct {
+	w http.ResponseWriter
+	f http.Flusher
+}
+
+func (e *legacySSE) write(b []byte) bool {
+	if _, err := e.w.Write(b); err != nil {
+		return false
+	}
+	if e.f != nil {
+		e.f.Flush()
+	}
+	return true
+}
+
+// message writes one JSON-RPC message as an event.
+func (e *legacySSE) message(msg []byte) bool {
+	msg = oneLine(msg)
+	buf := make([]byte, 0, len(msg)+24)
+	buf = append(buf, "event: message\ndata: "...)
+	buf = append(buf, msg...)
+	return e.write(append(buf, "\n\n"...))
+}
+
+// comment writes a keep-alive comment.
+func (e *legacySSE) comment() bool { return e.write([]byte(": keep-alive\n\n")) }
+
+// retry writes an event holding only the retry field: reconnect after d.
+func (e *legacySSE) retry(d time.Duration) bool {
+	return e.write([]byte("retry: " + strconv.FormatInt(d.Milliseconds(), 10) + "\n\n"))
+}
+
+// refreshEvery is how many keep-alives pass between re-reads of the
+// session record (about a minute with the default 15 s).
+const refreshEvery = 4
+
+// sessionStream serves the standalone GET stream of a found session (G6):
+// it becomes the session's stream in the store (take-over: the previous
+// one, on any instance, closes with a retry field), then carries list
+// changes its session declared and updates of the resources it subscribed
+// to, until the client goes, the session ends, another GET takes over,
+// WithMaxStreamLifetime passes or the server shuts down (the last three
+// with retry, so that the client reconnects). Every fourth keep-alive
+// re-reads the record (deleted, expired, taken over?), reloads the
+// subscriptions and touches the session: an open stream keeps it alive.
+func (h *httpHandler) sessionStream(w http.ResponseWriter, r *http.Request, rec *SessionRecord) {
+	s := h.s
+	// TODO(step 8): Last-Event-ID resumes a stream (G5); until event ids
+	// exist none can name one, and a fresh standalone stream is opened.
+	conv, caps, err := s.sessionConv(rec)
+	if err != nil {
+		s.log.Error("restoring a session", "err", err)
+		writeAnswer(w, s.errorOutcome(nil, InternalError("Internal error")))
+		return
+	}
+	id, err := newStreamID()
+	if err != nil {
+		writeAnswer(w, s.errorOutcome(nil, InternalError("Internal error")))
+		return
+	}
+	ctx := r.Context()
+	cur, err := s.cfg.legacy.Store.Update(ctx, rec.Principal, rec.Key, func(r *SessionRecord) error {
+		r.Stream = s.instance + "/" + id
+		return nil
+	})
+	switch {
+	case errors.Is(err, ErrSessionNotFound):
+		writeAnswer(w, withStatus(s.errorOutcome(nil, invalidRequest(msgSessionNotFound)), http.StatusNotFound))
+		return
+	case err != nil:
+		writeAnswer(w, s.storeUnavailable(nil, "update", err))
+		return
+	}
+	st := &legacyStream{id: id, key: rec.Key, rev: conv.Rev, caps: caps, events: make(chan Event, 64), ended: make(chan struct{})}
+	old, err := s.hub.attach(st)
+	if err != nil {
+		s.log.Error("subscribing to the broker", "err", err)
+		writeAnswer(w, s.errorOutcome(nil, InternalError("Internal error: the session's stream is unavailable")))
+		return
+	}
+	defer s.hub.detach(st)
+	if old != nil {
+		old.stop(true)
+	}
+	_ = s.publish(Event{Kind: EventSession, Session: rec.Key, Op: SessionTakeover, Ref: id})
+	s.listeners.Add(1)
+	defer s.listeners.Done()
+
+	hd := w.Header()
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Cache-Control", "no-cache")
+	hd.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	flusher, _ := w.(http.Flusher)
+	out := &legacySSE{w: w, f: flusher}
+	if flusher != nil {
+		flusher.Flush()
+	}
+	subs := subscriptionSet(cur.Subscriptions)
+	var tick <-chan time.Time
+	if s.cfg.keepAlive > 0 {
+		t := time.NewTicker(s.cfg.keepAlive)
+		defer t.Stop()
+		tick = t.C
+	}
+	var lifetime <-chan time.Time
+	if s.cfg.streamLifetime > 0 {
+		t := time.NewTimer(s.cfg.streamLifetime)
+		defer t.Stop()
+		lifetime = t.C
+	}
+	retry := func() { out.retry(s.cfg.legacy.RetryInterval) }
+	for ticks := 0; ; {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.closing:
+			retry()
+			return
+		case <-lifetime:
+			retry()
+			return
+		case <-st.ended:
+			if st.shouldRetry() {
+				retry()
+			}
+			return
+		case <-tick:
+			if !out.comment() {
+				return
+			}
+			if ticks++; ticks%refreshEvery != 0 {
+				continue
+			}
+			fresh, gone, retryNow := s.refreshStream(ctx, rec, st)
+			switch {
+			case gone:
+				return
+			case retryNow:
+				retry()
+				return
+			case fresh != nil:
+				subs = subscriptionSet(fresh.Subscriptions)
+			}
+		case ev := <-st.events:
+			var msg []byte
+			switch ev.Kind {
+			case EventToolsChanged, EventPromptsChanged, EventResourcesChanged:
+				msg = listChanged(st.rev, st.caps, ev.Kind)
+			case EventResourceUpdated:
+				if _, ok := subs[ev.URI]; ok {
+					msg = resourceUpdated(st.rev, ev.URI)
+				}
+			case EventSession: // SessionSubs
+				fresh, gone, _ := s.refreshStream(ctx, rec, st)
+				if gone {
+					return
+				}
+				if fresh != nil {
+					subs = subscriptionSet(fresh.Subscriptions)
+				}
+			}
+			if msg != nil && !out.message(msg) {
+				return
+			}
+		}
+	}
+}
+
+// refreshStream re-reads the record of a stream's session: gone when the
+// session ended, retry when another stream took over, else the record
+// (nil when the store could not be read: the stream goes on). It touches
+// the session, so that an open stream keeps it alive.
+func (s *Server) refreshStream(ctx context.Context, rec *SessionRecord, st *legacyStream) (fresh *SessionRecord, gone, retry bool) {
+	cur, err := s.cfg.legacy.Store.Get(ctx, rec.Principal, rec.Key)
+	switch {
+	case errors.Is(err, ErrSessionNotFound):
+		return nil, true, false
+	case err != nil:
+		s.log.Warn("re-reading a session for its stream", "err", err)
+		return nil, false, false
+	case cur.Stream != s.instance+"/"+st.id:
+		return nil, false, true
+	}
+	s.touch(ctx, cur)
+	return cur, false, false
+}
+
+func subscriptionSet(uris []string) map[string]struct{} {
+	m := make(map[string]struct{}, len(uris))
+	for _, u := range uris {
+		m[u] = struct{}{}
+	}
+	return m
+}
