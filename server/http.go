@@ -32,6 +32,27 @@ type HTTPOptions struct {
 	Authenticate func(r *http.Request) (principal string, err error)
 	// WWWAuthenticate is the challenge sent with 401 (default "Bearer").
 	WWWAuthenticate string
+
+	// ClientKey, when set, names the client of a request without a
+	// principal, in place of the connection's remote address: the key
+	// that the rate limit (WithRateLimit) and the task quota
+	// (TaskConfig.MaxTasksPerPrincipal) count by. A key that is an IP address
+	// (with or without a port) is grouped as a remote address is (see
+	// IPv6PrefixLen); an empty key falls back to the remote address. Use
+	// it behind a reverse proxy, to read the address the proxy reports
+	// (the last X-Forwarded-For entry your own proxy appended, say):
+	// only behind a proxy you trust, which overwrites or appends to the
+	// header, since a client sets X-Forwarded-For to whatever it likes
+	// and would otherwise pick its own key. It runs for every request
+	// without a principal, before the body is read, and must be safe for
+	// concurrent use.
+	ClientKey func(r *http.Request) string
+	// IPv6PrefixLen is how many leading bits of an IPv6 client address
+	// name the client for those limits (DefaultIPv6PrefixLen, 64: a client
+	// rotating through the addresses of its /64 is one client; 128: each
+	// address on its own). An IPv4-mapped IPv6 address counts as its IPv4
+	// address, and an IPv4 address as itself.
+	IPv6PrefixLen int
 }
 
 // Handler returns the Streamable HTTP endpoint of s: POST only, one
@@ -54,12 +75,26 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	if opts.WWWAuthenticate == "" {
 		opts.WWWAuthenticate = "Bearer"
 	}
+	if opts.IPv6PrefixLen <= 0 {
+		opts.IPv6PrefixLen = DefaultIPv6PrefixLen
+	}
 	return &httpHandler{s: s, opts: opts}
 }
 
 type httpHandler struct {
 	s    *Server
 	opts HTTPOptions
+}
+
+// clientKey is the key of the client of a request without a principal
+// (see HTTPOptions.ClientKey).
+func (h *httpHandler) clientKey(r *http.Request) string {
+	if h.opts.ClientKey != nil {
+		if k := h.opts.ClientKey(r); k != "" {
+			return clientKey(k, h.opts.IPv6PrefixLen)
+		}
+	}
+	return clientKey(r.RemoteAddr, h.opts.IPv6PrefixLen)
 }
 
 func (h *httpHandler) hostAllowed(hostport string) bool {
@@ -120,6 +155,10 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	var client string
+	if principal == "" {
+		client = h.clientKey(r)
+	}
 	body, err := h.readBody(w, r)
 	if err != nil {
 		var mbe *http.MaxBytesError
@@ -131,7 +170,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sse := &sseWriter{w: w}
-	out := h.s.process(r.Context(), body, &exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: r.RemoteAddr})
+	out := h.s.process(r.Context(), body, &exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: client})
 	sse.finish(out)
 	h.s.recycle(out.buf)
 }

@@ -178,8 +178,9 @@ type Server struct {
 	extMethods map[string]extMethod
 	// toolCallHook, when set by an extension, may take over a tools/call
 	// after its arguments are validated (the tasks extension runs the call
-	// as a task); it reports whether it did. remote is the client's
-	// address (HTTP; "" on stdio).
+	// as a task); it reports whether it did. remote is the client key of
+	// an HTTP request without a principal (see clientKey; "" on stdio or
+	// with a principal).
 	toolCallHook func(ctx context.Context, r *Request, t *tool, args json.RawMessage, remote string) (wireResult, bool, error)
 	tasks        *taskManager // the tasks extension, once enabled
 	tools        map[string]*tool

@@ -113,8 +113,9 @@ type TaskConfig struct {
 	// TTL plus Retention) of one principal (DefaultMaxTasksPerPrincipal);
 	// negative means no cap. A request without a principal (no
 	// Authenticate hook) counts against its client address over HTTP (the
-	// host part of the connection's remote address, as WithRateLimit
-	// keys it), and against the one client on stdio. A tools/call
+	// host part of the connection's remote address, an IPv6 address by its
+	// /64, as WithRateLimit keys it: see HTTPOptions.ClientKey and
+	// IPv6PrefixLen), and against the one client on stdio. A tools/call
 	// over the cap gets CodeRateLimited naming it ("per principal", "per
 	// client address"), with HTTP 429 and Retry-After: 60 (a slot frees
 	// only when the scope's oldest task expires).
@@ -487,12 +488,14 @@ func newTaskID() (string, error) {
 // is one; without one (no Authenticate hook), per client address over
 // HTTP, as the rate limit does, so that one anonymous client cannot use up
 // everyone's tasks; on stdio, where there is a single client, per client.
-func taskQuota(r *Request, remote string) (key, per string) {
+// client is the client key of the HTTP request (see clientKey; "" on
+// stdio).
+func taskQuota(r *Request, client string) (key, per string) {
 	switch {
 	case r.Principal != "":
 		return "", "per principal"
-	case remote != "":
-		return remoteHost(remote), "per client address"
+	case client != "":
+		return client, "per client address"
 	}
 	return "", "per client"
 }
@@ -518,10 +521,10 @@ func keptBytes(r *Request, args json.RawMessage, responses protocol.InputRespons
 }
 
 // start creates the task, durably (R-TASK-07), starts its runner and
-// returns the CreateTaskResult. remote is the client's address (HTTP). In
-// order, it refuses a task whose request is over
+// returns the CreateTaskResult. client is the client key (HTTP; see
+// clientKey). In order, it refuses a task whose request is over
 // MaxArgumentBytes, one over MaxRunning and one over the quota.
-func (m *taskManager) start(ctx context.Context, r *Request, remote string, t *tool, args json.RawMessage, responses protocol.InputResponses, state []byte) (wireResult, error) {
+func (m *taskManager) start(ctx context.Context, r *Request, client string, t *tool, args json.RawMessage, responses protocol.InputResponses, state []byte) (wireResult, error) {
 	if m.maxArgs > 0 {
 		if n := keptBytes(r, args, responses) + len(state); n > m.maxArgs {
 			return nil, InvalidParams(fmt.Sprintf("Invalid params: arguments too large to run as a task (%d bytes of arguments, _meta and inputResponses, at most %d)", n, m.maxArgs), nil)
@@ -548,7 +551,7 @@ func (m *taskManager) start(ctx context.Context, r *Request, remote string, t *t
 		m.s.log.Error("task id", "err", err)
 		return nil, InternalError("Internal error")
 	}
-	quota, per := taskQuota(r, remote)
+	quota, per := taskQuota(r, client)
 	now := taskNow()
 	rec := &TaskRecord{
 		ID: id, Principal: r.Principal, QuotaKey: quota, Method: r.Method, Target: t.def.Name,
