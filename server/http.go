@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -33,6 +34,21 @@ type HTTPOptions struct {
 	// WWWAuthenticate is the challenge sent with 401 (default "Bearer").
 	WWWAuthenticate string
 
+	// WriteTimeout bounds each write to an event stream: a listen stream,
+	// or a response that turned into one with a notification; its events,
+	// keep-alive comments and final message (default
+	// DefaultStreamWriteTimeout, 30 s; negative: no bound). A write that
+	// does not complete in time, because the client stopped reading and
+	// the socket buffers are full, ends the stream: nothing more is sent
+	// and the connection is closed, so that such a client holds its
+	// stream (and Shutdown) for at most this long. The deadline is set
+	// with http.ResponseController.SetWriteDeadline before each write,
+	// which overrides http.Server's WriteTimeout for the rest of that
+	// response (a long-lived stream needs no server-wide write timeout);
+	// a ResponseWriter without deadlines (httptest.ResponseRecorder, a
+	// wrapper without Unwrap) writes without one. Plain JSON responses are
+	// left to the http.Server's timeouts.
+	WriteTimeout time.Duration
 	// ClientKey, when set, names the client of a request without a
 	// principal, in place of the connection's remote address: the key
 	// that the rate limit (WithRateLimit) and the task quota
@@ -55,6 +71,10 @@ type HTTPOptions struct {
 	IPv6PrefixLen int
 }
 
+// DefaultStreamWriteTimeout bounds one write to an event stream
+// (HTTPOptions.WriteTimeout).
+const DefaultStreamWriteTimeout = 30 * time.Second
+
 // Handler returns the Streamable HTTP endpoint of s: POST only, one
 // JSON-RPC message per request, answered with application/json or, when
 // the handler sends progress or log notifications before its result, with
@@ -74,6 +94,12 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	opts.AllowedHosts = hosts
 	if opts.WWWAuthenticate == "" {
 		opts.WWWAuthenticate = "Bearer"
+	}
+	switch {
+	case opts.WriteTimeout == 0:
+		opts.WriteTimeout = DefaultStreamWriteTimeout
+	case opts.WriteTimeout < 0:
+		opts.WriteTimeout = 0
 	}
 	if opts.IPv6PrefixLen <= 0 {
 		opts.IPv6PrefixLen = DefaultIPv6PrefixLen
@@ -169,7 +195,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.writeError(w, http.StatusBadRequest, &Error{Code: protocol.CodeParseError, Message: "Parse error: reading the body failed"})
 		return
 	}
-	sse := &sseWriter{w: w}
+	sse := &sseWriter{w: w, h: h}
 	out := h.s.process(r.Context(), body, &exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: client})
 	sse.finish(out)
 	h.s.recycle(out.buf)
@@ -219,10 +245,13 @@ func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, 
 // sseWriter turns the response into an event stream when the first
 // notification arrives, and otherwise writes plain JSON.
 type sseWriter struct {
-	mu      sync.Mutex
-	w       http.ResponseWriter
-	started bool
-	done    bool
+	mu sync.Mutex
+	w  http.ResponseWriter
+	h  *httpHandler
+	// started: the event stream has begun; done: the response is over;
+	// broken: a write failed or timed out, nothing more is written;
+	// noDeadline: the ResponseWriter has no write deadlines.
+	started, done, broken, noDeadline bool
 }
 
 func (s *sseWriter) start() {
@@ -234,25 +263,52 @@ func (s *sseWriter) start() {
 	s.started = true
 }
 
+// write sends b on the started stream and flushes it, within the write
+// timeout. After a failure nothing more is written: the stream is
+// broken (the connection is closed once the handler returns).
+func (s *sseWriter) write(b []byte) error {
+	if s.broken {
+		return errStreamBroken
+	}
+	rc := http.NewResponseController(s.w)
+	if d := s.h.opts.WriteTimeout; d > 0 && !s.noDeadline {
+		err := rc.SetWriteDeadline(time.Now().Add(d))
+		switch {
+		case errors.Is(err, http.ErrNotSupported):
+			s.noDeadline = true // a recorder, or a wrapper without Unwrap
+		case err != nil:
+			s.broken = true
+			return err
+		}
+	}
+	_, err := s.w.Write(b)
+	if err == nil {
+		if err = rc.Flush(); errors.Is(err, http.ErrNotSupported) {
+			err = nil
+		}
+	}
+	if err != nil {
+		s.broken = true
+	}
+	return err
+}
+
+// errStreamBroken is what writes to a broken stream return.
+var errStreamBroken = errors.New("server: the event stream is broken")
+
 func (s *sseWriter) event(msg []byte) error {
 	msg = oneLine(msg) // one data line per event
 	buf := make([]byte, 0, len(msg)+24)
 	buf = append(buf, "event: message\ndata: "...)
 	buf = append(buf, msg...)
 	buf = append(buf, "\n\n"...)
-	if _, err := s.w.Write(buf); err != nil {
-		return err
-	}
-	if f, ok := s.w.(http.Flusher); ok {
-		f.Flush()
-	}
-	return nil
+	return s.write(buf)
 }
 
 func (s *sseWriter) notify(msg []byte) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.done {
+	if s.done || s.broken {
 		return false
 	}
 	if !s.started {
@@ -262,20 +318,14 @@ func (s *sseWriter) notify(msg []byte) bool {
 }
 
 // keepAlive writes an SSE comment on a started stream (R-HTTP-13). It
-// reports false when the client is gone.
+// reports false when the client is gone or the stream is broken.
 func (s *sseWriter) keepAlive() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.done || !s.started {
-		return !s.done
+	if s.done || s.broken || !s.started {
+		return !s.done && !s.broken
 	}
-	if _, err := s.w.Write([]byte(": keep-alive\n\n")); err != nil {
-		return false
-	}
-	if f, ok := s.w.(http.Flusher); ok {
-		f.Flush()
-	}
-	return true
+	return s.write([]byte(": keep-alive\n\n")) == nil
 }
 
 func (s *sseWriter) finish(out outcome) {
@@ -288,7 +338,7 @@ func (s *sseWriter) finish(out outcome) {
 	case out.notification:
 		s.w.WriteHeader(http.StatusAccepted)
 	case s.started:
-		_ = s.event(out.body)
+		_ = s.event(out.body) // nothing on a broken stream
 	default:
 		s.w.Header().Set("Content-Type", "application/json")
 		if out.retryAfter > 0 {

@@ -143,7 +143,10 @@ func (s *Server) publish(ev Event) error {
 // for the requests still running (whose responses are still sent), or for
 // ctx. On HTTP a stream ends with its subscriptions/listen result
 // (R-SUB-06); on stdio with notifications/cancelled naming the listen
-// request (R-SUB-07): see the package documentation for this choice.
+// request (R-SUB-07): see the package documentation for this choice. A
+// stream whose client stopped reading ends when its pending write times
+// out (HTTPOptions.WriteTimeout, 30 s by default): give ctx longer than
+// that for every stream to end.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeOnce.Do(func() { close(s.closing) })
 	done := make(chan struct{})
@@ -159,12 +162,22 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // listen serves subscriptions/listen: an acknowledgement, then the
 // notifications the client asked for, each tagged with the listen request's
 // id, until the client goes away or the server shuts down.
+//
+// A stream that can no longer be written to (the client is gone, or
+// stopped reading and a write timed out: HTTPOptions.WriteTimeout) ends
+// with nothing more sent.
 func (s *Server) listen(ctx context.Context, r *Request, p *protocol.SubscriptionsListenRequestParams, x *exchange) (wireResult, error) {
 	s.listeners.Add(1)
 	defer s.listeners.Done()
 	filter, err := s.honored(ctx, r, p)
 	if err != nil {
 		return nil, err
+	}
+	gone := func() (wireResult, error) {
+		if ctx.Err() == nil {
+			s.log.Info("listen stream ended: writing to it failed or timed out", "id", r.ID)
+		}
+		return nil, errSilent
 	}
 	events, stop, err := s.cfg.broker.Subscribe(ctx)
 	if err != nil {
@@ -179,7 +192,7 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 		ack.Notifications.Extra.Set("taskIds", jsonText(filter.taskIDs))
 	}
 	if !r.sendAlways(protocol.MethodNotificationsSubscriptionsAcknowledged, &ack) {
-		return nil, ctx.Err()
+		return gone()
 	}
 	var tick <-chan time.Time
 	if _, ok := r.out.(keepAliver); ok && s.cfg.keepAlive > 0 {
@@ -204,14 +217,14 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 			end = true
 		case <-tick:
 			if ka, ok := r.out.(keepAliver); ok && !ka.keepAlive() {
-				return nil, context.Canceled
+				return gone()
 			}
 		case ev, ok := <-events:
 			if !ok {
 				return nil, InternalError("Subscription ended")
 			}
 			if !s.deliver(r, ev, filter, tag) {
-				return nil, context.Canceled
+				return gone()
 			}
 		}
 		if end {
