@@ -51,8 +51,9 @@ type HTTPOptions struct {
 	WriteTimeout time.Duration
 	// ClientKey, when set, names the client of a request without a
 	// principal, in place of the connection's remote address: the key
-	// that the rate limit (WithRateLimit) and the task quota
-	// (TaskConfig.MaxTasksPerPrincipal) count by. A key that is an IP address
+	// that the rate limit (WithRateLimit), the task quota
+	// (TaskConfig.MaxTasksPerPrincipal) and the listen stream cap per
+	// client (WithMaxListenStreams) count by. A key that is an IP address
 	// (with or without a port) is grouped as a remote address is (see
 	// IPv6PrefixLen); an empty key falls back to the remote address. Use
 	// it behind a reverse proxy, to read the address the proxy reports

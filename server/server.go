@@ -84,6 +84,8 @@ type config struct {
 	maxNumberDigits   int   // WithNumberLimits; 0: the default
 	maxNumberExponent int   // WithNumberLimits; 0: the default
 	maxWork           int64 // WithMaxValidationWork; 0: the default
+	maxStreamsPer     int   // WithMaxListenStreams; 0: the default, < 0: none
+	maxStreams        int   // WithMaxListenStreams; 0: the default, < 0: none
 }
 
 // WithInstructions sets the instructions returned by server/discover.
@@ -172,6 +174,7 @@ type Server struct {
 	closing   chan struct{}  // closed by Shutdown
 	closeOnce sync.Once
 	listeners sync.WaitGroup // running listen streams
+	streams   streamCounts   // open listen streams, for WithMaxListenStreams
 
 	mu         sync.RWMutex
 	extensions map[string]protocol.JSONObject // capabilities.extensions

@@ -106,6 +106,9 @@ func TestStalledListenReaderEnds(t *testing.T) {
 	if err := s.Shutdown(ctx); err != nil {
 		t.Fatalf("Shutdown with a stream whose client stopped reading: %v", err)
 	}
+	if s.streams.total != 0 {
+		t.Errorf("%d listen streams still counted after Shutdown", s.streams.total)
+	}
 	// The stalled connection is closed by the server: draining it ends.
 	_ = stalled.SetReadDeadline(time.Now().Add(10 * time.Second))
 	if n, err := io.Copy(io.Discard, stalled); err != nil {
