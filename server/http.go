@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
@@ -49,6 +51,29 @@ type HTTPOptions struct {
 	// wrapper without Unwrap) writes without one. Plain JSON responses are
 	// left to the http.Server's timeouts.
 	WriteTimeout time.Duration
+	// MaxConcurrent bounds the POSTs that this Handler reads and serves at
+	// once (DefaultMaxHTTPConcurrent; negative: no bound), counted from
+	// the moment their body starts being read until their response is
+	// written. A listen stream leaves the count once it is accepted: the
+	// listen stream caps count it instead (WithMaxListenStreams).
+	MaxConcurrent int
+	// MaxBodyMemory bounds the bytes that the bodies of those requests
+	// hold in all (DefaultMaxBodyMemory; negative: no bound). A body counts
+	// as its buffer grows with what arrives, not by its declared
+	// Content-Length, so that a client that declares a large body and
+	// stalls holds little of the budget; a body is read into at most
+	// twice the bytes that arrived. Decoding a body and the handler's
+	// work take memory in proportion to it, which this bound thus caps
+	// as well, as a multiple.
+	//
+	// A request over MaxConcurrent or MaxBodyMemory is shed: it is
+	// answered at once with 503 Service Unavailable, Retry-After: 1 and a
+	// JSON-RPC error with no id and code CodeRateLimited (retryAfterMs
+	// 1000), and the rest of its body is not read. 503 rather than 429:
+	// the server is at capacity, through no fault of this client, and a
+	// load balancer may send the retry to another instance; the code is
+	// the one a client already backs off on.
+	MaxBodyMemory int64
 	// ClientKey, when set, names the client of a request without a
 	// principal, in place of the connection's remote address: the key
 	// that the rate limit (WithRateLimit), the task quota
@@ -72,9 +97,19 @@ type HTTPOptions struct {
 	IPv6PrefixLen int
 }
 
-// DefaultStreamWriteTimeout bounds one write to an event stream
-// (HTTPOptions.WriteTimeout).
-const DefaultStreamWriteTimeout = 30 * time.Second
+// Defaults of HTTPOptions.
+const (
+	// DefaultStreamWriteTimeout bounds one write to an event stream
+	// (HTTPOptions.WriteTimeout).
+	DefaultStreamWriteTimeout = 30 * time.Second
+	// DefaultMaxHTTPConcurrent bounds the requests one Handler reads and
+	// serves at once (HTTPOptions.MaxConcurrent).
+	DefaultMaxHTTPConcurrent = 1024
+	// DefaultMaxBodyMemory bounds the bytes that the bodies of those
+	// requests hold in all (HTTPOptions.MaxBodyMemory): 64 bodies of the
+	// largest size allowed by default.
+	DefaultMaxBodyMemory = 256 << 20
+)
 
 // Handler returns the Streamable HTTP endpoint of s: POST only, one
 // JSON-RPC message per request, answered with application/json or, when
@@ -102,6 +137,12 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	case opts.WriteTimeout < 0:
 		opts.WriteTimeout = 0
 	}
+	if opts.MaxConcurrent == 0 {
+		opts.MaxConcurrent = DefaultMaxHTTPConcurrent
+	}
+	if opts.MaxBodyMemory == 0 {
+		opts.MaxBodyMemory = DefaultMaxBodyMemory
+	}
 	if opts.IPv6PrefixLen <= 0 {
 		opts.IPv6PrefixLen = DefaultIPv6PrefixLen
 	}
@@ -111,6 +152,9 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 type httpHandler struct {
 	s    *Server
 	opts HTTPOptions
+
+	inflight  atomic.Int64 // requests being read or served (MaxConcurrent)
+	bodyBytes atomic.Int64 // bytes their body buffers hold (MaxBodyMemory)
 }
 
 // clientKey is the key of the client of a request without a principal
@@ -122,6 +166,17 @@ func (h *httpHandler) clientKey(r *http.Request) string {
 		}
 	}
 	return clientKey(r.RemoteAddr, h.opts.IPv6PrefixLen)
+}
+
+// errBusy refuses a body over HTTPOptions.MaxBodyMemory.
+var errBusy = errors.New("server: body memory budget exhausted")
+
+// shed answers a request over MaxConcurrent or MaxBodyMemory (see
+// HTTPOptions.MaxBodyMemory): 503 with Retry-After, nothing more read.
+func (h *httpHandler) shed(w http.ResponseWriter, msg string) {
+	w.Header().Set("Retry-After", "1")
+	w.Header().Set("Connection", "close") // the rest of the body is not read
+	h.writeError(w, http.StatusServiceUnavailable, &Error{Code: CodeRateLimited, Message: msg, Data: json.RawMessage(`{"retryAfterMs":1000}`)})
 }
 
 func (h *httpHandler) hostAllowed(hostport string) bool {
@@ -186,17 +241,25 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if principal == "" {
 		client = h.clientKey(r)
 	}
-	body, err := h.readBody(w, r)
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			h.writeError(w, http.StatusRequestEntityTooLarge, &Error{Code: protocol.CodeInvalidRequestError, Message: "Request body too large"})
-			return
-		}
-		h.writeError(w, http.StatusBadRequest, &Error{Code: protocol.CodeParseError, Message: "Parse error: reading the body failed"})
+	sse := &sseWriter{w: w, h: h}
+	if !sse.enter() {
+		h.shed(w, "Server busy: too many requests in flight; retry later")
 		return
 	}
-	sse := &sseWriter{w: w, h: h}
+	defer sse.leave()
+	body, err := h.readBody(w, r, sse)
+	if err != nil {
+		var mbe *http.MaxBytesError
+		switch {
+		case errors.Is(err, errBusy):
+			h.shed(w, "Server busy: too many request bodies in memory; retry later")
+		case errors.As(err, &mbe):
+			h.writeError(w, http.StatusRequestEntityTooLarge, &Error{Code: protocol.CodeInvalidRequestError, Message: "Request body too large"})
+		default:
+			h.writeError(w, http.StatusBadRequest, &Error{Code: protocol.CodeParseError, Message: "Parse error: reading the body failed"})
+		}
+		return
+	}
 	out := h.s.process(r.Context(), body, &exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: client})
 	sse.finish(out)
 	h.s.recycle(out.buf)
@@ -210,8 +273,9 @@ const initialBodyBuffer = 16 << 10
 // readBody reads the request body up to MaxBodyBytes. A declared length
 // over the limit is refused before anything is read; otherwise the buffer
 // grows with what arrives (up to the declared length, when there is one),
-// never ahead of it.
-func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+// never ahead of it. Each growth is taken from the MaxBodyMemory budget
+// first (held by sse until the request leaves): errBusy when it is spent.
+func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request, sse *sseWriter) ([]byte, error) {
 	limit := h.opts.MaxBodyBytes
 	if r.ContentLength > limit {
 		return nil, &http.MaxBytesError{Limit: limit}
@@ -222,10 +286,20 @@ func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, 
 		body = http.MaxBytesReader(w, r.Body, limit)
 		want = limit + 1 // read until EOF; MaxBytesReader refuses a byte past the limit
 	}
-	buf := make([]byte, 0, min(want, initialBodyBuffer))
+	first := min(want, initialBodyBuffer)
+	if !sse.hold(first) {
+		return nil, errBusy
+	}
+	buf := make([]byte, 0, first)
 	for int64(len(buf)) < want {
 		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, int(min(int64(cap(buf)), want-int64(cap(buf)))))
+			more := min(int64(cap(buf)), want-int64(cap(buf)))
+			if !sse.hold(more) {
+				return nil, errBusy
+			}
+			grown := make([]byte, len(buf), int64(cap(buf))+more) // exactly what was taken (append would round up)
+			copy(grown, buf)
+			buf = grown
 		}
 		n, err := body.Read(buf[len(buf):min(int64(cap(buf)), want)])
 		buf = buf[:len(buf)+n]
@@ -244,15 +318,64 @@ func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, 
 }
 
 // sseWriter turns the response into an event stream when the first
-// notification arrives, and otherwise writes plain JSON.
+// notification arrives, and otherwise writes plain JSON. It also holds
+// the request's place in its Handler's in-flight count and body budget
+// (enter, hold, leave), which the request's own goroutine alone uses.
 type sseWriter struct {
 	mu sync.Mutex
 	w  http.ResponseWriter
 	h  *httpHandler
+	// held is the bytes taken from h.bodyBytes.
+	held int64
 	// started: the event stream has begun; done: the response is over;
 	// broken: a write failed or timed out, nothing more is written;
-	// noDeadline: the ResponseWriter has no write deadlines.
-	started, done, broken, noDeadline bool
+	// noDeadline: the ResponseWriter has no write deadlines; counted: the
+	// request is in h.inflight.
+	started, done, broken, noDeadline, counted bool
+}
+
+// enter counts the request in flight, or reports false over
+// MaxConcurrent.
+func (s *sseWriter) enter() bool {
+	h := s.h
+	if h.opts.MaxConcurrent < 0 {
+		return true
+	}
+	if h.inflight.Add(1) > int64(h.opts.MaxConcurrent) {
+		h.inflight.Add(-1)
+		return false
+	}
+	s.counted = true
+	return true
+}
+
+// hold takes n more bytes from the body budget, or reports false when
+// they would exceed MaxBodyMemory.
+func (s *sseWriter) hold(n int64) bool {
+	h := s.h
+	if h.opts.MaxBodyMemory < 0 {
+		return true
+	}
+	if h.bodyBytes.Add(n) > h.opts.MaxBodyMemory {
+		h.bodyBytes.Add(-n)
+		return false
+	}
+	s.held += n
+	return true
+}
+
+// leave gives back the request's place in flight and its body bytes:
+// when its response is written, or when it becomes a listen stream,
+// which the listen stream caps count instead. It is idempotent.
+func (s *sseWriter) leave() {
+	if s.counted {
+		s.h.inflight.Add(-1)
+		s.counted = false
+	}
+	if s.held != 0 {
+		s.h.bodyBytes.Add(-s.held)
+		s.held = 0
+	}
 }
 
 func (s *sseWriter) start() {
