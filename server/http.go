@@ -36,20 +36,22 @@ type HTTPOptions struct {
 	// WWWAuthenticate is the challenge sent with 401 (default "Bearer").
 	WWWAuthenticate string
 
-	// WriteTimeout bounds each write to an event stream: a listen stream,
-	// or a response that turned into one with a notification; its events,
-	// keep-alive comments and final message (default
-	// DefaultStreamWriteTimeout, 30 s; negative: no bound). A write that
-	// does not complete in time, because the client stopped reading and
-	// the socket buffers are full, ends the stream: nothing more is sent
-	// and the connection is closed, so that such a client holds its
-	// stream (and Shutdown) for at most this long. The deadline is set
-	// with http.ResponseController.SetWriteDeadline before each write,
-	// which overrides http.Server's WriteTimeout for the rest of that
-	// response (a long-lived stream needs no server-wide write timeout);
-	// a ResponseWriter without deadlines (httptest.ResponseRecorder, a
-	// wrapper without Unwrap) writes without one. Plain JSON responses are
-	// left to the http.Server's timeouts.
+	// WriteTimeout bounds each write of a response (default
+	// DefaultStreamWriteTimeout, 30 s; negative: no bound): every event of
+	// an event stream (a listen stream, or a response that turned into
+	// one with a notification), keep-alive comments included, and the
+	// body of a plain JSON response. A write that does not complete in
+	// time, because the client stopped reading and the socket buffers are
+	// full, ends the response: nothing more is sent and the connection is
+	// closed, so that such a client holds its stream (and Shutdown), or a
+	// request in flight, for at most this long. The deadline is set on the
+	// connection before each write, as
+	// http.ResponseController.SetWriteDeadline does: it replaces
+	// http.Server's WriteTimeout for the rest of that response (a server
+	// with long-lived streams needs no server-wide write timeout, and one
+	// with a shorter one should set this option to match). A
+	// ResponseWriter without deadlines (httptest.ResponseRecorder, a
+	// wrapper without Unwrap) writes without one.
 	WriteTimeout time.Duration
 	// MaxConcurrent bounds the POSTs that this Handler reads and serves at
 	// once (DefaultMaxHTTPConcurrent; negative: no bound), counted from
@@ -394,20 +396,13 @@ func (s *sseWriter) write(b []byte) error {
 	if s.broken {
 		return errStreamBroken
 	}
-	rc := http.NewResponseController(s.w)
-	if d := s.h.opts.WriteTimeout; d > 0 && !s.noDeadline {
-		err := rc.SetWriteDeadline(time.Now().Add(d))
-		switch {
-		case errors.Is(err, http.ErrNotSupported):
-			s.noDeadline = true // a recorder, or a wrapper without Unwrap
-		case err != nil:
-			s.broken = true
-			return err
-		}
+	if err := s.deadline(); err != nil {
+		s.broken = true
+		return err
 	}
 	_, err := s.w.Write(b)
 	if err == nil {
-		if err = rc.Flush(); errors.Is(err, http.ErrNotSupported) {
+		if err = http.NewResponseController(s.w).Flush(); errors.Is(err, http.ErrNotSupported) {
 			err = nil
 		}
 	}
@@ -415,6 +410,28 @@ func (s *sseWriter) write(b []byte) error {
 		s.broken = true
 	}
 	return err
+}
+
+// deadline sets the write deadline of the next write (WriteTimeout from
+// now), unless there is no timeout or the ResponseWriter has no deadlines.
+func (s *sseWriter) deadline() error {
+	d := s.h.opts.WriteTimeout
+	if d <= 0 || s.noDeadline {
+		return nil
+	}
+	// As http.ResponseController.SetWriteDeadline does, without its
+	// allocation when the writer has no deadlines (a recorder).
+	for w := s.w; ; {
+		switch v := w.(type) {
+		case interface{ SetWriteDeadline(time.Time) error }:
+			return v.SetWriteDeadline(time.Now().Add(d))
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = v.Unwrap()
+		default:
+			s.noDeadline = true
+			return nil
+		}
+	}
 }
 
 // errStreamBroken is what writes to a broken stream return.
@@ -468,6 +485,7 @@ func (s *sseWriter) finish(out outcome) {
 		if out.retryAfter > 0 {
 			s.w.Header().Set("Retry-After", strconv.Itoa(out.retryAfter))
 		}
+		_ = s.deadline() // a client that does not read its response holds it WriteTimeout at most
 		s.w.WriteHeader(out.status)
 		_, _ = s.w.Write(out.body)
 	}

@@ -135,3 +135,29 @@ func TestStreamWriteWithoutDeadlineSupport(t *testing.T) {
 		t.Errorf("progress then result on a recorder: %s", rec.Body)
 	}
 }
+
+// A client that sends a request and never reads its (large) response
+// holds the request in flight for WriteTimeout at most, not forever: it
+// would otherwise pin one of HTTPOptions.MaxConcurrent's places.
+func TestUnreadResponseLeavesInFlight(t *testing.T) {
+	s := newServer(t)
+	big := strings.Repeat("r", 8<<20)
+	addTool(t, s, `{"name":"big","inputSchema":{"type":"object"}}`, textTool(big))
+	h := s.Handler(HTTPOptions{AllowedHosts: []string{"127.0.0.1"}, WriteTimeout: 200 * time.Millisecond})
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config = &http.Server{Handler: h}
+	srv.Listener = smallBuffers{srv.Listener}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	c, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_ = c.(*net.TCPConn).SetReadBuffer(4096)
+	body := rpc(1, "tools/call", params(M{"name": "big", "arguments": M{}}))
+	fmt.Fprintf(c, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nMCP-Protocol-Version: %s\r\nMcp-Method: tools/call\r\nMcp-Name: big\r\nContent-Length: %d\r\n\r\n%s", rev, len(body), body)
+	waitFor(t, func() bool { n, _ := inflight(h); return n == 1 })
+	// The client reads nothing: the 8 MB response cannot be written.
+	waitFor(t, func() bool { n, _ := inflight(h); return n == 0 })
+}
