@@ -83,11 +83,12 @@ const taskBusyRetryAfter = 5 * time.Second
 //     320 MiB in all, whoever creates them;
 //   - records of one principal or client address: at most
 //     MaxTasksPerPrincipal (1000) × (MaxResultBytes +
-//     MaxInputResponseBytes + MaxStatusMessageBytes), some 5 GiB at
-//     worst: a tool whose results are large (an echo of its 256 KiB
-//     arguments stays under 1 MiB) needs a lower MaxResultBytes or
-//     MaxTasksPerPrincipal, since the MemoryTaskStore keeps records in
-//     the process.
+//     MaxStatusMessageBytes), some 4 GiB at worst (a record holds input
+//     responses only until its task ends, and fewer bytes of them than
+//     of a result): a server whose tools can return large results (an
+//     echo of 256 KiB of arguments stays under 1 MiB) needs a lower
+//     MaxResultBytes or MaxTasksPerPrincipal, since the MemoryTaskStore
+//     keeps records in the process.
 //
 // Each is the product of a count and a size per task: lower either to fit
 // the host. The caps are checked when the task is created (arguments,
