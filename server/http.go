@@ -108,9 +108,11 @@ const (
 	// serves at once (HTTPOptions.MaxConcurrent).
 	DefaultMaxHTTPConcurrent = 1024
 	// DefaultMaxBodyMemory bounds the bytes that the bodies of those
-	// requests hold in all (HTTPOptions.MaxBodyMemory): 64 bodies of the
-	// largest size allowed by default.
-	DefaultMaxBodyMemory = 256 << 20
+	// requests hold in all (HTTPOptions.MaxBodyMemory): 16 bodies of the
+	// largest size allowed by default, thousands of ordinary ones.
+	// Decoding and validating a body takes several times its size, so
+	// that requests in flight take some multiple of this at their peak.
+	DefaultMaxBodyMemory = 64 << 20
 )
 
 // Handler returns the Streamable HTTP endpoint of s: POST only, one
