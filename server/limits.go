@@ -43,10 +43,16 @@ const (
 	DefaultIPv6PrefixLen = 64
 )
 
-// CodeRateLimited is the JSON-RPC error code of a tools/call refused by
-// the rate limiter (WithRateLimit) or of a stdio request over
-// WithMaxConcurrent. It lies outside -32768..-32000, as application codes
-// should (R-BASE-15); over HTTP it comes with status 429 and Retry-After.
+// CodeRateLimited is the JSON-RPC error code of a request refused for
+// now, to be retried later: a tools/call over the rate limit
+// (WithRateLimit), the task quota (TaskConfig.MaxTasksPerPrincipal) or
+// TaskConfig.MaxRunning, a listen stream over WithMaxListenStreams, a
+// stdio request over WithMaxConcurrent. Its data carries retryAfterMs. It
+// lies outside -32768..-32000, as application codes should (R-BASE-15);
+// over HTTP it comes with status 429 and Retry-After, except for a
+// request shed by the Handler over HTTPOptions.MaxConcurrent or
+// MaxBodyMemory, which gets 503 (the server is at capacity, not the
+// client at fault).
 const CodeRateLimited int64 = -31429
 
 // DefaultDecodeLimits are the limits applied to every message the server
