@@ -24,7 +24,7 @@ type wireResult any
 type exchange struct {
 	viaHTTP   bool        // the message came over Streamable HTTP
 	headers   http.Header // the HTTP request's headers (nil on stdio)
-	remote    string      // the client's address (HTTP), for the rate limit
+	remote    string      // the client key (HTTP: the address, IPv6 by its prefix, or HTTPOptions.ClientKey), for the per-client limits
 	principal string
 	out       notifier
 }

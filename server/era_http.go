@@ -31,7 +31,7 @@ const (
 // matching row of §1.4 decides. The modern pipeline runs every check in
 // today's order for anything modern; session code never sees a modern
 // message, and a modern header never lets a body skip the modern checks.
-func (h *httpHandler) serveDual(w http.ResponseWriter, r *http.Request, body []byte, principal string) {
+func (h *httpHandler) serveDual(r *http.Request, sse *sseWriter, body []byte, principal, client string) {
 	s := h.s
 	sids := r.Header[keySessionID]
 	hv, hvValue := s.versionHeader(r.Header)
@@ -39,41 +39,41 @@ func (h *httpHandler) serveDual(w http.ResponseWriter, r *http.Request, body []b
 	// conforming 2026-07-28 request; it goes to the modern pipeline with
 	// no extra parse.
 	if s.cfg.eras == ErasBoth && len(sids) == 0 && hv.modern() {
-		h.serveModern(w, r, body, principal)
+		h.serveModern(r, sse, body, principal, client)
 		return
 	}
 	m := s.readMessage(body)
 	if m.kind == msgBad && m.badErr.Code == protocol.CodeParseError {
-		writeAnswer(w, s.errorOutcome(nil, m.badErr)) // P1
+		writeAnswer(sse, s.errorOutcome(nil, m.badErr)) // P1
 		return
 	}
 	if s.cfg.eras == ErasLegacy {
 		if hv.modern() || m.kind != msgBad && m.modern {
-			writeAnswer(w, s.errorOutcome(m.requestID(), s.legacyOnly())) // E1
+			writeAnswer(sse, s.errorOutcome(m.requestID(), s.legacyOnly())) // E1
 			return
 		}
 	} else if hv.modern() {
 		// M1 (the session id is present: the fast path took the rest).
-		writeAnswer(w, s.errorOutcome(m.requestID(), headerMismatch(msgSessionNotModern)))
+		writeAnswer(sse, s.errorOutcome(m.requestID(), headerMismatch(msgSessionNotModern)))
 		return
 	}
 	if m.kind == msgBad {
-		writeAnswer(w, s.errorOutcome(m.badID, m.badErr))
+		writeAnswer(sse, s.errorOutcome(m.badID, m.badErr))
 		return
 	}
 	if m.modern {
 		if len(sids) > 0 {
-			writeAnswer(w, s.errorOutcome(m.requestID(), headerMismatch(msgSessionNotModern))) // M2
+			writeAnswer(sse, s.errorOutcome(m.requestID(), headerMismatch(msgSessionNotModern))) // M2
 			return
 		}
-		h.serveModern(w, r, body, principal) // M4
+		h.serveModern(r, sse, body, principal, client) // M4
 		return
 	}
 	if len(sids) == 0 {
-		h.withoutSession(w, r, &m, principal, hv, hvValue)
+		h.withoutSession(r, sse, &m, principal, client)
 		return
 	}
-	h.inSession(w, r, &m, sids, principal, hv, hvValue)
+	h.inSession(r, sse, &m, sids, principal, client, hv, hvValue)
 }
 
 // legacyOnly is E1: a modern message under ErasLegacy. It is never a
@@ -106,42 +106,40 @@ func withStatus(out outcome, status int) outcome {
 
 // writeAnswer writes an answer that is not a stream: a JSON body with
 // out.status (Retry-After when set), or 202 for an accepted notification.
-func writeAnswer(w http.ResponseWriter, out outcome) {
-	(&sseWriter{w: w}).finish(out)
-}
+func writeAnswer(sse *sseWriter, out outcome) { sse.finish(out) }
 
 // withoutSession serves a legacy message that carries no Mcp-Session-Id
 // (rows A1–A6): only initialize opens a session; ping is answered;
 // cancellations and unknown notifications are accepted and ignored.
-func (h *httpHandler) withoutSession(w http.ResponseWriter, r *http.Request, m *rpcMessage, principal string, hv hvKind, hvValue string) {
+func (h *httpHandler) withoutSession(r *http.Request, sse *sseWriter, m *rpcMessage, principal, client string) {
 	s := h.s
 	switch m.kind {
 	case msgRequest:
 		if e := mirroredHeaders(r.Header, m); e != nil {
-			writeAnswer(w, s.errorOutcome(m.requestID(), e)) // S6, for A1–A3
+			writeAnswer(sse, s.errorOutcome(m.requestID(), e)) // S6, for A1–A3
 			return
 		}
 		switch m.method {
 		case mcp20251125.MethodInitialize:
-			h.initialize(w, r, m, principal) // A1
+			h.initialize(r, sse, m, principal, client) // A1
 		case mcp20251125.MethodPing:
-			writeAnswer(w, s.emptyResult(m.id)) // A2
+			writeAnswer(sse, s.emptyResult(m.id)) // A2
 		default:
 			msg := msgSessionRequired
 			if s.cfg.eras == ErasLegacy {
 				msg = "Mcp-Session-Id header is required: send initialize first"
 			}
-			writeAnswer(w, s.errorOutcome(m.requestID(), invalidRequest(msg))) // A3
+			writeAnswer(sse, s.errorOutcome(m.requestID(), invalidRequest(msg))) // A3
 		}
 	case msgNotification:
 		switch m.method {
 		case mcp20251125.MethodNotificationsInitialized, protocol.MethodNotificationsProgress, mcp20251125.MethodNotificationsRootsListChanged:
-			writeAnswer(w, s.errorOutcome(nil, invalidRequest("Mcp-Session-Id header is required: "+m.method+" belongs to a session"))) // A4
+			writeAnswer(sse, s.errorOutcome(nil, invalidRequest("Mcp-Session-Id header is required: "+m.method+" belongs to a session"))) // A4
 		default:
-			writeAnswer(w, outcome{notification: true, status: http.StatusAccepted}) // A5
+			writeAnswer(sse, outcome{notification: true, status: http.StatusAccepted}) // A5
 		}
 	default:
-		writeAnswer(w, s.errorOutcome(nil, invalidRequest("Mcp-Session-Id header is required: a response or a batch belongs to a session"))) // A6
+		writeAnswer(sse, s.errorOutcome(nil, invalidRequest("Mcp-Session-Id header is required: a response or a batch belongs to a session"))) // A6
 	}
 }
 
@@ -215,15 +213,16 @@ func stringMember(obj []byte, name string) (string, bool) {
 // (§1.7): they exist only with a session.
 func (h *httpHandler) serveSessionVerb(w http.ResponseWriter, r *http.Request, principal string) {
 	s := h.s
+	sse := &sseWriter{w: w, h: h} // not counted in flight: a stream is bounded by the sessions
 	sids := r.Header[keySessionID]
 	hv, hvValue := s.versionHeader(r.Header)
 	if len(sids) == 0 {
 		if s.cfg.eras == ErasLegacy {
-			writeAnswer(w, s.errorOutcome(nil, invalidRequest("Mcp-Session-Id header is required"))) // G1', D1'
+			writeAnswer(sse, s.errorOutcome(nil, invalidRequest("Mcp-Session-Id header is required"))) // G1', D1'
 			return
 		}
 		w.Header().Set("Allow", allowDual) // G1, D1
-		writeAnswer(w, withStatus(s.errorOutcome(nil, invalidRequest("Method not allowed: "+r.Method+" needs the Mcp-Session-Id of a legacy session (2026-07-28 has no sessions)")), http.StatusMethodNotAllowed))
+		writeAnswer(sse, withStatus(s.errorOutcome(nil, invalidRequest("Method not allowed: "+r.Method+" needs the Mcp-Session-Id of a legacy session (2026-07-28 has no sessions)")), http.StatusMethodNotAllowed))
 		return
 	}
 	if hv.modern() {
@@ -231,8 +230,8 @@ func (h *httpHandler) serveSessionVerb(w http.ResponseWriter, r *http.Request, p
 		if s.cfg.eras == ErasLegacy {
 			e = s.legacyOnly()
 		}
-		writeAnswer(w, s.errorOutcome(nil, e))
+		writeAnswer(sse, s.errorOutcome(nil, e))
 		return
 	}
-	h.sessionVerb(w, r, sids, principal, hv, hvValue)
+	h.sessionVerb(r, sse, sids, principal, hv, hvValue)
 }

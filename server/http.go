@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -11,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -32,7 +35,85 @@ type HTTPOptions struct {
 	Authenticate func(r *http.Request) (principal string, err error)
 	// WWWAuthenticate is the challenge sent with 401 (default "Bearer").
 	WWWAuthenticate string
+
+	// WriteTimeout bounds each write of a response (default
+	// DefaultStreamWriteTimeout, 30 s; negative: no bound): every event of
+	// an event stream (a listen stream, or a response that turned into
+	// one with a notification), keep-alive comments included, and the
+	// body of a plain JSON response. A write that does not complete in
+	// time, because the client stopped reading and the socket buffers are
+	// full, ends the response: nothing more is sent and the connection is
+	// closed, so that such a client holds its stream (and Shutdown), or a
+	// request in flight, for at most this long. The deadline is set on the
+	// connection before each write, as
+	// http.ResponseController.SetWriteDeadline does: it replaces
+	// http.Server's WriteTimeout for the rest of that response (a server
+	// with long-lived streams needs no server-wide write timeout, and one
+	// with a shorter one should set this option to match). A
+	// ResponseWriter without deadlines (httptest.ResponseRecorder, a
+	// wrapper without Unwrap) writes without one.
+	WriteTimeout time.Duration
+	// MaxConcurrent bounds the POSTs that this Handler reads and serves at
+	// once (DefaultMaxHTTPConcurrent; negative: no bound), counted from
+	// the moment their body starts being read until their response is
+	// written. A listen stream leaves the count once it is accepted: the
+	// listen stream caps count it instead (WithMaxListenStreams).
+	MaxConcurrent int
+	// MaxBodyMemory bounds the bytes that the bodies of those requests
+	// hold in all (DefaultMaxBodyMemory; negative: no bound). A body counts
+	// as its buffer grows with what arrives, not by its declared
+	// Content-Length, so that a client that declares a large body and
+	// stalls holds little of the budget; a body is read into at most
+	// twice the bytes that arrived. Decoding a body and the handler's
+	// work take memory in proportion to it, which this bound thus caps
+	// as well, as a multiple.
+	//
+	// A request over MaxConcurrent or MaxBodyMemory is shed: it is
+	// answered at once with 503 Service Unavailable, Retry-After: 1 and a
+	// JSON-RPC error with no id and code CodeRateLimited (retryAfterMs
+	// 1000), and the rest of its body is not read. 503 rather than 429:
+	// the server is at capacity, through no fault of this client, and a
+	// load balancer may send the retry to another instance; the code is
+	// the one a client already backs off on.
+	MaxBodyMemory int64
+	// ClientKey, when set, names the client of a request without a
+	// principal, in place of the connection's remote address: the key
+	// that the rate limit (WithRateLimit), the task quota
+	// (TaskConfig.MaxTasksPerPrincipal) and the listen stream cap per
+	// client (WithMaxListenStreams) count by. A key that is an IP address
+	// (with or without a port) is grouped as a remote address is (see
+	// IPv6PrefixLen); an empty key falls back to the remote address. Use
+	// it behind a reverse proxy, to read the address the proxy reports
+	// (the last X-Forwarded-For entry your own proxy appended, say):
+	// only behind a proxy you trust, which overwrites or appends to the
+	// header, since a client sets X-Forwarded-For to whatever it likes
+	// and would otherwise pick its own key. It runs for every request
+	// without a principal, before the body is read, and must be safe for
+	// concurrent use.
+	ClientKey func(r *http.Request) string
+	// IPv6PrefixLen is how many leading bits of an IPv6 client address
+	// name the client for those limits (DefaultIPv6PrefixLen, 64: a client
+	// rotating through the addresses of its /64 is one client; 128: each
+	// address on its own). An IPv4-mapped IPv6 address counts as its IPv4
+	// address, and an IPv4 address as itself.
+	IPv6PrefixLen int
 }
+
+// Defaults of HTTPOptions.
+const (
+	// DefaultStreamWriteTimeout bounds one write to an event stream
+	// (HTTPOptions.WriteTimeout).
+	DefaultStreamWriteTimeout = 30 * time.Second
+	// DefaultMaxHTTPConcurrent bounds the requests one Handler reads and
+	// serves at once (HTTPOptions.MaxConcurrent).
+	DefaultMaxHTTPConcurrent = 1024
+	// DefaultMaxBodyMemory bounds the bytes that the bodies of those
+	// requests hold in all (HTTPOptions.MaxBodyMemory): 16 bodies of the
+	// largest size allowed by default, thousands of ordinary ones.
+	// Decoding and validating a body takes several times its size, so
+	// that requests in flight take some multiple of this at their peak.
+	DefaultMaxBodyMemory = 64 << 20
+)
 
 // Handler returns the Streamable HTTP endpoint of s: POST only, one
 // JSON-RPC message per request, answered with application/json or, when
@@ -54,12 +135,52 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	if opts.WWWAuthenticate == "" {
 		opts.WWWAuthenticate = "Bearer"
 	}
+	switch {
+	case opts.WriteTimeout == 0:
+		opts.WriteTimeout = DefaultStreamWriteTimeout
+	case opts.WriteTimeout < 0:
+		opts.WriteTimeout = 0
+	}
+	if opts.MaxConcurrent == 0 {
+		opts.MaxConcurrent = DefaultMaxHTTPConcurrent
+	}
+	if opts.MaxBodyMemory == 0 {
+		opts.MaxBodyMemory = DefaultMaxBodyMemory
+	}
+	if opts.IPv6PrefixLen <= 0 {
+		opts.IPv6PrefixLen = DefaultIPv6PrefixLen
+	}
 	return &httpHandler{s: s, opts: opts}
 }
 
 type httpHandler struct {
 	s    *Server
 	opts HTTPOptions
+
+	inflight  atomic.Int64 // requests being read or served (MaxConcurrent)
+	bodyBytes atomic.Int64 // bytes their body buffers hold (MaxBodyMemory)
+}
+
+// clientKey is the key of the client of a request without a principal
+// (see HTTPOptions.ClientKey).
+func (h *httpHandler) clientKey(r *http.Request) string {
+	if h.opts.ClientKey != nil {
+		if k := h.opts.ClientKey(r); k != "" {
+			return clientKey(k, h.opts.IPv6PrefixLen)
+		}
+	}
+	return clientKey(r.RemoteAddr, h.opts.IPv6PrefixLen)
+}
+
+// errBusy refuses a body over HTTPOptions.MaxBodyMemory.
+var errBusy = errors.New("server: body memory budget exhausted")
+
+// shed answers a request over MaxConcurrent or MaxBodyMemory (see
+// HTTPOptions.MaxBodyMemory): 503 with Retry-After, nothing more read.
+func (h *httpHandler) shed(w http.ResponseWriter, msg string) {
+	w.Header().Set("Retry-After", "1")
+	w.Header().Set("Connection", "close") // the rest of the body is not read
+	h.writeError(w, http.StatusServiceUnavailable, &Error{Code: CodeRateLimited, Message: msg, Data: json.RawMessage(`{"retryAfterMs":1000}`)})
 }
 
 func (h *httpHandler) hostAllowed(hostport string) bool {
@@ -130,28 +251,40 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	body, err := h.readBody(w, r)
+	var client string
+	if principal == "" {
+		client = h.clientKey(r)
+	}
+	sse := &sseWriter{w: w, h: h}
+	if !sse.enter() {
+		h.shed(w, "Server busy: too many requests in flight; retry later")
+		return
+	}
+	defer sse.leave()
+	body, err := h.readBody(w, r, sse)
 	if err != nil {
 		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
+		switch {
+		case errors.Is(err, errBusy):
+			h.shed(w, "Server busy: too many request bodies in memory; retry later")
+		case errors.As(err, &mbe):
 			h.writeError(w, http.StatusRequestEntityTooLarge, &Error{Code: protocol.CodeInvalidRequestError, Message: "Request body too large"})
-			return
+		default:
+			h.writeError(w, http.StatusBadRequest, &Error{Code: protocol.CodeParseError, Message: "Parse error: reading the body failed"})
 		}
-		h.writeError(w, http.StatusBadRequest, &Error{Code: protocol.CodeParseError, Message: "Parse error: reading the body failed"})
 		return
 	}
 	if dual {
-		h.serveDual(w, r, body, principal)
+		h.serveDual(r, sse, body, principal, client)
 		return
 	}
-	h.serveModern(w, r, body, principal)
+	h.serveModern(r, sse, body, principal, client)
 }
 
 // serveModern serves a POST through the modern pipeline, as a
 // 2026-07-28-only server does.
-func (h *httpHandler) serveModern(w http.ResponseWriter, r *http.Request, body []byte, principal string) {
-	sse := &sseWriter{w: w}
-	out := h.s.process(r.Context(), body, &exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: r.RemoteAddr})
+func (h *httpHandler) serveModern(r *http.Request, sse *sseWriter, body []byte, principal, client string) {
+	out := h.s.process(r.Context(), body, &exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: client})
 	sse.finish(out)
 	h.s.recycle(out.buf)
 }
@@ -164,8 +297,9 @@ const initialBodyBuffer = 16 << 10
 // readBody reads the request body up to MaxBodyBytes. A declared length
 // over the limit is refused before anything is read; otherwise the buffer
 // grows with what arrives (up to the declared length, when there is one),
-// never ahead of it.
-func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+// never ahead of it. Each growth is taken from the MaxBodyMemory budget
+// first (held by sse until the request leaves): errBusy when it is spent.
+func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request, sse *sseWriter) ([]byte, error) {
 	limit := h.opts.MaxBodyBytes
 	if r.ContentLength > limit {
 		return nil, &http.MaxBytesError{Limit: limit}
@@ -176,10 +310,20 @@ func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, 
 		body = http.MaxBytesReader(w, r.Body, limit)
 		want = limit + 1 // read until EOF; MaxBytesReader refuses a byte past the limit
 	}
-	buf := make([]byte, 0, min(want, initialBodyBuffer))
+	first := min(want, initialBodyBuffer)
+	if !sse.hold(first) {
+		return nil, errBusy
+	}
+	buf := make([]byte, 0, first)
 	for int64(len(buf)) < want {
 		if len(buf) == cap(buf) {
-			buf = slices.Grow(buf, int(min(int64(cap(buf)), want-int64(cap(buf)))))
+			more := min(int64(cap(buf)), want-int64(cap(buf)))
+			if !sse.hold(more) {
+				return nil, errBusy
+			}
+			grown := make([]byte, len(buf), int64(cap(buf))+more) // exactly what was taken (append would round up)
+			copy(grown, buf)
+			buf = grown
 		}
 		n, err := body.Read(buf[len(buf):min(int64(cap(buf)), want)])
 		buf = buf[:len(buf)+n]
@@ -198,12 +342,64 @@ func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, 
 }
 
 // sseWriter turns the response into an event stream when the first
-// notification arrives, and otherwise writes plain JSON.
+// notification arrives, and otherwise writes plain JSON. It also holds
+// the request's place in its Handler's in-flight count and body budget
+// (enter, hold, leave), which the request's own goroutine alone uses.
 type sseWriter struct {
-	mu      sync.Mutex
-	w       http.ResponseWriter
-	started bool
-	done    bool
+	mu sync.Mutex
+	w  http.ResponseWriter
+	h  *httpHandler
+	// held is the bytes taken from h.bodyBytes.
+	held int64
+	// started: the event stream has begun; done: the response is over;
+	// broken: a write failed or timed out, nothing more is written;
+	// noDeadline: the ResponseWriter has no write deadlines; counted: the
+	// request is in h.inflight.
+	started, done, broken, noDeadline, counted bool
+}
+
+// enter counts the request in flight, or reports false over
+// MaxConcurrent.
+func (s *sseWriter) enter() bool {
+	h := s.h
+	if h.opts.MaxConcurrent < 0 {
+		return true
+	}
+	if h.inflight.Add(1) > int64(h.opts.MaxConcurrent) {
+		h.inflight.Add(-1)
+		return false
+	}
+	s.counted = true
+	return true
+}
+
+// hold takes n more bytes from the body budget, or reports false when
+// they would exceed MaxBodyMemory.
+func (s *sseWriter) hold(n int64) bool {
+	h := s.h
+	if h.opts.MaxBodyMemory < 0 {
+		return true
+	}
+	if h.bodyBytes.Add(n) > h.opts.MaxBodyMemory {
+		h.bodyBytes.Add(-n)
+		return false
+	}
+	s.held += n
+	return true
+}
+
+// leave gives back the request's place in flight and its body bytes:
+// when its response is written, or when it becomes a listen stream,
+// which the listen stream caps count instead. It is idempotent.
+func (s *sseWriter) leave() {
+	if s.counted {
+		s.h.inflight.Add(-1)
+		s.counted = false
+	}
+	if s.held != 0 {
+		s.h.bodyBytes.Add(-s.held)
+		s.held = 0
+	}
 }
 
 func (s *sseWriter) start() {
@@ -215,25 +411,67 @@ func (s *sseWriter) start() {
 	s.started = true
 }
 
+// write sends b on the started stream and flushes it, within the write
+// timeout. After a failure nothing more is written: the stream is
+// broken (the connection is closed once the handler returns).
+func (s *sseWriter) write(b []byte) error {
+	if s.broken {
+		return errStreamBroken
+	}
+	if err := s.deadline(); err != nil {
+		s.broken = true
+		return err
+	}
+	_, err := s.w.Write(b)
+	if err == nil {
+		if err = http.NewResponseController(s.w).Flush(); errors.Is(err, http.ErrNotSupported) {
+			err = nil
+		}
+	}
+	if err != nil {
+		s.broken = true
+	}
+	return err
+}
+
+// deadline sets the write deadline of the next write (WriteTimeout from
+// now), unless there is no timeout or the ResponseWriter has no deadlines.
+func (s *sseWriter) deadline() error {
+	d := s.h.opts.WriteTimeout
+	if d <= 0 || s.noDeadline {
+		return nil
+	}
+	// As http.ResponseController.SetWriteDeadline does, without its
+	// allocation when the writer has no deadlines (a recorder).
+	for w := s.w; ; {
+		switch v := w.(type) {
+		case interface{ SetWriteDeadline(time.Time) error }:
+			return v.SetWriteDeadline(time.Now().Add(d))
+		case interface{ Unwrap() http.ResponseWriter }:
+			w = v.Unwrap()
+		default:
+			s.noDeadline = true
+			return nil
+		}
+	}
+}
+
+// errStreamBroken is what writes to a broken stream return.
+var errStreamBroken = errors.New("server: the event stream is broken")
+
 func (s *sseWriter) event(msg []byte) error {
 	msg = oneLine(msg) // one data line per event
 	buf := make([]byte, 0, len(msg)+24)
 	buf = append(buf, "event: message\ndata: "...)
 	buf = append(buf, msg...)
 	buf = append(buf, "\n\n"...)
-	if _, err := s.w.Write(buf); err != nil {
-		return err
-	}
-	if f, ok := s.w.(http.Flusher); ok {
-		f.Flush()
-	}
-	return nil
+	return s.write(buf)
 }
 
 func (s *sseWriter) notify(msg []byte) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.done {
+	if s.done || s.broken {
 		return false
 	}
 	if !s.started {
@@ -243,20 +481,14 @@ func (s *sseWriter) notify(msg []byte) bool {
 }
 
 // keepAlive writes an SSE comment on a started stream (R-HTTP-13). It
-// reports false when the client is gone.
+// reports false when the client is gone or the stream is broken.
 func (s *sseWriter) keepAlive() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.done || !s.started {
-		return !s.done
+	if s.done || s.broken || !s.started {
+		return !s.done && !s.broken
 	}
-	if _, err := s.w.Write([]byte(": keep-alive\n\n")); err != nil {
-		return false
-	}
-	if f, ok := s.w.(http.Flusher); ok {
-		f.Flush()
-	}
-	return true
+	return s.write([]byte(": keep-alive\n\n")) == nil
 }
 
 func (s *sseWriter) finish(out outcome) {
@@ -269,12 +501,13 @@ func (s *sseWriter) finish(out outcome) {
 	case out.notification:
 		s.w.WriteHeader(http.StatusAccepted)
 	case s.started:
-		_ = s.event(out.body)
+		_ = s.event(out.body) // nothing on a broken stream
 	default:
 		s.w.Header().Set("Content-Type", "application/json")
 		if out.retryAfter > 0 {
 			s.w.Header().Set("Retry-After", strconv.Itoa(out.retryAfter))
 		}
+		_ = s.deadline() // a client that does not read its response holds it WriteTimeout at most
 		s.w.WriteHeader(out.status)
 		_, _ = s.w.Write(out.body)
 	}

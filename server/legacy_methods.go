@@ -62,7 +62,7 @@ func (s *Server) legacySubscribe(ctx context.Context, sess legacySession, rev le
 	if err := s.knownResources(ctx, principal, []string{uri}, &f); err != nil {
 		return s.legacyErrorOutcome(rev, &id, InternalError("Internal error"), http.StatusOK)
 	}
-	if _, ok := f.resources[uri]; !ok {
+	if !f.resources.has(uri) {
 		le := legacy.ResourceNotFound(uri)
 		return s.legacyErrorOutcome(rev, &id, &Error{Code: le.Code, Message: le.Message, Data: le.Data}, http.StatusOK)
 	}

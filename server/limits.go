@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"net"
+	"net/netip"
+	"strings"
 	"sync"
 	"time"
 
@@ -37,12 +39,23 @@ const (
 	// DefaultMaxArgumentValues bounds the values of one tools/call's
 	// arguments (WithMaxArgumentValues).
 	DefaultMaxArgumentValues = 200_000
+	// DefaultIPv6PrefixLen is how many leading bits of an IPv6 client
+	// address name the client (HTTPOptions.IPv6PrefixLen): a /64, the
+	// smallest network an ISP hands a subscriber, so that a client cannot
+	// escape a limit by rotating through the addresses of its own network.
+	DefaultIPv6PrefixLen = 64
 )
 
-// CodeRateLimited is the JSON-RPC error code of a tools/call refused by
-// the rate limiter (WithRateLimit) or of a stdio request over
-// WithMaxConcurrent. It lies outside -32768..-32000, as application codes
-// should (R-BASE-15); over HTTP it comes with status 429 and Retry-After.
+// CodeRateLimited is the JSON-RPC error code of a request refused for
+// now, to be retried later: a tools/call over the rate limit
+// (WithRateLimit), the task quota (TaskConfig.MaxTasksPerPrincipal) or
+// TaskConfig.MaxRunning, a listen stream over WithMaxListenStreams, a
+// stdio request over WithMaxConcurrent. Its data carries retryAfterMs. It
+// lies outside -32768..-32000, as application codes should (R-BASE-15);
+// over HTTP it comes with status 429 and Retry-After, except for a
+// request shed by the Handler over HTTPOptions.MaxConcurrent or
+// MaxBodyMemory, which gets 503 (the server is at capacity, not the
+// client at fault).
 const CodeRateLimited int64 = -31429
 
 // DefaultDecodeLimits are the limits applied to every message the server
@@ -185,7 +198,8 @@ func WithMaxStreamLifetime(d time.Duration) Option { return func(c *config) { c.
 
 // WithRateLimit limits tools/call to r calls per second with bursts of
 // burst, per authenticated principal, or per client address when there is
-// none (tools.mdx, security considerations: servers MUST rate limit tool
+// none (an IPv6 address by its /64: see HTTPOptions.IPv6PrefixLen and
+// HTTPOptions.ClientKey) (tools.mdx, security considerations: servers MUST rate limit tool
 // invocations). A call over the limit gets CodeRateLimited (HTTP 429 with
 // Retry-After). Off by default.
 func WithRateLimit(r rate.Limit, burst int) Option {
@@ -260,14 +274,15 @@ func (l *limiters) sweep(now time.Time) {
 	}
 }
 
-// rateLimited checks the caller's bucket for a tools/call.
-func (s *Server) rateLimited(r *Request, remote string) *Error {
+// rateLimited checks the caller's bucket for a tools/call; client is the
+// client key of a request without a principal (see clientKey).
+func (s *Server) rateLimited(r *Request, client string) *Error {
 	if s.limiters == nil {
 		return nil
 	}
 	key := "p:" + r.Principal
 	if r.Principal == "" {
-		key = "a:" + remoteHost(remote)
+		key = "a:" + client
 	}
 	ok, wait := s.limiters.allow(key, time.Now())
 	if ok {
@@ -277,12 +292,38 @@ func (s *Server) rateLimited(r *Request, remote string) *Error {
 	return &Error{Code: CodeRateLimited, Message: "Rate limit exceeded", Data: jsonText(map[string]int64{"retryAfterMs": ms})}
 }
 
-// remoteHost is the client address a rate limit keys on.
-func remoteHost(addr string) string {
-	if h, _, err := net.SplitHostPort(addr); err == nil {
-		return h
+// clientKey names the client of a request without a principal, for the
+// limits counted per client (the rate limit, the task quota, the listen
+// stream cap): the host part of addr (a remote address, host:port, or a
+// bare host), with an IPv4-mapped IPv6 address taken as the IPv4 address
+// and any other IPv6 address cut to its first v6bits bits ("2001:db8::/64";
+// 128 or more: the whole address, its zone dropped). Anything that is not
+// an IP address is its own key. An IPv4 address is returned as it was
+// given, so that the common case allocates nothing.
+func clientKey(addr string, v6bits int) string {
+	if i := strings.LastIndexByte(addr, ':'); i > 0 && strings.IndexByte(addr[:i], ':') < 0 {
+		return addr[:i] // IPv4 (or a name) and a port: the host as it is
 	}
-	return addr
+	host := addr
+	if h, _, err := net.SplitHostPort(addr); err == nil {
+		host = h
+	}
+	ip, err := netip.ParseAddr(host)
+	switch {
+	case err != nil:
+		return host
+	case ip.Is4():
+		return host
+	case ip.Is4In6():
+		return ip.Unmap().String()
+	case v6bits >= 128:
+		return ip.WithZone("").String()
+	}
+	p, err := ip.Prefix(max(v6bits, 0))
+	if err != nil {
+		return host
+	}
+	return p.String()
 }
 
 // DefaultMaxURIBytes bounds the URI of a resources/read and of each entry

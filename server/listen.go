@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
@@ -60,6 +63,113 @@ type ListenLimits struct {
 // WithListenLimits sets the bounds of a subscriptions/listen filter
 // (defaults: 1000 resourceSubscriptions totalling 64 KiB, 1000 taskIds).
 func WithListenLimits(l ListenLimits) Option { return func(c *config) { c.listenLimits = l } }
+
+// Defaults of WithMaxListenStreams.
+const (
+	// DefaultMaxListenStreamsPerClient bounds the listen streams open at
+	// once for one principal, or one client address without one.
+	DefaultMaxListenStreamsPerClient = 16
+	// DefaultMaxListenStreams bounds the listen streams open at once on
+	// one Server.
+	DefaultMaxListenStreams = 10000
+)
+
+// listenRetryAfter is the Retry-After of a listen stream over a cap: a
+// slot frees when another stream of the client ends, which nothing
+// predicts.
+const listenRetryAfter = 10 * time.Second
+
+// WithMaxListenStreams bounds the subscriptions/listen streams open at
+// once: perClient for one principal (what the HTTP Authenticate hook
+// returned) or, for requests without one, one client address, keyed as
+// WithRateLimit keys it (an IPv6 address by its /64; see
+// HTTPOptions.ClientKey); total on the whole Server, every transport
+// included (defaults 16 and 10,000; zero keeps a default, negative means
+// no cap). A stdio stream counts against total only: on stdio there is
+// one client, whose requests WithMaxConcurrent bounds already.
+//
+// A listen stream holds its filter and a goroutine, and a connection, for
+// up to WithMaxStreamLifetime (some 100 KB with a filter of 1000 URIs of
+// 60 bytes; a few KB with a small one): the caps bound that memory, at
+// most total times the largest filter WithListenLimits allows. A stream
+// over a cap is refused before its filter is looked at, with
+// CodeRateLimited (HTTP 429, Retry-After: 10) naming the cap: the client
+// should close a stream it no longer needs, or retry later.
+func WithMaxListenStreams(perClient, total int) Option {
+	return func(c *config) { c.maxStreamsPer, c.maxStreams = perClient, total }
+}
+
+// streamCounts counts the listen streams open on a Server, in all and per
+// client. The zero value is ready.
+type streamCounts struct {
+	mu    sync.Mutex
+	total int
+	per   map[string]int
+}
+
+// acquire counts a stream of key ("": counted in total only), unless that
+// takes it over perMax or totalMax (0: no cap); it returns the error
+// refusing it, or nil.
+func (c *streamCounts) acquire(key string, perMax, totalMax int) *Error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if key != "" && perMax > 0 && c.per[key] >= perMax {
+		per := "per principal"
+		if strings.HasPrefix(key, "a:") {
+			per = "per client address"
+		}
+		return retryLater(fmt.Sprintf("Too many listen streams (at most %d %s); close one or retry later", perMax, per), listenRetryAfter)
+	}
+	if totalMax > 0 && c.total >= totalMax {
+		return retryLater(fmt.Sprintf("Too many listen streams (at most %d on this server); retry later", totalMax), listenRetryAfter)
+	}
+	c.total++
+	if key != "" {
+		if c.per == nil {
+			c.per = map[string]int{}
+		}
+		c.per[key]++
+	}
+	return nil
+}
+
+// release forgets a stream that acquire counted.
+func (c *streamCounts) release(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.total--
+	if key != "" {
+		if c.per[key]--; c.per[key] <= 0 {
+			delete(c.per, key)
+		}
+	}
+}
+
+// streamCaps returns the caps of WithMaxListenStreams in force, 0 for
+// none.
+func (s *Server) streamCaps() (perClient, total int) {
+	return orDefault(s.cfg.maxStreamsPer, DefaultMaxListenStreamsPerClient), orDefault(s.cfg.maxStreams, DefaultMaxListenStreams)
+}
+
+// streamKey is the key a listen stream counts under for the cap per
+// client: the principal, else the client key of an HTTP request; "" on
+// stdio without a principal (total only).
+func streamKey(r *Request, x *exchange) string {
+	switch {
+	case r.Principal != "":
+		return "p:" + r.Principal
+	case x.viaHTTP:
+		return "a:" + x.remote
+	}
+	return ""
+}
+
+// leaver is a notifier that holds a place among the requests in flight
+// of an HTTP Handler (HTTPOptions.MaxConcurrent, MaxBodyMemory), which a
+// listen stream gives back once it is accepted.
+type leaver interface {
+	leave()
+}
 
 // WithSubscriptionAuthorizer sets the check that decides whether a
 // principal may watch a resource: subscriptions/listen consults it for
@@ -143,7 +253,10 @@ func (s *Server) publish(ev Event) error {
 // for the requests still running (whose responses are still sent), or for
 // ctx. On HTTP a stream ends with its subscriptions/listen result
 // (R-SUB-06); on stdio with notifications/cancelled naming the listen
-// request (R-SUB-07): see the package documentation for this choice.
+// request (R-SUB-07): see the package documentation for this choice. A
+// stream whose client stopped reading ends when its pending write times
+// out (HTTPOptions.WriteTimeout, 30 s by default): give ctx longer than
+// that for every stream to end.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeOnce.Do(func() { close(s.closing) })
 	done := make(chan struct{})
@@ -159,12 +272,31 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // listen serves subscriptions/listen: an acknowledgement, then the
 // notifications the client asked for, each tagged with the listen request's
 // id, until the client goes away or the server shuts down.
+//
+// A stream over WithMaxListenStreams is refused first. One that can no
+// longer be written to (the client is gone, or stopped reading and a
+// write timed out: HTTPOptions.WriteTimeout) ends with nothing more sent.
 func (s *Server) listen(ctx context.Context, r *Request, p *protocol.SubscriptionsListenRequestParams, x *exchange) (wireResult, error) {
 	s.listeners.Add(1)
 	defer s.listeners.Done()
+	key := streamKey(r, x)
+	perMax, totalMax := s.streamCaps()
+	if e := s.streams.acquire(key, perMax, totalMax); e != nil {
+		return nil, e
+	}
+	defer s.streams.release(key)
+	if l, ok := x.out.(leaver); ok {
+		l.leave() // counted as a stream from now on, not as a request in flight
+	}
 	filter, err := s.honored(ctx, r, p)
 	if err != nil {
 		return nil, err
+	}
+	gone := func() (wireResult, error) {
+		if ctx.Err() == nil {
+			s.log.Info("listen stream ended: writing to it failed or timed out", "id", r.ID)
+		}
+		return nil, errSilent
 	}
 	events, stop, err := s.cfg.broker.Subscribe(ctx)
 	if err != nil {
@@ -179,8 +311,9 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 		ack.Notifications.Extra.Set("taskIds", jsonText(filter.taskIDs))
 	}
 	if !r.sendAlways(protocol.MethodNotificationsSubscriptionsAcknowledged, &ack) {
-		return nil, ctx.Err()
+		return gone()
 	}
+	filter.compact()
 	var tick <-chan time.Time
 	if _, ok := r.out.(keepAliver); ok && s.cfg.keepAlive > 0 {
 		t := time.NewTicker(s.cfg.keepAlive)
@@ -204,14 +337,14 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 			end = true
 		case <-tick:
 			if ka, ok := r.out.(keepAliver); ok && !ka.keepAlive() {
-				return nil, context.Canceled
+				return gone()
 			}
 		case ev, ok := <-events:
 			if !ok {
 				return nil, InternalError("Subscription ended")
 			}
 			if !s.deliver(r, ev, filter, tag) {
-				return nil, context.Canceled
+				return gone()
 			}
 		}
 		if end {
@@ -228,14 +361,76 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 // listenFilter is the honoured part of a listen request's filter: what
 // the acknowledgement lists and deliver sends.
 type listenFilter struct {
-	// ack is the acknowledged filter, taskIds aside; resources holds its
-	// resourceSubscriptions for deliver.
-	ack       protocol.SubscriptionFilter
-	resources map[string]struct{}
-	// taskIDs are the honoured task ids, in the order asked, each once;
-	// tasks holds the same ids for deliver.
+	// ack is the acknowledged filter, taskIds aside: its
+	// resourceSubscriptions in the order asked, each once.
+	ack protocol.SubscriptionFilter
+	// taskIDs are the honoured task ids, in the order asked, each once.
 	taskIDs []string
-	tasks   map[string]struct{}
+	// resources and tasks hold the same URIs and ids for deliver: once
+	// the acknowledgement is sent (compact), the lists above are dropped,
+	// and a stream keeps each set packed in one string, sorted.
+	resources, tasks packedSet
+}
+
+// compact drops what only the acknowledgement needed.
+func (f *listenFilter) compact() {
+	f.ack.ResourceSubscriptions, f.taskIDs = nil, nil
+}
+
+// packedSet is a set of strings packed into one, sorted, looked up by
+// binary search: with a filter of 1000 URIs of 60 bytes a stream holds
+// some 96 KB in all, where a map and the acknowledged list beside it made
+// 162 KB (TestListenStreamMemory).
+type packedSet struct {
+	data string
+	ends []int // the end of each member in data
+}
+
+// packSet returns the set of list, which has no duplicates.
+func packSet(list []string) packedSet {
+	if len(list) == 0 {
+		return packedSet{}
+	}
+	sorted := slices.Clone(list)
+	slices.Sort(sorted)
+	var b strings.Builder
+	n := 0
+	for _, v := range sorted {
+		n += len(v)
+	}
+	b.Grow(n)
+	ends := make([]int, len(sorted))
+	for i, v := range sorted {
+		b.WriteString(v)
+		ends[i] = b.Len()
+	}
+	return packedSet{data: b.String(), ends: ends}
+}
+
+// at returns the i-th member.
+func (p packedSet) at(i int) string {
+	start := 0
+	if i > 0 {
+		start = p.ends[i-1]
+	}
+	return p.data[start:p.ends[i]]
+}
+
+// has reports whether v is in the set.
+func (p packedSet) has(v string) bool {
+	lo, hi := 0, len(p.ends)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		switch m := p.at(mid); {
+		case m == v:
+			return true
+		case m < v:
+			lo = mid + 1
+		default:
+			hi = mid
+		}
+	}
+	return false
 }
 
 // honored works out which of the requested notifications the server will
@@ -314,7 +509,6 @@ func (s *Server) ownTasks(ctx context.Context, principal string, ids []string, f
 	if m == nil {
 		return nil
 	}
-	f.tasks = make(map[string]struct{}, len(ids))
 	seen := make(map[string]struct{}, len(ids))
 	for _, id := range ids {
 		if _, dup := seen[id]; dup {
@@ -324,7 +518,6 @@ func (s *Server) ownTasks(ctx context.Context, principal string, ids []string, f
 		_, err := m.store.Get(ctx, principal, id)
 		switch {
 		case err == nil:
-			f.tasks[id] = struct{}{}
 			f.taskIDs = append(f.taskIDs, id)
 		case errors.Is(err, ErrTaskNotFound), errors.Is(err, ErrTaskExpired):
 			// unknown, another principal's, or gone: left out alike
@@ -335,6 +528,7 @@ func (s *Server) ownTasks(ctx context.Context, principal string, ids []string, f
 			return InternalError("Internal error: the task store is unavailable")
 		}
 	}
+	f.tasks = packSet(f.taskIDs)
 	return nil
 }
 
@@ -389,13 +583,12 @@ func (s *Server) knownResources(ctx context.Context, principal string, uris []st
 			known[i] = mayWatch(ctx, principal, uri)
 		}
 	}
-	f.resources = make(map[string]struct{}, len(unique))
 	for i, uri := range unique {
 		if known[i] {
-			f.resources[uri] = struct{}{}
 			f.ack.ResourceSubscriptions = append(f.ack.ResourceSubscriptions, uri)
 		}
 	}
+	f.resources = packSet(f.ack.ResourceSubscriptions)
 	return nil
 }
 
@@ -418,11 +611,11 @@ func (s *Server) deliver(r *Request, ev Event, lf *listenFilter, tag *protocol.N
 			return r.sendAlways(protocol.MethodNotificationsResourcesListChanged, &protocol.NotificationParams{Meta: tag})
 		}
 	case EventResourceUpdated:
-		if _, ok := lf.resources[ev.URI]; ok {
+		if lf.resources.has(ev.URI) {
 			return r.sendAlways(protocol.MethodNotificationsResourcesUpdated, &protocol.ResourceUpdatedNotificationParams{Meta: tag, URI: ev.URI})
 		}
 	case EventTask:
-		if _, ok := lf.tasks[ev.TaskID]; !ok || len(ev.Data) == 0 {
+		if !lf.tasks.has(ev.TaskID) || len(ev.Data) == 0 {
 			return true
 		}
 		// Only a task the filter honoured, and only if the payload is that

@@ -93,6 +93,8 @@ type config struct {
 	maxWork           int64 // WithMaxValidationWork; 0: the default
 	maxValues         int   // WithMaxArgumentValues; 0: the default
 	assertFormat      bool  // WithFormatAssertion
+	maxStreamsPer     int   // WithMaxListenStreams; 0: the default, < 0: none
+	maxStreams        int   // WithMaxListenStreams; 0: the default, < 0: none
 }
 
 // WithInstructions sets the instructions returned by server/discover.
@@ -192,14 +194,16 @@ type Server struct {
 	closing   chan struct{}  // closed by Shutdown
 	closeOnce sync.Once
 	listeners sync.WaitGroup // running listen streams
+	streams   streamCounts   // open listen streams, for WithMaxListenStreams
 
 	mu         sync.RWMutex
 	extensions map[string]protocol.JSONObject // capabilities.extensions
 	extMethods map[string]extMethod
 	// toolCallHook, when set by an extension, may take over a tools/call
 	// after its arguments are validated (the tasks extension runs the call
-	// as a task); it reports whether it did. remote is the client's
-	// address (HTTP; "" on stdio).
+	// as a task); it reports whether it did. remote is the client key of
+	// an HTTP request without a principal (see clientKey; "" on stdio or
+	// with a principal).
 	toolCallHook func(ctx context.Context, r *Request, t *tool, args json.RawMessage, remote string) (wireResult, bool, error)
 	tasks        *taskManager // the tasks extension, once enabled
 	tools        map[string]*tool

@@ -226,17 +226,17 @@ func (s *Server) storeUnavailable(id *protocol.RequestId, op string, err error) 
 // principal's least recently used session; the total limit is 503), then
 // the session is stored, durably, before the answer names it in
 // Mcp-Session-Id. A refusal makes no session.
-func (h *httpHandler) initialize(w http.ResponseWriter, r *http.Request, m *rpcMessage, principal string) {
+func (h *httpHandler) initialize(r *http.Request, sse *sseWriter, m *rpcMessage, principal, client string) {
 	s := h.s
 	o, e := s.openLegacy(m)
 	if e != nil {
-		writeAnswer(w, withStatus(s.errorOutcome(m.requestID(), e), http.StatusOK)) // a method error: 200 (§1.6)
+		writeAnswer(sse, withStatus(s.errorOutcome(m.requestID(), e), http.StatusOK)) // a method error: 200 (§1.6)
 		return
 	}
 	id, key, err := newSessionID()
 	if err != nil {
 		s.log.Error("minting a session id", "err", err)
-		writeAnswer(w, s.errorOutcome(m.requestID(), InternalError("Internal error")))
+		writeAnswer(sse, s.errorOutcome(m.requestID(), InternalError("Internal error")))
 		return
 	}
 	caps, err1 := mcp20251125.Marshal(&o.params.Capabilities)
@@ -244,7 +244,7 @@ func (h *httpHandler) initialize(w http.ResponseWriter, r *http.Request, m *rpcM
 	declared, err3 := mcp20251125.Marshal(&o.result.Capabilities)
 	if err := errors.Join(err1, err2, err3); err != nil {
 		s.log.Error("encoding a session record", "err", err)
-		writeAnswer(w, s.errorOutcome(m.requestID(), InternalError("Internal error")))
+		writeAnswer(sse, s.errorOutcome(m.requestID(), InternalError("Internal error")))
 		return
 	}
 	l := &s.cfg.legacy
@@ -256,17 +256,17 @@ func (h *httpHandler) initialize(w http.ResponseWriter, r *http.Request, m *rpcM
 		CreatedAt: now, IdleUntil: now.Add(l.IdleTimeout), ExpiresAt: now.Add(l.MaxLifetime),
 	}
 	if principal == "" {
-		rec.QuotaKey = remoteHost(r.RemoteAddr) // per client address, as the task quota keys
+		rec.QuotaKey = client // per client address, as the task quota keys
 	}
 	evicted, err := l.Store.Create(r.Context(), rec, SessionLimits{PerPrincipal: l.MaxSessionsPerPrincipal, Total: l.MaxSessions})
 	switch {
 	case errors.Is(err, ErrSessionLimit):
 		out := withStatus(s.errorOutcome(m.requestID(), InternalError(msgTooManySessions)), http.StatusServiceUnavailable)
 		out.retryAfter = 30
-		writeAnswer(w, out)
+		writeAnswer(sse, out)
 		return
 	case err != nil:
-		writeAnswer(w, s.storeUnavailable(m.requestID(), "create", err))
+		writeAnswer(sse, s.storeUnavailable(m.requestID(), "create", err))
 		return
 	}
 	for _, k := range evicted {
@@ -276,8 +276,8 @@ func (h *httpHandler) initialize(w http.ResponseWriter, r *http.Request, m *rpcM
 	s.sessions.convs[key] = &sessionConv{conv: o.conv, caps: o.caps}
 	s.sessions.mu.Unlock()
 	out := s.legacyResultOutcome(o.rev, m.id, o.result)
-	w.Header().Set(HeaderSessionID, id)
-	writeAnswer(w, out)
+	sse.w.Header().Set(HeaderSessionID, id)
+	writeAnswer(sse, out)
 	s.recycle(out.buf)
 }
 
@@ -341,43 +341,43 @@ func (s *Server) touch(ctx context.Context, rec *SessionRecord) {
 }
 
 // inSession serves a legacy message that names a session (rows S1–S11).
-func (h *httpHandler) inSession(w http.ResponseWriter, r *http.Request, m *rpcMessage, sids []string, principal string, hv hvKind, hvValue string) {
+func (h *httpHandler) inSession(r *http.Request, sse *sseWriter, m *rpcMessage, sids []string, principal, client string, hv hvKind, hvValue string) {
 	s := h.s
 	id := m.requestID()
 	if m.kind == msgRequest && m.method == mcp20251125.MethodInitialize {
-		writeAnswer(w, s.errorOutcome(id, invalidRequest(msgInitializeWithSID))) // S1: not looked up, nothing minted
+		writeAnswer(sse, s.errorOutcome(id, invalidRequest(msgInitializeWithSID))) // S1: not looked up, nothing minted
 		return
 	}
 	rec, refused := s.findSession(r.Context(), sids, principal, id)
 	if refused != nil {
-		writeAnswer(w, *refused)
+		writeAnswer(sse, *refused)
 		return
 	}
 	if e := versionMatches(rec, hv, hvValue); e != nil {
-		writeAnswer(w, s.errorOutcome(id, e)) // S4
+		writeAnswer(sse, s.errorOutcome(id, e)) // S4
 		return
 	}
 	if m.kind == msgRequest {
 		if e := mirroredHeaders(r.Header, m); e != nil {
-			writeAnswer(w, s.errorOutcome(id, e)) // S6
+			writeAnswer(sse, s.errorOutcome(id, e)) // S6
 			return
 		}
 	}
 	s.touch(r.Context(), rec)
 	switch m.kind {
 	case msgNotification:
-		writeAnswer(w, s.sessionNotification(r.Context(), rec, m)) // S8
+		writeAnswer(sse, s.sessionNotification(r.Context(), rec, m)) // S8
 	case msgResponse:
 		// S9: no server-to-client request is ever outstanding before the
 		// bridge.
 		// TODO(step 7): the bridge (§6.4): 202 for a pending, repeated or
 		// late id; count the bad ones (MaxBadResponses).
-		writeAnswer(w, s.errorOutcome(nil, invalidRequest("Invalid Request: no outstanding request has this id")))
+		writeAnswer(sse, s.errorOutcome(nil, invalidRequest("Invalid Request: no outstanding request has this id")))
 	case msgBatch:
 		// S10. TODO(step 9): batches in 2025-03-26 sessions (§2.8).
-		writeAnswer(w, s.errorOutcome(nil, invalidRequest("Invalid Request: a batch is served only in a 2025-03-26 session")))
+		writeAnswer(sse, s.errorOutcome(nil, invalidRequest("Invalid Request: a batch is served only in a 2025-03-26 session")))
 	default:
-		h.sessionRequest(w, r, rec, m, principal) // S11
+		h.sessionRequest(r, sse, rec, m, principal, client) // S11
 	}
 }
 
@@ -428,67 +428,67 @@ func (s *Server) sessionNotification(ctx context.Context, rec *SessionRecord, m 
 // TODO(step 8): once the stream has an event id, run on a context detached
 // from the connection (context.WithoutCancel) and let the event log carry
 // what follows.
-func (h *httpHandler) sessionRequest(w http.ResponseWriter, r *http.Request, rec *SessionRecord, m *rpcMessage, principal string) {
+func (h *httpHandler) sessionRequest(r *http.Request, sse *sseWriter, rec *SessionRecord, m *rpcMessage, principal, client string) {
 	s := h.s
 	conv, caps, err := s.sessionConv(rec)
 	if err != nil {
 		s.log.Error("restoring a session", "err", err)
-		writeAnswer(w, s.errorOutcome(m.requestID(), InternalError("Internal error")))
+		writeAnswer(sse, s.errorOutcome(m.requestID(), InternalError("Internal error")))
 		return
 	}
 	rev := conv.Rev
 	if m.method != mcp20251125.MethodPing && !rec.Initialized {
-		writeAnswer(w, s.legacyErrorOutcome(rev, m.requestID(), invalidRequest(msgNotInitialized), http.StatusBadRequest)) // L1
+		writeAnswer(sse, s.legacyErrorOutcome(rev, m.requestID(), invalidRequest(msgNotInitialized), http.StatusBadRequest)) // L1
 		return
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	if !s.sessions.start(rec.Key, m.id, cancel) {
-		writeAnswer(w, s.legacyErrorOutcome(rev, m.requestID(), invalidRequest(msgIDInUse), http.StatusOK)) // L2
+		writeAnswer(sse, s.legacyErrorOutcome(rev, m.requestID(), invalidRequest(msgIDInUse), http.StatusOK)) // L2
 		return
 	}
 	defer s.sessions.done(rec.Key, m.id)
 	sess := &httpSession{s: s, rec: rec, cv: conv, caps: caps}
-	sse := &sseWriter{w: w}
-	out := s.serveLegacy(ctx, sess, m, &exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: r.RemoteAddr})
+	out := s.serveLegacy(ctx, sess, m, &exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: client})
 	sse.finish(out)
 	s.recycle(out.buf)
 }
 
 // sessionVerb serves a GET or DELETE that names a session (G3–G6, D3–D4).
-func (h *httpHandler) sessionVerb(w http.ResponseWriter, r *http.Request, sids []string, principal string, hv hvKind, hvValue string) {
+func (h *httpHandler) sessionVerb(r *http.Request, sse *sseWriter, sids []string, principal string, hv hvKind, hvValue string) {
 	s := h.s
 	rec, refused := s.findSession(r.Context(), sids, principal, nil)
 	if refused != nil {
-		writeAnswer(w, *refused) // G3, D3
+		writeAnswer(sse, *refused) // G3, D3
 		return
 	}
 	if e := versionMatches(rec, hv, hvValue); e != nil {
-		writeAnswer(w, s.errorOutcome(nil, e)) // G4
+		writeAnswer(sse, s.errorOutcome(nil, e)) // G4
 		return
 	}
 	if r.Method == http.MethodDelete {
-		h.deleteSession(w, r, rec)
+		h.deleteSession(r, sse, rec)
 		return
 	}
-	h.sessionStream(w, r, rec) // G5, G6
+	h.sessionStream(r, sse, rec) // G5, G6
 }
 
 // deleteSession ends a session (D4, §4.3): the record goes, this
 // instance's running requests of the session are cancelled, and the answer
 // is 204. A DELETE is never 405 when sessions are served (a client could
 // not end its session otherwise).
-func (h *httpHandler) deleteSession(w http.ResponseWriter, r *http.Request, rec *SessionRecord) {
+func (h *httpHandler) deleteSession(r *http.Request, sse *sseWriter, rec *SessionRecord) {
 	s := h.s
 	err := s.cfg.legacy.Store.Delete(r.Context(), rec.Principal, rec.Key)
 	switch {
 	case errors.Is(err, ErrSessionNotFound):
-		writeAnswer(w, withStatus(s.errorOutcome(nil, invalidRequest(msgSessionNotFound)), http.StatusNotFound))
+		writeAnswer(sse, withStatus(s.errorOutcome(nil, invalidRequest(msgSessionNotFound)), http.StatusNotFound))
 		return
 	case err != nil:
-		writeAnswer(w, s.storeUnavailable(nil, "delete", err))
+		writeAnswer(sse, s.storeUnavailable(nil, "delete", err))
 		return
 	}
 	s.sessionEnded(rec.Key)
-	w.WriteHeader(http.StatusNoContent)
+	sse.done = true
+	sse.w.WriteHeader(http.StatusNoContent)
 }

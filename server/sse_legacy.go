@@ -73,37 +73,15 @@ func newStreamID() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
-// legacySSE writes the events of a legacy stream.
-type legacySSE struct {
-	w http.ResponseWriter
-	f http.Flusher
-}
-
-func (e *legacySSE) write(b []byte) bool {
-	if _, err := e.w.Write(b); err != nil {
+// retryField writes an event holding only the retry field, on a started
+// stream: reconnect after d. It reports false when the stream is broken.
+func (s *sseWriter) retryField(d time.Duration) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.done || s.broken || !s.started {
 		return false
 	}
-	if e.f != nil {
-		e.f.Flush()
-	}
-	return true
-}
-
-// message writes one JSON-RPC message as an event.
-func (e *legacySSE) message(msg []byte) bool {
-	msg = oneLine(msg)
-	buf := make([]byte, 0, len(msg)+24)
-	buf = append(buf, "event: message\ndata: "...)
-	buf = append(buf, msg...)
-	return e.write(append(buf, "\n\n"...))
-}
-
-// comment writes a keep-alive comment.
-func (e *legacySSE) comment() bool { return e.write([]byte(": keep-alive\n\n")) }
-
-// retry writes an event holding only the retry field: reconnect after d.
-func (e *legacySSE) retry(d time.Duration) bool {
-	return e.write([]byte("retry: " + strconv.FormatInt(d.Milliseconds(), 10) + "\n\n"))
+	return s.write([]byte("retry: "+strconv.FormatInt(d.Milliseconds(), 10)+"\n\n")) == nil
 }
 
 // refreshEvery is how many keep-alives pass between re-reads of the
@@ -119,19 +97,19 @@ const refreshEvery = 4
 // with retry, so that the client reconnects). Every fourth keep-alive
 // re-reads the record (deleted, expired, taken over?), reloads the
 // subscriptions and touches the session: an open stream keeps it alive.
-func (h *httpHandler) sessionStream(w http.ResponseWriter, r *http.Request, rec *SessionRecord) {
+func (h *httpHandler) sessionStream(r *http.Request, sse *sseWriter, rec *SessionRecord) {
 	s := h.s
 	// TODO(step 8): Last-Event-ID resumes a stream (G5); until event ids
 	// exist none can name one, and a fresh standalone stream is opened.
 	conv, caps, err := s.sessionConv(rec)
 	if err != nil {
 		s.log.Error("restoring a session", "err", err)
-		writeAnswer(w, s.errorOutcome(nil, InternalError("Internal error")))
+		writeAnswer(sse, s.errorOutcome(nil, InternalError("Internal error")))
 		return
 	}
 	id, err := newStreamID()
 	if err != nil {
-		writeAnswer(w, s.errorOutcome(nil, InternalError("Internal error")))
+		writeAnswer(sse, s.errorOutcome(nil, InternalError("Internal error")))
 		return
 	}
 	ctx := r.Context()
@@ -141,17 +119,17 @@ func (h *httpHandler) sessionStream(w http.ResponseWriter, r *http.Request, rec 
 	})
 	switch {
 	case errors.Is(err, ErrSessionNotFound):
-		writeAnswer(w, withStatus(s.errorOutcome(nil, invalidRequest(msgSessionNotFound)), http.StatusNotFound))
+		writeAnswer(sse, withStatus(s.errorOutcome(nil, invalidRequest(msgSessionNotFound)), http.StatusNotFound))
 		return
 	case err != nil:
-		writeAnswer(w, s.storeUnavailable(nil, "update", err))
+		writeAnswer(sse, s.storeUnavailable(nil, "update", err))
 		return
 	}
 	st := &legacyStream{id: id, key: rec.Key, rev: conv.Rev, caps: caps, events: make(chan Event, 64), ended: make(chan struct{})}
 	old, err := s.hub.attach(st)
 	if err != nil {
 		s.log.Error("subscribing to the broker", "err", err)
-		writeAnswer(w, s.errorOutcome(nil, InternalError("Internal error: the session's stream is unavailable")))
+		writeAnswer(sse, s.errorOutcome(nil, InternalError("Internal error: the session's stream is unavailable")))
 		return
 	}
 	defer s.hub.detach(st)
@@ -162,15 +140,12 @@ func (h *httpHandler) sessionStream(w http.ResponseWriter, r *http.Request, rec 
 	s.listeners.Add(1)
 	defer s.listeners.Done()
 
-	hd := w.Header()
-	hd.Set("Content-Type", "text/event-stream")
-	hd.Set("Cache-Control", "no-cache")
-	hd.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	flusher, _ := w.(http.Flusher)
-	out := &legacySSE{w: w, f: flusher}
-	if flusher != nil {
-		flusher.Flush()
+	sse.mu.Lock()
+	sse.start()
+	err = sse.write(nil) // the headers go out now (write flushes), within WriteTimeout
+	sse.mu.Unlock()
+	if err != nil {
+		return
 	}
 	subs := subscriptionSet(cur.Subscriptions)
 	var tick <-chan time.Time
@@ -185,7 +160,7 @@ func (h *httpHandler) sessionStream(w http.ResponseWriter, r *http.Request, rec 
 		defer t.Stop()
 		lifetime = t.C
 	}
-	retry := func() { out.retry(s.cfg.legacy.RetryInterval) }
+	retry := func() { sse.retryField(s.cfg.legacy.RetryInterval) }
 	for ticks := 0; ; {
 		select {
 		case <-ctx.Done():
@@ -202,7 +177,7 @@ func (h *httpHandler) sessionStream(w http.ResponseWriter, r *http.Request, rec 
 			}
 			return
 		case <-tick:
-			if !out.comment() {
+			if !sse.keepAlive() {
 				return
 			}
 			if ticks++; ticks%refreshEvery != 0 {
@@ -236,7 +211,7 @@ func (h *httpHandler) sessionStream(w http.ResponseWriter, r *http.Request, rec 
 					subs = subscriptionSet(fresh.Subscriptions)
 				}
 			}
-			if msg != nil && !out.message(msg) {
+			if msg != nil && !sse.notify(msg) {
 				return
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -34,10 +35,66 @@ const (
 	// (of one client address for requests without one; see
 	// TaskConfig.MaxTasksPerPrincipal).
 	DefaultMaxTasksPerPrincipal = 1000
+	// DefaultMaxRunningTasks caps the tasks running on one instance
+	// (TaskConfig.MaxRunning).
+	DefaultMaxRunningTasks = 256
+	// DefaultMaxTaskArgumentBytes caps what a task keeps of the request
+	// that created it (TaskConfig.MaxArgumentBytes).
+	DefaultMaxTaskArgumentBytes = 256 << 10
+	// DefaultMaxTaskInputResponseBytes caps the input responses a task
+	// holds in one input round (TaskConfig.MaxInputResponseBytes).
+	DefaultMaxTaskInputResponseBytes = 1 << 20
+	// DefaultMaxTaskStatusMessageBytes caps a task's statusMessage
+	// (TaskConfig.MaxStatusMessageBytes).
+	DefaultMaxTaskStatusMessageBytes = 4 << 10
+	// DefaultMaxTaskResultBytes caps the result (or error) a task records
+	// (TaskConfig.MaxResultBytes).
+	DefaultMaxTaskResultBytes = 4 << 20
 )
+
+// taskQuotaRetryAfter is the Retry-After of a tools/call over the task
+// quota: the store does not tell when the scope's oldest task expires (up
+// to its TTL plus the retention away), so the client is asked to come back
+// in a minute.
+const taskQuotaRetryAfter = time.Minute
+
+// taskBusyRetryAfter is the Retry-After of a tools/call over
+// TaskConfig.MaxRunning.
+const taskBusyRetryAfter = 5 * time.Second
 
 // TaskConfig configures the tasks extension (WithTasks). Zero fields take
 // the defaults.
+//
+// # Memory
+//
+// A task holds memory in two places: its runner, on the instance that
+// runs it, keeps what it got from the request that created it (the
+// arguments, the request's _meta and inputResponses: at most
+// MaxArgumentBytes) and the input responses of the current round (at most
+// MaxInputResponseBytes, also in the record) until it ends; its record, in
+// the store, keeps a statusMessage (at most MaxStatusMessageBytes), the
+// outstanding input requests (the server's own, at most
+// WithMaxInputRequests of them), those input responses, and at the end a
+// result or error (at most MaxResultBytes) until it expires (TTL plus
+// Retention). So, with the defaults:
+//
+//   - tasks running on one instance: at most MaxRunning (256) ×
+//     (MaxArgumentBytes + MaxInputResponseBytes) = 256 × 1.25 MiB =
+//     320 MiB in all, whoever creates them;
+//   - records of one principal or client address: at most
+//     MaxTasksPerPrincipal (1000) × (MaxResultBytes +
+//     MaxStatusMessageBytes), some 4 GiB at worst (a record holds input
+//     responses only until its task ends, and fewer bytes of them than
+//     of a result): a server whose tools can return large results (an
+//     echo of 256 KiB of arguments stays under 1 MiB) needs a lower
+//     MaxResultBytes or MaxTasksPerPrincipal, since the MemoryTaskStore
+//     keeps records in the process.
+//
+// Each is the product of a count and a size per task: lower either to fit
+// the host. The caps are checked when the task is created (arguments,
+// MaxRunning, the quota), when tasks/update stores responses, when the
+// handler sets a status message (truncated) and when it ends (a result
+// over MaxResultBytes fails the task).
 type TaskConfig struct {
 	// Store keeps the task records (default: NewMemoryTaskStore(), which
 	// serves one instance). Instances behind one load balancer share a
@@ -57,11 +114,43 @@ type TaskConfig struct {
 	// TTL plus Retention) of one principal (DefaultMaxTasksPerPrincipal);
 	// negative means no cap. A request without a principal (no
 	// Authenticate hook) counts against its client address over HTTP (the
-	// host part of the connection's remote address, as WithRateLimit
-	// keys it), and against the one client on stdio. A tools/call over
-	// the cap gets -32603 naming it ("per principal", "per client
-	// address").
+	// host part of the connection's remote address, an IPv6 address by its
+	// /64, as WithRateLimit keys it: see HTTPOptions.ClientKey and
+	// IPv6PrefixLen), and against the one client on stdio. A tools/call
+	// over the cap gets CodeRateLimited naming it ("per principal", "per
+	// client address"), with HTTP 429 and Retry-After: 60 (a slot frees
+	// only when the scope's oldest task expires).
 	MaxTasksPerPrincipal int
+	// MaxRunning caps the tasks running on this instance, whoever created
+	// them (DefaultMaxRunningTasks); negative means no cap. A task runs
+	// from its creation until it reaches a terminal status, input rounds
+	// included. A tools/call over the cap gets CodeRateLimited ("too many
+	// running tasks"), with HTTP 429 and Retry-After, and no task is
+	// created.
+	MaxRunning int
+	// MaxArgumentBytes caps what a task keeps of the request that created
+	// it: its arguments, _meta and inputResponses, as JSON
+	// (DefaultMaxTaskArgumentBytes, 256 KiB); negative means no cap. A
+	// tools/call over it is refused with -32602 ("too large to run as a
+	// task") before the task is created; the same call without the tasks
+	// extension, synchronously, is not subject to it.
+	MaxArgumentBytes int
+	// MaxInputResponseBytes caps the input responses that a task holds in
+	// one input round, in all (DefaultMaxTaskInputResponseBytes, 1 MiB);
+	// negative means no cap. A tasks/update that would take it over is
+	// refused with -32602, and stores nothing.
+	MaxInputResponseBytes int
+	// MaxStatusMessageBytes caps a task's statusMessage
+	// (DefaultMaxTaskStatusMessageBytes, 4 KiB); negative means no cap. A
+	// longer message (Task.SetStatusMessage, or the message of the error
+	// a task fails with) is cut at a UTF-8 boundary and ends with
+	// "… (truncated)".
+	MaxStatusMessageBytes int
+	// MaxResultBytes caps the result a completed task records, as JSON,
+	// and the error data of a failed one (DefaultMaxTaskResultBytes,
+	// 4 MiB); negative means no cap. A larger result fails the task with
+	// -32603 "result too large"; larger error data is left out.
+	MaxResultBytes int
 }
 
 // WithTasks enables the tasks extension with c: capabilities.extensions
@@ -169,14 +258,16 @@ type Task struct {
 func (t *Task) ID() string { return t.id }
 
 // SetStatusMessage sets the task's statusMessage, which tasks/get and
-// task notifications show (a progress description, for instance). It does
-// nothing once the task is over. While the task store is unreachable it
+// task notifications show (a progress description, for instance); one
+// over TaskConfig.MaxStatusMessageBytes is truncated. It does nothing
+// once the task is over. While the task store is unreachable it
 // tries again with back-off, until ctx ends or the task's TTL elapses,
 // whichever comes first, and then returns the store's error; pass a
 // context with a shorter deadline to wait less.
 func (t *Task) SetStatusMessage(ctx context.Context, msg string) error {
 	ctx, cancel := context.WithDeadline(ctx, t.deadline)
 	defer cancel()
+	msg = truncateStatus(msg, t.m.maxStatus)
 	rec, err := t.m.retryStore(ctx, t, "setting the status message", func(ctx context.Context) (*TaskRecord, error) {
 		return t.m.store.Update(ctx, t.principal, t.id, func(r *TaskRecord) error {
 			if r.Status.Terminal() {
@@ -276,7 +367,13 @@ func (s *Server) enableTasks(c TaskConfig) error {
 	if s.tasks != nil {
 		return nil
 	}
-	m := &taskManager{s: s, store: c.Store, ttl: c.TTL, poll: c.PollInterval, retention: c.Retention, limit: c.MaxTasksPerPrincipal, signals: map[string]chan struct{}{}}
+	m := &taskManager{s: s, store: c.Store, ttl: c.TTL, poll: c.PollInterval, retention: c.Retention, limit: c.MaxTasksPerPrincipal, signals: map[string]chan struct{}{},
+		maxRunning:   orDefault(c.MaxRunning, DefaultMaxRunningTasks),
+		maxArgs:      orDefault(c.MaxArgumentBytes, DefaultMaxTaskArgumentBytes),
+		maxResponses: orDefault(c.MaxInputResponseBytes, DefaultMaxTaskInputResponseBytes),
+		maxStatus:    orDefault(c.MaxStatusMessageBytes, DefaultMaxTaskStatusMessageBytes),
+		maxResult:    orDefault(c.MaxResultBytes, DefaultMaxTaskResultBytes),
+	}
 	if m.store == nil {
 		m.store = NewMemoryTaskStore()
 	}
@@ -307,6 +404,17 @@ func (s *Server) enableTasks(c TaskConfig) error {
 	return nil
 }
 
+// orDefault is an option's value: def for zero, 0 (no cap) for negative.
+func orDefault(v, def int) int {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
+}
+
 // taskManager runs the tasks of one Server.
 type taskManager struct {
 	s         *Server
@@ -315,6 +423,8 @@ type taskManager struct {
 	poll      time.Duration
 	retention time.Duration
 	limit     int
+	// The caps of TaskConfig; 0: none.
+	maxRunning, maxArgs, maxResponses, maxStatus, maxResult int
 
 	mu      sync.Mutex
 	signals map[string]chan struct{} // closed when the task's record may have changed
@@ -379,19 +489,57 @@ func newTaskID() (string, error) {
 // is one; without one (no Authenticate hook), per client address over
 // HTTP, as the rate limit does, so that one anonymous client cannot use up
 // everyone's tasks; on stdio, where there is a single client, per client.
-func taskQuota(r *Request, remote string) (key, per string) {
+// client is the client key of the HTTP request (see clientKey; "" on
+// stdio).
+func taskQuota(r *Request, client string) (key, per string) {
 	switch {
 	case r.Principal != "":
 		return "", "per principal"
-	case remote != "":
-		return remoteHost(remote), "per client address"
+	case client != "":
+		return client, "per client address"
 	}
 	return "", "per client"
 }
 
+// retryLater is the CodeRateLimited error asking to retry after d.
+func retryLater(msg string, d time.Duration) *Error {
+	return &Error{Code: CodeRateLimited, Message: msg, Data: jsonText(map[string]int64{"retryAfterMs": d.Milliseconds()})}
+}
+
+// keptBytes is the size, as JSON, of what a task keeps of the request
+// that creates it: the arguments, _meta and inputResponses.
+func keptBytes(r *Request, args json.RawMessage, responses protocol.InputResponses) int {
+	n := len(args)
+	if b, err := protocol.Marshal(&r.Meta); err == nil {
+		n += len(b)
+	}
+	for k, resp := range responses {
+		if b, err := protocol.Marshal(&resp); err == nil {
+			n += len(k) + len(b)
+		}
+	}
+	return n
+}
+
 // start creates the task, durably (R-TASK-07), starts its runner and
-// returns the CreateTaskResult. remote is the client's address (HTTP).
-func (m *taskManager) start(ctx context.Context, r *Request, remote string, t *tool, args json.RawMessage, responses protocol.InputResponses, state []byte) (wireResult, error) {
+// returns the CreateTaskResult. client is the client key (HTTP; see
+// clientKey). In order, it refuses a task whose request is over
+// MaxArgumentBytes, one over MaxRunning and one over the quota.
+func (m *taskManager) start(ctx context.Context, r *Request, client string, t *tool, args json.RawMessage, responses protocol.InputResponses, state []byte) (wireResult, error) {
+	if m.maxArgs > 0 {
+		if n := keptBytes(r, args, responses) + len(state); n > m.maxArgs {
+			return nil, InvalidParams(fmt.Sprintf("Invalid params: arguments too large to run as a task (%d bytes of arguments, _meta and inputResponses, at most %d)", n, m.maxArgs), nil)
+		}
+	}
+	if !m.attach() {
+		return nil, retryLater(fmt.Sprintf("Too many running tasks (at most %d on this server); retry later", m.maxRunning), taskBusyRetryAfter)
+	}
+	attached := true
+	defer func() {
+		if attached {
+			m.detach()
+		}
+	}()
 	ttl, poll := m.ttl, m.poll
 	if t.task.TTL > 0 {
 		ttl = t.task.TTL
@@ -404,7 +552,7 @@ func (m *taskManager) start(ctx context.Context, r *Request, remote string, t *t
 		m.s.log.Error("task id", "err", err)
 		return nil, InternalError("Internal error")
 	}
-	quota, per := taskQuota(r, remote)
+	quota, per := taskQuota(r, client)
 	now := taskNow()
 	rec := &TaskRecord{
 		ID: id, Principal: r.Principal, QuotaKey: quota, Method: r.Method, Target: t.def.Name,
@@ -414,13 +562,13 @@ func (m *taskManager) start(ctx context.Context, r *Request, remote string, t *t
 	}
 	if err := m.store.Create(ctx, rec, max(m.limit, 0)); err != nil {
 		if errors.Is(err, ErrTaskLimit) {
-			return nil, InternalError(fmt.Sprintf("Internal error: too many tasks (at most %d %s)", m.limit, per))
+			return nil, retryLater(fmt.Sprintf("Too many tasks (at most %d %s); retry later", m.limit, per), taskQuotaRetryAfter)
 		}
 		m.s.log.Error("creating a task", "tool", t.def.Name, "err", err)
 		return nil, InternalError("Internal error: the task could not be created")
 	}
 	origin := taskOrigin{method: r.Method, id: r.ID, meta: r.Meta, principal: r.Principal, target: r.target}
-	m.attach()
+	attached = false // run detaches
 	go m.run(rec, ttl, poll, t, args, origin, responses, state)
 	return &protocol.Result{ResultType: "task", Extra: detailed(rec, false)}, nil
 }
@@ -685,15 +833,49 @@ func (m *taskManager) complete(task *Task, wr wireResult) {
 		m.fail(task, InternalError("Internal error: invalid result"))
 		return
 	}
+	if m.maxResult > 0 && len(b) > m.maxResult {
+		m.s.log.Error("task result too large", "task", task.id, "bytes", len(b), "max", m.maxResult)
+		m.fail(task, InternalError(fmt.Sprintf("Internal error: result too large (%d bytes, at most %d)", len(b), m.maxResult)))
+		return
+	}
 	m.finish(task, func(r *TaskRecord) {
 		r.Status, r.Result = TaskCompleted, b
 	})
 }
 
 // fail records a JSON-RPC error: status failed, error and statusMessage
-// (R-TASK-17).
+// (R-TASK-17). A message over MaxStatusMessageBytes is truncated, and data
+// over MaxResultBytes left out.
 func (m *taskManager) fail(task *Task, e *Error) {
+	if msg := truncateStatus(e.Message, m.maxStatus); len(msg) < len(e.Message) || m.maxResult > 0 && len(e.Data) > m.maxResult {
+		c := *e
+		c.Message = msg
+		if m.maxResult > 0 && len(c.Data) > m.maxResult {
+			c.Data = nil
+		}
+		e = &c
+	}
 	m.finish(task, failure(e))
+}
+
+// truncatedMark ends a statusMessage cut at MaxStatusMessageBytes.
+const truncatedMark = "… (truncated)"
+
+// truncateStatus cuts msg to at most max bytes (0: no cap), at a UTF-8
+// boundary, ending it with truncatedMark when there is room for it.
+func truncateStatus(msg string, max int) string {
+	if max <= 0 || len(msg) <= max {
+		return msg
+	}
+	mark := truncatedMark
+	if max < 2*len(mark) {
+		mark = ""
+	}
+	n := max - len(mark)
+	for n > 0 && !utf8.RuneStart(msg[n]) {
+		n--
+	}
+	return msg[:n] + mark
 }
 
 // failure returns what records e in a task: status failed, error and
@@ -889,21 +1071,25 @@ func (m *taskManager) changed(rec *TaskRecord) {
 
 // attach counts a task running here and, for the first, subscribes to
 // the broker, whose task events wake the runners (updates served by other
-// instances).
-func (m *taskManager) attach() {
+// instances). It reports false, and counts nothing, when MaxRunning tasks
+// run here already.
+func (m *taskManager) attach() bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if m.maxRunning > 0 && m.running >= m.maxRunning {
+		return false
+	}
 	m.running++
 	b := m.s.cfg.broker
 	if m.subStop != nil || b == nil {
-		return
+		return true
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	events, stop, err := b.Subscribe(ctx)
 	if err != nil {
 		cancel()
 		m.s.log.Error("subscribing to task events; runners fall back to polling", "err", err)
-		return
+		return true
 	}
 	m.subStop = func() { stop(); cancel() }
 	go func() {
@@ -913,6 +1099,7 @@ func (m *taskManager) attach() {
 			}
 		}
 	}()
+	return true
 }
 
 // detach ends the subscription when no task runs here any more.
@@ -1081,6 +1268,15 @@ func (m *taskManager) update(ctx context.Context, r *Request, raw json.RawMessag
 		}
 		if !taken {
 			return errNoChange
+		}
+		if m.maxResponses > 0 {
+			n := 0
+			for k, v := range t.InputResponses {
+				n += len(k) + len(v)
+			}
+			if n > m.maxResponses {
+				return InvalidParams(fmt.Sprintf("Invalid params: the task's inputResponses would total %d bytes, more than the limit of %d", n, m.maxResponses), nil)
+			}
 		}
 		if len(t.InputRequests) == 0 {
 			t.InputRequests = nil

@@ -52,9 +52,13 @@ func TestTaskQuotaPerClientAddress(t *testing.T) {
 		}
 		ids = append(ids, w.Result["taskId"].(string))
 	}
-	w := create(f.h, from("198.51.100.1:3000", ""))
-	if w.code() != protocol.CodeInternalError || w.Error.Message != "Internal error: too many tasks (at most 2 per client address)" {
-		t.Errorf("a third task from one address: %s", w.raw)
+	// Over the quota: the rate-limited answer, 429 with Retry-After (I2:
+	// not a -32603 with 500, which looks like a server fault).
+	rec := post(t, f.h, rpc(1, "tools/call", tparams(tasksCaps, M{"name": "t", "arguments": M{}})), from("198.51.100.1:3000", ""))
+	w := single(t, rec)
+	if w.code() != CodeRateLimited || w.Error.Message != "Too many tasks (at most 2 per client address); retry later" ||
+		rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "60" || string(w.Error.Data) != `{"retryAfterMs":60000}` {
+		t.Errorf("a third task from one address: %d, Retry-After %q: %s", rec.Code, rec.Header().Get("Retry-After"), w.raw)
 	}
 	// Another address is not locked out.
 	for _, addr := range []string{"198.51.100.2:1000", "[2001:db8::1]:443"} {
@@ -82,7 +86,7 @@ func TestTaskQuotaPerClientAddress(t *testing.T) {
 		defer tcall(t, h, "tasks/cancel", tparams(tasksCaps, M{"taskId": id}), from(addr, "alice"))
 	}
 	w = create(h, from("203.0.113.3:1", "alice"))
-	if w.code() != protocol.CodeInternalError || w.Error.Message != "Internal error: too many tasks (at most 2 per principal)" {
+	if w.code() != CodeRateLimited || w.Error.Message != "Too many tasks (at most 2 per principal); retry later" {
 		t.Errorf("alice's third task, from a third address: %s", w.raw)
 	}
 	if w := create(h, from("203.0.113.1:1", "bob")); w.Result["resultType"] != "task" {
@@ -107,7 +111,7 @@ func TestTaskQuotaStdio(t *testing.T) {
 		t.Fatalf("first task: %s", first.raw)
 	}
 	ss.send(string(rpc(2, "tools/call", tparams(tasksCaps, M{"name": "t", "arguments": M{}}))))
-	if w := ss.recv(); w.code() != protocol.CodeInternalError || !strings.HasSuffix(w.Error.Message, "(at most 1 per client)") {
+	if w := ss.recv(); w.code() != CodeRateLimited || !strings.HasSuffix(w.Error.Message, "(at most 1 per client); retry later") {
 		t.Errorf("second task on stdio: %s", w.raw)
 	}
 	ss.send(string(rpc(3, "tasks/cancel", tparams(tasksCaps, M{"taskId": id}))))

@@ -651,7 +651,7 @@ func TestTaskPrincipal(t *testing.T) {
 	}
 	// The cap counts per principal.
 	second := create("alice")
-	if w := create("alice"); w.code() != protocol.CodeInternalError {
+	if w := create("alice"); w.code() != CodeRateLimited {
 		t.Errorf("the third task of a principal capped at 2: %s", w.raw)
 	}
 	w = create("bob")

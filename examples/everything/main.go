@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"golang.org/x/time/rate"
 	"log/slog"
+	"net"
 	"net/http"
 	"os"
 	"os/signal"
@@ -76,18 +77,54 @@ func main() {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.Handler(server.HTTPOptions{}))
 	hs := newHTTPServer(*addr, mux)
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(sctx)
-	}()
-	logger.Info("serving", "url", "http://"+*addr+"/mcp")
-	if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
 		logger.Error("http", "err", err)
 		closeCluster()
 		os.Exit(1)
 	}
+	logger.Info("serving", "url", "http://"+ln.Addr().String()+"/mcp")
+	if err := serveHTTP(ctx, logger, s, hs, ln, shutdownTimeout); err != nil {
+		logger.Error("http", "err", err)
+		closeCluster()
+		os.Exit(1)
+	}
+}
+
+// shutdownTimeout bounds a graceful stop (serveHTTP). A listen stream
+// whose client stopped reading ends when its write times out
+// (server.HTTPOptions.WriteTimeout, 30 s by default); such streams are
+// closed when the bound passes.
+const shutdownTimeout = 10 * time.Second
+
+// serveHTTP serves hs on ln until ctx ends (SIGINT or SIGTERM), then stops
+// gracefully within timeout: first s.Shutdown, so that every listen stream
+// ends with its subscriptions/listen result (R-SUB-06) and the requests
+// still running get their responses; then hs.Shutdown, which stops
+// accepting connections and waits until the responses are written. What
+// is still open when the bound passes is closed. It returns nil after a
+// stop, or the error that ended serving.
+func serveHTTP(ctx context.Context, logger *slog.Logger, s *server.Server, hs *http.Server, ln net.Listener, timeout time.Duration) error {
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	if err := s.Shutdown(sctx); err != nil {
+		logger.Warn("listen streams or requests still open at the shutdown bound", "err", err)
+	}
+	if err := hs.Shutdown(sctx); err != nil {
+		logger.Warn("connections still open at the shutdown bound; closing them", "err", err)
+		_ = hs.Close()
+	}
+	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }
 
 func newServer(logger *slog.Logger, cl cluster) (*server.Server, error) {

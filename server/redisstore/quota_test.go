@@ -91,8 +91,8 @@ func TestTaskQuotaPerClientAddressRedis(t *testing.T) {
 	if r := create(anon, "198.51.100.1:1000", ""); r.Result["resultType"] != "task" {
 		t.Fatalf("first anonymous task: %s", r.raw)
 	}
-	if r := create(anon, "198.51.100.1:2000", ""); r.Error == nil || int64(r.Error.Code) != protocol.CodeInternalError ||
-		r.Error.Message != "Internal error: too many tasks (at most 1 per client address)" {
+	if r := create(anon, "198.51.100.1:2000", ""); r.Error == nil || int64(r.Error.Code) != server.CodeRateLimited ||
+		r.Error.Message != "Too many tasks (at most 1 per client address); retry later" {
 		t.Errorf("a second task from the same address: %s", r.raw)
 	}
 	if r := create(anon, "198.51.100.2:1000", ""); r.Result["resultType"] != "task" {
@@ -101,8 +101,8 @@ func TestTaskQuotaPerClientAddressRedis(t *testing.T) {
 	if r := create(authed, "203.0.113.1:1", "alice"); r.Result["resultType"] != "task" {
 		t.Fatalf("alice's first task: %s", r.raw)
 	}
-	if r := create(authed, "203.0.113.2:1", "alice"); r.Error == nil || int64(r.Error.Code) != protocol.CodeInternalError ||
-		r.Error.Message != "Internal error: too many tasks (at most 1 per principal)" {
+	if r := create(authed, "203.0.113.2:1", "alice"); r.Error == nil || int64(r.Error.Code) != server.CodeRateLimited ||
+		r.Error.Message != "Too many tasks (at most 1 per principal); retry later" {
 		t.Errorf("alice's second task, from another address: %s", r.raw)
 	}
 }

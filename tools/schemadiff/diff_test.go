@@ -624,7 +624,7 @@ func TestRunPinned(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"unpinned revision", []string{"-pinned", "2024-11-05", "2026-07-28"}, `no pin for revision "2024-11-05"`},
+		{"unpinned revision", []string{"-pinned", "2023-01-01", "2026-07-28"}, `no pin for revision "2023-01-01"`},
 		{"a file name", []string{"-pinned", "old.json", "2026-07-28"}, `no pin for revision "old.json"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,0 +1,206 @@
+package server
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// fromHeader serves h with the request's RemoteAddr taken from the
+// X-Test-Remote header, so that one test client can be many addresses.
+func fromHeader(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a := r.Header.Get("X-Test-Remote"); a != "" {
+			r.RemoteAddr = a
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// tryListen opens a listen stream as addr (and user, when not ""): it
+// returns the open response, or the refusal's status, Retry-After and
+// body.
+func tryListen(t *testing.T, srv *httptest.Server, addr, user string) (resp *http.Response, status int, retry string, body string) {
+	t.Helper()
+	b := rpc(1, "subscriptions/listen", params(M{"notifications": M{"toolsListChanged": true}}))
+	req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(string(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range mirror(b) {
+		req.Header[k] = v
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Test-Remote", addr)
+	if user != "" {
+		req.Header.Set("X-User", user)
+	}
+	resp, err = srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode == 200 {
+		line, err := bufio.NewReader(resp.Body).ReadString('\n') // the acknowledgement is on its way
+		if err != nil || !strings.HasPrefix(line, "event:") {
+			t.Fatalf("listen as %s: %q, %v", addr, line, err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp, 200, "", ""
+	}
+	all, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return nil, resp.StatusCode, resp.Header.Get("Retry-After"), string(all)
+}
+
+// D8: listen streams are capped per principal, per client address without
+// one (an IPv6 address by its /64), and in all; over a cap the stream is
+// refused with the rate-limited answer, and a slot frees when a stream
+// ends.
+func TestListenStreamCaps(t *testing.T) {
+	s := newServer(t, WithMaxListenStreams(2, 6))
+	addTool(t, s, `{"name":"t","inputSchema":{"type":"object"}}`, textTool("x"))
+	h := s.Handler(HTTPOptions{AllowedHosts: []string{"127.0.0.1", "localhost"}, Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }})
+	srv := httptest.NewServer(fromHeader(h))
+	t.Cleanup(srv.Close)
+
+	open := func(addr, user string) *http.Response {
+		t.Helper()
+		resp, status, _, body := tryListen(t, srv, addr, user)
+		if status != 200 {
+			t.Fatalf("stream %d of %s %q refused: %d %s", s.streams.total+1, addr, user, status, body)
+		}
+		return resp
+	}
+	refused := func(addr, user, msg string) {
+		t.Helper()
+		_, status, retry, body := tryListen(t, srv, addr, user)
+		w := decodeWire(t, []byte(body))
+		if status != http.StatusTooManyRequests || retry != "10" || w.code() != CodeRateLimited || w.Error.Message != msg {
+			t.Errorf("over a cap, %s %q: %d, Retry-After %q: %s", addr, user, status, retry, body)
+		}
+	}
+	a1 := open("198.51.100.1:1000", "")
+	open("198.51.100.1:1001", "")
+	refused("198.51.100.1:1002", "", "Too many listen streams (at most 2 per client address); close one or retry later")
+	// One /64 is one client; an IPv4-mapped address is its IPv4 address.
+	open("[2001:db8:0:1::1]:443", "")
+	open("[2001:db8:0:1:ffff:ffff:ffff:ffff]:443", "")
+	refused("[2001:db8:0:1:abcd::1]:443", "", "Too many listen streams (at most 2 per client address); close one or retry later")
+	refused("[::ffff:198.51.100.1]:443", "", "Too many listen streams (at most 2 per client address); close one or retry later")
+	// A principal counts on its own, whatever its address.
+	open("198.51.100.1:1003", "alice")
+	open("198.51.100.1:1004", "alice")
+	refused("198.51.100.9:1", "alice", "Too many listen streams (at most 2 per principal); close one or retry later")
+	if s.streams.total != 6 {
+		t.Fatalf("%d streams counted, want 6", s.streams.total)
+	}
+	// Six in all: a seventh client is refused too.
+	refused("198.51.100.7:1", "", "Too many listen streams (at most 6 on this server); retry later")
+	// Other requests are not affected.
+	if w := tcall(t, h, "tools/call", params(M{"name": "t", "arguments": M{}}), from("198.51.100.1:1005", "")); w.Error != nil {
+		t.Errorf("a tools/call from a client with 2 streams: %s", w.raw)
+	}
+	// A stream that ends frees its slot.
+	a1.Body.Close()
+	waitFor(t, func() bool { s.streams.mu.Lock(); defer s.streams.mu.Unlock(); return s.streams.total == 5 })
+	open("198.51.100.1:1006", "")
+}
+
+// On stdio the one client is bounded by WithMaxConcurrent; its streams
+// count against the total only.
+func TestListenStreamCapsStdio(t *testing.T) {
+	s := newServer(t, WithMaxListenStreams(1, 2))
+	ss := startStdio(t, s)
+	for id := 1; id <= 2; id++ {
+		ss.send(string(rpc(id, "subscriptions/listen", params(M{"notifications": M{"toolsListChanged": true}}))))
+		if w := ss.recv(); w.method() != "notifications/subscriptions/acknowledged" {
+			t.Fatalf("stdio stream %d: %s", id, w.raw)
+		}
+	}
+	ss.send(string(rpc(3, "subscriptions/listen", params(M{"notifications": M{"toolsListChanged": true}}))))
+	if w := ss.recv(); w.code() != CodeRateLimited || w.Error.Message != "Too many listen streams (at most 2 on this server); retry later" {
+		t.Errorf("a third stdio stream: %s", w.raw)
+	}
+}
+
+// D8: what one open stream keeps of a large filter. The filter is held
+// packed and sorted (not as a map and the acknowledged list besides): with
+// 1000 URIs of 60 bytes, under 120 KB a stream in all (goroutines,
+// connection and broker subscription included; 162 KB before). The clients are raw
+// connections, so that nothing on the client side keeps the bodies.
+func TestListenStreamMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("opens 40 streams of 1000 URIs")
+	}
+	s := newServer(t, WithMaxListenStreams(-1, 0)) // all from 127.0.0.1
+	const uris = 1000
+	var list []string
+	for j := range uris {
+		uri := fmt.Sprintf("test://r/%04d-%s", j, strings.Repeat("a", 45))
+		list = append(list, fmt.Sprintf("%q", uri))
+		if err := s.AddResource(protocol.Resource{URI: uri, Name: "r"}, func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+			return nil, ErrNotFound
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	filter := `{"resourceSubscriptions":[` + strings.Join(list, ",") + `]}`
+	srv := httptest.NewServer(s.Handler(HTTPOptions{AllowedHosts: []string{"127.0.0.1"}}))
+	t.Cleanup(srv.Close)
+	rawListen(t, srv.Listener.Addr().String(), filter, false) // warm up: pools, the first connection
+	settle := func() uint64 {
+		var ms runtime.MemStats
+		for range 3 {
+			runtime.GC()
+		}
+		runtime.ReadMemStats(&ms)
+		return ms.HeapInuse
+	}
+	const n = 40
+	conns := make([]net.Conn, 0, n)
+	before := settle()
+	for i := range n {
+		c, _ := rawListen(t, srv.Listener.Addr().String(), filter, false)
+		conns = append(conns, c)
+		_ = i
+	}
+	after := settle()
+	per := float64(after-before) / n
+	t.Logf("%d streams of %d URIs (%d bytes of filter): heap in use +%.1f MiB, %.0f KB a stream", n, uris, len(filter), float64(after-before)/(1<<20), per/1000)
+	if per > 120_000 {
+		t.Errorf("a stream with a filter of %d bytes holds %.0f KB", len(filter), per/1000)
+	}
+	runtime.KeepAlive(conns)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = s.Shutdown(ctx)
+}
+
+func TestPackedSet(t *testing.T) {
+	members := []string{"b", "a", "ab", "", "abc", "test://x"}
+	p := packSet(members)
+	for _, m := range members {
+		if !p.has(m) {
+			t.Errorf("%q not found", m)
+		}
+	}
+	for _, v := range []string{"c", "aa", "abcd", "test://", "test://xy"} {
+		if p.has(v) {
+			t.Errorf("%q found", v)
+		}
+	}
+	var empty packedSet
+	if empty.has("") || packSet(nil).has("a") {
+		t.Error("the empty set has a member")
+	}
+}
