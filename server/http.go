@@ -118,8 +118,10 @@ const (
 // Handler returns the Streamable HTTP endpoint of s: POST only, one
 // JSON-RPC message per request, answered with application/json or, when
 // the handler sends progress or log notifications before its result, with
-// a text/event-stream. No session is ever created: Mcp-Session-Id and
-// Last-Event-ID are ignored.
+// a text/event-stream. Under ErasModern no session is ever created:
+// Mcp-Session-Id and Last-Event-ID are ignored. When legacy clients are
+// served (WithEras), initialize opens a session, and GET and DELETE serve
+// it (see the package documentation, "Dual era").
 func (s *Server) Handler(opts HTTPOptions) http.Handler {
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes

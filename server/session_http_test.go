@@ -649,3 +649,45 @@ func TestSessionRateLimit(t *testing.T) {
 		t.Error("429 without Retry-After")
 	}
 }
+
+// TestHTTPInitialize checks initialize over Streamable HTTP (row A1,
+// §1.5, §1.10, §2.1): the answer names the session only on success;
+// refusals are method errors (200) and mint nothing; a LEGACY header is
+// not compared with params.protocolVersion (A1, Choice).
+func TestHTTPInitialize(t *testing.T) {
+	cases := []struct {
+		name    string
+		mode    Eras
+		params  string
+		hdr     []string
+		version string // negotiated; "" for a refusal
+		code    int64
+	}{
+		{name: "§1.5 2026-07-28 inside initialize", mode: ErasBoth, params: initParams("2026-07-28", ""), code: protocol.CodeInvalidParamsError},
+		{name: "§1.9 2026-07-28 under ErasLegacy is negotiated down", mode: ErasLegacy, params: initParams("2026-07-28", ""), version: "2025-11-25"},
+		{name: "A1 a header of the previous session's version", mode: ErasBoth, params: initParams("2025-11-25", ""), hdr: []string{HeaderProtocolVersion, "2025-06-18"}, version: "2025-11-25"},
+		{name: "§1.10 a 2024-11-05 initialize over Streamable HTTP", mode: ErasBoth, params: initParams("2024-11-05", ""), version: "2024-11-05"},
+		{name: "§2.1 capabilities are required", mode: ErasBoth, params: `{"protocolVersion":"2025-11-25","clientInfo":{"name":"c","version":"1"}}`, code: protocol.CodeInvalidParamsError},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			f := newLegacyFixture(t, c.mode)
+			rec := eraRequest(t, f.Handler(HTTPOptions{}), http.MethodPost, eraBody(1, "initialize", c.params), c.hdr...)
+			w := single(t, rec)
+			sid := rec.Header().Get(HeaderSessionID)
+			if c.version == "" {
+				if rec.Code != 200 || w.code() != c.code || sid != "" {
+					t.Fatalf("%d %s, Mcp-Session-Id %q; want 200, code %d and no session", rec.Code, w.raw, sid, c.code)
+				}
+				if f.cfg.legacy.Store.(*MemorySessionStore).Len() != 0 {
+					t.Error("a refused initialize stored a session")
+				}
+				return
+			}
+			if rec.Code != 200 || w.Result["protocolVersion"] != c.version || !sessionIDRE.MatchString(sid) {
+				t.Fatalf("%d %s, Mcp-Session-Id %q; want %s", rec.Code, w.raw, sid, c.version)
+			}
+			checkLegacyMessage(t, c.version, w.raw, "initialize")
+		})
+	}
+}

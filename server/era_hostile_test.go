@@ -1,0 +1,137 @@
+package server
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// TestEraHostileCorpusDual sends every HTTP row of the hostile corpus to
+// ErasBoth and ErasLegacy servers (docs/dual-era.md §1.3, §1.9, §9,
+// mixed-era smuggling). For a request with a modern MCP-Protocol-Version
+// and no session id, ErasBoth must answer exactly as ErasModern does (the
+// modern pipeline, every check in today's order: row M3); ErasLegacy never
+// answers with a 2026-07-28 code; evil_tool never runs; every answer is a
+// JSON-RPC message or empty. The corpus's own expectations (ErasModern)
+// are checked by TestHostileCorpus; step 13 gives the rows their
+// ErasBoth wants.
+func TestEraHostileCorpusDual(t *testing.T) {
+	modern := newHostileFixture(t)
+	both := newHostileFixture(t, WithEras(ErasBoth))
+	// ErasLegacy cannot mint the corpus's sealed states (they come from
+	// modern requests): it shares ErasBoth's, sealed with the same key.
+	legacyOnly := &hostileFixture{Server: fixture(t, WithStateKeys(hostileKey), WithEras(ErasLegacy)), counts: map[string]*atomic.Int64{}, vars: both.vars}
+	legacyOnly.addTools(t, legacyOnly.Server)
+	legacyOnly.h = legacyOnly.Handler(hostileOptions)
+	dual := map[Eras]*hostileFixture{ErasBoth: both, ErasLegacy: legacyOnly}
+	compared := 0
+	for _, c := range loadHostileCorpus(t) {
+		if !c.http || c.raw != "" {
+			continue
+		}
+		t.Run(c.label(), func(t *testing.T) {
+			want, _ := modern.serveHostileHTTP(c, modern.hostileBody(c))
+			for mode, f := range dual {
+				before := f.snapshot()
+				body := f.hostileBody(c)
+				got, _ := f.serveHostileHTTP(c, body)
+				if d := f.snapshot()["evil_tool"] - before["evil_tool"]; d != 0 {
+					t.Errorf("%v: SMUGGLED: evil_tool ran", mode)
+				}
+				codes := answerCodes(t, got)
+				if mode == ErasLegacy {
+					for _, code := range codes {
+						if code <= -32020 && code >= -32099 {
+							t.Errorf("ErasLegacy answered with the 2026-07-28 code %d: %s", code, got.Body.Bytes())
+						}
+					}
+					continue
+				}
+				if !modernHeaderNoSession(c, f, body) {
+					continue
+				}
+				compared++
+				wantCodes := answerCodes(t, want)
+				if got.Code != want.Code || strings.Join(codeText(codes), ",") != strings.Join(codeText(wantCodes), ",") {
+					t.Errorf("M3: ErasBoth answered %d %s, ErasModern %d %s", got.Code, got.Body.Bytes(), want.Code, want.Body.Bytes())
+				}
+			}
+		})
+	}
+	t.Logf("%d rows compared with ErasModern", compared)
+	if compared < 100 {
+		t.Errorf("only %d rows carried a modern header without a session id: the comparison lost its reach", compared)
+	}
+}
+
+// modernHeaderNoSession reports whether the request of c carries one
+// MCP-Protocol-Version that is not a legacy version, and no Mcp-Session-Id.
+func modernHeaderNoSession(c *hostileCase, f *hostileFixture, body []byte) bool {
+	r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
+	if !c.noMirror {
+		for k, v := range mirror(body) {
+			r.Header[k] = v
+		}
+	}
+	set := map[string]bool{}
+	for _, h := range c.headers {
+		name := http.CanonicalHeaderKey(h.name)
+		switch {
+		case h.del:
+			delete(r.Header, name)
+		case !set[name]:
+			set[name] = true
+			r.Header[name] = []string{f.vars.Replace(h.value)}
+		default:
+			r.Header[name] = append(r.Header[name], f.vars.Replace(h.value))
+		}
+	}
+	if len(r.Header[keySessionID]) > 0 {
+		return false
+	}
+	kind, _ := f.versionHeader(r.Header)
+	return kind.modern()
+}
+
+// answerCodes returns the error codes of an answer's messages (0 for a
+// result), failing on anything that is not a JSON-RPC message.
+func answerCodes(t *testing.T, rec *httptest.ResponseRecorder) []int64 {
+	t.Helper()
+	if rec.Body.Len() == 0 {
+		return nil
+	}
+	var msgs []*wire
+	switch rec.Header().Get("Content-Type") {
+	case "text/event-stream":
+		msgs = sseMessages(t, rec.Body.Bytes())
+	default:
+		if !json.Valid(rec.Body.Bytes()) {
+			t.Fatalf("an answer that is not JSON: %q", rec.Body.Bytes())
+		}
+		msgs = []*wire{decodeWire(t, rec.Body.Bytes())}
+	}
+	var out []int64
+	for _, m := range msgs {
+		if m.method() == "" {
+			out = append(out, m.code())
+		}
+	}
+	return out
+}
+
+func codeText(codes []int64) []string {
+	out := make([]string, len(codes))
+	for i, c := range codes {
+		out[i] = protocol.ErrorCodeName(c)
+		if out[i] == "" {
+			b, _ := json.Marshal(c)
+			out[i] = string(b)
+		}
+	}
+	return out
+}
