@@ -260,9 +260,9 @@ func probeMeta(params []byte) (modern bool, bad string) {
 	var meta []byte
 	for obj.next() {
 		switch {
-		case obj.key == "_meta":
+		case string(obj.key) == "_meta":
 			meta = obj.value
-		case strings.EqualFold(obj.key, "_meta"):
+		case bytes.EqualFold(obj.key, []byte("_meta")):
 			return false, fmt.Sprintf("params.%s: member name differs from \"_meta\" only in case", obj.key)
 		}
 	}
@@ -271,10 +271,10 @@ func probeMeta(params []byte) (modern bool, bad string) {
 		return false, ""
 	}
 	for inner.next() {
-		switch {
-		case inner.key == metaKeyVersion || inner.key == metaKeyCaps:
+		switch k := inner.key; {
+		case string(k) == metaKeyVersion || string(k) == metaKeyCaps:
 			modern = true
-		case strings.EqualFold(inner.key, metaKeyVersion) || strings.EqualFold(inner.key, metaKeyCaps):
+		case bytes.EqualFold(k, []byte(metaKeyVersion)) || bytes.EqualFold(k, []byte(metaKeyCaps)):
 			return false, fmt.Sprintf("params._meta.%s: member name differs from a 2026-07-28 key only in case", inner.key)
 		}
 	}
@@ -282,11 +282,12 @@ func probeMeta(params []byte) (modern bool, bad string) {
 }
 
 // memberScanner walks the members of one JSON object known to be valid
-// JSON: key is the member's name (unescaped), value its raw text.
+// JSON: key is the member's name (unescaped; it shares the object's bytes
+// unless it held an escape), value its raw text.
 type memberScanner struct {
 	b     []byte
 	i     int
-	key   string
+	key   []byte
 	value []byte
 }
 
@@ -331,15 +332,15 @@ func (m *memberScanner) next() bool {
 
 // jsonKey returns the text of a JSON string token (quotes included),
 // unescaped; it is copied only when it holds an escape.
-func jsonKey(tok []byte) string {
+func jsonKey(tok []byte) []byte {
 	if bytes.IndexByte(tok, '\\') < 0 {
-		return string(tok[1 : len(tok)-1])
+		return tok[1 : len(tok)-1]
 	}
 	var s string
 	if json.Unmarshal(tok, &s) != nil {
-		return ""
+		return nil
 	}
-	return s
+	return []byte(s)
 }
 
 // endOfString returns the index just past the string token at b[i].

@@ -198,7 +198,7 @@ func stringMember(obj []byte, name string) (string, bool) {
 		return "", false
 	}
 	for sc.next() {
-		if sc.key == name {
+		if string(sc.key) == name {
 			var v string
 			if json.Unmarshal(sc.value, &v) != nil {
 				return "", false
