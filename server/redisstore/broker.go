@@ -19,8 +19,8 @@ import (
 const (
 	// DefaultChannel is the Redis pub/sub channel the events travel on.
 	DefaultChannel = "mcpwire:events"
-	// DefaultTimeout bounds one Publish, one TaskStore call and the
-	// set-up of a Broker's shared subscription.
+	// DefaultTimeout bounds one Publish, one TaskStore or SessionStore
+	// call and the set-up of a Broker's shared subscription.
 	DefaultTimeout = 2 * time.Second
 	// DefaultBuffer is how many events a subscriber may fall behind
 	// before it loses events.
@@ -30,8 +30,8 @@ const (
 // ErrClosed is returned by a Broker after Close.
 var ErrClosed = errors.New("redisstore: broker closed")
 
-// Option configures a Broker or a TaskStore; each ignores the options
-// that are not its own.
+// Option configures a Broker, a TaskStore or a SessionStore; each ignores
+// the options that are not its own.
 type Option func(*config)
 
 type config struct {
@@ -62,9 +62,10 @@ func defaults() config {
 // sharing a Redis use different ones.
 func WithChannel(name string) Option { return func(c *config) { c.channel = name } }
 
-// WithTimeout bounds each Publish and each TaskStore call, whatever the
-// context and the client's own timeouts, and the wait for Redis to confirm
-// the subscription when a Broker's first subscriber arrives (default 2 s).
+// WithTimeout bounds each Publish, each TaskStore and SessionStore call
+// (an Update with all its compare-and-set rounds), whatever the context
+// and the client's own timeouts, and the wait for Redis to confirm the
+// subscription when a Broker's first subscriber arrives (default 2 s).
 func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
 
 // WithBuffer (Broker) sets how many events each subscriber may fall behind before

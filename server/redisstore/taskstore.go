@@ -16,10 +16,11 @@ import (
 	"github.com/mcpwire/mcpwire/server"
 )
 
-// DefaultPrefix starts the name of every key a TaskStore writes.
+// DefaultPrefix starts the name of every key a TaskStore or a
+// SessionStore writes.
 const DefaultPrefix = "mcpwire:"
 
-// WithPrefix (TaskStore) sets the prefix of the keys (default
+// WithPrefix (TaskStore, SessionStore) sets the prefix of the keys (default
 // "mcpwire:"). Every instance of one deployment must use the same prefix;
 // deployments sharing a Redis use different ones.
 func WithPrefix(p string) Option { return func(c *config) { c.prefix = p } }
