@@ -401,7 +401,7 @@ func TestSamplingModern(t *testing.T) {
 	if method != "sampling/createMessage" {
 		t.Fatalf("method %q", method)
 	}
-	jsonEqual(t, "sampling params", params, `{"messages":[{"role":"user","content":{"type":"text","text":"What is the capital of France?"}}],"maxTokens":100}`)
+	jsonEqual(t, "sampling params", params, samplingParams)
 	answer := `{"role":"assistant","content":{"type":"text","text":"Paris"},"model":"test-model","stopReason":"endTurn"}`
 	m := last(t, c.do("tools/call", "test_sampling", retryParams("test_sampling", args, key, answer, state), ""))
 	if got := toolText(t, m); got != "LLM response: Paris" {
@@ -425,8 +425,7 @@ func TestElicitationModern(t *testing.T) {
 	if method != "elicitation/create" {
 		t.Fatalf("method %q", method)
 	}
-	jsonEqual(t, "elicitation params", params, `{"message":"Please provide your information","requestedSchema":{"type":"object",`+
-		`"properties":{"email":{"type":"string","description":"Your email address"},"username":{"type":"string","description":"Your username"}},"required":["email","username"]}}`)
+	jsonEqual(t, "elicitation params", params, elicitationParams)
 	for answer, want := range map[string]string{
 		`{"action":"accept","content":{"username":"alice","email":"alice@example.com"}}`: `User response: action=accept, content={"email":"alice@example.com","username":"alice"}`,
 		`{"action":"decline"}`: `User response: action=decline, content={}`,
@@ -437,6 +436,26 @@ func TestElicitationModern(t *testing.T) {
 		}
 	}
 }
+
+// What the input fixtures ask, the same in both eras: the params of the
+// input request (2026-07-28) or of the server-to-client request (legacy).
+const (
+	samplingParams    = `{"messages":[{"role":"user","content":{"type":"text","text":"What is the capital of France?"}}],"maxTokens":100}`
+	elicitationParams = `{"message":"Please provide your information","requestedSchema":{"type":"object",` +
+		`"properties":{"email":{"type":"string","description":"Your email address"},"username":{"type":"string","description":"Your username"}},"required":["email","username"]}}`
+	defaultsSchema = `{"type":"object","properties":{
+		"name":{"type":"string","description":"User name","default":"John Doe"},
+		"age":{"type":"integer","description":"User age","default":30},
+		"score":{"type":"number","description":"User score","default":95.5},
+		"status":{"type":"string","description":"User status","enum":["active","inactive","pending"],"default":"active"},
+		"verified":{"type":"boolean","description":"Verification status","default":true}}}`
+	enumsSchema = `{"type":"object","properties":{
+		"untitledSingle":{"type":"string","description":"Choose an option","enum":["option1","option2","option3"]},
+		"titledSingle":{"type":"string","description":"Choose a titled option","oneOf":[{"const":"value1","title":"First Option"},{"const":"value2","title":"Second Option"},{"const":"value3","title":"Third Option"}]},
+		"legacyEnum":{"type":"string","description":"Choose a legacy option","enum":["opt1","opt2","opt3"],"enumNames":["Option One","Option Two","Option Three"]},
+		"untitledMulti":{"type":"array","description":"Choose several options","items":{"type":"string","enum":["option1","option2","option3"]}},
+		"titledMulti":{"type":"array","description":"Choose several titled options","items":{"anyOf":[{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"},{"const":"value3","title":"Third Choice"}]}}}}`
+)
 
 // elicitedSchema calls an elicitation tool without arguments and returns
 // the requestedSchema of its only input request, with the retry's text
@@ -463,12 +482,7 @@ func elicitedSchema(t *testing.T, c *modern, tool, answer string) (json.RawMessa
 func TestElicitationDefaults(t *testing.T) {
 	schema, text := elicitedSchema(t, newModern(t), "test_elicitation_sep1034_defaults",
 		`{"action":"accept","content":{"name":"Jane Smith","age":25,"score":88,"status":"inactive","verified":false}}`)
-	jsonEqual(t, "requestedSchema", schema, `{"type":"object","properties":{
-		"name":{"type":"string","description":"User name","default":"John Doe"},
-		"age":{"type":"integer","description":"User age","default":30},
-		"score":{"type":"number","description":"User score","default":95.5},
-		"status":{"type":"string","description":"User status","enum":["active","inactive","pending"],"default":"active"},
-		"verified":{"type":"boolean","description":"Verification status","default":true}}}`)
+	jsonEqual(t, "requestedSchema", schema, defaultsSchema)
 	if want := `User response: action=accept, content={"age":25,"name":"Jane Smith","score":88,"status":"inactive","verified":false}`; text != want {
 		t.Errorf("text %q, want %q", text, want)
 	}
@@ -481,12 +495,7 @@ func TestElicitationDefaults(t *testing.T) {
 func TestElicitationEnums(t *testing.T) {
 	schema, text := elicitedSchema(t, newModern(t), "test_elicitation_sep1330_enums",
 		`{"action":"accept","content":{"untitledSingle":"option1","titledSingle":"value2","legacyEnum":"opt3","untitledMulti":["option1","option3"],"titledMulti":["value1"]}}`)
-	jsonEqual(t, "requestedSchema", schema, `{"type":"object","properties":{
-		"untitledSingle":{"type":"string","description":"Choose an option","enum":["option1","option2","option3"]},
-		"titledSingle":{"type":"string","description":"Choose a titled option","oneOf":[{"const":"value1","title":"First Option"},{"const":"value2","title":"Second Option"},{"const":"value3","title":"Third Option"}]},
-		"legacyEnum":{"type":"string","description":"Choose a legacy option","enum":["opt1","opt2","opt3"],"enumNames":["Option One","Option Two","Option Three"]},
-		"untitledMulti":{"type":"array","description":"Choose several options","items":{"type":"string","enum":["option1","option2","option3"]}},
-		"titledMulti":{"type":"array","description":"Choose several titled options","items":{"anyOf":[{"const":"value1","title":"First Choice"},{"const":"value2","title":"Second Choice"},{"const":"value3","title":"Third Choice"}]}}}}`)
+	jsonEqual(t, "requestedSchema", schema, enumsSchema)
 	if !strings.HasPrefix(text, "User response: action=accept, content={") || !strings.Contains(text, `"untitledMulti":["option1","option3"]`) {
 		t.Errorf("text %q", text)
 	}
@@ -726,15 +735,17 @@ const msgNoBridge = "cannot be sent in a legacy session yet"
 // refuses in a session (-32603) and the test skips; after it, it runs.
 func TestLegacyStdioInputFixtures(t *testing.T) {
 	cases := []struct {
-		tool, args, method, answer, want string
+		tool, args, method, params, answer, want string
 	}{
-		{"test_sampling", `{"prompt":"What is the capital of France?"}`, "sampling/createMessage",
+		{"test_sampling", `{"prompt":"What is the capital of France?"}`, "sampling/createMessage", samplingParams,
 			`{"role":"assistant","content":{"type":"text","text":"Paris"},"model":"test-model","stopReason":"endTurn"}`, "LLM response: Paris"},
-		{"test_elicitation", `{"message":"Please provide your information"}`, "elicitation/create",
+		{"test_elicitation", `{"message":"Please provide your information"}`, "elicitation/create", elicitationParams,
 			`{"action":"accept","content":{"username":"alice","email":"alice@example.com"}}`, `User response: action=accept, content={"email":"alice@example.com","username":"alice"}`},
 		{"test_elicitation_sep1034_defaults", `{}`, "elicitation/create",
+			`{"message":"Please review and update the form fields with defaults","requestedSchema":` + defaultsSchema + `}`,
 			`{"action":"accept","content":{"name":"Jane Smith","age":25,"score":88,"status":"inactive","verified":false}}`, `User response: action=accept, content={"age":25,"name":"Jane Smith","score":88,"status":"inactive","verified":false}`},
 		{"test_elicitation_sep1330_enums", `{}`, "elicitation/create",
+			`{"message":"Please select options from the enum fields","requestedSchema":` + enumsSchema + `}`,
 			`{"action":"accept","content":{"untitledSingle":"option1"}}`, `User response: action=accept, content={"untitledSingle":"option1"}`},
 	}
 	ss := newStdioSession(t)
@@ -749,6 +760,7 @@ func TestLegacyStdioInputFixtures(t *testing.T) {
 				switch {
 				case m.Method == c.method && len(m.ID) > 0:
 					asked = true
+					jsonEqual(t, c.method+" params", m.Params, c.params)
 					ss.send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":` + c.answer + `}`)
 				case m.Method == "" && string(m.ID) == strconv.Itoa(id):
 					if m.Error != nil && strings.Contains(m.Error.Message, msgNoBridge) {
