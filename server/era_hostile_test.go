@@ -99,6 +99,9 @@ func runHostileCorpusOn(t *testing.T, mode Eras, cases []*hostileCase) {
 		}
 	}
 	t.Logf("%d cases on %v", n, mode)
+	if n < 40 {
+		t.Errorf("only %d cases run on %v", n, mode)
+	}
 }
 
 // modernHeaderNoSession reports whether the request of c carries one

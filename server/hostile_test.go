@@ -92,7 +92,16 @@ type hostileCase struct {
 	modeLines map[Eras][][2]string
 	modeWant  map[Eras]*hostileWant
 	modeStdio map[Eras]*hostileWant
-	modeBug   map[Eras]string // bug-both: a known bug of one mode
+	modeBug   map[Eras]string           // bug-both: a known bug of one mode
+	modeCalls map[Eras]map[string]int64 // calls-both: the handler runs on one mode
+}
+
+// callsOn are the handler runs of the case's HTTP request on mode.
+func (c *hostileCase) callsOn(mode Eras) map[string]int64 {
+	if m, ok := c.modeCalls[mode]; ok {
+		return m
+	}
+	return c.calls
 }
 
 // onMode is the case as it runs on a server of mode: its bug is the
@@ -366,7 +375,7 @@ func parseHostileCorpus(file, text string) ([]*hostileCase, error) {
 			if len(c.eras) == 0 {
 				return nil, bad(fmt.Errorf("no era"))
 			}
-		case "calls", "stdio-calls":
+		case "calls", "stdio-calls", "calls-both", "calls-legacy":
 			m := map[string]int64{}
 			for _, kv := range strings.Fields(val) {
 				k, v, ok := strings.Cut(kv, "=")
@@ -376,10 +385,16 @@ func parseHostileCorpus(file, text string) ([]*hostileCase, error) {
 				}
 				m[k] = n
 			}
-			if key == "calls" {
+			switch key {
+			case "calls":
 				c.calls = m
-			} else {
+			case "stdio-calls":
 				c.stdioCalls = m
+			default:
+				if c.modeCalls == nil {
+					c.modeCalls = map[Eras]map[string]int64{}
+				}
+				c.modeCalls[hostileModes[strings.TrimPrefix(key, "calls-")]] = m
 			}
 		case "bug":
 			c.bug = val
@@ -1061,7 +1076,7 @@ func (f *hostileFixture) runHostileHTTP(t *testing.T, srv *httptest.Server, c *h
 		}
 		checkHostileMessage(k, want, got)
 	}
-	f.checkCounts(k, c.calls, before)
+	f.checkCounts(k, c.callsOn(f.cfg.eras), before)
 	if max := c.limit(); dur > max {
 		k.errorf("answered in %v, more than %v", dur, max)
 	}
