@@ -94,6 +94,7 @@ type hostileCase struct {
 	modeStdio map[Eras]*hostileWant
 	modeBug   map[Eras]string           // bug-both: a known bug of one mode
 	modeCalls map[Eras]map[string]int64 // calls-both: the handler runs on one mode
+	before    [][]byte                  // stdio: lines sent first on the same stream, their answers ignored
 }
 
 // callsOn are the handler runs of the case's HTTP request on mode.
@@ -219,6 +220,8 @@ func parseHostileCorpus(file, text string) ([]*hostileCase, error) {
 			return fmt.Errorf("%s: want transport needs a raw request", c.label())
 		case c.stdio && c.usesSession():
 			return fmt.Errorf("%s: a session placeholder needs on: http", c.label())
+		case c.before != nil && c.http:
+			return fmt.Errorf("%s: before lines need on: stdio", c.label())
 		}
 		for mode, lines := range c.modeLines {
 			if !c.runsOn(mode) {
@@ -396,6 +399,8 @@ func parseHostileCorpus(file, text string) ([]*hostileCase, error) {
 				}
 				c.modeCalls[hostileModes[strings.TrimPrefix(key, "calls-")]] = m
 			}
+		case "before":
+			c.before = append(c.before, []byte(val))
 		case "bug":
 			c.bug = val
 		case "bug-both", "bug-legacy":
@@ -1134,6 +1139,9 @@ func (f *hostileFixture) runHostileStdio(t *testing.T, c *hostileCase) {
 	before := f.snapshot()
 	k := &hostileCheck{}
 	in := make([]byte, 0, len(body)+256)
+	for _, l := range c.before {
+		in = append(append(in, f.vars.Replace(string(l))...), '\n')
+	}
 	in = append(append(append(in, body...), '\n'), f.probe("probe")...)
 	in = append(in, '\n')
 	var out bytes.Buffer
@@ -1156,6 +1164,9 @@ func (f *hostileFixture) runHostileStdio(t *testing.T, c *hostileCase) {
 			f.checkProbe(t, http.StatusOK, l, "probe")
 			probes++
 			continue
+		}
+		if c.before != nil && bytes.HasPrefix(probe.ID, []byte(`"before`)) {
+			continue // the answer to a before line
 		}
 		msgs = append(msgs, l)
 	}
@@ -1685,7 +1696,7 @@ func TestHostileStdioOneStream(t *testing.T) {
 	f := newHostileFixture(t, WithShutdownTimeout(2*time.Minute))
 	var cases []*hostileCase
 	for _, c := range append(loadHostileCorpus(t), generatedHostileCases()...) {
-		if c.stdio && c.bug == "" && c.runsOn(ErasModern) {
+		if c.stdio && c.bug == "" && c.runsOn(ErasModern) && c.before == nil {
 			cases = append(cases, c)
 		}
 	}
