@@ -169,14 +169,8 @@ func (s *Server) readMessage(body []byte) rpcMessage {
 	case *mcp20251125.JSONRPCNotification:
 		m = rpcMessage{kind: msgNotification, method: v.Method, params: v.Params}
 	case *mcp20251125.JSONRPCResultResponse:
-		if legacyResponseMembers(v.Extra) {
-			return bothResultAndError(modernID(v.ID))
-		}
 		return rpcMessage{kind: msgResponse, id: modernID(v.ID), hasID: true}
 	case *mcp20251125.JSONRPCErrorResponse:
-		if legacyResponseMembers(v.Extra) && v.ID != nil {
-			return bothResultAndError(modernID(*v.ID))
-		}
 		m = rpcMessage{kind: msgResponse, rpcErr: &Error{Code: v.Error.Code, Message: v.Error.Message, Data: v.Error.Data}}
 		if v.ID != nil {
 			m.id, m.hasID = modernID(*v.ID), true
@@ -191,13 +185,6 @@ func (s *Server) readMessage(body []byte) rpcMessage {
 	}
 	m.modern = modern
 	return m
-}
-
-// bothResultAndError is a response carrying both result and error: not a
-// response (JSON-RPC 2.0 §5: exactly one of them), so malformed, answered
-// with its id as the modern decoder does (R-BASE-07, R-BASE-11).
-func bothResultAndError(id protocol.RequestId) rpcMessage {
-	return rpcMessage{kind: msgBad, badID: &id, badErr: &Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: a response carries both result and error"}}
 }
 
 // legacyDecode is the server's decode limits for package mcp20251125.

@@ -229,6 +229,16 @@ func parseHostileCorpus(file, text string) ([]*hostileCase, error) {
 			}
 			w := c.want
 			for _, kv := range lines {
+				if kv[0] == "stdio-id" {
+					sw := c.modeStdio[mode]
+					if sw == nil {
+						return fmt.Errorf("%s: stdio-id-%v before stdio-%v", c.label(), mode, mode)
+					}
+					if err := applyHostileWant(sw, "id", kv[1]); err != nil {
+						return err
+					}
+					continue
+				}
 				if kv[0] == "stdio" {
 					sw := c.stdioWantOn(ErasModern)
 					sw.status = 0
@@ -277,12 +287,19 @@ func parseHostileCorpus(file, text string) ([]*hostileCase, error) {
 		if base, mode, ok := hostileModeKey(key); ok {
 			// Checked now, applied at the end of the case (onto its want).
 			w := hostileWant{}
-			if base == "stdio" {
+			switch base {
+			case "stdio":
 				if err := parseHostileKind(&w, strings.TrimSpace(val)); err != nil {
 					return nil, bad(err)
 				}
-			} else if err := applyHostileWant(&w, base, val); err != nil {
-				return nil, bad(err)
+			case "stdio-id":
+				if err := applyHostileWant(&w, "id", val); err != nil {
+					return nil, bad(err)
+				}
+			default:
+				if err := applyHostileWant(&w, base, val); err != nil {
+					return nil, bad(err)
+				}
 			}
 			if c.modeLines == nil {
 				c.modeLines = map[Eras][][2]string{}
@@ -434,7 +451,7 @@ func hostileModeKey(key string) (string, Eras, bool) {
 	mode, ok := hostileModes[key[i+1:]]
 	base := key[:i]
 	switch base {
-	case "want", "id", "text", "iserror", "type", "msg", "data", "result", "result-is", "stdio":
+	case "want", "id", "text", "iserror", "type", "msg", "data", "result", "result-is", "stdio", "stdio-id":
 	default:
 		return "", 0, false
 	}
@@ -1874,6 +1891,7 @@ func TestHostileCorpusFormat(t *testing.T) {
 		{"=== a\nrids: R-X\nbody: {}\nwant: 200 result\nwant-legacy: 400 -32600\n", "which the case does not run on"},
 		{"=== a\nrids: R-X\nbody: {}\nwant: 200 result\nera: both\nwant-both: 200 maybe\n", "f.txt:6: want-both: want a JSON-RPC code"},
 		{"=== a\nrids: R-X\nbody: {}\nwant: 200 result\ndata: [1]\n", "want a JSON object"},
+		{"=== a\nrids: R-X\nbody: {}\nwant: 200 result\nstdio-id-both: 1\n", "stdio-id-both before stdio-both"},
 		{"=== a\nrids: R-X\nbody: {\"x\":\"${SID}\"}\nwant: 200 result\n", "a session placeholder needs on: http"},
 	} {
 		_, err := parseHostileCorpus("f.txt", c.text)

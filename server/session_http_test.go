@@ -272,7 +272,7 @@ func TestSessionRows(t *testing.T) {
 		{name: "S8 notifications/cancelled of nothing", c: c, body: eraNote("notifications/cancelled", `{"requestId":"gone"}`), status: 202, code: -1},
 		{name: "S8 notifications/initialized with params that are not notification params", c: uninit, body: eraNote("notifications/initialized", `{"_meta":5}`), status: 400, code: protocol.CodeInvalidRequestError},
 		{name: "S9 a response answering nothing", c: c, body: `{"jsonrpc":"2.0","id":"mcpwire-nope","result":{}}`, status: 400, code: protocol.CodeInvalidRequestError},
-		{name: "S9 a response with result and error", c: c, body: `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`, status: 400, code: protocol.CodeInvalidRequestError, id: "1"},
+		{name: "S9 a response with result and error", c: c, body: `{"jsonrpc":"2.0","id":1,"result":{},"error":{"code":1,"message":"x"}}`, status: 400, code: protocol.CodeInvalidRequestError},
 		{name: "S10 a batch outside 2025-03-26", c: c, body: `[` + list + `]`, status: 400, code: protocol.CodeInvalidRequestError},
 		{name: "L1 before initialized", c: uninit, body: list, status: 400, code: protocol.CodeInvalidRequestError, id: "1"},
 		{name: "L1 ping before initialized", c: uninit, body: eraBody(11, "ping", ""), status: 200, id: "11"},
