@@ -1584,17 +1584,17 @@ func TestHostileStdioStreams(t *testing.T) {
 		return `{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"_meta":` + hostileMeta + `,"name":"` + tool + `","arguments":` + args + `}}`
 	}
 	probe := string(hostileProbe("probe"))
-	type msg struct {
-		id   string // raw id, "" for none
-		code int64  // 0 for a result
-		text string // first text block, when set
-	}
+	type msg = stdioMsg
 	cases := []struct {
 		name  string
 		rids  []string
 		opts  []Option
 		input string
 		want  []msg // in any order, the probe included
+		// wantBoth is the answer of an ErasBoth server when it differs: a
+		// request without modern _meta and no session is T7's -32602
+		// (docs/dual-era.md §1.8).
+		wantBoth []msg
 	}{
 		{name: "a 10 MiB line is refused, the next line is served", rids: []string{"R-STDIO-01"},
 			input: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"x":"` + strings.Repeat("x", 10<<20) + `"}}` + "\n" + probe + "\n",
@@ -1650,57 +1650,83 @@ func TestHostileStdioStreams(t *testing.T) {
 				`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"01"}}` + "\n" + probe + "\n",
 			want: []msg{{id: "1", text: "int"}, {id: `"1"`, text: "str"}, {id: `"probe"`}}},
 		{name: "a notification method sent as a request is answered", rids: []string{"R-BASE-10", "R-CANCEL-01"},
-			input: `{"jsonrpc":"2.0","id":5,"method":"notifications/cancelled","params":{"requestId":1}}` + "\n" + probe + "\n",
-			want:  []msg{{id: "5", code: protocol.CodeMethodNotFoundError}, {id: `"probe"`}}},
+			input:    `{"jsonrpc":"2.0","id":5,"method":"notifications/cancelled","params":{"requestId":1}}` + "\n" + probe + "\n",
+			want:     []msg{{id: "5", code: protocol.CodeMethodNotFoundError}, {id: `"probe"`}},
+			wantBoth: []msg{{id: "5", code: protocol.CodeInvalidParamsError}, {id: `"probe"`}}},
 		{name: "a cancellation with a smuggled id member is a request", rids: []string{"R-BASE-10", "R-CANCEL-01"},
-			input: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1},"id":"c"}` + "\n" + probe + "\n",
-			want:  []msg{{id: `"c"`, code: protocol.CodeMethodNotFoundError}, {id: `"probe"`}}},
+			input:    `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1},"id":"c"}` + "\n" + probe + "\n",
+			want:     []msg{{id: `"c"`, code: protocol.CodeMethodNotFoundError}, {id: `"probe"`}},
+			wantBoth: []msg{{id: `"c"`, code: protocol.CodeInvalidParamsError}, {id: `"probe"`}}},
 		{name: "a cancellation with duplicate members is not one", rids: []string{"R-CANCEL-02", "R-BASE-07"},
 			input: `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"requestId":2}}` + "\n" + probe + "\n",
 			want:  []msg{{code: protocol.CodeInvalidRequestError}, {id: `"probe"`}}},
 	}
-	f := newHostileFixture(t)
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			s := f.Server
-			if c.opts != nil {
-				s = newServer(t, c.opts...)
-			}
-			var out bytes.Buffer
-			start := time.Now()
-			if err := s.ServeStdio(context.Background(), strings.NewReader(c.input), &out); err != nil {
-				t.Fatalf("ServeStdio: %v", err)
-			}
-			if d := time.Since(start); d > 5*time.Second {
-				t.Errorf("took %v", d)
-			}
-			var got []*wire
-			for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
-				if l != "" {
-					got = append(got, checkStdioLine(t, l))
-				}
-			}
-			used := make([]bool, len(got))
-			for _, w := range c.want {
-				found := false
-				for i, g := range got {
-					if used[i] || g.id() != w.id || g.code() != w.code || (w.text != "" && g.text(t, 0) != w.text) {
-						continue
-					}
-					used[i], found = true, true
-					break
-				}
-				if !found {
-					t.Errorf("[%s] no message with id %q, code %d, text %q", strings.Join(c.rids, " "), w.id, w.code, w.text)
-				}
-			}
-			for i, g := range got {
-				if !used[i] {
-					t.Errorf("[%s] unexpected message %s", strings.Join(c.rids, " "), hostileShort(g.raw))
-				}
-			}
-		})
+	for _, mode := range []Eras{ErasModern, ErasBoth} {
+		f := newHostileFixture(t, WithEras(mode))
+		for _, c := range cases {
+			runStdioStream(t, f, mode, c.name, c.rids, c.opts, c.input, c.want, c.wantBoth)
+		}
 	}
+}
+
+// stdioMsg is one message a stdio stream must answer.
+type stdioMsg struct {
+	id   string // raw id, "" for none
+	code int64  // 0 for a result
+	text string // first text block, when set
+}
+
+// runStdioStream runs one TestHostileStdioStreams case on f's mode (or a
+// server of opts and mode).
+func runStdioStream(t *testing.T, f *hostileFixture, mode Eras, name string, rids []string, opts []Option, input string, wantModern, wantBoth []stdioMsg) {
+	want := wantModern
+	if mode == ErasBoth && wantBoth != nil {
+		want = wantBoth
+	}
+	c := struct {
+		rids  []string
+		input string
+		want  []stdioMsg
+	}{rids, input, want}
+	t.Run(mode.String()+"/"+name, func(t *testing.T) {
+		s := f.Server
+		if opts != nil {
+			s = newServer(t, append(opts, WithEras(mode))...)
+		}
+		var out bytes.Buffer
+		start := time.Now()
+		if err := s.ServeStdio(context.Background(), strings.NewReader(c.input), &out); err != nil {
+			t.Fatalf("ServeStdio: %v", err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("took %v", d)
+		}
+		var got []*wire
+		for _, l := range strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n") {
+			if l != "" {
+				got = append(got, checkStdioLine(t, l))
+			}
+		}
+		used := make([]bool, len(got))
+		for _, w := range c.want {
+			found := false
+			for i, g := range got {
+				if used[i] || g.id() != w.id || g.code() != w.code || (w.text != "" && g.text(t, 0) != w.text) {
+					continue
+				}
+				used[i], found = true, true
+				break
+			}
+			if !found {
+				t.Errorf("[%s] no message with id %q, code %d, text %q", strings.Join(c.rids, " "), w.id, w.code, w.text)
+			}
+		}
+		for i, g := range got {
+			if !used[i] {
+				t.Errorf("[%s] unexpected message %s", strings.Join(c.rids, " "), hostileShort(g.raw))
+			}
+		}
+	})
 }
 
 // TestHostileStdioOneStream sends the whole corpus down one stdio stream
@@ -1713,7 +1739,11 @@ func TestHostileStdioOneStream(t *testing.T) {
 	f := newHostileFixture(t, WithShutdownTimeout(2*time.Minute))
 	var cases []*hostileCase
 	for _, c := range append(loadHostileCorpus(t), generatedHostileCases()...) {
-		if c.stdio && c.bug == "" && c.runsOn(ErasModern) && c.before == nil {
+		// A legacy initialize would open the stream's session and change
+		// the answers to the lines after it: those run on their own
+		// streams (TestHostileCorpus*).
+		opens := f.cfg.eras != ErasModern && bytes.Contains(c.body, []byte(`"method":"initialize"`))
+		if c.stdio && c.onMode(f.cfg.eras).bug == "" && c.runsOn(f.cfg.eras) && c.before == nil && !opens {
 			cases = append(cases, c)
 		}
 	}
@@ -1775,10 +1805,7 @@ func TestHostileStdioOneStream(t *testing.T) {
 				t.Fatalf("normal request %d (after %s) was not answered", i-1, cases[i-1].label())
 			}
 		}
-		w := c.want
-		if c.stdioWant != nil {
-			w = *c.stdioWant
-		}
+		w := c.stdioWantOn(f.cfg.eras)
 		if w.kind != "none" {
 			want[key{id: w.id, code: w.code}]++
 		}
