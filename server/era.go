@@ -225,6 +225,15 @@ func modernID(id mcp20251125.RequestId) protocol.RequestId {
 	return protocol.StringRequestId(id.Str())
 }
 
+// echoID is the id to echo in a transport refusal of m (E1, M1): a
+// request's, or the one read from a malformed body (R-BASE-07).
+func (m *rpcMessage) echoID() *protocol.RequestId {
+	if m.kind == msgBad {
+		return m.badID
+	}
+	return m.requestID()
+}
+
 // requestID returns the id to echo in an answer to m, or nil.
 func (m *rpcMessage) requestID() *protocol.RequestId {
 	if m.kind == msgRequest {

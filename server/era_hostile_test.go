@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/mcpwire/mcpwire/protocol"
@@ -17,17 +16,13 @@ import (
 // and no session id, ErasBoth must answer exactly as ErasModern does (the
 // modern pipeline, every check in today's order: row M3); ErasLegacy never
 // answers with a 2026-07-28 code; evil_tool never runs; every answer is a
-// JSON-RPC message or empty. The corpus's own expectations (ErasModern)
-// are checked by TestHostileCorpus; step 13 gives the rows their
-// ErasBoth wants.
+// JSON-RPC message or empty. The corpus's own expectations are checked by
+// TestHostileCorpus (ErasModern), TestHostileCorpusBoth and
+// TestHostileCorpusLegacy.
 func TestEraHostileCorpusDual(t *testing.T) {
 	modern := newHostileFixture(t)
 	both := newHostileFixture(t, WithEras(ErasBoth))
-	// ErasLegacy cannot mint the corpus's sealed states (they come from
-	// modern requests): it shares ErasBoth's, sealed with the same key.
-	legacyOnly := &hostileFixture{Server: fixture(t, WithStateKeys(hostileKey), WithEras(ErasLegacy)), counts: map[string]*atomic.Int64{}, vars: both.vars}
-	legacyOnly.addTools(t, legacyOnly.Server)
-	legacyOnly.h = legacyOnly.Handler(hostileOptions)
+	legacyOnly := newHostileFixture(t, WithEras(ErasLegacy))
 	dual := map[Eras]*hostileFixture{ErasBoth: both, ErasLegacy: legacyOnly}
 	compared := 0
 	for _, c := range loadHostileCorpus(t) {
@@ -35,8 +30,10 @@ func TestEraHostileCorpusDual(t *testing.T) {
 			continue
 		}
 		t.Run(c.label(), func(t *testing.T) {
-			want, _ := modern.serveHostileHTTP(c, modern.hostileBody(c))
+			m := modern.forCase(t, c)
+			want, _ := m.serveHostileHTTP(c, m.hostileBody(c))
 			for mode, f := range dual {
+				f := f.forCase(t, c)
 				before := f.snapshot()
 				body := f.hostileBody(c)
 				got, _ := f.serveHostileHTTP(c, body)
@@ -66,6 +63,44 @@ func TestEraHostileCorpusDual(t *testing.T) {
 	t.Logf("%d rows compared with ErasModern", compared)
 	if compared < 100 {
 		t.Errorf("only %d rows carried a modern header without a session id: the comparison lost its reach", compared)
+	}
+}
+
+// TestHostileCorpusBoth runs every case that runs on ErasBoth (all but
+// those naming other eras) on an ErasBoth server, over both transports,
+// with its want-both where the answer differs from ErasModern's
+// (docs/dual-era.md §10.4): switching the default to ErasBoth finds its
+// expectations written.
+func TestHostileCorpusBoth(t *testing.T) {
+	runHostileCorpusOn(t, ErasBoth, append(loadHostileCorpus(t), generatedHostileCases()...))
+}
+
+// TestHostileCorpusLegacy runs the cases that name ErasLegacy (era:
+// legacy) on an ErasLegacy server.
+func TestHostileCorpusLegacy(t *testing.T) {
+	runHostileCorpusOn(t, ErasLegacy, loadHostileCorpus(t))
+}
+
+func runHostileCorpusOn(t *testing.T, mode Eras, cases []*hostileCase) {
+	f := newHostileFixture(t, WithEras(mode))
+	srv := httptest.NewServer(f.h)
+	defer srv.Close()
+	n := 0
+	for _, c := range cases {
+		if !c.runsOn(mode) {
+			continue
+		}
+		n++
+		if c.http {
+			t.Run("http/"+c.name, func(t *testing.T) { f.runHostileHTTP(t, srv, c) })
+		}
+		if c.stdio {
+			t.Run("stdio/"+c.name, func(t *testing.T) { f.runHostileStdio(t, c) })
+		}
+	}
+	t.Logf("%d cases on %v", n, mode)
+	if n < 40 {
+		t.Errorf("only %d cases run on %v", n, mode)
 	}
 }
 

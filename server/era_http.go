@@ -49,12 +49,12 @@ func (h *httpHandler) serveDual(r *http.Request, sse *sseWriter, body []byte, pr
 	}
 	if s.cfg.eras == ErasLegacy {
 		if hv.modern() || m.kind != msgBad && m.modern {
-			writeAnswer(sse, s.errorOutcome(m.requestID(), s.legacyOnly())) // E1
+			writeAnswer(sse, s.errorOutcome(m.echoID(), s.legacyOnly())) // E1
 			return
 		}
 	} else if hv.modern() {
 		// M1 (the session id is present: the fast path took the rest).
-		writeAnswer(sse, s.errorOutcome(m.requestID(), headerMismatch(msgSessionNotModern)))
+		writeAnswer(sse, s.errorOutcome(m.echoID(), headerMismatch(msgSessionNotModern)))
 		return
 	}
 	if m.kind == msgBad {
@@ -63,7 +63,7 @@ func (h *httpHandler) serveDual(r *http.Request, sse *sseWriter, body []byte, pr
 	}
 	if m.modern {
 		if len(sids) > 0 {
-			writeAnswer(sse, s.errorOutcome(m.requestID(), headerMismatch(msgSessionNotModern))) // M2
+			writeAnswer(sse, s.errorOutcome(m.echoID(), headerMismatch(msgSessionNotModern))) // M2
 			return
 		}
 		h.serveModern(r, sse, body, principal, client) // M4

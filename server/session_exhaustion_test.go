@@ -1,0 +1,66 @@
+package server
+
+import (
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// TestSessionExhaustionDefaults is the exhaustion script of
+// docs/dual-era.md §10.4 on the default limits (§8): a principal's
+// DefaultMaxSessionsPerPrincipal sessions are all kept, the next
+// initialize evicts exactly the least recently used one (404 afterwards,
+// every other session still served, another principal untouched), and
+// the store holds no more than the limit for her.
+// TestSessionLimits covers the global limit (503, Retry-After: 30) on
+// small limits; TestSessionLifetimes the expiry and TestSessionStoreOutage
+// the store outage.
+func TestSessionExhaustionDefaults(t *testing.T) {
+	clk := &testClock{t: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
+	f := newLegacyFixture(t, ErasBoth)
+	f.now = clk.Now
+	f.cfg.legacy.Store.(*MemorySessionStore).now = clk.Now
+	if f.cfg.legacy.MaxSessionsPerPrincipal != DefaultMaxSessionsPerPrincipal {
+		t.Fatalf("MaxSessionsPerPrincipal %d, want the default", f.cfg.legacy.MaxSessionsPerPrincipal)
+	}
+	h := f.Handler(HTTPOptions{Authenticate: xUser})
+	bob := newLegacyHTTP(t, h, "2025-11-25", "X-User", "bob")
+	bob.open("")
+	var alice []*legacyHTTP
+	for range DefaultMaxSessionsPerPrincipal {
+		clk.Advance(time.Second)
+		c := newLegacyHTTP(t, h, "2025-11-25", "X-User", "alice")
+		c.open("")
+		alice = append(alice, c)
+	}
+	// Every one is kept (these uses touch nothing: more than ¾ of the idle
+	// timeout is left).
+	for i, c := range alice {
+		if _, _, rec := c.call(2, "ping", ""); rec.Code != http.StatusOK {
+			t.Fatalf("session %d of %d before the limit: %d", i+1, DefaultMaxSessionsPerPrincipal, rec.Code)
+		}
+	}
+	// Ten minutes on (under ¾ left), alice uses her first session: the
+	// second is now her least recently used.
+	clk.Advance(10 * time.Minute)
+	if w, _, rec := alice[0].call(1, "ping", ""); rec.Code != http.StatusOK || w.Error != nil {
+		t.Fatalf("the first session: %d %s", rec.Code, w.raw)
+	}
+	extra := newLegacyHTTP(t, h, "2025-11-25", "X-User", "alice")
+	extra.open("")
+	w, _, rec := alice[1].call(3, "tools/list", "")
+	want(t, "the least recently used session after the 101st initialize", rec, w, http.StatusNotFound, protocol.CodeInvalidRequestError)
+	if w.id() != "3" || w.Error == nil || w.Error.Message != msgSessionNotFound {
+		t.Errorf("the evicted session's answer: %s", w.raw)
+	}
+	for i, c := range append(append([]*legacyHTTP{extra, bob}, alice[0]), alice[2:]...) {
+		if w, _, rec := c.call(4, "tools/list", ""); rec.Code != http.StatusOK || w.Error != nil {
+			t.Errorf("session %d kept: %d %s", i, rec.Code, w.raw)
+		}
+	}
+	if n := f.cfg.legacy.Store.(*MemorySessionStore).Len(); n != DefaultMaxSessionsPerPrincipal+1 {
+		t.Errorf("the store holds %d sessions, want %d (alice's limit and bob's)", n, DefaultMaxSessionsPerPrincipal+1)
+	}
+}
