@@ -576,7 +576,7 @@ func (g *emitter) emitUnionDecode(d *Decl) {
 		g.p("return d.unexpected(\"object\")")
 	}
 	g.p("}")
-	g.p("start, depth := d.pos, d.depth")
+	g.p("start, depth, members := d.pos, d.depth, d.members")
 	g.p("var vals [%d][]byte", max(len(d.KeyNames), 1))
 	g.p("p := probe{vals: vals[:0]}")
 	stop := g.totalDiscriminator(d, keyIdx)
@@ -589,7 +589,7 @@ func (g *emitter) emitUnionDecode(d *Decl) {
 	g.p("if err := d.probeObject(&p, %s, %s, %d, %d, %#x); err != nil {", keys, keyFunc(d.KeyNames), len(d.KeyNames), stop, need)
 	g.p("return err")
 	g.p("}")
-	g.p("d.pos, d.depth = start, depth")
+	g.p("d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again")
 	g.p("var cand uint64")
 	// The discriminator key for error messages: the key constrained by the
 	// most branches.

@@ -1249,7 +1249,7 @@ func (u *CallToolResultResponseResult) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [2][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "content\x00resultType", func(name []byte) (int, bool) {
@@ -1263,7 +1263,7 @@ func (u *CallToolResultResponseResult) decodeFrom(d *decoder) error {
 	}, 2, -1, 0x2); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	if p.isOne(1, "input_required") {
 		cand |= 1 << 0 // InputRequiredResult
@@ -2000,7 +2000,7 @@ func (u *ClientRequest) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [4][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "id\x00jsonrpc\x00method\x00params", func(name []byte) (int, bool) {
@@ -2018,7 +2018,7 @@ func (u *ClientRequest) decodeFrom(d *decoder) error {
 	}, 4, 2, 0x6); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	c0 := p.isOne(1, "2.0")
 	if c0 && p.isOne(2, "server/discover") {
@@ -2569,7 +2569,7 @@ func (u *CompleteRequestParamsRef) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [3][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "name\x00type\x00uri", func(name []byte) (int, bool) {
@@ -2585,7 +2585,7 @@ func (u *CompleteRequestParamsRef) decodeFrom(d *decoder) error {
 	}, 3, 1, 0x2); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	if p.isOne(1, "ref/prompt") {
 		cand |= 1 << 0 // PromptReference
@@ -2964,7 +2964,7 @@ func (u *ContentBlock) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [7][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "data\x00mimeType\x00name\x00resource\x00text\x00type\x00uri", func(name []byte) (int, bool) {
@@ -2988,7 +2988,7 @@ func (u *ContentBlock) decodeFrom(d *decoder) error {
 	}, 7, 5, 0x20); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	if p.isOne(5, "text") {
 		cand |= 1 << 0 // TextContent
@@ -3604,7 +3604,7 @@ func (u *CreateMessageResultContent) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object or array")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [9][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "content\x00data\x00id\x00input\x00mimeType\x00name\x00text\x00toolUseId\x00type", func(name []byte) (int, bool) {
@@ -3632,7 +3632,7 @@ func (u *CreateMessageResultContent) decodeFrom(d *decoder) error {
 	}, 9, 8, 0x100); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	if p.isOne(8, "text") {
 		cand |= 1 << 0 // TextContent
@@ -4521,7 +4521,7 @@ func (u *ElicitRequestParams) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [4][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "message\x00mode\x00requestedSchema\x00url", func(name []byte) (int, bool) {
@@ -4539,7 +4539,7 @@ func (u *ElicitRequestParams) decodeFrom(d *decoder) error {
 	}, 4, -1, 0x2); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	if !p.has(1) || p.isOne(1, "form") {
 		cand |= 1 << 0 // ElicitRequestFormParams
@@ -5024,7 +5024,7 @@ func (u *EmbeddedResourceResource) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [3][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "blob\x00text\x00uri", func(name []byte) (int, bool) {
@@ -5040,7 +5040,7 @@ func (u *EmbeddedResourceResource) decodeFrom(d *decoder) error {
 	}, 3, -1, 0x0); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	cand |= 1 << 0 // TextResourceContents
 	cand |= 1 << 1 // BlobResourceContents
@@ -5095,7 +5095,7 @@ func (u *EnumSchema) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [8][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "enum\x00enumNames\x00items\x00items.anyOf\x00items.enum\x00items.type\x00oneOf\x00type", func(name []byte) (int, bool) {
@@ -5115,7 +5115,7 @@ func (u *EnumSchema) decodeFrom(d *decoder) error {
 	}, 8, -1, 0x80); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	c0 := p.isOne(7, "string")
 	c1 := p.isOne(7, "array")
@@ -5813,7 +5813,7 @@ func (u *GetPromptResultResponseResult) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [2][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "messages\x00resultType", func(name []byte) (int, bool) {
@@ -5827,7 +5827,7 @@ func (u *GetPromptResultResponseResult) decodeFrom(d *decoder) error {
 	}, 2, -1, 0x2); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	if p.isOne(1, "input_required") {
 		cand |= 1 << 0 // InputRequiredResult
@@ -6631,7 +6631,7 @@ func (u *InputRequest) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [2][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "method\x00params", func(name []byte) (int, bool) {
@@ -6645,7 +6645,7 @@ func (u *InputRequest) decodeFrom(d *decoder) error {
 	}, 2, 0, 0x1); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	if p.isOne(0, "sampling/createMessage") {
 		cand |= 1 << 0 // CreateMessageRequest
@@ -6879,7 +6879,7 @@ func (u *InputResponse) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [5][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "action\x00content\x00model\x00role\x00roots", func(name []byte) (int, bool) {
@@ -6899,7 +6899,7 @@ func (u *InputResponse) decodeFrom(d *decoder) error {
 	}, 5, -1, 0x9); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	if p.is(3, "assistant", "user") {
 		cand |= 1 << 0 // CreateMessageResult
@@ -7572,7 +7572,7 @@ func (u *JSONRPCMessage) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [5][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "error\x00id\x00jsonrpc\x00method\x00result", func(name []byte) (int, bool) {
@@ -7592,7 +7592,7 @@ func (u *JSONRPCMessage) decodeFrom(d *decoder) error {
 	}, 5, -1, 0x4); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	c0 := p.isOne(2, "2.0")
 	if c0 {
@@ -7895,7 +7895,7 @@ func (u *JSONRPCResponse) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [4][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "error\x00id\x00jsonrpc\x00result", func(name []byte) (int, bool) {
@@ -7913,7 +7913,7 @@ func (u *JSONRPCResponse) decodeFrom(d *decoder) error {
 	}, 4, -1, 0x4); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	c0 := p.isOne(2, "2.0")
 	if c0 {
@@ -10967,7 +10967,7 @@ func (u *MultiSelectEnumSchema) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [5][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "items\x00items.anyOf\x00items.enum\x00items.type\x00type", func(name []byte) (int, bool) {
@@ -10981,7 +10981,7 @@ func (u *MultiSelectEnumSchema) decodeFrom(d *decoder) error {
 	}, 5, -1, 0x10); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	c0 := p.isOne(4, "array")
 	if c0 {
@@ -11859,7 +11859,7 @@ func (u *PrimitiveSchemaDefinition) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [8][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "enum\x00enumNames\x00items\x00items.anyOf\x00items.enum\x00items.type\x00oneOf\x00type", func(name []byte) (int, bool) {
@@ -11879,7 +11879,7 @@ func (u *PrimitiveSchemaDefinition) decodeFrom(d *decoder) error {
 	}, 8, -1, 0x80); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	c0 := p.isOne(7, "string")
 	c1 := p.isOne(7, "array")
@@ -13232,7 +13232,7 @@ func (u *ReadResourceResultContentsElem) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [3][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "blob\x00text\x00uri", func(name []byte) (int, bool) {
@@ -13248,7 +13248,7 @@ func (u *ReadResourceResultContentsElem) decodeFrom(d *decoder) error {
 	}, 3, -1, 0x0); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	cand |= 1 << 0 // TextResourceContents
 	cand |= 1 << 1 // BlobResourceContents
@@ -13400,7 +13400,7 @@ func (u *ReadResourceResultResponseResult) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [4][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "cacheScope\x00contents\x00resultType\x00ttlMs", func(name []byte) (int, bool) {
@@ -13418,7 +13418,7 @@ func (u *ReadResourceResultResponseResult) decodeFrom(d *decoder) error {
 	}, 4, -1, 0x5); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	if p.isOne(2, "input_required") {
 		cand |= 1 << 0 // InputRequiredResult
@@ -15399,7 +15399,7 @@ func (u *SamplingMessageContent) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object or array")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [9][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "content\x00data\x00id\x00input\x00mimeType\x00name\x00text\x00toolUseId\x00type", func(name []byte) (int, bool) {
@@ -15427,7 +15427,7 @@ func (u *SamplingMessageContent) decodeFrom(d *decoder) error {
 	}, 9, 8, 0x100); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	if p.isOne(8, "text") {
 		cand |= 1 << 0 // TextContent
@@ -15521,7 +15521,7 @@ func (u *SamplingMessageContentBlock) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [9][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "content\x00data\x00id\x00input\x00mimeType\x00name\x00text\x00toolUseId\x00type", func(name []byte) (int, bool) {
@@ -15549,7 +15549,7 @@ func (u *SamplingMessageContentBlock) decodeFrom(d *decoder) error {
 	}, 9, 8, 0x100); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	if p.isOne(8, "text") {
 		cand |= 1 << 0 // TextContent
@@ -16116,7 +16116,7 @@ func (u *ServerNotification) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [3][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "jsonrpc\x00method\x00params", func(name []byte) (int, bool) {
@@ -16132,7 +16132,7 @@ func (u *ServerNotification) decodeFrom(d *decoder) error {
 	}, 3, 1, 0x3); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	c0 := p.isOne(0, "2.0")
 	if c0 && p.isOne(1, "notifications/cancelled") {
@@ -16258,7 +16258,7 @@ func (u *ServerResult) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [14][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "_meta\x00cacheScope\x00capabilities\x00completion\x00content\x00contents\x00messages\x00prompts\x00resourceTemplates\x00resources\x00resultType\x00supportedVersions\x00tools\x00ttlMs", func(name []byte) (int, bool) {
@@ -16296,7 +16296,7 @@ func (u *ServerResult) decodeFrom(d *decoder) error {
 	}, 14, -1, 0x402); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	c0 := p.is(1, "private", "public")
 	cand |= 1 << 0 // Result
@@ -16456,7 +16456,7 @@ func (u *SingleSelectEnumSchema) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [3][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "enum\x00oneOf\x00type", func(name []byte) (int, bool) {
@@ -16472,7 +16472,7 @@ func (u *SingleSelectEnumSchema) decodeFrom(d *decoder) error {
 	}, 3, -1, 0x4); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	c0 := p.isOne(2, "string")
 	if c0 {

@@ -2773,7 +2773,7 @@ func (u *ClientNotification) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [3][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "jsonrpc\x00method\x00params", func(name []byte) (int, bool) {
@@ -2789,7 +2789,7 @@ func (u *ClientNotification) decodeFrom(d *decoder) error {
 	}, 3, 1, 0x3); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	c0 := p.isOne(0, "2.0")
 	if c0 && p.isOne(1, "notifications/cancelled") {
@@ -2882,7 +2882,7 @@ func (u *ClientRequest) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [4][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "id\x00jsonrpc\x00method\x00params", func(name []byte) (int, bool) {
@@ -2900,7 +2900,7 @@ func (u *ClientRequest) decodeFrom(d *decoder) error {
 	}, 4, 2, 0x6); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	c0 := p.isOne(1, "2.0")
 	if c0 && p.isOne(2, "initialize") {
@@ -3125,7 +3125,7 @@ func (u *ClientResult) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [11][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "action\x00content\x00createdAt\x00lastUpdatedAt\x00model\x00role\x00roots\x00status\x00taskId\x00tasks\x00ttl", func(name []byte) (int, bool) {
@@ -3157,7 +3157,7 @@ func (u *ClientResult) decodeFrom(d *decoder) error {
 	}, 11, -1, 0xa1); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	cand |= 1 << 0 // Result
 	if p.is(7, "cancelled", "completed", "failed", "input_required", "working") {
@@ -3730,7 +3730,7 @@ func (u *CompleteRequestParamsRef) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [3][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "name\x00type\x00uri", func(name []byte) (int, bool) {
@@ -3746,7 +3746,7 @@ func (u *CompleteRequestParamsRef) decodeFrom(d *decoder) error {
 	}, 3, 1, 0x2); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	if p.isOne(1, "ref/prompt") {
 		cand |= 1 << 0 // PromptReference
@@ -4018,7 +4018,7 @@ func (u *ContentBlock) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [7][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "data\x00mimeType\x00name\x00resource\x00text\x00type\x00uri", func(name []byte) (int, bool) {
@@ -4042,7 +4042,7 @@ func (u *ContentBlock) decodeFrom(d *decoder) error {
 	}, 7, 5, 0x20); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	if p.isOne(5, "text") {
 		cand |= 1 << 0 // TextContent
@@ -4840,7 +4840,7 @@ func (u *CreateMessageResultContent) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object or array")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [9][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "content\x00data\x00id\x00input\x00mimeType\x00name\x00text\x00toolUseId\x00type", func(name []byte) (int, bool) {
@@ -4868,7 +4868,7 @@ func (u *CreateMessageResultContent) decodeFrom(d *decoder) error {
 	}, 9, 8, 0x100); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	if p.isOne(8, "text") {
 		cand |= 1 << 0 // TextContent
@@ -5581,7 +5581,7 @@ func (u *ElicitRequestParams) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [5][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "elicitationId\x00message\x00mode\x00requestedSchema\x00url", func(name []byte) (int, bool) {
@@ -5601,7 +5601,7 @@ func (u *ElicitRequestParams) decodeFrom(d *decoder) error {
 	}, 5, -1, 0x4); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	if p.isOne(2, "url") {
 		cand |= 1 << 0 // ElicitRequestURLParams
@@ -6393,7 +6393,7 @@ func (u *EmbeddedResourceResource) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [3][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "blob\x00text\x00uri", func(name []byte) (int, bool) {
@@ -6409,7 +6409,7 @@ func (u *EmbeddedResourceResource) decodeFrom(d *decoder) error {
 	}, 3, -1, 0x0); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	cand |= 1 << 0 // TextResourceContents
 	cand |= 1 << 1 // BlobResourceContents
@@ -6464,7 +6464,7 @@ func (u *EnumSchema) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [8][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "enum\x00enumNames\x00items\x00items.anyOf\x00items.enum\x00items.type\x00oneOf\x00type", func(name []byte) (int, bool) {
@@ -6484,7 +6484,7 @@ func (u *EnumSchema) decodeFrom(d *decoder) error {
 	}, 8, -1, 0x80); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	c0 := p.isOne(7, "string")
 	c1 := p.isOne(7, "array")
@@ -8918,7 +8918,7 @@ func (u *JSONRPCMessage) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [5][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "error\x00id\x00jsonrpc\x00method\x00result", func(name []byte) (int, bool) {
@@ -8938,7 +8938,7 @@ func (u *JSONRPCMessage) decodeFrom(d *decoder) error {
 	}, 5, -1, 0x4); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	c0 := p.isOne(2, "2.0")
 	if c0 {
@@ -9241,7 +9241,7 @@ func (u *JSONRPCResponse) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [4][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "error\x00id\x00jsonrpc\x00result", func(name []byte) (int, bool) {
@@ -9259,7 +9259,7 @@ func (u *JSONRPCResponse) decodeFrom(d *decoder) error {
 	}, 4, -1, 0x4); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	c0 := p.isOne(2, "2.0")
 	if c0 {
@@ -11523,7 +11523,7 @@ func (u *MultiSelectEnumSchema) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [5][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "items\x00items.anyOf\x00items.enum\x00items.type\x00type", func(name []byte) (int, bool) {
@@ -11537,7 +11537,7 @@ func (u *MultiSelectEnumSchema) decodeFrom(d *decoder) error {
 	}, 5, -1, 0x10); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	c0 := p.isOne(4, "array")
 	if c0 {
@@ -12416,7 +12416,7 @@ func (u *PrimitiveSchemaDefinition) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [8][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "enum\x00enumNames\x00items\x00items.anyOf\x00items.enum\x00items.type\x00oneOf\x00type", func(name []byte) (int, bool) {
@@ -12436,7 +12436,7 @@ func (u *PrimitiveSchemaDefinition) decodeFrom(d *decoder) error {
 	}, 8, -1, 0x80); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	c0 := p.isOne(7, "string")
 	c1 := p.isOne(7, "array")
@@ -13792,7 +13792,7 @@ func (u *ReadResourceResultContentsElem) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [3][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "blob\x00text\x00uri", func(name []byte) (int, bool) {
@@ -13808,7 +13808,7 @@ func (u *ReadResourceResultContentsElem) decodeFrom(d *decoder) error {
 	}, 3, -1, 0x0); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	cand |= 1 << 0 // TextResourceContents
 	cand |= 1 << 1 // BlobResourceContents
@@ -15890,7 +15890,7 @@ func (u *SamplingMessageContent) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object or array")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [9][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "content\x00data\x00id\x00input\x00mimeType\x00name\x00text\x00toolUseId\x00type", func(name []byte) (int, bool) {
@@ -15918,7 +15918,7 @@ func (u *SamplingMessageContent) decodeFrom(d *decoder) error {
 	}, 9, 8, 0x100); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	if p.isOne(8, "text") {
 		cand |= 1 << 0 // TextContent
@@ -16012,7 +16012,7 @@ func (u *SamplingMessageContentBlock) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [9][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "content\x00data\x00id\x00input\x00mimeType\x00name\x00text\x00toolUseId\x00type", func(name []byte) (int, bool) {
@@ -16040,7 +16040,7 @@ func (u *SamplingMessageContentBlock) decodeFrom(d *decoder) error {
 	}, 9, 8, 0x100); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	if p.isOne(8, "text") {
 		cand |= 1 << 0 // TextContent
@@ -17097,7 +17097,7 @@ func (u *ServerNotification) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [3][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "jsonrpc\x00method\x00params", func(name []byte) (int, bool) {
@@ -17113,7 +17113,7 @@ func (u *ServerNotification) decodeFrom(d *decoder) error {
 	}, 3, 1, 0x3); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	c0 := p.isOne(0, "2.0")
 	if c0 && p.isOne(1, "notifications/cancelled") {
@@ -17250,7 +17250,7 @@ func (u *ServerRequest) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [4][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "id\x00jsonrpc\x00method\x00params", func(name []byte) (int, bool) {
@@ -17268,7 +17268,7 @@ func (u *ServerRequest) decodeFrom(d *decoder) error {
 	}, 4, 2, 0x6); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	c0 := p.isOne(1, "2.0")
 	if c0 && p.isOne(2, "ping") {
@@ -17394,7 +17394,7 @@ func (u *ServerResult) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [17][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "capabilities\x00completion\x00content\x00contents\x00createdAt\x00lastUpdatedAt\x00messages\x00prompts\x00protocolVersion\x00resourceTemplates\x00resources\x00serverInfo\x00status\x00taskId\x00tasks\x00tools\x00ttl", func(name []byte) (int, bool) {
@@ -17438,7 +17438,7 @@ func (u *ServerResult) decodeFrom(d *decoder) error {
 	}, 17, -1, 0x1000); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	cand |= 1 << 0 // Result
 	cand |= 1 << 1 // InitializeResult
@@ -17852,7 +17852,7 @@ func (u *SingleSelectEnumSchema) decodeFrom(d *decoder) error {
 	default:
 		return d.unexpected("object")
 	}
-	start, depth := d.pos, d.depth
+	start, depth, members := d.pos, d.depth, d.members
 	var vals [3][]byte
 	p := probe{vals: vals[:0]}
 	if err := d.probeObject(&p, "enum\x00oneOf\x00type", func(name []byte) (int, bool) {
@@ -17868,7 +17868,7 @@ func (u *SingleSelectEnumSchema) decodeFrom(d *decoder) error {
 	}, 3, -1, 0x4); err != nil {
 		return err
 	}
-	d.pos, d.depth = start, depth
+	d.pos, d.depth, d.members = start, depth, members // the chosen branch counts the members again
 	var cand uint64
 	c0 := p.isOne(2, "string")
 	if c0 {

@@ -3,6 +3,7 @@ package mcp20251125
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -374,4 +375,29 @@ func TestLegacyMethodTable(t *testing.T) {
 	require.True(t, ok)
 	assert.True(t, n.Notification)
 	assert.Empty(t, n.Result)
+}
+
+// The member limit counts a member once, however many unions decide on
+// the way down: the probe that chooses a branch gives back what it
+// counted, and the branch counts the members again. (A tools/call inside
+// JSONRPCMessage, as the server reads a legacy body, goes through two unions; before the fix 60 members
+// counted 3 × 60 and 70 was refused.)
+func TestMemberLimitThroughUnions(t *testing.T) {
+	var b strings.Builder
+	b.WriteString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"t","arguments":{`)
+	for i := range 60 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `"k%d":1`, i)
+	}
+	b.WriteString(`}}}`)
+	body := []byte(b.String())
+	// 60 arguments + jsonrpc, id, method, params, name, arguments.
+	const members = 66
+	require.NoError(t, UnmarshalOptions{MaxMembers: members}.Unmarshal(body, new(JSONRPCMessage)))
+	require.NoError(t, UnmarshalOptions{MaxMembers: members}.Unmarshal(body, new(ClientRequest)))
+	de, ok := AsDecodeError(UnmarshalOptions{MaxMembers: members - 1}.Unmarshal(body, new(JSONRPCMessage)))
+	require.True(t, ok)
+	assert.Equal(t, KindLimit, de.Kind)
 }
