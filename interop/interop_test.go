@@ -624,9 +624,15 @@ func connectHTTP(t *testing.T, endpoint string, c *mcp.Client, traffic *syncBuff
 // it accepts connections.
 func startHTTPServer(t *testing.T, bin string) string {
 	t.Helper()
+	return startHTTPServerArgs(t, bin)
+}
+
+// startHTTPServerArgs is startHTTPServer with extra server arguments.
+func startHTTPServerArgs(t *testing.T, bin string, args ...string) string {
+	t.Helper()
 	addr := freeAddr(t)
 	stderr := &syncBuffer{}
-	cmd := exec.Command(bin, "-http", addr)
+	cmd := exec.Command(bin, append([]string{"-http", addr}, args...)...)
 	cmd.Stderr = stderr
 	cmd.Stdout = stderr
 	if err := cmd.Start(); err != nil {
@@ -725,7 +731,7 @@ func (l *loggingRoundTripper) RoundTrip(req *http.Request) (*http.Response, erro
 	}
 	var hdr []string
 	for k, v := range req.Header {
-		if strings.HasPrefix(k, "Mcp-") || k == "Accept" || k == "Content-Type" {
+		if strings.HasPrefix(k, "Mcp-") || k == "Accept" || k == "Content-Type" || k == "Last-Event-Id" {
 			hdr = append(hdr, k+": "+strings.Join(v, ","))
 		}
 	}
