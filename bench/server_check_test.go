@@ -3,6 +3,7 @@ package bench
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -79,5 +80,51 @@ func TestSameAnswers(t *testing.T) {
 				t.Errorf("missing Mcp-Name: got %d %s, want 400 with -32020", rec.Code, rec.Body.String())
 			}
 		})
+	}
+}
+
+// legacyRatio is the gate of docs/dual-era.md §10.7: a 2025-11-25
+// tools/call in a session costs at most this many times the 2026-07-28
+// call (BenchmarkToolsCall's mcpwire row).
+const legacyRatio = 1.5
+
+// TestLegacyCallRatio runs BenchmarkToolsCallLegacy's legacy row and
+// BenchmarkToolsCall's mcpwire row in one process, interleaved, and keeps
+// each one's best ns/op of five: legacy must be within legacyRatio of
+// modern. Allocations are logged (the design's target is modern + 8).
+func TestLegacyCallRatio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs benchmarks")
+	}
+	modernH := mcpwireHandler(t, 1)
+	modernT := requestTemplate("tools/call", "echo")
+	legacyH := mcpwireBothHandler(t)
+	legacyT := openLegacySession(t, legacyH)
+	checkCall(t, serve(modernH, modernT, callBody))
+	checkLegacyCall(t, serve(legacyH, legacyT, legacyCallBody))
+	loop := func(h http.Handler, tmpl *http.Request, body []byte) testing.BenchmarkResult {
+		return testing.Benchmark(func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				h.ServeHTTP(httptest.NewRecorder(), newRequest(tmpl, body))
+			}
+		})
+	}
+	var modern, legacy testing.BenchmarkResult
+	for i := range 5 {
+		m := loop(modernH, modernT, callBody)
+		l := loop(legacyH, legacyT, legacyCallBody)
+		if i == 0 || m.NsPerOp() < modern.NsPerOp() {
+			modern = m
+		}
+		if i == 0 || l.NsPerOp() < legacy.NsPerOp() {
+			legacy = l
+		}
+	}
+	ratio := float64(legacy.NsPerOp()) / float64(modern.NsPerOp())
+	t.Logf("modern %d ns/op %d allocs/op; legacy %d ns/op %d allocs/op; ratio %.2f (gate %.1f); allocs +%d (target +8)",
+		modern.NsPerOp(), modern.AllocsPerOp(), legacy.NsPerOp(), legacy.AllocsPerOp(), ratio, legacyRatio, legacy.AllocsPerOp()-modern.AllocsPerOp())
+	if ratio > legacyRatio {
+		t.Errorf("legacy tools/call %d ns/op is %.2f× modern %d ns/op, over the %.1f× gate", legacy.NsPerOp(), ratio, modern.NsPerOp(), legacyRatio)
 	}
 }
