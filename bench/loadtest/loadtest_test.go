@@ -222,7 +222,7 @@ func TestLoadMixedEras(t *testing.T) {
 			rep.Settled.Goroutines, rep.Before.Goroutines, mib(rep.Settled.RSS), mib(rep.RSSLimit))
 	}
 	if _, err := Run(context.Background(), Mcpwire, Options{Clients: 2, Duration: time.Second, Legacy: 0.5}); err == nil {
-		t.Errorf("a mixed-era run against %s (ErasModern) was not refused", Mcpwire)
+		t.Errorf("a mixed-era run without %s was not refused", McpwireBoth)
 	}
 }
 

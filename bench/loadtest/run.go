@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,8 +35,10 @@ type Options struct {
 	RSSSlackBytes    int64
 	// Legacy is the fraction of the clients that open a 2025-11-25
 	// session and call through it (legacy.go); the others send the
-	// 2026-07-28 mix. Default 0; above 0 every server must serve both
-	// eras (McpwireBoth).
+	// 2026-07-28 mix. Default 0. It applies to McpwireBoth, which must be
+	// among the servers; the others get the modern mix, so that a run of
+	// mcpwire and mcpwire-both compares the mixed-era load with the modern
+	// one under the same conditions.
 	Legacy float64
 	// Progress, when set, gets a line at each step.
 	Progress io.Writer
@@ -137,6 +140,9 @@ type target struct {
 	res   loadResult
 	rep   *Report
 	left  int // measured slices still to run
+	// legacy is the fraction of legacy clients (Options.Legacy for
+	// McpwireBoth, 0 for the others).
+	legacy float64
 }
 
 // RunAll starts each named server in its own child process; warms each up
@@ -145,12 +151,8 @@ type target struct {
 // after" stats and watches it settle.
 func RunAll(ctx context.Context, names []string, o Options) ([]*Report, error) {
 	o.defaults()
-	if o.Legacy > 0 {
-		for _, name := range names {
-			if name != McpwireBoth {
-				return nil, fmt.Errorf("server %q does not serve legacy sessions: a mixed-era run needs %s", name, McpwireBoth)
-			}
-		}
+	if o.Legacy > 0 && !slices.Contains(names, McpwireBoth) {
+		return nil, fmt.Errorf("a mixed-era run needs %s, the server that serves legacy sessions", McpwireBoth)
 	}
 	progress := func(name, format string, args ...any) {
 		if o.Progress != nil {
@@ -170,6 +172,9 @@ func RunAll(ctx context.Context, names []string, o Options) ([]*Report, error) {
 			return nil, err
 		}
 		t := &target{name: name, p: p, left: o.Rounds}
+		if name == McpwireBoth {
+			t.legacy = o.Legacy
+		}
 		dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
 		t.tr = &http.Transport{
 			Proxy: nil,
@@ -195,7 +200,7 @@ func RunAll(ctx context.Context, names []string, o Options) ([]*Report, error) {
 	for _, t := range ts {
 		if o.Warmup > 0 {
 			progress(t.name, "warm-up %v, %d clients", o.Warmup, o.Clients)
-			w := load(ctx, t.hc, t.p.URL, o.Clients, o.Legacy, o.Warmup, false)
+			w := load(ctx, t.hc, t.p.URL, o.Clients, t.legacy, o.Warmup, false)
 			t.rep.WarmupErrors = w.errors
 			t.rep.ErrorSamples = append(t.rep.ErrorSamples, w.samples...)
 			if err := ctx.Err(); err != nil {
@@ -228,7 +233,7 @@ func RunAll(ctx context.Context, names []string, o Options) ([]*Report, error) {
 			if err != nil {
 				return nil, err
 			}
-			r := load(ctx, t.hc, t.p.URL, o.Clients, o.Legacy, slice, true)
+			r := load(ctx, t.hc, t.p.URL, o.Clients, t.legacy, slice, true)
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -252,7 +257,7 @@ func RunAll(ctx context.Context, names []string, o Options) ([]*Report, error) {
 	}
 	reps := make([]*Report, len(ts))
 	for i, t := range ts {
-		t.res.fill(t.rep, o.Clients, o.Legacy)
+		t.res.fill(t.rep, o.Clients, t.legacy)
 		t.rep.Conns = t.dials.Load()
 		if t.rep.Requests > 0 {
 			t.rep.CPUPerRequest = t.rep.ServerCPU / time.Duration(t.rep.Requests)

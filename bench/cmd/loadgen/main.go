@@ -16,8 +16,11 @@
 //
 // With -legacy F, a fraction F of the clients is legacy: each opens one
 // 2025-11-25 session and sends tools/call echo and the lists through it
-// (docs/dual-era.md §10.7); the server is then mcpwire-both (ErasBoth), and
-// the report adds each era's requests, req/s and latencies.
+// (docs/dual-era.md §10.7). That mix goes to mcpwire-both (ErasBoth); the
+// other servers get the modern mix (by default the servers are then
+// mcpwire,mcpwire-both: the modern-only run is the baseline, in the same
+// interleaved rounds), and the report adds each era's requests, req/s and
+// latencies.
 //
 // Run from bench/:
 //
@@ -49,7 +52,8 @@ func main() {
 	target := flag.Float64("target", 3, "req/s ratio target shown in the report")
 	minRatio := flag.Float64("min-ratio", 0, "also exit 1 when the ratio is below this (0: never)")
 	flag.Float64Var(&o.Legacy, "legacy", 0, "fraction of the clients that open a 2025-11-25 session and call through it (0 to 1);\n"+
-		"above 0 the servers default to "+loadtest.McpwireBoth+" (mcpwire serving both eras), the only one that serves them")
+		"it applies to "+loadtest.McpwireBoth+" (mcpwire serving both eras), which must be among -servers; the others get the modern mix\n"+
+		"(default servers with -legacy: "+loadtest.Mcpwire+","+loadtest.McpwireBoth+", the modern-only server as the baseline)")
 	quiet := flag.Bool("q", false, "no progress lines on stderr")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -63,7 +67,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	if o.Legacy > 0 && !flagSet("servers") {
-		*servers = loadtest.McpwireBoth
+		*servers = loadtest.Mcpwire + "," + loadtest.McpwireBoth
+	}
+	if o.Legacy > 0 && !flagSet("target") {
+		*target = 0 // the ratio to the modern-only baseline has no target
 	}
 	var names []string
 	for _, name := range strings.Split(*servers, ",") {
