@@ -65,7 +65,10 @@ lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); exit 1; }
 	staticcheck ./...
 
-## conformance: run the MCP conformance suite (2026-07-28 requirements; npm + Node 22) against ./examples/everything;
-## every scenario counts, scored or not (-all)
+## conformance: run the MCP conformance suite (npm + Node 22) against one ./examples/everything
+## (-eras both), twice on its URL: --requirements 2026-07-28 into conformance-results/2026-07-28
+## and --requirements 2025-11-25 (legacy initialize sessions) into conformance-results/2025-11-25;
+## each scored from its checks.json files; every scenario counts, scored or not (-all), and the
+## report ends with both scores
 conformance:
 	$(GO) run ./tools/conformance run -all -out conformance-results

@@ -1,9 +1,16 @@
-// Command everything is an MCP 2026-07-28 server that exposes every
-// fixture the official conformance suite needs (tools, prompts, resources,
-// a resource template, completion, multi round-trip tools).
+// Command everything is an MCP server that exposes every fixture the
+// official conformance suite needs (tools, prompts, resources, a resource
+// template, completion, multi round-trip tools), to 2026-07-28 clients and,
+// on the same endpoint, to legacy clients of 2024-11-05 to 2025-11-25 that
+// open a session with initialize (-eras both, the default; -eras modern or
+// -eras legacy serve one era only).
 //
 //	go run ./examples/everything -http 127.0.0.1:8080   # serves http://127.0.0.1:8080/mcp
 //	go run ./examples/everything                        # serves stdio
+//
+// With -redis, the instances also keep the legacy sessions of Streamable
+// HTTP in that Redis (server/redisstore.SessionStore), so that a session
+// opened on one instance is served by every other.
 //
 // Several instances behind one load balancer share a Redis and a
 // requestState key:
@@ -46,11 +53,18 @@ func main() {
 		"(redis://[:password@]host:port/db); every instance must also get the same "+stateKeyEnv+"\n"+
 		"(hex or base64, at least 32 bytes; comma-separated to rotate: new key first), which is read\n"+
 		"with or without -redis; without it each instance seals requestState with its own random key")
+	erasFlag := flag.String("eras", "both", "the protocol eras served: both (2026-07-28 and legacy initialize sessions on the same endpoint),\n"+
+		"modern (2026-07-28 only) or legacy (2024-11-05 to 2025-11-25 only)")
 	rateLimit := flag.Float64("rate", 0, "limit tools/call to this many calls per second per principal or client address\n"+
 		"(bursts of twice as many; 0: no limit); over it: HTTP 429 with Retry-After, JSON-RPC code -31429")
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	cl, closeCluster, err := newCluster(logger, *redisURL)
+	eras, err := parseEras(*erasFlag)
+	if err != nil {
+		logger.Error("-eras", "err", err)
+		os.Exit(2)
+	}
+	cl, closeCluster, err := newCluster(logger, *redisURL, eras)
 	if err != nil {
 		logger.Error("configuring the instance", "err", err)
 		os.Exit(1)
@@ -59,7 +73,7 @@ func main() {
 		cl.opts = append(cl.opts, server.WithRateLimit(rate.Limit(*rateLimit), max(2*int(*rateLimit), 1)))
 	}
 	defer closeCluster()
-	s, err := newServer(logger, cl)
+	s, err := newServer(logger, eras, cl)
 	if err != nil {
 		logger.Error("building the server", "err", err)
 		os.Exit(1)
@@ -127,10 +141,21 @@ func serveHTTP(ctx context.Context, logger *slog.Logger, s *server.Server, hs *h
 	return nil
 }
 
-func newServer(logger *slog.Logger, cl cluster) (*server.Server, error) {
+// parseEras reads the -eras flag: both, modern or legacy.
+func parseEras(v string) (server.Eras, error) {
+	for _, e := range []server.Eras{server.ErasBoth, server.ErasModern, server.ErasLegacy} {
+		if v == e.String() {
+			return e, nil
+		}
+	}
+	return 0, fmt.Errorf("%q: want both, modern or legacy", v)
+}
+
+func newServer(logger *slog.Logger, eras server.Eras, cl cluster) (*server.Server, error) {
 	s, err := server.New(protocol.Implementation{Name: "mcpwire-everything", Version: "0.1.0"},
 		append([]server.Option{
 			server.WithLogger(logger),
+			server.WithEras(eras),
 			server.WithInstructions("A test server exposing every conformance fixture."),
 			server.WithCompletion(complete),
 			server.WithTasks(server.TaskConfig{Store: cl.tasks, TTL: 10 * time.Minute, PollInterval: 500 * time.Millisecond}),
@@ -139,7 +164,7 @@ func newServer(logger *slog.Logger, cl cluster) (*server.Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, add := range []func(*server.Server) error{addTools, addMRTRTools, addTaskTools, addPrompts, addResources} {
+	for _, add := range []func(*server.Server) error{addTools, addMRTRTools, addLegacyTools, addTaskTools, addPrompts, addResources} {
 		if err := add(s); err != nil {
 			return nil, err
 		}
@@ -167,16 +192,18 @@ func describe(name, description string) protocol.Tool {
 const stateKeyEnv = "MCPWIRE_STATE_KEY"
 
 // cluster is what this instance shares with others: server options (the
-// broker, the state keys) and the task store (nil: in memory).
+// broker, the state keys, the legacy session store) and the task store
+// (nil: in memory).
 type cluster struct {
 	opts  []server.Option
 	tasks server.TaskStore
 }
 
 // newCluster reads MCPWIRE_STATE_KEY and, when redisURL is set, connects
-// to Redis (checked with a PING) for the broker and the task store. The
-// returned func releases them.
-func newCluster(logger *slog.Logger, redisURL string) (cluster, func(), error) {
+// to Redis (checked with a PING) for the broker, the task store and, when
+// eras serves legacy clients, the session store. The returned func
+// releases them.
+func newCluster(logger *slog.Logger, redisURL string, eras server.Eras) (cluster, func(), error) {
 	var cl cluster
 	done := func() {}
 	if v := os.Getenv(stateKeyEnv); v != "" {
@@ -215,6 +242,16 @@ func newCluster(logger *slog.Logger, redisURL string) (cluster, func(), error) {
 	}
 	cl.opts = append(cl.opts, server.WithBroker(b))
 	cl.tasks = ts
+	if eras != server.ErasModern {
+		ss, err := redisstore.NewSessionStore(rdb)
+		if err != nil {
+			_ = b.Close()
+			_ = rdb.Close()
+			return cl, done, err
+		}
+		cl.opts = append(cl.opts, server.WithLegacy(server.LegacyConfig{Store: ss}))
+		logger.Info("keeping legacy sessions in Redis", "addr", opt.Addr, "db", opt.DB)
+	}
 	logger.Info("sharing events and tasks through Redis", "addr", opt.Addr, "db", opt.DB, "channel", b.Channel())
 	var once sync.Once
 	return cl, func() {

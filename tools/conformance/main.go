@@ -1,26 +1,38 @@
 // Command conformance runs the official MCP conformance suite
 // (npm @modelcontextprotocol/conformance, on Node 22 fetched from npm)
-// against the example server ./examples/everything and scores its results.
+// against the example server ./examples/everything and scores its results,
+// for both requirement sets a dual-era server answers: 2026-07-28 (the
+// stateless wire) and 2025-11-25 (legacy initialize sessions).
 //
-//	go run ./tools/conformance run [-port N] [-out DIR] [-server CMD] [-all]
-//	go run ./tools/conformance score [-required-only] [-all] DIR
+//	go run ./tools/conformance run [-port N] [-out DIR] [-server CMD] [-requirements REVS] [-all]
+//	go run ./tools/conformance score [-requirements REVS] [-required-only] [-all] DIR
 //
-// run builds ./examples/everything, starts it on 127.0.0.1:PORT (a free port
-// unless -port is given), waits until POST /mcp gets any HTTP answer, runs
+// run builds ./examples/everything, starts it once on 127.0.0.1:PORT (a
+// free port unless -port is given), waits until POST /mcp gets any HTTP
+// answer, runs against that one URL, one after the other,
 //
 //	npx -y -p node@22 -p @modelcontextprotocol/conformance@0.2.0-alpha.12 -- \
-//	  conformance server --url http://127.0.0.1:PORT/mcp --requirements 2026-07-28 -o DIR
+//	  conformance server --url http://127.0.0.1:PORT/mcp --requirements 2026-07-28 -o DIR/2026-07-28
+//	npx -y -p node@22 -p @modelcontextprotocol/conformance@0.2.0-alpha.12 -- \
+//	  conformance server --url http://127.0.0.1:PORT/mcp --requirements 2025-11-25 -o DIR/2025-11-25
 //
-// stops the server (its whole process group) and scores DIR like score does.
+// (-requirements narrows the list), stops the server (its whole process
+// group) and scores both folders like score does.
 // The environment variable CONFORMANCE_CMD replaces the
 // "npx ... -- conformance" part (run through sh -c, with the suite's
 // arguments appended), e.g. to use a pre-installed suite offline:
 //
 //	CONFORMANCE_CMD='$CACHE/node22/node_modules/node/bin/node $CACHE/suite/node_modules/@modelcontextprotocol/conformance/dist/index.js'
 //
-// score reads DIR/server-<scenario>-<timestamp>/checks.json and fails if a
-// required scenario of the 2026-07-28 requirement set has a FAILURE check,
-// crashed (no checks.json) or is missing.
+// score reads DIR/<revision>/server-<scenario>-<timestamp>/checks.json (or,
+// for the results of one suite run, DIR/server-…/checks.json) and scores
+// each set from its checks, not from the suite's exit code, which counts
+// only scored scenarios. A set fails if a required scenario has a FAILURE
+// check, crashed (no checks.json) or is missing; 2025-11-25 also fails on
+// any FAILURE of its three not-scored scenarios (server-session-lifecycle,
+// json-schema-2020-12, server-sse-polling; docs/dual-era.md §10.8), and
+// with -all every set fails on a FAILURE anywhere. The report prints each
+// set's table and failed checks, then both scores.
 package main
 
 import (
@@ -69,10 +81,11 @@ func realMain(args []string, stdout, stderr io.Writer) int {
 
 func usage(w io.Writer) {
 	fmt.Fprint(w, `usage:
-  conformance run [-port N] [-out DIR] [-server CMD] [-all] [-required-only]
-      build and start ./examples/everything, run the MCP conformance suite
-      (requirements `+requirementRevision+`) against it, stop it, score DIR
-  conformance score [-required-only] [-all] DIR
+  conformance run [-port N] [-out DIR] [-server CMD] [-requirements REVS] [-all] [-required-only]
+      build and start ./examples/everything once, run the MCP conformance suite
+      against it for each requirement revision (default `+defaultRevisions+`)
+      into DIR/<revision>, stop it, score each
+  conformance score [-requirements REVS] [-required-only] [-all] DIR
       score the suite's results in DIR
 
 Environment: CONFORMANCE_CMD replaces "npx -y -p node@22 -p `+suitePackage+` -- conformance".
@@ -95,6 +108,7 @@ func suiteCommand(ctx context.Context, args ...string) *exec.Cmd {
 }
 
 type runOptions struct {
+	revisions      string // comma-separated; "" means defaultRevisions
 	port           int
 	out            string
 	server         string
@@ -113,6 +127,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		"{addr} and {port} are replaced, and \"-http 127.0.0.1:PORT\" is appended if neither occurs")
 	fset.DurationVar(&o.suiteTimeout, "timeout", 10*time.Minute, "time limit for the suite run")
 	fset.DurationVar(&o.startupTimeout, "startup-timeout", 60*time.Second, "time limit for the server to answer POST /mcp")
+	fset.StringVar(&o.revisions, "requirements", defaultRevisions, "comma-separated requirement revisions to run, in order")
 	fset.BoolVar(&o.score.All, "all", false, "fail on failures of not-scored scenarios too")
 	fset.BoolVar(&o.score.RequiredOnly, "required-only", false, "show only the required scenarios")
 	if err := fset.Parse(args); err != nil {
@@ -130,20 +145,34 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 func run(ctx context.Context, o runOptions, stdout, stderr io.Writer) int {
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "conformance: "+format+"\n", a...) }
 
+	revisions := o.revisions
+	if revisions == "" {
+		revisions = defaultRevisions
+	}
+	sets, err := parseRevisions(revisions)
+	if err != nil {
+		logf("-requirements: %v", err)
+		return 2
+	}
 	out, err := filepath.Abs(o.out)
 	if err != nil {
 		logf("%v", err)
 		return 2
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		logf("%v", err)
-		return 2
-	}
-	if n, err := removeOldResults(out); err != nil {
-		logf("cleaning %s: %v", out, err)
-		return 2
-	} else if n > 0 {
-		logf("removed %d old result folder(s) from %s", n, out)
+	// Old results go first, from DIR (the layout of one suite run) and
+	// from every DIR/<revision>, so that they cannot stand in for results
+	// this run did not produce.
+	for _, d := range append([]string{out}, setDirs(out, requirementSets())...) {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			logf("%v", err)
+			return 2
+		}
+		if n, err := removeOldResults(d); err != nil {
+			logf("cleaning %s: %v", d, err)
+			return 2
+		} else if n > 0 {
+			logf("removed %d old result folder(s) from %s", n, d)
+		}
 	}
 
 	port := o.port
@@ -210,9 +239,46 @@ func run(ctx context.Context, o runOptions, stdout, stderr io.Writer) int {
 	}
 	logf("server answers at %s", url)
 
-	suiteCtx, cancel := context.WithTimeout(ctx, o.suiteTimeout)
+	timedOut := false
+	for _, set := range sets {
+		code, late := runSuite(ctx, o.suiteTimeout, url, set.Revision, filepath.Join(out, set.Revision), stdout, stderr, logf)
+		if code != 0 {
+			return code
+		}
+		timedOut = timedOut || late
+		if srv.exited() {
+			logf("warning: the server exited during the %s run: %v", set.Revision, srv.err)
+		}
+	}
+	srv.stop()
+
+	fmt.Fprintln(stdout)
+	code := scoreAndPrint(out, sets, true, o.score, stdout, stderr)
+	if timedOut && code == 0 {
+		code = 1
+	}
+	return code
+}
+
+// setDirs returns DIR/<revision> for each set.
+func setDirs(dir string, sets []requirementSet) []string {
+	var ds []string
+	for _, s := range sets {
+		ds = append(ds, filepath.Join(dir, s.Revision))
+	}
+	return ds
+}
+
+// runSuite runs the suite for one requirement revision against url into
+// out, within timeout. It returns a non-zero exit code when run must stop
+// (130 interrupted, 2 the suite could not be run), and whether the suite
+// was stopped at the time limit (its results are scored all the same). A
+// non-zero exit of the suite itself is expected when checks fail: the
+// scoring decides.
+func runSuite(ctx context.Context, timeout time.Duration, url, revision, out string, stdout, stderr io.Writer, logf func(string, ...any)) (code int, timedOut bool) {
+	suiteCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	suite := suiteCommand(suiteCtx, "server", "--url", url, "--requirements", requirementRevision, "-o", out)
+	suite := suiteCommand(suiteCtx, "server", "--url", url, "--requirements", revision, "-o", out)
 	suite.Stdin = nil
 	suite.Stdout, suite.Stderr = stdout, stderr
 	setProcessGroup(suite)
@@ -224,33 +290,23 @@ func run(ctx context.Context, o runOptions, stdout, stderr io.Writer) int {
 	if suite.Process != nil {
 		_ = signalGroup(suite.Process, true) // leftovers of npx's process tree
 	}
-	logf("suite finished in %s", time.Since(start).Round(100*time.Millisecond))
-
-	if srv.exited() {
-		logf("warning: the server exited during the run: %v", srv.err)
-	}
-	srv.stop()
-
+	logf("suite (requirements %s) finished in %s", revision, time.Since(start).Round(100*time.Millisecond))
 	switch {
 	case ctx.Err() != nil:
 		logf("interrupted")
-		return 130
+		return 130, false
 	case errors.Is(suiteCtx.Err(), context.DeadlineExceeded):
-		logf("the suite did not finish within %s", o.suiteTimeout)
-		scoreAndPrint(out, o.score, stdout, stderr)
-		return 1
+		logf("the suite (requirements %s) did not finish within %s", revision, timeout)
+		return 0, true
 	case suiteErr != nil:
 		var exitErr *exec.ExitError
 		if !errors.As(suiteErr, &exitErr) {
 			logf("running the suite: %v", suiteErr)
-			return 2
+			return 2, false
 		}
-		// A non-zero exit is expected when checks fail; the scoring below
-		// decides.
-		logf("the suite exited with %v", suiteErr)
+		logf("the suite (requirements %s) exited with %v", revision, suiteErr)
 	}
-	fmt.Fprintln(stdout)
-	return scoreAndPrint(out, o.score, stdout, stderr)
+	return 0, false
 }
 
 // removeOldResults removes the suite's result folders from an earlier run in
@@ -286,7 +342,7 @@ func waitReady(ctx context.Context, url string, timeout time.Duration, exited <-
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	body := `{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{"_meta":{` +
-		`"io.modelcontextprotocol/protocolVersion":"` + requirementRevision + `",` +
+		`"io.modelcontextprotocol/protocolVersion":"` + modernRevision + `",` +
 		`"io.modelcontextprotocol/clientInfo":{"name":"mcpwire-conformance-probe","version":"0"},` +
 		`"io.modelcontextprotocol/clientCapabilities":{}}}}`
 	client := &http.Client{Timeout: 2 * time.Second}
@@ -300,7 +356,7 @@ func waitReady(ctx context.Context, url string, timeout time.Duration, exited <-
 		}
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("MCP-Protocol-Version", requirementRevision)
+		req.Header.Set("MCP-Protocol-Version", modernRevision)
 		req.Header.Set("Mcp-Method", "server/discover")
 		resp, err := client.Do(req)
 		if err == nil {

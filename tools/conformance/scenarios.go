@@ -1,11 +1,45 @@
 package main
 
-// The suite version and requirement revision that the lists below belong to.
-// Change them together with the lists.
+// The suite version that the lists below belong to, and the two
+// requirement revisions run against the one server. Change them together
+// with the lists.
 const (
-	suitePackage        = "@modelcontextprotocol/conformance@0.2.0-alpha.12"
-	requirementRevision = "2026-07-28"
+	suitePackage     = "@modelcontextprotocol/conformance@0.2.0-alpha.12"
+	modernRevision   = "2026-07-28"
+	legacyRevision   = "2025-11-25"
+	defaultRevisions = modernRevision + "," + legacyRevision
 )
+
+// requirementSet is one requirement revision of the suite: the server
+// scenarios it scores, those it runs and reports without scoring, and how
+// this tool scores the latter.
+type requirementSet struct {
+	Revision  string
+	Required  []string
+	NotScored []string
+	// StrictNotScored makes a failed check of a not-scored scenario fail
+	// the set even without -all (docs/dual-era.md §10.8: none of the three
+	// not-scored 2025-11-25 scenarios is impossible for this design).
+	StrictNotScored bool
+}
+
+// requirementSets returns the sets this tool knows, in run order.
+func requirementSets() []requirementSet {
+	return []requirementSet{
+		{Revision: modernRevision, Required: requiredScenarios, NotScored: notScoredScenarios},
+		{Revision: legacyRevision, Required: legacyRequiredScenarios, NotScored: legacyNotScoredScenarios, StrictNotScored: true},
+	}
+}
+
+// lookupSet returns the set of revision.
+func lookupSet(revision string) (requirementSet, bool) {
+	for _, s := range requirementSets() {
+		if s.Revision == revision {
+			return s, true
+		}
+	}
+	return requirementSet{}, false
+}
 
 // requiredScenarios are the server scenarios that the 2026-07-28 requirement
 // set scores (they decide the suite's exit code), in the suite's run order.
@@ -80,4 +114,61 @@ var notScoredScenarios = []string{
 	"json-schema-2020-12",
 	"http-header-validation",
 	"http-custom-header-server-validation",
+}
+
+// legacyRequiredScenarios are the server scenarios that the 2025-11-25
+// requirement set scores, in the suite's run order: the 2025-11-25 wire (an
+// initialize handshake, Mcp-Session-Id, a GET stream, server-to-client
+// requests on SSE; docs/dual-era.md Appendix A says what each sends and
+// checks).
+//
+// Obtained from the installed suite (0.2.0-alpha.12, run on node 22) with
+//
+//	npx -y -p node@22 -p @modelcontextprotocol/conformance@0.2.0-alpha.12 -- \
+//	  conformance list --requirements 2025-11-25
+//
+// section "Server scenarios (test against a server)". Re-check with
+// CONFORMANCE_VERIFY_LIST=1 as above.
+var legacyRequiredScenarios = []string{
+	"server-initialize",
+	"logging-set-level",
+	"ping",
+	"completion-complete",
+	"tools-list",
+	"tools-call-simple-text",
+	"tools-call-image",
+	"tools-call-audio",
+	"tools-call-embedded-resource",
+	"tools-call-mixed-content",
+	"tools-call-with-logging",
+	"tools-call-error",
+	"tools-call-with-progress",
+	"tools-call-sampling",
+	"tools-call-elicitation",
+	"elicitation-sep1034-defaults",
+	"server-sse-multiple-streams",
+	"elicitation-sep1330-enums",
+	"resources-list",
+	"resources-read-text",
+	"resources-read-binary",
+	"resources-templates-read",
+	"resources-subscribe",
+	"resources-unsubscribe",
+	"prompts-list",
+	"prompts-get-simple",
+	"prompts-get-with-args",
+	"prompts-get-embedded-resource",
+	"prompts-get-with-image",
+	"dns-rebinding-protection",
+}
+
+// legacyNotScoredScenarios are the `[server]` entries of the same list's
+// "Run and reported, but never scored" section. This tool fails the
+// 2025-11-25 set on any of their failed checks (StrictNotScored).
+var legacyNotScoredScenarios = []string{
+	// added-after-release
+	"server-session-lifecycle",
+	// pending
+	"json-schema-2020-12",
+	"server-sse-polling",
 }

@@ -96,13 +96,19 @@ func (r scenarioResult) failedCount() int {
 
 type report struct {
 	Dir       string
+	Set       requirementSet
 	Scenarios []scenarioResult // required first (list order), then not scored, then unknown
 }
 
-// scoreDir reads every DIR/server-<scenario>-<timestamp>/checks.json. When a
-// scenario has several folders (DIR reused), the latest timestamp wins.
-func scoreDir(dir string) (*report, error) {
+// scoreDir reads every DIR/server-<scenario>-<timestamp>/checks.json of a
+// run of set. When a scenario has several folders (DIR reused), the latest
+// timestamp wins. A DIR that does not exist is an error unless
+// missingOK, when it scores as a run that left no results.
+func scoreDir(dir string, set requirementSet, missingOK bool) (*report, error) {
 	entries, err := os.ReadDir(dir)
+	if missingOK && errors.Is(err, fs.ErrNotExist) {
+		entries, err = nil, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +137,7 @@ func scoreDir(dir string) (*report, error) {
 		}
 	}
 
-	rep := &report{Dir: dir}
+	rep := &report{Dir: dir, Set: set}
 	seen := map[string]bool{}
 	add := func(name string, set scenarioSet) {
 		seen[name] = true
@@ -144,10 +150,10 @@ func scoreDir(dir string) (*report, error) {
 		}
 		rep.Scenarios = append(rep.Scenarios, r)
 	}
-	for _, n := range requiredScenarios {
+	for _, n := range set.Required {
 		add(n, setRequired)
 	}
-	for _, n := range notScoredScenarios {
+	for _, n := range set.NotScored {
 		add(n, setNotScored)
 	}
 	var unknown []string
@@ -210,25 +216,68 @@ type scoreOptions struct {
 	All          bool // not-scored (and unknown) scenarios' failures fail too
 }
 
+// strict reports whether the failures of scenarios other than the
+// required ones fail the set: with -all, or for a StrictNotScored set
+// (its not-scored scenarios only, not unknown ones).
+func (rep *report) strict(opts scoreOptions, r scenarioResult) bool {
+	return opts.All || (rep.Set.StrictNotScored && r.Set == setNotScored)
+}
+
 // scored reports whether r's result decides the verdict under opts.
-func (o scoreOptions) scored(r scenarioResult) bool {
+func (rep *report) scored(opts scoreOptions, r scenarioResult) bool {
 	if r.Set == setRequired {
 		return true
 	}
 	// A not-scored scenario that was not run at all is not a failure even
 	// with -all; only its failed checks or a crash are.
-	return o.All && r.Problem != problemMissing
+	return rep.strict(opts, r) && r.Problem != problemMissing
 }
 
 // passed reports whether the run passes: every required scenario has a
-// result without FAILURE checks (and with -all, every other one that ran).
+// result without FAILURE checks (and with -all, or for a StrictNotScored
+// set, every other one that ran).
 func (rep *report) passed(opts scoreOptions) bool {
 	for _, r := range rep.Scenarios {
-		if opts.scored(r) && !r.OK() {
+		if rep.scored(opts, r) && !r.OK() {
 			return false
 		}
 	}
 	return true
+}
+
+// tally counts the checks and scenarios of one part of a report.
+type tally struct{ passed, failed, ok, total int }
+
+// tallies returns the required scenarios' tally, and that of the others
+// that ran (not-scored scenarios that were not run count nowhere).
+func (rep *report) tallies() (req, other tally) {
+	for _, r := range rep.Scenarios {
+		t := &other
+		if r.Set == setRequired {
+			t = &req
+		} else if r.Problem == problemMissing {
+			continue
+		}
+		t.passed += r.Counts.Success
+		t.failed += r.failedCount()
+		t.total++
+		if r.OK() {
+			t.ok++
+		}
+	}
+	return req, other
+}
+
+// scoredChecks returns the checks that decide the verdict: those of the
+// required scenarios, and of the others when they are scored.
+func (rep *report) scoredChecks(opts scoreOptions) (passed, failed int) {
+	for _, r := range rep.Scenarios {
+		if rep.scored(opts, r) {
+			passed += r.Counts.Success
+			failed += r.failedCount()
+		}
+	}
+	return passed, failed
 }
 
 func (rep *report) print(w io.Writer, opts scoreOptions) {
@@ -244,7 +293,7 @@ func (rep *report) print(w io.Writer, opts scoreOptions) {
 		width = max(width, len(r.Name))
 	}
 
-	fmt.Fprintf(w, "Conformance results in %s (requirements %s)\n\n", rep.Dir, requirementRevision)
+	fmt.Fprintf(w, "Conformance results in %s (requirements %s)\n\n", rep.Dir, rep.Set.Revision)
 	fmt.Fprintf(w, "%-*s  %-10s  %4s  %4s  %4s  %4s  %4s  %s\n",
 		width, "SCENARIO", "SET", "PASS", "FAIL", "WARN", "INFO", "SKIP", "RESULT")
 	for _, r := range shown {
@@ -273,7 +322,7 @@ func (rep *report) print(w io.Writer, opts scoreOptions) {
 	// Failed checks of the scenarios that decide the verdict.
 	var lines []string
 	for _, r := range rep.Scenarios {
-		if !opts.scored(r) || r.OK() {
+		if !rep.scored(opts, r) || r.OK() {
 			continue
 		}
 		prefix := r.Name
@@ -304,28 +353,12 @@ func (rep *report) print(w io.Writer, opts scoreOptions) {
 		fmt.Fprintf(w, "\nFailed checks:\n%s\n", strings.Join(lines, "\n"))
 	}
 
-	type tally struct{ passed, failed, ok, total int }
-	var req, other tally
-	for _, r := range rep.Scenarios {
-		t := &other
-		if r.Set == setRequired {
-			t = &req
-		} else if r.Problem == problemMissing {
-			// Not-scored scenarios that were not run count nowhere.
-			continue
-		}
-		t.passed += r.Counts.Success
-		t.failed += r.failedCount()
-		t.total++
-		if r.OK() {
-			t.ok++
-		}
-	}
+	req, other := rep.tallies()
 
 	fmt.Fprintln(w)
 	var bad []string
 	for _, r := range rep.Scenarios {
-		if opts.scored(r) && !r.OK() {
+		if rep.scored(opts, r) && !r.OK() {
 			bad = append(bad, r.Name)
 		}
 	}
@@ -336,14 +369,17 @@ func (rep *report) print(w io.Writer, opts scoreOptions) {
 	}
 	if !opts.RequiredOnly {
 		note := "informational"
-		if opts.All {
+		switch {
+		case opts.All:
 			note = "scored with -all"
+		case rep.Set.StrictNotScored:
+			note = "scored: any failed check fails"
 		}
 		fmt.Fprintf(w, "not scored (%s): %d passed, %d failed; scenarios ok: %d/%d\n",
 			note, other.passed, other.failed, other.ok, other.total)
 	}
-	fmt.Fprintf(w, "required scenarios ok: %d/%d\n", req.ok, len(requiredScenarios))
-	if opts.All {
+	fmt.Fprintf(w, "required scenarios ok: %d/%d\n", req.ok, len(rep.Set.Required))
+	if opts.All || rep.Set.StrictNotScored {
 		fmt.Fprintf(w, "required: %d passed, %d failed\n", req.passed, req.failed)
 		fmt.Fprintf(w, "all: %d passed, %d failed\n", req.passed+other.passed, req.failed+other.failed)
 	} else {
@@ -360,18 +396,22 @@ func oneLine(s string) string {
 	return s
 }
 
-// runScore implements `conformance score [-required-only] [-all] DIR` and
-// returns the exit code: 0 pass, 1 fail, 2 usage or I/O error.
+// runScore implements `conformance score [-requirements REVS]
+// [-required-only] [-all] DIR` and returns the exit code: 0 pass, 1 fail,
+// 2 usage or I/O error.
 func runScore(args []string, stdout, stderr io.Writer) int {
 	fset := flag.NewFlagSet("score", flag.ContinueOnError)
 	fset.SetOutput(stderr)
 	var opts scoreOptions
+	revs := fset.String("requirements", "", "comma-separated requirement revisions to score (default: every DIR/<revision>\n"+
+		"folder of a run, or "+modernRevision+" when DIR holds the results of one suite run)")
 	fset.BoolVar(&opts.RequiredOnly, "required-only", false, "show only the required scenarios")
 	fset.BoolVar(&opts.All, "all", false, "fail on failures of not-scored scenarios too")
 	fset.Usage = func() {
-		fmt.Fprintf(stderr, "usage: conformance score [-required-only] [-all] DIR\n\n"+
-			"Scores DIR/server-<scenario>-<timestamp>/checks.json as written by\n"+
-			"`conformance server --requirements %s -o DIR`.\n\n", requirementRevision)
+		fmt.Fprintf(stderr, "usage: conformance score [-requirements REVS] [-required-only] [-all] DIR\n\n"+
+			"Scores the suite's checks.json files as `conformance run` leaves them,\n"+
+			"DIR/<revision>/server-<scenario>-<timestamp>/checks.json for %s,\n"+
+			"or those of one `conformance server --requirements REV -o DIR` in DIR itself.\n\n", defaultRevisions)
 		fset.PrintDefaults()
 	}
 	if err := fset.Parse(args); err != nil {
@@ -381,18 +421,119 @@ func runScore(args []string, stdout, stderr io.Writer) int {
 		fset.Usage()
 		return 2
 	}
-	return scoreAndPrint(fset.Arg(0), opts, stdout, stderr)
-}
-
-func scoreAndPrint(dir string, opts scoreOptions, stdout, stderr io.Writer) int {
-	rep, err := scoreDir(dir)
+	dir := fset.Arg(0)
+	layered := false
+	for _, set := range requirementSets() {
+		if fi, err := os.Stat(filepath.Join(dir, set.Revision)); err == nil && fi.IsDir() {
+			layered = true
+		}
+	}
+	list := *revs
+	if list == "" {
+		list = modernRevision
+		if layered {
+			list = defaultRevisions
+		}
+	}
+	sets, err := parseRevisions(list)
 	if err != nil {
-		fmt.Fprintf(stderr, "conformance: %v\n", err)
+		fmt.Fprintf(stderr, "conformance score: %v\n", err)
 		return 2
 	}
-	rep.print(stdout, opts)
-	if !rep.passed(opts) {
-		return 1
+	if !layered && len(sets) > 1 {
+		fmt.Fprintf(stderr, "conformance score: %s has no <revision> folders; name one revision with -requirements\n", dir)
+		return 2
 	}
-	return 0
+	return scoreAndPrint(dir, sets, layered, opts, stdout, stderr)
+}
+
+// parseRevisions reads a comma-separated list of requirement revisions.
+func parseRevisions(list string) ([]requirementSet, error) {
+	var sets []requirementSet
+	seen := map[string]bool{}
+	for _, rev := range strings.Split(list, ",") {
+		rev = strings.TrimSpace(rev)
+		set, ok := lookupSet(rev)
+		if !ok {
+			return nil, fmt.Errorf("unknown requirement revision %q (known: %s)", rev, defaultRevisions)
+		}
+		if seen[rev] {
+			return nil, fmt.Errorf("requirement revision %s named twice", rev)
+		}
+		seen[rev] = true
+		sets = append(sets, set)
+	}
+	return sets, nil
+}
+
+// scoreAndPrint scores and prints each set, from dir/<revision> when
+// layered (a missing folder scores as a run without results) or from dir
+// itself (one set), then, for several sets, a summary with each set's
+// score. It returns 0 when every set passes, 1 when one fails, 2 on an
+// I/O error.
+func scoreAndPrint(dir string, sets []requirementSet, layered bool, opts scoreOptions, stdout, stderr io.Writer) int {
+	var reps []*report
+	for i, set := range sets {
+		d := dir
+		if layered {
+			d = filepath.Join(dir, set.Revision)
+		}
+		rep, err := scoreDir(d, set, layered)
+		if err != nil {
+			fmt.Fprintf(stderr, "conformance: %v\n", err)
+			return 2
+		}
+		if len(sets) > 1 {
+			if i > 0 {
+				fmt.Fprintln(stdout)
+			}
+			fmt.Fprintf(stdout, "== requirements %s ==\n\n", set.Revision)
+		}
+		rep.print(stdout, opts)
+		reps = append(reps, rep)
+	}
+	code := 0
+	for _, rep := range reps {
+		if !rep.passed(opts) {
+			code = 1
+		}
+	}
+	if len(reps) > 1 {
+		printSummary(stdout, reps, opts)
+	}
+	return code
+}
+
+// printSummary prints one score line per set and the verdict of all; its
+// last line totals the checks that decide the verdicts.
+func printSummary(w io.Writer, reps []*report, opts scoreOptions) {
+	fmt.Fprintf(w, "\n== scores ==\n\n")
+	var passed, failed int
+	var bad []string
+	for _, rep := range reps {
+		req, other := rep.tallies()
+		p, f := rep.scoredChecks(opts)
+		passed += p
+		failed += f
+		verdict := "PASS"
+		if !rep.passed(opts) {
+			verdict = "FAIL"
+			bad = append(bad, rep.Set.Revision)
+		}
+		counted := "required"
+		switch {
+		case opts.All:
+			counted = "all"
+		case rep.Set.StrictNotScored:
+			counted = "required and not scored"
+		}
+		fmt.Fprintf(w, "%s: %s; required scenarios ok %d/%d, not scored ok %d/%d; checks of %s: %d passed, %d failed\n",
+			rep.Set.Revision, verdict, req.ok, len(rep.Set.Required), other.ok, other.total, counted, p, f)
+	}
+	if len(bad) == 0 {
+		fmt.Fprintln(w, "verdict: PASS")
+	} else {
+		fmt.Fprintf(w, "verdict: FAIL (%s)\n", strings.Join(bad, ", "))
+	}
+	fmt.Fprintf(w, "scored: %d passed, %d failed\n", passed, failed)
 }

@@ -351,3 +351,159 @@ func TestResultDirRE(t *testing.T) {
 		}
 	}
 }
+
+// writeSetResults lays out the results of one run of set in dir, as
+// writeResults does for 2026-07-28.
+func writeSetResults(t *testing.T, dir string, set requirementSet, kinds map[string]string) {
+	t.Helper()
+	for _, name := range append(append([]string{}, set.Required...), set.NotScored...) {
+		kind := kinds[name]
+		if kind == "" {
+			kind = "ok"
+		}
+		writeScenario(t, dir, name, "2026-12-01T16-52-11-402Z", kind)
+	}
+}
+
+// writeLayered lays out a `conformance run` folder: DIR/<revision>/ per
+// set, with kinds per revision; when kinds is not nil, only the revisions
+// it names get a folder.
+func writeLayered(t *testing.T, kinds map[string]map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, set := range requirementSets() {
+		if _, ok := kinds[set.Revision]; !ok && kinds != nil {
+			continue // not named in a non-nil kinds: no folder
+		}
+		writeSetResults(t, filepath.Join(dir, set.Revision), set, kinds[set.Revision])
+	}
+	return dir
+}
+
+// 2025-11-25 alone, from a folder of one suite run: its 30 required
+// scenarios, and its three not-scored ones fail it without -all.
+func TestScoreLegacySet(t *testing.T) {
+	set, _ := lookupSet(legacyRevision)
+	dir := t.TempDir()
+	writeSetResults(t, dir, set, nil)
+	code, out := score(t, "-requirements", legacyRevision, dir)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0", code)
+	}
+	for _, want := range []string{
+		"(requirements 2025-11-25)",
+		"required scenarios ok: 30/30",
+		"not scored (scored: any failed check fails): 6 passed, 0 failed; scenarios ok: 3/3",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if got, want := lastLine(out), "all: 66 passed, 0 failed"; got != want {
+		t.Errorf("last line %q, want %q", got, want)
+	}
+
+	for _, name := range []string{"server-session-lifecycle", "json-schema-2020-12", "server-sse-polling"} {
+		dir := t.TempDir()
+		writeSetResults(t, dir, set, map[string]string{name: "failure"})
+		code, out := score(t, "-requirements", legacyRevision, dir)
+		if code != 1 {
+			t.Errorf("%s failed: exit %d, want 1", name, code)
+		}
+		if !strings.Contains(out, name+" (not scored) / tools-list: Failed") {
+			t.Errorf("%s: failed check not listed", name)
+		}
+	}
+	// A not-scored scenario that did not run does not fail it (as -all).
+	dir = t.TempDir()
+	writeSetResults(t, dir, set, map[string]string{"server-sse-polling": "missing"})
+	if code, _ := score(t, "-requirements", legacyRevision, dir); code != 0 {
+		t.Errorf("not run: exit %d, want 0", code)
+	}
+	// An unknown scenario in the folder is reported, not scored.
+	dir = t.TempDir()
+	writeSetResults(t, dir, set, nil)
+	writeScenario(t, dir, "some-new-scenario", "2026-12-01T16-52-11-402Z", "failure")
+	if code, _ := score(t, "-requirements", legacyRevision, dir); code != 0 {
+		t.Errorf("unknown scenario: exit %d, want 0", code)
+	}
+}
+
+// The folder of `conformance run`: both sets scored from DIR/<revision>,
+// each table, then both scores; a failure in one set fails the whole.
+func TestScoreLayered(t *testing.T) {
+	code, out := score(t, writeLayered(t, nil))
+	if code != 0 {
+		t.Fatalf("exit %d, want 0", code)
+	}
+	for _, want := range []string{
+		"== requirements 2026-07-28 ==",
+		"== requirements 2025-11-25 ==",
+		"== scores ==",
+		"2026-07-28: PASS; required scenarios ok 37/37, not scored ok 13/13; checks of required: 74 passed, 0 failed",
+		"2025-11-25: PASS; required scenarios ok 30/30, not scored ok 3/3; checks of required and not scored: 66 passed, 0 failed",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if got, want := lastLine(out), "scored: 140 passed, 0 failed"; got != want {
+		t.Errorf("last line %q, want %q", got, want)
+	}
+
+	code, out = score(t, writeLayered(t, map[string]map[string]string{
+		modernRevision: nil,
+		legacyRevision: {"tools-call-sampling": "failure", "elicitation-sep1330-enums": "crash"},
+	}))
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	for _, want := range []string{
+		"tools-call-sampling / tools-list: Failed: HTTP 501",
+		"elicitation-sep1330-enums: crashed: no checks.json",
+		"verdict: FAIL, 2 scenario(s) failed: tools-call-sampling, elicitation-sep1330-enums",
+		"2026-07-28: PASS;",
+		"2025-11-25: FAIL; required scenarios ok 28/30, not scored ok 3/3; checks of required and not scored: 63 passed, 2 failed",
+		"verdict: FAIL (2025-11-25)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if got, want := lastLine(out), "scored: 137 passed, 2 failed"; got != want {
+		t.Errorf("last line %q, want %q", got, want)
+	}
+
+	// -all: the 2026-07-28 not-scored checks count too.
+	code, out = score(t, "-all", writeLayered(t, map[string]map[string]string{modernRevision: {"tasks-lifecycle": "failure"}, legacyRevision: nil}))
+	if code != 1 || !strings.Contains(out, "2026-07-28: FAIL; required scenarios ok 37/37, not scored ok 12/13; checks of all: 99 passed, 1 failed") {
+		t.Errorf("-all: exit %d", code)
+	}
+	// Without -all that failure is informational.
+	if code, _ := score(t, writeLayered(t, map[string]map[string]string{modernRevision: {"tasks-lifecycle": "failure"}, legacyRevision: nil})); code != 0 {
+		t.Errorf("without -all: exit %d, want 0", code)
+	}
+}
+
+// A run whose 2025-11-25 folder is missing (the suite never wrote it)
+// fails that set as a run without results; -requirements narrows the
+// layered folder to one set; an unknown revision is a usage error.
+func TestScoreLayeredMissingSet(t *testing.T) {
+	dir := writeLayered(t, map[string]map[string]string{modernRevision: nil})
+	code, out := score(t, dir)
+	if code != 1 {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	if !strings.Contains(out, "2025-11-25: FAIL; required scenarios ok 0/30, not scored ok 0/0") {
+		t.Error("missing set not reported")
+	}
+	if code, out := score(t, "-requirements", modernRevision, dir); code != 0 || strings.Contains(out, "2025-11-25") {
+		t.Errorf("-requirements %s: exit %d", modernRevision, code)
+	}
+	if code, _ := score(t, "-requirements", "2025-03-26", dir); code != 2 {
+		t.Errorf("unknown revision: exit %d, want 2", code)
+	}
+	if code, _ := score(t, "-requirements", defaultRevisions, writeResults(t, nil)); code != 2 {
+		t.Errorf("two sets from a flat folder: exit %d, want 2", code)
+	}
+}
