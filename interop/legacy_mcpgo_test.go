@@ -477,6 +477,20 @@ var goSteps = []goStep{
 			t.Errorf("reading a missing resource: err = %v, want -32002 (resource not found)", err)
 		}
 	}},
+	{name: "watched_resource", run: func(ctx context.Context, t *testing.T, e *goEnv) {
+		// The §10.6 fixture: readable, and a subscription to it comes and
+		// goes (what an update sends is resourceUpdated's check).
+		res := goRead(ctx, t, e, "test://watched-resource")
+		if tc, ok := only[mcpgo.TextResourceContents](res.Contents); !ok || tc.Text == "" {
+			t.Errorf("contents = %s, want one text content", jsonString(res.Contents))
+		}
+		if err := e.c.Subscribe(ctx, mcpgo.SubscribeRequest{Params: mcpgo.SubscribeParams{URI: "test://watched-resource"}}); err != nil {
+			t.Fatalf("resources/subscribe: %v", err)
+		}
+		if err := e.c.Unsubscribe(ctx, mcpgo.UnsubscribeRequest{Params: mcpgo.UnsubscribeParams{URI: "test://watched-resource"}}); err != nil {
+			t.Fatalf("resources/unsubscribe: %v", err)
+		}
+	}},
 	{name: "prompts_list", run: func(ctx context.Context, t *testing.T, e *goEnv) {
 		res, err := e.c.ListPrompts(ctx, mcpgo.ListPromptsRequest{})
 		if err != nil {

@@ -36,10 +36,9 @@ var (
 	needsResume = map[string]string{
 		"sse_polling": "resumability (step 8): DisconnectForPolling in test_reconnection, the client resumes with Last-Event-ID",
 	}
-	// needsFixtures: fixtures of §10.6 that examples/everything gains in
-	// the example helper's branch.
+	// needsFixtures: fixtures examples/everything does not have
+	// (tool_with_logging left this list when §10.6's fixtures were merged).
 	needsFixtures = map[string]string{
-		"tool_with_logging": "fixture test_tool_with_logging (§10.6)",
 		"structured_output": "a tool with an outputSchema (structuredContent): examples/everything has none, and §10.6 adds none",
 	}
 )

@@ -339,10 +339,13 @@ async function main() {
     check(await waitFor(() => conn.toolChanges > from, 5000), 'no notifications/tools/list_changed');
   });
   await run('subscribe', async () => {
-    // examples/everything lets no client trigger an update: subscribe and
-    // unsubscribe must succeed; the update is checked by resource_updated.
-    await c.subscribeResource({ uri: 'test://static-text' });
-    await c.unsubscribeResource({ uri: 'test://static-text' });
+    // examples/everything lets no client trigger an update: reading
+    // test://watched-resource, subscribing and unsubscribing must succeed;
+    // the update is checked by resource_updated.
+    const res = await c.readResource({ uri: 'test://watched-resource' });
+    check(res.contents.length === 1 && res.contents[0].text, `contents ${JSON.stringify(res.contents)}`);
+    await c.subscribeResource({ uri: 'test://watched-resource' });
+    await c.unsubscribeResource({ uri: 'test://watched-resource' });
   });
   await run('bridge_elicitation', async () => {
     const before = conn.elicits;
