@@ -276,8 +276,15 @@ var steps = []step{
 		if err != nil {
 			t.Fatalf("resources/list: %v", err)
 		}
-		if len(res.Resources) != 2 {
-			t.Errorf("resources/list returned %d resources, want 2: %s", len(res.Resources), jsonString(res.Resources))
+		// The two static resources and the subscription fixture of
+		// docs/dual-era.md §10.6.
+		var uris []string
+		for _, r := range res.Resources {
+			uris = append(uris, r.URI)
+		}
+		slices.Sort(uris)
+		if want := []string{"test://static-binary", "test://static-text", "test://watched-resource"}; !slices.Equal(uris, want) {
+			t.Errorf("resources/list returned %v, want %v: %s", uris, want, jsonString(res.Resources))
 		}
 	}},
 	{"list_resource_templates", func(ctx context.Context, t *testing.T, e *env) {
