@@ -3,7 +3,9 @@ package bench
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -79,5 +81,72 @@ func TestSameAnswers(t *testing.T) {
 				t.Errorf("missing Mcp-Name: got %d %s, want 400 with -32020", rec.Code, rec.Body.String())
 			}
 		})
+	}
+}
+
+// legacyRatio is the gate of docs/dual-era.md §10.7: a 2025-11-25
+// tools/call in a session costs at most this many times the 2026-07-28
+// call (BenchmarkToolsCall's mcpwire row).
+const legacyRatio = 1.5
+
+// TestLegacyCallRatio runs BenchmarkToolsCallLegacy's legacy row and
+// BenchmarkToolsCall's mcpwire row in one process, in adjacent pairs
+// (order alternating): the median of the pairs' legacy/modern ratios must
+// be within legacyRatio. A pair shares the machine's load of the moment,
+// and the median ignores the pairs that other work disturbed. Seven pairs
+// first; when their median is over the gate, fourteen more, and the
+// median of all 21 decides (a noisy machine gets more samples, never a
+// looser gate). Allocations are logged (the design's target is modern +
+// 8).
+func TestLegacyCallRatio(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs benchmarks")
+	}
+	modernH := mcpwireHandler(t, 1)
+	modernT := requestTemplate("tools/call", "echo")
+	legacyH := mcpwireBothHandler(t)
+	legacyT := openLegacySession(t, legacyH)
+	checkCall(t, serve(modernH, modernT, callBody))
+	checkLegacyCall(t, serve(legacyH, legacyT, legacyCallBody))
+	loop := func(h http.Handler, tmpl *http.Request, body []byte) testing.BenchmarkResult {
+		return testing.Benchmark(func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				h.ServeHTTP(httptest.NewRecorder(), newRequest(tmpl, body))
+			}
+		})
+	}
+	var ratios []float64
+	var modern, legacy testing.BenchmarkResult
+	pairs := func(n int) float64 {
+		for range n {
+			var m, l testing.BenchmarkResult
+			if len(ratios)%2 == 0 {
+				m = loop(modernH, modernT, callBody)
+				l = loop(legacyH, legacyT, legacyCallBody)
+			} else {
+				l = loop(legacyH, legacyT, legacyCallBody)
+				m = loop(modernH, modernT, callBody)
+			}
+			ratios = append(ratios, float64(l.NsPerOp())/float64(m.NsPerOp()))
+			if modern.N == 0 || m.NsPerOp() < modern.NsPerOp() {
+				modern = m
+			}
+			if legacy.N == 0 || l.NsPerOp() < legacy.NsPerOp() {
+				legacy = l
+			}
+		}
+		sorted := slices.Sorted(slices.Values(ratios))
+		return sorted[len(sorted)/2]
+	}
+	ratio := pairs(7)
+	if ratio > legacyRatio {
+		t.Logf("median of 7 pairs %.2f (%.2f) is over the gate: 14 more pairs", ratio, ratios)
+		ratio = pairs(14)
+	}
+	t.Logf("best modern %d ns/op %d allocs/op; best legacy %d ns/op %d allocs/op; %d pair ratios %.2f; median %.2f (gate %.1f); allocs +%d (target +8)",
+		modern.NsPerOp(), modern.AllocsPerOp(), legacy.NsPerOp(), legacy.AllocsPerOp(), len(ratios), ratios, ratio, legacyRatio, legacy.AllocsPerOp()-modern.AllocsPerOp())
+	if ratio > legacyRatio {
+		t.Errorf("legacy tools/call is %.2f× the modern one (median of %d pairs), over the %.1f× gate", ratio, len(ratios), legacyRatio)
 	}
 }

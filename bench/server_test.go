@@ -323,3 +323,85 @@ func BenchmarkToolsList100(b *testing.B) {
 		benchServe(b, gosdkHandler(b, listTools), tmpl, listBody, check)
 	})
 }
+
+// --- legacy (dual era) ----------------------------------------------------
+
+// legacyRevision is the version of the legacy session in
+// BenchmarkToolsCallLegacy.
+const legacyRevision = "2025-11-25"
+
+var legacyCallBody = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + echoText + `"}}}`)
+
+// mcpwireBothHandler is mcpwireHandler with server.WithEras(ErasBoth): the
+// same typed echo tool, serving 2026-07-28 requests and legacy sessions
+// (memory session store) on one endpoint.
+func mcpwireBothHandler(tb testing.TB) http.Handler {
+	tb.Helper()
+	s, err := server.New(protocol.Implementation{Name: "bench", Version: "1"}, server.WithEras(server.ErasBoth))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	desc := toolDesc
+	if err := server.AddTypedTool(s, protocol.Tool{Name: "echo", Description: &desc}, func(ctx context.Context, r *server.Request, in echoArgs) (*protocol.CallToolResult, error) {
+		return server.TextResult(in.Text), nil
+	}); err != nil {
+		tb.Fatal(err)
+	}
+	return s.Handler(server.HTTPOptions{})
+}
+
+// openLegacySession runs initialize and notifications/initialized at
+// legacyRevision through h and returns the request template of a call in
+// that session: Mcp-Session-Id and MCP-Protocol-Version, no Mcp-Method or
+// Mcp-Name (a legacy client sends neither).
+func openLegacySession(tb testing.TB, h http.Handler) *http.Request {
+	tb.Helper()
+	base := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", nil)
+	base.Host = "localhost"
+	base.Header.Set("Content-Type", "application/json")
+	base.Header.Set("Accept", "application/json, text/event-stream")
+	init := []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + legacyRevision +
+		`","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
+	rec := serve(h, base, init)
+	sid := rec.Header().Get("Mcp-Session-Id")
+	if rec.Code != http.StatusOK || sid == "" || !strings.Contains(rec.Body.String(), `"protocolVersion":"`+legacyRevision+`"`) {
+		tb.Fatalf("initialize: %d, session %q: %s", rec.Code, sid, rec.Body.String())
+	}
+	tmpl := base.Clone(context.Background())
+	tmpl.Header.Set("Mcp-Session-Id", sid)
+	tmpl.Header.Set("MCP-Protocol-Version", legacyRevision)
+	if rec := serve(h, tmpl, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)); rec.Code != http.StatusAccepted {
+		tb.Fatalf("notifications/initialized: %d %s", rec.Code, rec.Body.String())
+	}
+	return tmpl
+}
+
+// checkLegacyCall is checkCall for a legacy answer: the echo, as JSON,
+// without the 2026-07-28 resultType.
+func checkLegacyCall(tb testing.TB, rec *httptest.ResponseRecorder) {
+	tb.Helper()
+	checkCall(tb, rec)
+	if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
+		tb.Fatalf("Content-Type %q, want application/json", ct)
+	}
+	if strings.Contains(rec.Body.String(), "resultType") {
+		tb.Fatalf("a 2025-11-25 answer carries resultType: %s", rec.Body.String())
+	}
+}
+
+// BenchmarkToolsCallLegacy is BenchmarkToolsCall's mcpwire row for a
+// legacy client (docs/dual-era.md §10.7): one initialize and
+// notifications/initialized in setup, then per iteration a 2025-11-25
+// tools/call in that session, through ServeHTTP, same tool, JSON answer.
+// The "modern" row is the 2026-07-28 call on the same ErasBoth server.
+// TestLegacyCallRatio gates legacy ns/op against BenchmarkToolsCall's
+// mcpwire row.
+func BenchmarkToolsCallLegacy(b *testing.B) {
+	b.Run("mcpwire", func(b *testing.B) {
+		h := mcpwireBothHandler(b)
+		benchServe(b, h, openLegacySession(b, h), legacyCallBody, checkLegacyCall)
+	})
+	b.Run("mcpwire-modern-ErasBoth", func(b *testing.B) {
+		benchServe(b, mcpwireBothHandler(b), requestTemplate("tools/call", "echo"), callBody, checkCall)
+	})
+}

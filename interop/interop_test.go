@@ -276,8 +276,15 @@ var steps = []step{
 		if err != nil {
 			t.Fatalf("resources/list: %v", err)
 		}
-		if len(res.Resources) != 2 {
-			t.Errorf("resources/list returned %d resources, want 2: %s", len(res.Resources), jsonString(res.Resources))
+		// The two static resources and the subscription fixture of
+		// docs/dual-era.md §10.6.
+		var uris []string
+		for _, r := range res.Resources {
+			uris = append(uris, r.URI)
+		}
+		slices.Sort(uris)
+		if want := []string{"test://static-binary", "test://static-text", "test://watched-resource"}; !slices.Equal(uris, want) {
+			t.Errorf("resources/list returned %v, want %v: %s", uris, want, jsonString(res.Resources))
 		}
 	}},
 	{"list_resource_templates", func(ctx context.Context, t *testing.T, e *env) {
@@ -624,9 +631,15 @@ func connectHTTP(t *testing.T, endpoint string, c *mcp.Client, traffic *syncBuff
 // it accepts connections.
 func startHTTPServer(t *testing.T, bin string) string {
 	t.Helper()
+	return startHTTPServerArgs(t, bin)
+}
+
+// startHTTPServerArgs is startHTTPServer with extra server arguments.
+func startHTTPServerArgs(t *testing.T, bin string, args ...string) string {
+	t.Helper()
 	addr := freeAddr(t)
 	stderr := &syncBuffer{}
-	cmd := exec.Command(bin, "-http", addr)
+	cmd := exec.Command(bin, append([]string{"-http", addr}, args...)...)
 	cmd.Stderr = stderr
 	cmd.Stdout = stderr
 	if err := cmd.Start(); err != nil {
@@ -725,7 +738,7 @@ func (l *loggingRoundTripper) RoundTrip(req *http.Request) (*http.Response, erro
 	}
 	var hdr []string
 	for k, v := range req.Header {
-		if strings.HasPrefix(k, "Mcp-") || k == "Accept" || k == "Content-Type" {
+		if strings.HasPrefix(k, "Mcp-") || k == "Accept" || k == "Content-Type" || k == "Last-Event-Id" {
 			hdr = append(hdr, k+": "+strings.Join(v, ","))
 		}
 	}

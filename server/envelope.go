@@ -143,6 +143,9 @@ func (s *Server) recycle(bp *[]byte) {
 }
 
 func (s *Server) errorOutcome(id *protocol.RequestId, e *Error) outcome {
+	if e.Data == nil {
+		return outcome{body: appendErrorResponse(nil, id, e.Code, e.Message), status: httpStatus(e.Code), retryAfter: retryAfter(e)}
+	}
 	resp := protocol.JSONRPCErrorResponse{ID: id, Error: protocol.Error{Code: e.Code, Message: e.Message, Data: e.Data}}
 	body, err := protocol.Marshal(&resp)
 	if err != nil {
@@ -151,6 +154,29 @@ func (s *Server) errorOutcome(id *protocol.RequestId, e *Error) outcome {
 		body, _ = protocol.Marshal(&resp)
 	}
 	return outcome{body: body, status: httpStatus(e.Code), retryAfter: retryAfter(e)}
+}
+
+// appendErrorResponse writes the error response protocol.Marshal writes
+// for a JSONRPCErrorResponse without data (members in the codec's order;
+// no id member when id is nil), in one allocation and without the
+// codec's reflection on an interface: lookups that may fail (a session's
+// not-found answer) build it on every request (TestAppendErrorResponse
+// compares the two).
+func appendErrorResponse(buf []byte, id *protocol.RequestId, code int64, msg string) []byte {
+	if buf == nil {
+		buf = make([]byte, 0, 64+len(msg))
+	}
+	buf = append(buf, `{"error":{"code":`...)
+	buf = strconv.AppendInt(buf, code, 10)
+	buf = append(buf, `,"message":`...)
+	buf = appendJSONString(buf, msg)
+	buf = append(buf, "},"...)
+	if id != nil {
+		buf = append(buf, `"id":`...)
+		buf = appendID(buf, *id)
+		buf = append(buf, ',')
+	}
+	return append(buf, `"jsonrpc":"2.0"}`...)
 }
 
 // retryAfter is the Retry-After, in seconds, of a rate-limited error (0

@@ -211,20 +211,20 @@ func (s *Server) serveLegacy(ctx context.Context, sess legacySession, m *rpcMess
 		return s.emptyResult(id) // at any state (§2.2)
 	}
 	if !sess.ready() {
-		return s.legacyErrorOutcome(rev, &id, invalidRequest(msgNotInitialized), http.StatusBadRequest) // L1
+		return s.legacyErrorFor(rev, id, invalidRequest(msgNotInitialized), http.StatusBadRequest) // L1
 	}
 	if !s.servesLegacy(rev, m.method) {
-		return s.legacyErrorOutcome(rev, &id, MethodNotFound(m.method), http.StatusOK) // L3
+		return s.legacyErrorFor(rev, id, MethodNotFound(m.method), http.StatusOK) // L3
 	}
 	caps := sess.declared()
 	switch m.method { // L4
 	case mcp20251125.MethodResourcesSubscribe, mcp20251125.MethodResourcesUnsubscribe:
 		if !caps.resources {
-			return s.legacyErrorOutcome(rev, &id, MethodNotFound(m.method), http.StatusOK)
+			return s.legacyErrorFor(rev, id, MethodNotFound(m.method), http.StatusOK)
 		}
 	case mcp20251125.MethodLoggingSetLevel:
 		if !caps.logging {
-			return s.legacyErrorOutcome(rev, &id, MethodNotFound(m.method), http.StatusOK)
+			return s.legacyErrorFor(rev, id, MethodNotFound(m.method), http.StatusOK)
 		}
 	}
 	info, _ := mcp20251125.LookupMethod(m.method)
@@ -234,7 +234,7 @@ func (s *Server) serveLegacy(ctx context.Context, sess legacySession, m *rpcMess
 		raw = json.RawMessage("{}") // required members are then reported missing
 	}
 	if err := s.legacyDecode().Unmarshal(raw, typed); err != nil { // L5
-		return s.legacyErrorOutcome(rev, &id, InvalidParams("Invalid params: "+strings.TrimPrefix(err.Error(), "mcp20251125: "), nil), http.StatusOK)
+		return s.legacyErrorFor(rev, id, InvalidParams("Invalid params: "+strings.TrimPrefix(err.Error(), "mcp20251125: "), nil), http.StatusOK)
 	}
 	switch p := typed.(type) {
 	case *mcp20251125.SetLevelRequestParams:
@@ -246,7 +246,7 @@ func (s *Server) serveLegacy(ctx context.Context, sess legacySession, m *rpcMess
 	}
 	params, le := conv.ConvertParams(typed) // L6-L8
 	if le != nil {
-		return s.legacyErrorOutcome(rev, &id, &Error{Code: le.Code, Message: le.Message, Data: le.Data}, http.StatusOK)
+		return s.legacyErrorFor(rev, id, &Error{Code: le.Code, Message: le.Message, Data: le.Data}, http.StatusOK)
 	}
 	if p, ok := params.(*protocol.CallToolRequestParams); ok { // L9
 		if out, refused := s.legacyToolChecks(rev, id, p, x); refused {
@@ -263,11 +263,11 @@ func (s *Server) serveLegacy(ctx context.Context, sess legacySession, m *rpcMess
 func (s *Server) legacyToolChecks(rev legacy.Rev, id protocol.RequestId, p *protocol.CallToolRequestParams, x *exchange) (outcome, bool) {
 	t := s.lookupTool(p.Name)
 	if t == nil {
-		return s.legacyErrorOutcome(rev, &id, InvalidParams("Unknown tool: "+p.Name, nil), http.StatusOK), true
+		return s.legacyErrorFor(rev, id, InvalidParams("Unknown tool: "+p.Name, nil), http.StatusOK), true
 	}
 	if t.task != nil && t.task.Support == TaskRequired {
 		le := legacy.TaskRequired(p.Name)
-		return s.legacyErrorOutcome(rev, &id, &Error{Code: le.Code, Message: le.Message}, http.StatusOK), true
+		return s.legacyErrorFor(rev, id, &Error{Code: le.Code, Message: le.Message}, http.StatusOK), true
 	}
 	if x.headers == nil || len(t.headers) == 0 {
 		return outcome{}, false
@@ -281,7 +281,7 @@ func (s *Server) legacyToolChecks(rev legacy.Rev, id protocol.RequestId, p *prot
 		return outcome{}, false // the arguments are refused by the handler's checks, as for a modern call
 	}
 	if e := checkPresentParamHeaders(t.headers, inst, x.headers); e != nil {
-		return s.legacyErrorOutcome(rev, &id, e, http.StatusBadRequest), true
+		return s.legacyErrorFor(rev, id, e, http.StatusBadRequest), true
 	}
 	return outcome{}, false
 }
@@ -308,13 +308,25 @@ func checkPresentParamHeaders(params []headerParam, args any, h http.Header) *Er
 	return nil
 }
 
+// legacyCall holds a legacy request's Request and its legacy part in one
+// allocation.
+type legacyCall struct {
+	r Request
+	l legacyRequest
+}
+
 // legacyRun runs the handler of a converted legacy request (L10) and
 // projects its outcome to rev (L11), as run does for a modern request.
 func (s *Server) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.RequestId, method string, params any, x *exchange) outcome {
 	s.inflight.Add(1)
 	defer s.inflight.Done()
 	meta, _ := metaAndName(params)
-	r := &Request{Method: method, ID: id, Meta: meta, Principal: x.principal, out: x.out, ctx: ctx, maxInputs: s.cfg.maxInputs, legacy: &legacyRequest{rev: rev}}
+	c := &legacyCall{
+		r: Request{Method: method, ID: id, Meta: meta, Principal: x.principal, out: x.out, ctx: ctx, maxInputs: s.cfg.maxInputs},
+		l: legacyRequest{rev: rev},
+	}
+	r := &c.r
+	r.legacy = &c.l
 	r.rc = requestContext{Context: ctx, r: r}
 	if s.cfg.handlerTimeout > 0 {
 		r.rc.deadline = time.Now().Add(s.cfg.handlerTimeout)
@@ -330,7 +342,7 @@ func (s *Server) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.Requ
 	}
 	if r.rc.Err() == context.DeadlineExceeded {
 		s.log.Warn("handler deadline passed", "method", method, "timeout", s.cfg.handlerTimeout)
-		return s.legacyErrorOutcome(rev, &id, InternalError("Request timed out"), http.StatusOK)
+		return s.legacyErrorFor(rev, id, InternalError("Request timed out"), http.StatusOK)
 	}
 	if err != nil {
 		e, ok := asError(err)
@@ -342,7 +354,7 @@ func (s *Server) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.Requ
 		if e.Code == CodeRateLimited {
 			status = http.StatusTooManyRequests // a throttle is a transport signal
 		}
-		return s.legacyErrorOutcome(rev, &id, e, status)
+		return s.legacyErrorFor(rev, id, e, status)
 	}
 	switch v := res.(type) {
 	case *protocol.InputRequiredResult:
@@ -350,7 +362,7 @@ func (s *Server) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.Requ
 		// in a session until the bridge exists; this is an InputRequired
 		// built by hand.
 		// TODO(step 7): the bridge sends the input requests instead.
-		return s.legacyErrorOutcome(rev, &id, InternalError(msgNoBridge), http.StatusOK)
+		return s.legacyErrorFor(rev, id, InternalError(msgNoBridge), http.StatusOK)
 	case *protocol.ListToolsResult:
 		res = s.withoutTaskRequired(v)
 	}
@@ -398,11 +410,18 @@ func (s *Server) legacyResultOutcome(rev legacy.Rev, id protocol.RequestId, res 
 		*bp = buf
 		s.recycle(bp)
 		s.log.Error("result does not project to the session's revision", "revision", rev, "err", err)
-		return s.legacyErrorOutcome(rev, &id, InternalError("Internal error: invalid result"), http.StatusOK)
+		return s.legacyErrorFor(rev, id, InternalError("Internal error: invalid result"), http.StatusOK)
 	}
 	buf = append(buf, '}')
 	*bp = buf
 	return outcome{body: buf, status: http.StatusOK, buf: bp}
+}
+
+// legacyErrorFor is legacyErrorOutcome for an id held by value: only this
+// copy escapes, on the error path, instead of the caller's id on every
+// request (taking &id of a parameter moves it to the heap at entry).
+func (s *Server) legacyErrorFor(rev legacy.Rev, id protocol.RequestId, e *Error, status int) outcome {
+	return s.legacyErrorOutcome(rev, &id, e, status)
 }
 
 // legacyErrorOutcome encodes an error response for rev with the given

@@ -204,6 +204,17 @@ func newSessionID() (id, key string, err error) {
 // Lookups hash the presented header, so that no stored value, log line or
 // broker event holds a usable id, and comparing ids leaks no timing.
 func sessionKey(id string) string {
-	sum := sha256.Sum256([]byte(id))
-	return base64.RawURLEncoding.EncodeToString(sum[:])
+	// Hash from and encode into stack buffers: the key string is the one
+	// allocation (minted ids are 43 bytes; a longer header is refused
+	// before the lookup, but is hashed correctly all the same).
+	var in [maxSessionIDBytes]byte
+	var sum [sha256.Size]byte
+	if len(id) <= len(in) {
+		sum = sha256.Sum256(in[:copy(in[:], id)])
+	} else {
+		sum = sha256.Sum256([]byte(id))
+	}
+	var out [43]byte // base64.RawURLEncoding.EncodedLen(sha256.Size)
+	base64.RawURLEncoding.Encode(out[:], sum[:])
+	return string(out[:])
 }

@@ -24,10 +24,20 @@ const (
 	kindResourcesList
 	kindMRTRFirst
 	kindMRTRRetry
+	// The requests of a legacy session (legacy.go); isLegacy relies on
+	// their being last.
+	kindLegacyInit
+	kindLegacyInitialized
+	kindLegacyCall
+	kindLegacyToolsList
+	kindLegacyPromptsList
+	kindLegacyResourcesList
 	numKinds
 )
 
-var kindNames = [numKinds]string{"tools/call echo", "tools/list", "prompts/list", "resources/list", "tools/call ask (1st)", "tools/call ask (retry)"}
+var kindNames = [numKinds]string{"tools/call echo", "tools/list", "prompts/list", "resources/list", "tools/call ask (1st)", "tools/call ask (retry)",
+	"initialize (2025-11-25)", "notifications/initialized (2025-11-25)", "tools/call echo (2025-11-25)",
+	"tools/list (2025-11-25)", "prompts/list (2025-11-25)", "resources/list (2025-11-25)"}
 
 const revision = "2026-07-28"
 
@@ -95,6 +105,7 @@ type caller struct {
 	id     int64
 	client int
 	hdr    [numKinds]http.Header
+	sid    string // the legacy session, once openLegacy succeeded
 }
 
 func newCaller(hc *http.Client, url string, client int) *caller {
@@ -228,6 +239,13 @@ func (c *caller) call(ctx context.Context, rec recordFunc) error {
 // list is one tools/list, prompts/list or resources/list, checked against
 // what both servers register.
 func (c *caller) list(ctx context.Context, rec recordFunc, k kind) error {
+	method, check := listCheck(k)
+	_, err := c.timed(ctx, rec, k, method, "", check)
+	return err
+}
+
+// listCheck returns the method of list kind k and the check of its answer.
+func listCheck(k kind) (string, func(*rpcResponse) error) {
 	var method string
 	var check func(*rpcResponse) error
 	switch k {
@@ -259,8 +277,7 @@ func (c *caller) list(ctx context.Context, rec recordFunc, k kind) error {
 	default:
 		panic("not a list kind")
 	}
-	_, err := c.timed(ctx, rec, k, method, "", check)
-	return err
+	return method, check
 }
 
 // mrtr is one multi round-trip: tools/call ask {q} is answered

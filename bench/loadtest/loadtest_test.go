@@ -85,6 +85,9 @@ func TestAnswers(t *testing.T) {
 				}
 			}
 			for k, n := range got {
+				if isLegacy(kind(k)) {
+					continue // TestLegacyAnswers
+				}
 				if n != 2 {
 					t.Errorf("%s: %d requests, want 2", kindNames[k], n)
 				}
@@ -179,5 +182,102 @@ func TestChecksCatchBadAnswers(t *testing.T) {
 				t.Errorf("got %v, want status 400 with -32602", err)
 			}
 		})
+	}
+}
+
+// TestLoadMixedEras is TestLoadMcpwire with 30% legacy clients against
+// McpwireBoth: no request of either era may fail, both eras are served,
+// every legacy kind is in the mix, and the server is back to its baseline
+// (the sessions were deleted).
+func TestLoadMixedEras(t *testing.T) {
+	rep, err := Run(context.Background(), McpwireBoth, Options{
+		Clients:  20,
+		Duration: 2 * time.Second,
+		Warmup:   500 * time.Millisecond,
+		Settle:   5 * time.Second,
+		Legacy:   0.3,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Errors != 0 || rep.WarmupErrors != 0 {
+		t.Errorf("%d errors (%d in warm-up): %q", rep.Errors, rep.WarmupErrors, rep.ErrorSamples)
+	}
+	if len(rep.Eras) != 2 || rep.Eras[0].Clients != 14 || rep.Eras[1].Clients != 6 {
+		t.Fatalf("eras %+v, want 14 modern and 6 legacy clients", rep.Eras)
+	}
+	for _, e := range rep.Eras {
+		t.Logf("%s: %d clients, %d requests, %.0f req/s, p50 %v, p99 %v", e.Era, e.Clients, e.Requests, e.RPS, e.P50, e.P99)
+		if e.Requests == 0 {
+			t.Errorf("no %s request answered", e.Era)
+		}
+	}
+	for _, k := range rep.Kinds {
+		if k.Requests == 0 {
+			t.Errorf("no %s request in the mix", k.Kind)
+		}
+	}
+	if !rep.GoroutinesBack || !rep.RSSBack {
+		t.Errorf("not back to baseline: goroutines %d (baseline %d), RSS %s (limit %s)",
+			rep.Settled.Goroutines, rep.Before.Goroutines, mib(rep.Settled.RSS), mib(rep.RSSLimit))
+	}
+	if _, err := Run(context.Background(), Mcpwire, Options{Clients: 2, Duration: time.Second, Legacy: 0.5}); err == nil {
+		t.Errorf("a mixed-era run without %s was not refused", McpwireBoth)
+	}
+}
+
+// TestLegacyAnswers runs every legacy kind in process against McpwireBoth,
+// then checks that the session is gone after closeLegacy (404), and that
+// the legacy clients are spread as asked.
+func TestLegacyAnswers(t *testing.T) {
+	h, err := NewHandler(McpwireBoth)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	c := newCaller(srv.Client(), srv.URL, 3)
+	ctx := context.Background()
+	var got [numKinds]int
+	rec := func(k kind, _ time.Duration) { got[k]++ }
+	if err := c.openLegacy(ctx, rec); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := c.legacyCall(ctx, rec); err != nil {
+			t.Error(err)
+		}
+		for _, k := range []kind{kindToolsList, kindPromptsList, kindResourcesList} {
+			if err := c.legacyList(ctx, rec, k); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	for k, n := range got {
+		want := 0
+		switch {
+		case kind(k) == kindLegacyInit || kind(k) == kindLegacyInitialized:
+			want = 1
+		case isLegacy(kind(k)):
+			want = 2
+		}
+		if n != want {
+			t.Errorf("%s: %d requests, want %d", kindNames[k], n, want)
+		}
+	}
+	sid := c.sid
+	if err := c.closeLegacy(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c.sid = sid // a request in the deleted session
+	var re *reqError
+	if err := c.legacyCall(ctx, rec); !errors.As(err, &re) || re.kind != errStatus || !strings.Contains(re.msg, "404") {
+		t.Errorf("a call after DELETE: %v, want status 404", err)
+	}
+	if n := legacyClients(200, 0.3); n != 60 {
+		t.Errorf("legacyClients(200, 0.3) = %d, want 60", n)
+	}
+	if n := legacyClients(200, 0); n != 0 {
+		t.Errorf("legacyClients(200, 0) = %d", n)
 	}
 }

@@ -41,6 +41,18 @@ func WriteMarkdown(w io.Writer, reps []*Report, targetRatio float64) {
 			fmt.Fprintf(w, "Server CPU per request, %s / %s: %.2f× less.\n\n", r0.Server, r.Server, float64(r.CPUPerRequest)/float64(r0.CPUPerRequest))
 		}
 	}
+	for _, r := range reps {
+		if len(r.Eras) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "Mixed-era run, %s: requests by era (req/s over the whole measured run).\n\n", r.Server)
+		fmt.Fprintln(w, "| server | era | clients | requests | req/s | p50 | p99 | max |")
+		fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|")
+		for _, e := range r.Eras {
+			fmt.Fprintf(w, "| %s | %s | %d | %d | %.0f | %s | %s | %s |\n", r.Server, e.Era, e.Clients, e.Requests, e.RPS, dur(e.P50), dur(e.P99), dur(e.Max))
+		}
+		fmt.Fprintln(w)
+	}
 	fmt.Fprintln(w, "| server | request | count | p50 | p99 | max |")
 	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|")
 	for _, r := range reps {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +33,13 @@ type Options struct {
 	// and 2 MiB.
 	RSSSlackFraction float64
 	RSSSlackBytes    int64
+	// Legacy is the fraction of the clients that open a 2025-11-25
+	// session and call through it (legacy.go); the others send the
+	// 2026-07-28 mix. Default 0. It applies to McpwireBoth, which must be
+	// among the servers; the others get the modern mix, so that a run of
+	// mcpwire and mcpwire-both compares the mixed-era load with the modern
+	// one under the same conditions.
+	Legacy float64
 	// Progress, when set, gets a line at each step.
 	Progress io.Writer
 }
@@ -61,6 +69,7 @@ func (o *Options) defaults() {
 	if o.RSSSlackBytes <= 0 {
 		o.RSSSlackBytes = 2 << 20
 	}
+	o.Legacy = min(max(o.Legacy, 0), 1)
 }
 
 // KindStats are the figures of one kind of request.
@@ -84,8 +93,11 @@ type Report struct {
 	RPS      float64       // Requests per second of Elapsed
 	P50, P99 time.Duration // per HTTP request
 	Max      time.Duration
-	Kinds    []KindStats
-	Conns    int64 // TCP connections the clients opened in the measured run
+	Kinds    []KindStats // the legacy kinds only in a mixed run
+	// Eras splits a mixed run (Options.Legacy > 0) by era: the 2026-07-28
+	// requests, then the 2025-11-25 ones; nil otherwise.
+	Eras  []EraStats
+	Conns int64 // TCP connections the clients opened in the measured run
 	// ServerCPU is the CPU time (user+system) the server process used
 	// during the measured slices; CPUPerRequest is ServerCPU/Requests.
 	ServerCPU     time.Duration
@@ -128,6 +140,9 @@ type target struct {
 	res   loadResult
 	rep   *Report
 	left  int // measured slices still to run
+	// legacy is the fraction of legacy clients (Options.Legacy for
+	// McpwireBoth, 0 for the others).
+	legacy float64
 }
 
 // RunAll starts each named server in its own child process; warms each up
@@ -136,6 +151,9 @@ type target struct {
 // after" stats and watches it settle.
 func RunAll(ctx context.Context, names []string, o Options) ([]*Report, error) {
 	o.defaults()
+	if o.Legacy > 0 && !slices.Contains(names, McpwireBoth) {
+		return nil, fmt.Errorf("a mixed-era run needs %s, the server that serves legacy sessions", McpwireBoth)
+	}
 	progress := func(name, format string, args ...any) {
 		if o.Progress != nil {
 			fmt.Fprintf(o.Progress, "[%s] %s %s\n", time.Now().Format("15:04:05.000"), name, fmt.Sprintf(format, args...))
@@ -154,6 +172,9 @@ func RunAll(ctx context.Context, names []string, o Options) ([]*Report, error) {
 			return nil, err
 		}
 		t := &target{name: name, p: p, left: o.Rounds}
+		if name == McpwireBoth {
+			t.legacy = o.Legacy
+		}
 		dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
 		t.tr = &http.Transport{
 			Proxy: nil,
@@ -179,7 +200,7 @@ func RunAll(ctx context.Context, names []string, o Options) ([]*Report, error) {
 	for _, t := range ts {
 		if o.Warmup > 0 {
 			progress(t.name, "warm-up %v, %d clients", o.Warmup, o.Clients)
-			w := load(ctx, t.hc, t.p.URL, o.Clients, o.Warmup, false)
+			w := load(ctx, t.hc, t.p.URL, o.Clients, t.legacy, o.Warmup, false)
 			t.rep.WarmupErrors = w.errors
 			t.rep.ErrorSamples = append(t.rep.ErrorSamples, w.samples...)
 			if err := ctx.Err(); err != nil {
@@ -212,7 +233,7 @@ func RunAll(ctx context.Context, names []string, o Options) ([]*Report, error) {
 			if err != nil {
 				return nil, err
 			}
-			r := load(ctx, t.hc, t.p.URL, o.Clients, slice, true)
+			r := load(ctx, t.hc, t.p.URL, o.Clients, t.legacy, slice, true)
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
@@ -236,7 +257,7 @@ func RunAll(ctx context.Context, names []string, o Options) ([]*Report, error) {
 	}
 	reps := make([]*Report, len(ts))
 	for i, t := range ts {
-		t.res.fill(t.rep)
+		t.res.fill(t.rep, o.Clients, t.legacy)
 		t.rep.Conns = t.dials.Load()
 		if t.rep.Requests > 0 {
 			t.rep.CPUPerRequest = t.rep.ServerCPU / time.Duration(t.rep.Requests)
@@ -333,7 +354,7 @@ func (r *loadResult) add(o *loadResult) {
 	r.all.merge(&o.all)
 }
 
-func (r *loadResult) fill(rep *Report) {
+func (r *loadResult) fill(rep *Report, clients int, legacy float64) {
 	rep.Elapsed = r.elapsed
 	rep.Requests = r.requests
 	rep.Ops = r.ops
@@ -342,12 +363,32 @@ func (r *loadResult) fill(rep *Report) {
 	rep.Errors = r.errors
 	rep.ErrorsByKind = r.byErr
 	rep.ErrorSamples = append(rep.ErrorSamples, r.samples...)
+	var eras [2]hist // modern, legacy
 	for k := range numKinds {
 		h := &r.hists[k]
+		if isLegacy(k) {
+			eras[1].merge(h)
+			if legacy == 0 {
+				continue
+			}
+		} else {
+			eras[0].merge(h)
+		}
 		rep.Kinds = append(rep.Kinds, KindStats{
 			Kind: kindNames[k], Requests: h.n,
 			P50: h.quantile(0.50), P99: h.quantile(0.99), Max: time.Duration(h.max),
 		})
+	}
+	if legacy > 0 {
+		nl := legacyClients(clients, legacy)
+		for i, era := range []string{revision, legacyRevision} {
+			h := &eras[i]
+			rep.Eras = append(rep.Eras, EraStats{
+				Era: era, Clients: map[bool]int{false: clients - nl, true: nl}[i == 1], Requests: h.n,
+				RPS: float64(h.n) / r.elapsed.Seconds(),
+				P50: h.quantile(0.50), P99: h.quantile(0.99), Max: time.Duration(h.max),
+			})
+		}
 	}
 }
 
@@ -363,12 +404,31 @@ type worker struct {
 
 const maxSamples = 5
 
+// fail counts err, when not nil, as a failed request.
+func (w *worker) fail(err error) {
+	if err == nil {
+		return
+	}
+	w.errors++
+	var re *reqError
+	if errors.As(err, &re) {
+		w.byErr[re.kind]++
+	}
+	if len(w.samples) < maxSamples {
+		w.samples = append(w.samples, err.Error())
+	}
+}
+
 // load runs clients goroutines sending the mix for d, each until the
 // deadline passes after its current operation; it returns when all have
 // stopped. The mix is by operation, in a fixed cycle of ten per client
 // (offset by client so that the clients are not in step): seven tools/call
 // echo, two lists (tools, prompts, resources in turn), one MRTR round trip.
-func load(ctx context.Context, hc *http.Client, url string, clients int, d time.Duration, record bool) *loadResult {
+//
+// With legacy > 0 that fraction of the clients is legacy (legacyClient):
+// each opens a 2025-11-25 session first, sends eight tools/call echo and
+// two lists in every ten operations through it, and DELETEs it at the end.
+func load(ctx context.Context, hc *http.Client, url string, clients int, legacy float64, d time.Duration, record bool) *loadResult {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var stop atomic.Bool
@@ -392,9 +452,20 @@ func load(ctx context.Context, hc *http.Client, url string, clients int, d time.
 			}
 			lists := [3]kind{kindToolsList, kindPromptsList, kindResourcesList}
 			nList := i
+			legacyC := legacyClient(i, legacy)
+			if legacyC {
+				defer func() { w.fail(c.closeLegacy(context.WithoutCancel(ctx))) }()
+			}
 			for n := 0; !stop.Load() && ctx.Err() == nil; n++ {
 				var err error
 				switch slot := (n + 3*i) % 10; {
+				case legacyC && c.sid == "":
+					err = c.openLegacy(ctx, rec)
+				case legacyC && slot < 8:
+					err = c.legacyCall(ctx, rec)
+				case legacyC:
+					err = c.legacyList(ctx, rec, lists[nList%3])
+					nList++
 				case slot < 7:
 					err = c.call(ctx, rec)
 				case slot < 9:
@@ -404,16 +475,7 @@ func load(ctx context.Context, hc *http.Client, url string, clients int, d time.
 					err = c.mrtr(ctx, rec)
 				}
 				w.ops++
-				if err != nil {
-					w.errors++
-					var re *reqError
-					if errors.As(err, &re) {
-						w.byErr[re.kind]++
-					}
-					if len(w.samples) < maxSamples {
-						w.samples = append(w.samples, err.Error())
-					}
-				}
+				w.fail(err)
 			}
 		})
 	}

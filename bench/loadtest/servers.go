@@ -74,7 +74,16 @@ import (
 const (
 	Mcpwire = "mcpwire"
 	GoSDK   = "gosdk"
+	// McpwireBoth is mcpwire with server.WithEras(server.ErasBoth): the
+	// same server, also serving legacy sessions (memory store) on the same
+	// endpoint, for mixed-era runs (Options.Legacy).
+	McpwireBoth = "mcpwire-both"
 )
+
+// maxLoadSessions bounds McpwireBoth's sessions per client address: every
+// load client comes from 127.0.0.1, so the default (100) would evict the
+// sessions of a run with more legacy clients.
+const maxLoadSessions = 100_000
 
 // What both servers offer. The lists are checked against these.
 const (
@@ -102,10 +111,13 @@ func NewHandler(name string) (http.Handler, error) {
 	switch name {
 	case Mcpwire:
 		return mcpwireHandler()
+	case McpwireBoth:
+		return mcpwireHandler(server.WithEras(server.ErasBoth),
+			server.WithLegacy(server.LegacyConfig{MaxSessionsPerPrincipal: maxLoadSessions, MaxSessions: maxLoadSessions}))
 	case GoSDK:
 		return gosdkHandler()
 	}
-	return nil, fmt.Errorf("unknown server %q (want %s or %s)", name, Mcpwire, GoSDK)
+	return nil, fmt.Errorf("unknown server %q (want %s, %s or %s)", name, Mcpwire, McpwireBoth, GoSDK)
 }
 
 // --- mcpwire ---------------------------------------------------------------
@@ -117,9 +129,9 @@ func mcpwireTool(name, desc, schema string) (protocol.Tool, error) {
 	return def, err
 }
 
-func mcpwireHandler() (http.Handler, error) {
+func mcpwireHandler(opts ...server.Option) (http.Handler, error) {
 	s, err := server.New(protocol.Implementation{Name: "loadgen", Version: "1"},
-		server.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
+		append([]server.Option{server.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)...)
 	if err != nil {
 		return nil, err
 	}

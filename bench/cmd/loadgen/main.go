@@ -14,9 +14,18 @@
 // answer) or a server's goroutines or RSS did not return to their
 // baseline within -settle after the run, and 2 on a usage or setup error.
 //
+// With -legacy F, a fraction F of the clients is legacy: each opens one
+// 2025-11-25 session and sends tools/call echo and the lists through it
+// (docs/dual-era.md §10.7). That mix goes to mcpwire-both (ErasBoth); the
+// other servers get the modern mix (by default the servers are then
+// mcpwire,mcpwire-both: the modern-only run is the baseline, in the same
+// interleaved rounds), and the report adds each era's requests, req/s and
+// latencies.
+//
 // Run from bench/:
 //
 //	go run ./cmd/loadgen -duration 60s
+//	go run ./cmd/loadgen -duration 60s -legacy 0.3
 package main
 
 import (
@@ -42,6 +51,9 @@ func main() {
 	servers := flag.String("servers", loadtest.Mcpwire+","+loadtest.GoSDK, "servers to run, in order; the ratio is the first's req/s over each other's")
 	target := flag.Float64("target", 3, "req/s ratio target shown in the report")
 	minRatio := flag.Float64("min-ratio", 0, "also exit 1 when the ratio is below this (0: never)")
+	flag.Float64Var(&o.Legacy, "legacy", 0, "fraction of the clients that open a 2025-11-25 session and call through it (0 to 1);\n"+
+		"it applies to "+loadtest.McpwireBoth+" (mcpwire serving both eras), which must be among -servers; the others get the modern mix\n"+
+		"(default servers with -legacy: "+loadtest.Mcpwire+","+loadtest.McpwireBoth+", the modern-only server as the baseline)")
 	quiet := flag.Bool("q", false, "no progress lines on stderr")
 	flag.Parse()
 	if flag.NArg() > 0 {
@@ -54,6 +66,12 @@ func main() {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	if o.Legacy > 0 && !flagSet("servers") {
+		*servers = loadtest.Mcpwire + "," + loadtest.McpwireBoth
+	}
+	if o.Legacy > 0 && !flagSet("target") {
+		*target = 0 // the ratio to the modern-only baseline has no target
+	}
 	var names []string
 	for _, name := range strings.Split(*servers, ",") {
 		names = append(names, strings.TrimSpace(name))
@@ -79,4 +97,11 @@ func main() {
 		fmt.Fprintln(os.Stderr, "loadgen: FAIL")
 		os.Exit(1)
 	}
+}
+
+// flagSet reports whether the named flag was given on the command line.
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }

@@ -1,0 +1,128 @@
+package interop
+
+// The legacy interop tests (mcp-go, TS SDK 1.x) need examples/everything
+// serving with server.WithEras(server.ErasBoth). This file builds that
+// binary, and holds the switchable lists of subtests that need work which
+// is not on main yet (docs/dual-era.md §10.5, §10.2 steps 7–9, §10.6).
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Subtests that need work not yet merged. Each maps the subtest's name (the
+// last element of its path) to the reason; pending skips it with that
+// reason. Delete an entry once its work is on main, or set
+// INTEROP_RUN_PENDING=1 to run every listed subtest anyway (a skip is
+// never a pass: each one is listed in the test log).
+var (
+	// needsBridge: AskInput in a legacy session becomes a real
+	// elicitation/create, sampling/createMessage or roots/list request to
+	// the client (docs/dual-era.md §6, step 7).
+	needsBridge = map[string]string{
+		"bridge_elicitation": "input bridge (step 7): AskInput → elicitation/create in a legacy session",
+		"bridge_sampling":    "input bridge (step 7): AskInput → sampling/createMessage in a legacy session",
+		"bridge_roots":       "input bridge (step 7): AskInput → roots/list in a legacy session",
+		"test_sampling":      "input bridge (step 7) and the test_sampling fixture (§10.6)",
+		"test_elicitation":   "input bridge (step 7) and the test_elicitation fixture (§10.6)",
+	}
+	// needsResume: SSE polling and Last-Event-ID (§4.8, step 8).
+	needsResume = map[string]string{
+		"sse_polling": "resumability (step 8): DisconnectForPolling in test_reconnection, the client resumes with Last-Event-ID",
+	}
+	// needsFixtures: fixtures examples/everything does not have
+	// (tool_with_logging left this list when §10.6's fixtures were merged).
+	needsFixtures = map[string]string{
+		"structured_output": "a tool with an outputSchema (structuredContent): examples/everything has none, and §10.6 adds none",
+	}
+)
+
+// pending skips t when its name is in one of the lists above, unless
+// INTEROP_RUN_PENDING is set.
+func pending(t *testing.T, name string) {
+	t.Helper()
+	if os.Getenv("INTEROP_RUN_PENDING") != "" {
+		return
+	}
+	for _, set := range []map[string]string{needsBridge, needsResume, needsFixtures} {
+		if why, ok := set[name]; ok {
+			t.Skipf("pending merge: %s (set INTEROP_RUN_PENDING=1 to run it)", why)
+		}
+	}
+}
+
+// legacyServer is an examples/everything binary that serves both eras, and
+// the arguments that make it do so.
+type legacyServer struct {
+	bin  string
+	args []string
+}
+
+// buildLegacyServer builds examples/everything so that it serves legacy
+// sessions: with `-eras both` once the example has that flag
+// (docs/dual-era.md §10.6); until then, with a build overlay that appends
+// server.WithEras(server.ErasBoth) to the server's options in a temporary
+// copy of main.go (nothing in examples/ is changed). The go build cache
+// makes the second build in one run cheap.
+func buildLegacyServer(t *testing.T) legacyServer {
+	t.Helper()
+	srv, err := buildEras(t.TempDir())
+	if err != "" {
+		t.Fatal(err)
+	}
+	return srv
+}
+
+func buildEras(dir string) (legacyServer, string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	bin := filepath.Join(dir, "everything")
+	const pkg = "github.com/mcpwire/mcpwire/examples/everything"
+	if out, err := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+		return legacyServer{}, "go build examples/everything: " + err.Error() + "\n" + string(out)
+	}
+	help, _ := exec.CommandContext(ctx, bin, "-h").CombinedOutput()
+	if strings.Contains(string(help), "-eras") {
+		return legacyServer{bin: bin, args: []string{"-eras", "both"}}, ""
+	}
+	// No -eras flag yet: overlay main.go.
+	main, err := filepath.Abs(filepath.Join("..", "examples", "everything", "main.go"))
+	if err != nil {
+		return legacyServer{}, err.Error()
+	}
+	src, err := os.ReadFile(main)
+	if err != nil {
+		return legacyServer{}, err.Error()
+	}
+	const anchor = "}, cl.opts...)...,"
+	if strings.Count(string(src), anchor) != 1 {
+		return legacyServer{}, "examples/everything/main.go has no -eras flag and no unique " + anchor + " to overlay: update buildEras"
+	}
+	patched := strings.Replace(string(src), anchor, "}, append(cl.opts, server.WithEras(server.ErasBoth))...)...,", 1)
+	patchedPath := filepath.Join(dir, "main.go")
+	if err := os.WriteFile(patchedPath, []byte(patched), 0o600); err != nil {
+		return legacyServer{}, err.Error()
+	}
+	overlay, _ := json.Marshal(map[string]map[string]string{"Replace": {main: patchedPath}})
+	overlayPath := filepath.Join(dir, "overlay.json")
+	if err := os.WriteFile(overlayPath, overlay, 0o600); err != nil {
+		return legacyServer{}, err.Error()
+	}
+	if out, err := exec.CommandContext(ctx, "go", "build", "-overlay", overlayPath, "-o", bin, pkg).CombinedOutput(); err != nil {
+		return legacyServer{}, "go build -overlay examples/everything: " + err.Error() + "\n" + string(out)
+	}
+	return legacyServer{bin: bin}, ""
+}
+
+// startLegacyHTTP runs srv with -http on a free port (startHTTPServer's
+// counterpart for the ErasBoth binary).
+func startLegacyHTTP(t *testing.T, srv legacyServer) string {
+	t.Helper()
+	return startHTTPServerArgs(t, srv.bin, srv.args...)
+}

@@ -1,0 +1,178 @@
+package interop
+
+// Legacy interop with the TypeScript MCP SDK 1.x (@modelcontextprotocol/sdk
+// 1.32.2, pinned in ts/package.json and ts/package-lock.json):
+// ts/legacy.mjs runs every check against examples/everything in ErasBoth
+// over Streamable HTTP and over stdio (docs/dual-era.md §10.5), under
+// Node 22 through npx. Each line it prints becomes a subtest here; a
+// non-zero exit fails the test.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
+)
+
+// tsSDKVersion is the pinned TS SDK; ts/package.json must name it.
+const tsSDKVersion = "1.32.2"
+
+// TestLegacyTS runs ts/legacy.mjs over both transports.
+func TestLegacyTS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("interop test builds the example server and runs Node")
+	}
+	if _, err := exec.LookPath("npx"); err != nil {
+		t.Fatalf("npx (Node.js) is needed for the TS SDK interop test: %v", err)
+	}
+	ensureNodeModules(t)
+	srv := buildLegacyServer(t)
+	endpoint := startLegacyHTTP(t, srv)
+	watchURL := startWatchServer(t)
+
+	t.Run("http", func(t *testing.T) {
+		runLegacyScript(t, "--transport", "http", "--url", endpoint, "--watch-url", watchURL, "--watch-uri", watchedURI)
+	})
+	t.Run("stdio", func(t *testing.T) {
+		args := []string{"--transport", "stdio", "--cmd", srv.bin}
+		for _, a := range srv.args {
+			args = append(args, "--arg", a)
+		}
+		runLegacyScript(t, args...)
+	})
+}
+
+// ensureNodeModules runs npm ci in ts/ unless node_modules already holds
+// the pinned SDK.
+func ensureNodeModules(t *testing.T) {
+	t.Helper()
+	pkg, err := os.ReadFile(filepath.Join("ts", "package.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(pkg, []byte(`"@modelcontextprotocol/sdk": "`+tsSDKVersion+`"`)) {
+		t.Fatalf("ts/package.json does not pin @modelcontextprotocol/sdk %s", tsSDKVersion)
+	}
+	installed, err := os.ReadFile(filepath.Join("ts", "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
+	if err == nil && bytes.Contains(installed, []byte(`"version": "`+tsSDKVersion+`"`)) {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
+	cmd.Dir = "ts"
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("npm ci in interop/ts: %v\n%s", err, out)
+	}
+}
+
+// startWatchServer runs an in-process ErasBoth server with one resource,
+// watchedURI, and calls NotifyResourceUpdated for it every 100 ms until
+// the test ends (examples/everything has no way for a client to trigger an
+// update).
+func startWatchServer(t *testing.T) string {
+	t.Helper()
+	s, err := server.New(protocol.Implementation{Name: "interop-watch", Version: "1"}, server.WithEras(server.ErasBoth))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.AddResource(protocol.Resource{URI: watchedURI, Name: "watched"}, func(_ context.Context, _ *server.Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+		return server.TextContents(uri, "text/plain", "watched"), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(s.Handler(server.HTTPOptions{}))
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+				_ = s.NotifyResourceUpdated(watchedURI)
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		close(stop)
+		<-done
+		hs.CloseClientConnections()
+		hs.Close()
+	})
+	return hs.URL
+}
+
+// pendingSkips is the --skip argument of ts/legacy.mjs: every pending
+// check with its reason, or none with INTEROP_RUN_PENDING.
+func pendingSkips() string {
+	if os.Getenv("INTEROP_RUN_PENDING") != "" {
+		return ""
+	}
+	var items []string
+	for _, set := range []map[string]string{needsBridge, needsResume, needsFixtures} {
+		for name, why := range set {
+			items = append(items, name+"="+strings.ReplaceAll(why, ",", ";"))
+		}
+	}
+	slices.Sort(items)
+	return strings.Join(items, ",")
+}
+
+// runLegacyScript runs ts/legacy.mjs under Node 22 and reports each of its
+// PASS/FAIL/SKIP lines as a subtest.
+func runLegacyScript(t *testing.T, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	full := append([]string{"-y", "-p", "node@22", "node", "legacy.mjs"}, args...)
+	if skips := pendingSkips(); skips != "" {
+		full = append(full, "--skip", skips)
+	}
+	cmd := exec.CommandContext(ctx, "npx", full...)
+	cmd.Dir = "ts"
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	seen := 0
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		verdict, rest, ok := strings.Cut(line, " ")
+		if !ok || (verdict != "PASS" && verdict != "FAIL" && verdict != "SKIP") {
+			t.Logf("legacy.mjs: %s", line)
+			continue
+		}
+		name, reason, _ := strings.Cut(rest, ": ")
+		seen++
+		t.Run(name, func(t *testing.T) {
+			switch verdict {
+			case "FAIL":
+				t.Errorf("%s", strings.ReplaceAll(reason, " | ", "\n"))
+			case "SKIP":
+				t.Skip(reason)
+			}
+		})
+	}
+	if err != nil {
+		t.Errorf("legacy.mjs %s: %v\nstderr:\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	if seen < 20 {
+		t.Errorf("legacy.mjs reported %d checks, want >= 20\nstdout:\n%s\nstderr:\n%s", seen, out, stderr.String())
+	}
+}
