@@ -368,11 +368,7 @@ func (h *httpHandler) inSession(r *http.Request, sse *sseWriter, m *rpcMessage, 
 	case msgNotification:
 		writeAnswer(sse, s.sessionNotification(r.Context(), rec, m)) // S8
 	case msgResponse:
-		// S9: no server-to-client request is ever outstanding before the
-		// bridge.
-		// TODO(step 7): the bridge (§6.4): 202 for a pending, repeated or
-		// late id; count the bad ones (MaxBadResponses).
-		writeAnswer(sse, s.errorOutcome(nil, invalidRequest("Invalid Request: no outstanding request has this id")))
+		writeAnswer(sse, s.sessionResponse(r.Context(), rec, m)) // S9: the bridge (§6.4)
 	case msgBatch:
 		// S10. TODO(step 9): batches in 2025-03-26 sessions (§2.8).
 		writeAnswer(sse, s.errorOutcome(nil, invalidRequest("Invalid Request: a batch is served only in a 2025-03-26 session")))
@@ -448,8 +444,17 @@ func (h *httpHandler) sessionRequest(r *http.Request, sse *sseWriter, rec *Sessi
 		return
 	}
 	defer s.sessions.done(rec.Key, m.id)
+	// While it runs, the request hears the session's cancel, closed and
+	// answer events from other instances (§7.3).
+	if err := s.hub.acquire(); err != nil {
+		s.log.Warn("subscribing to the broker for a session request", "err", err)
+	} else {
+		defer s.hub.release()
+	}
 	sess := &httpSession{s: s, rec: rec, cv: conv, caps: caps}
-	out := s.serveLegacy(ctx, sess, m, &exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: client})
+	x := &exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: client,
+		bridge: &httpBridge{s: s, principal: rec.Principal, key: rec.Key, sse: sse}}
+	out := s.serveLegacy(ctx, sess, m, x)
 	sse.finish(out)
 	s.recycle(out.buf)
 }

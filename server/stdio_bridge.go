@@ -156,11 +156,15 @@ func (ss *stdioSession) abandon(_ context.Context, ids []string) []string {
 // loop: to its pending request; a repeat or a late answer is dropped; an
 // unknown id or a response without one is dropped and counted, and past
 // MaxBadResponses the legacy session ends. A response is never answered.
-func (ss *stdioSession) answer(line []byte, m *rpcMessage) {
+func (ss *stdioSession) answer(m *rpcMessage) {
 	b := &ss.b
 	log := ss.c.s.log
-	if !m.hasID || !m.id.IsString() {
-		ss.badResponse("a response without an id of this server")
+	if !m.hasID || m.badResponse {
+		ss.badResponse("not a valid response")
+		return
+	}
+	if !m.id.IsString() {
+		ss.badResponse("a response to no outstanding request")
 		return
 	}
 	id := m.id.Str()
@@ -175,7 +179,7 @@ func (ss *stdioSession) answer(line []byte, m *rpcMessage) {
 		b.mu.Unlock()
 		ss.badResponse("a response to no outstanding request")
 	case p.state == pendingState:
-		p.state, p.payload = answeredState, line // readLine allocates each line
+		p.state, p.payload = answeredState, m.raw // readLine allocates each line
 		select {
 		case p.wake <- struct{}{}:
 		default:

@@ -52,7 +52,7 @@ func (c *stdioConn) dualLine(line []byte) {
 		}
 		// T9: to the bridge's pending request; a response is never
 		// answered.
-		c.sess.answer(line, &m)
+		c.sess.answer(&m)
 	case c.sess != nil:
 		c.sessionNotification(&m) // T11
 	default:
