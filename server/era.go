@@ -135,7 +135,7 @@ type rpcMessage struct {
 	// rpcErr is an error response's error (msgResponse).
 	rpcErr *Error
 	// raw is the whole message of a msgResponse (the input bridge keeps
-	// it as the answer); badResponse marks one that carries both result
+	// it as the answer) or a msgBatch; badResponse marks one that carries both result
 	// and error (§6.4: not a valid response).
 	raw         []byte
 	badResponse bool
@@ -157,7 +157,7 @@ func (s *Server) readMessage(body []byte) rpcMessage {
 		if !json.Valid(body) {
 			return rpcMessage{kind: msgBad, badErr: &Error{Code: protocol.CodeParseError, Message: "Parse error: invalid JSON"}}
 		}
-		return rpcMessage{kind: msgBatch}
+		return rpcMessage{kind: msgBatch, raw: body}
 	}
 	var msg mcp20251125.JSONRPCMessage
 	if err := s.legacyDecode().Unmarshal(body, &msg); err != nil {

@@ -84,6 +84,10 @@ type LegacyConfig struct {
 	// PollInterval is how often a bridge wait re-reads a shared store for
 	// answers in case a broker event was lost (default 1 s).
 	PollInterval time.Duration
+	// MaxBatch bounds the messages of one JSON-RPC batch, which 2025-03-26
+	// sessions may send (default 64); a longer batch is refused whole
+	// with -32600.
+	MaxBatch int
 }
 
 // Defaults of LegacyConfig's session limits.
@@ -166,6 +170,9 @@ func (c *config) legacyDefaults() error {
 	}
 	if l.PollInterval <= 0 {
 		l.PollInterval = DefaultPollInterval
+	}
+	if l.MaxBatch <= 0 {
+		l.MaxBatch = DefaultMaxBatch
 	}
 	if c.eras != ErasModern && l.Store == nil {
 		l.Store = NewMemorySessionStore()

@@ -31,9 +31,7 @@ func (c *stdioConn) dualLine(line []byte) {
 	case m.kind == msgBad:
 		c.out.write(s.errorOutcome(m.badID, m.badErr).body) // T1, and lines that are not JSON-RPC messages
 	case m.kind == msgBatch:
-		// T12: batches exist in 2025-03-26 sessions only.
-		// TODO(step 9): serve them there (docs/dual-era.md §2.8).
-		c.out.write(s.errorOutcome(nil, invalidRequest("Invalid Request: a batch is served only in a 2025-03-26 session")).body)
+		c.batch(line) // T12: in 2025-03-26 sessions only (§2.8)
 	case m.modern:
 		if s.cfg.eras == ErasLegacy {
 			if m.kind == msgRequest {
