@@ -54,6 +54,8 @@ var (
 	errDuplicateInputID = errors.New("server: input request id in use")
 	// errInputTimeout: the round's deadline passed.
 	errInputTimeout = errors.New("server: timed out waiting for the client's input")
+	// errShuttingDown: Shutdown began while the round waited.
+	errShuttingDown = errors.New("server: shutting down")
 	// errSessionEnded: the session ended while the round waited (DELETE,
 	// eviction, a bad-response flood, end of input): nothing more is sent.
 	errSessionEnded = errors.New("server: the legacy session ended")
@@ -81,7 +83,8 @@ type inputChannel interface {
 	send(msg []byte) bool
 	// wait returns the answers (the client's response messages, by id)
 	// once every id has one; errInputTimeout at deadline, errSessionEnded
-	// when the session ends, ctx's error when the request is cancelled.
+	// when the session ends, errShuttingDown once Shutdown began, ctx's
+	// error when the request is cancelled.
 	wait(ctx context.Context, ids []string, deadline time.Time) (map[string][]byte, error)
 	// abandon marks the ids still pending abandoned, and returns them.
 	abandon(ctx context.Context, ids []string) []string
@@ -194,15 +197,21 @@ func (s *Server) bridgeRound(ctx context.Context, rev legacy.Rev, id protocol.Re
 		left := ch.abandon(context.WithoutCancel(ctx), ids)
 		if !errors.Is(err, errSessionEnded) {
 			reason := "request cancelled"
-			if errors.Is(err, errInputTimeout) {
+			switch {
+			case errors.Is(err, errInputTimeout):
 				reason = "timed out"
+			case errors.Is(err, errShuttingDown):
+				reason = "server shutting down"
 			}
 			for _, rid := range left {
 				ch.send(cancelledNotification(rid, reason))
 			}
 		}
-		if errors.Is(err, errInputTimeout) {
+		switch {
+		case errors.Is(err, errInputTimeout):
 			return fail(InternalError("Internal error: timed out waiting for the client's input"))
+		case errors.Is(err, errShuttingDown):
+			return fail(InternalError("Internal error: the server is shutting down"))
 		}
 		return outcome{cancelled: true, status: 499}, true
 	}

@@ -104,6 +104,8 @@ func (b *httpBridge) wait(ctx context.Context, ids []string, deadline time.Time)
 			return nil, ctx.Err()
 		case <-timer.C:
 			return nil, errInputTimeout
+		case <-s.closing:
+			return nil, errShuttingDown
 		}
 	}
 }

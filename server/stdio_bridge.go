@@ -110,6 +110,8 @@ func (ss *stdioSession) wait(ctx context.Context, ids []string, deadline time.Ti
 			return nil, ctx.Err()
 		case <-timer.C:
 			return nil, errInputTimeout
+		case <-ss.c.s.closing:
+			return nil, errShuttingDown
 		case <-b.over:
 			return nil, errSessionEnded
 		}

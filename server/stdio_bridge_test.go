@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/mcpwire/mcpwire/protocol"
 )
 
@@ -471,4 +473,125 @@ func TestStdioBridgeLimits(t *testing.T) {
 			t.Errorf("end of input: %v %v after %v", rest, err, time.Since(start))
 		}
 	})
+}
+
+// inputRequest decodes an input request from its JSON.
+func inputRequest(t testing.TB, js string) protocol.InputRequest {
+	t.Helper()
+	var ir protocol.InputRequest
+	if err := protocol.Unmarshal([]byte(js), &ir); err != nil {
+		t.Fatalf("input request %s: %v", js, err)
+	}
+	return ir
+}
+
+// H12 (§3.6): an input request the session's revision cannot carry is
+// the -32603 *Error of AskInput, before anything is sent; one it can
+// carry is sent as that revision declares it (validated against its
+// schema.json by the client helper).
+func TestStdioBridgeExpressibility(t *testing.T) {
+	f := newLegacyFixture(t, ErasBoth)
+	reqs := map[string]string{
+		"url":    `{"method":"elicitation/create","params":{"mode":"url","message":"Sign in","url":"https://example.com/login"}}`,
+		"multi":  `{"method":"elicitation/create","params":{"mode":"form","message":"Pick","requestedSchema":{"type":"object","properties":{"c":{"type":"array","items":{"type":"string","enum":["a","b"]}}}}}}`,
+		"titled": `{"method":"elicitation/create","params":{"mode":"form","message":"Pick","requestedSchema":{"type":"object","properties":{"c":{"type":"string","oneOf":[{"const":"a","title":"A"},{"const":"b","title":"B"}]}}}}}`,
+		"tools":  `{"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":5,"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}`,
+	}
+	addTool(t, f.Server, `{"name":"expr","inputSchema":{"type":"object","properties":{"which":{"type":"string"}}}}`, func(_ context.Context, r *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+		var a struct{ Which string }
+		_ = json.Unmarshal(args, &a)
+		if r.State() != nil {
+			return TextResult("sent"), nil
+		}
+		return nil, r.AskInput(map[string]protocol.InputRequest{"k": inputRequest(t, reqs[a.Which])}, []byte("x"))
+	})
+	caps := `{"elicitation":{"form":{},"url":{}},"sampling":{"tools":{}},"roots":{}}`
+	for _, tc := range []struct {
+		rev, which string
+		sent       bool
+		want       string // a substring of the error, or of the request sent
+	}{
+		// 2025-06-18 clients cannot declare URL elicitation or sampling
+		// tools: -32021 first (§6.2).
+		{"2025-06-18", "url", false, "Missing required client capability"},
+		{"2025-06-18", "tools", false, "Missing required client capability"},
+		{"2025-06-18", "multi", false, "input request k needs"},
+		{"2025-06-18", "titled", true, `"enumNames":["A","B"]`},
+		{"2025-11-25", "url", true, `"elicitationId":"`},
+		{"2025-11-25", "multi", true, `"type":"array"`},
+	} {
+		t.Run(tc.rev+"/"+tc.which, func(t *testing.T) {
+			c := startLegacyStdio(t, f.Server, tc.rev)
+			if tc.rev == "2025-06-18" {
+				c.open(`{"elicitation":{},"sampling":{},"roots":{}}`)
+			} else {
+				c.open(caps)
+			}
+			c.answer = func(req *wire) string {
+				if req.method() == "elicitation/create" {
+					return `{"jsonrpc":"2.0","id":` + req.id() + `,"result":{"action":"cancel"}}`
+				}
+				return scriptedAnswer(req)
+			}
+			w, _ := c.call(1, "tools/call", `{"name":"expr","arguments":{"which":"`+tc.which+`"}}`)
+			if !tc.sent {
+				if w.Error == nil || !strings.Contains(w.Error.Message, tc.want) || len(c.asked) != 0 {
+					t.Errorf("%s: %s, asked %d", tc.which, w.raw, len(c.asked))
+				}
+				return
+			}
+			if len(c.asked) != 1 || !strings.Contains(string(c.asked[0].raw), tc.want) || resultText(t, w) != "sent" {
+				t.Errorf("%s: asked %v, %s", tc.which, c.asked, w.raw)
+			}
+		})
+	}
+}
+
+// Shutdown ends a bridge wait: the server cancels its request and the
+// call answers -32603, so that Shutdown does not wait InputTimeout; no
+// goroutine of the wait outlives it.
+func TestStdioBridgeShutdown(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	f := newLegacyFixture(t, ErasBoth)
+	addBridgeTools(t, f.Server)
+	c := startLegacyStdio(t, f.Server, "2025-11-25")
+	c.open(allClientCaps)
+	c.ss.send(eraBody(1, "tools/call", `{"name":"slowask"}`))
+	if req := c.next(); req.method() != "roots/list" {
+		t.Fatalf("want roots/list: %s", req.raw)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- f.Shutdown(ctx) }()
+	if n := c.next(); n.method() != "notifications/cancelled" || n.params()["reason"] != "server shutting down" {
+		t.Errorf("the server cancels its request: %s", n.raw)
+	}
+	if w := c.next(); w.code() != protocol.CodeInternalError || !strings.Contains(w.Error.Message, "shutting down") {
+		t.Errorf("the call: %s", w.raw)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+	if _, err := c.ss.close(); err != nil {
+		t.Errorf("ServeStdio: %v", err)
+	}
+}
+
+// A bridge timeout leaves no goroutine behind (its timer, the waiter).
+func TestStdioBridgeTimeoutLeaksNothing(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	f := newLegacyFixture(t, ErasBoth, WithLegacy(LegacyConfig{InputTimeout: 20 * time.Millisecond}))
+	addBridgeTools(t, f.Server)
+	c := startLegacyStdio(t, f.Server, "2025-11-25")
+	c.open(allClientCaps)
+	c.answer = func(*wire) string { return "" }
+	for i := range 5 {
+		if w, _ := c.call(i, "tools/call", `{"name":"byhand"}`); !strings.Contains(string(w.raw), "timed out") {
+			t.Errorf("timeout: %s", w.raw)
+		}
+	}
+	if _, err := c.ss.close(); err != nil {
+		t.Errorf("ServeStdio: %v", err)
+	}
 }
