@@ -449,11 +449,14 @@ func (h *httpHandler) runSessionRequest(r *http.Request, sse *sseWriter, rec *Se
 	}
 	defer s.sessions.done(rec.Key, m.id)
 	// While it runs, the request hears the session's cancel, closed and
-	// answer events from other instances (§7.3).
-	if err := s.hub.acquire(); err != nil {
-		s.log.Warn("subscribing to the broker for a session request", "err", err)
-	} else {
-		defer s.hub.release()
+	// answer events from other instances (§7.3). With the broker New made,
+	// there are none: this instance's own are delivered directly.
+	if !s.cfg.ownBroker {
+		if err := s.hub.acquire(); err != nil {
+			s.log.Warn("subscribing to the broker for a session request", "err", err)
+		} else {
+			defer s.hub.release()
+		}
 	}
 	sess := &httpSession{s: s, rec: rec, cv: conv, caps: caps}
 	x := &exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: client,
