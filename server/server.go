@@ -76,7 +76,7 @@ type config struct {
 	declareLogging    bool
 	maxStdioLineBytes int
 	broker            Broker
-	ownBroker         bool // broker is the one New made: no other instance publishes to it
+	ownBroker         bool        // broker is the one New made: no other instance publishes to it
 	tasks             *TaskConfig // WithTasks
 	keepAlive         time.Duration
 	handlerTimeout    time.Duration
