@@ -312,3 +312,24 @@ func TestHTTPBridgeOutstanding(t *testing.T) {
 		t.Errorf("within the limit: %s", w.raw)
 	}
 }
+
+// A store failing when the round registers its requests: 503 with
+// Retry-After: 1 and nothing sent (§7.1); keep-alive comments on the
+// POST's stream while the bridge waits (§6.5).
+func TestHTTPBridgeOutageAndKeepAlive(t *testing.T) {
+	store := &updateFails{SessionStore: NewMemorySessionStore()}
+	f := newLegacyFixture(t, ErasBoth, WithKeepAlive(10*time.Millisecond), WithLegacy(LegacyConfig{Store: store, InputTimeout: 150 * time.Millisecond}))
+	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
+	c.open(`{"elicitation":{}}`)
+	store.fail.Store(true)
+	rec := c.send(http.MethodPost, eraBody(1, "tools/call", `{"name":"ask"}`))
+	if w := decodeWire(t, rec.Body.Bytes()); rec.Code != 503 || rec.Header().Get("Retry-After") != "1" || w.Error == nil || w.Error.Message != msgStoreUnavailable {
+		t.Errorf("registering with the store down: %d %s", rec.Code, rec.Body.Bytes())
+	}
+	store.fail.Store(false)
+	rec = c.send(http.MethodPost, eraBody(2, "tools/call", `{"name":"ask"}`))
+	body := rec.Body.String()
+	if rec.Header().Get("Content-Type") != "text/event-stream" || !strings.Contains(body, ": keep-alive\n\n") || !strings.Contains(body, "elicitation/create") || !strings.Contains(body, "timed out waiting") {
+		t.Errorf("keep-alives while waiting: %q", body)
+	}
+}
