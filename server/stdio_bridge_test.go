@@ -424,6 +424,19 @@ func TestStdioBridgeLimits(t *testing.T) {
 		if w, _ := c.call(2, "tools/call", `{"name":"byhand"}`); resultText(t, w) != "by hand done" {
 			t.Errorf("within the limit: %s", w.raw)
 		}
+		// The limit is the session's, across its requests: while one
+		// request waits for its answer, another's round is refused.
+		c.ss.send(eraBody(3, "tools/call", `{"name":"slowask"}`))
+		first := c.next()
+		c.asked = nil
+		w, _ = c.call(4, "tools/call", `{"name":"byhand"}`)
+		if w.code() != protocol.CodeInternalError || !strings.Contains(w.Error.Message, "too many outstanding") || len(c.asked) != 0 {
+			t.Errorf("a second request over the session's limit: %s", w.raw)
+		}
+		c.ss.send(scriptedAnswer(first))
+		if w := c.next(); resultText(t, w) != "slow done" {
+			t.Errorf("the first request: %s", w.raw)
+		}
 	})
 	t.Run("MaxInputRounds", func(t *testing.T) {
 		f := newLegacyFixture(t, ErasBoth, WithLegacy(LegacyConfig{MaxInputRounds: 3}))
