@@ -25,7 +25,8 @@ const (
 
 // The ops of an EventSession.
 const (
-	// SessionClosed: the session ended (DELETE, eviction); its streams
+	// SessionClosed: the session ended (DELETE, eviction, a bad-response
+	// flood); its streams
 	// close and its running requests are cancelled.
 	SessionClosed = "closed"
 	// SessionTakeover: a new standalone GET stream (Ref) took over the
@@ -37,6 +38,10 @@ const (
 	// SessionCancel: notifications/cancelled named the session's request
 	// Ref (its id, as JSON); the instance running it cancels it.
 	SessionCancel = "cancel"
+	// SessionAnswer: the client answered the input bridge's request Ref
+	// (stored with SessionStore.PutAnswer); the instance waiting for it
+	// takes it.
+	SessionAnswer = "answer"
 )
 
 // Event is one change fanned out to every instance's listen streams.

@@ -27,6 +27,7 @@ type exchange struct {
 	remote    string      // the client key (HTTP: the address, IPv6 by its prefix, or HTTPOptions.ClientKey), for the per-client limits
 	principal string
 	out       notifier
+	bridge    inputChannel // a legacy session's input bridge (nil elsewhere)
 }
 
 // outcome is what the transport writes back.
@@ -397,6 +398,9 @@ func (s *Server) dispatch(ctx context.Context, r *Request, params any, x *exchan
 // arguments, as JSON) before the handler sees anything.
 func (s *Server) prepareMRTR(r *Request, target string, salient []byte, responses protocol.InputResponses, state *string) error {
 	r.target, r.salient = target, salient
+	if r.legacy != nil {
+		return nil // the input bridge set the responses and state (legacy params carry none)
+	}
 	if len(responses) > s.cfg.maxInputs && s.cfg.maxInputs > 0 {
 		return InvalidParams("Invalid params: more inputResponses than the server accepts", nil)
 	}

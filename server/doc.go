@@ -109,7 +109,7 @@
 //  9. The handler runs, as for a modern request (arguments validated
 //     first). AskInput returns -32021 without the capability declared at
 //     initialize, and -32603 for an input request the revision cannot
-//     carry.
+//     carry; otherwise the input bridge serves it (below).
 //  10. The result or error is converted to the session's revision
 //     (docs/conversion.md): no resultType, cache hints or serverInfo
 //     _meta, members the revision lacks removed, the server's own
@@ -161,6 +161,39 @@
 // line is read, and lines with modern _meta stay stateless beside it
 // (R-STATE-01): the session's version, capabilities and log level never
 // reach them. A response line is never answered.
+//
+// The input bridge: a handler of a legacy session returns
+// Request.AskInput(requests, state) as for a modern client, and the
+// runtime sends each input request to the client as a server-to-client
+// request (elicitation/create, sampling/createMessage, roots/list; ids
+// mcpwire- and 22 base64url characters), on stdout or as SSE events of
+// the POST's answer, waits for the answers, and calls the handler again
+// with Request.InputResponse, Request.InputError and Request.State set
+// (State is the handler's bytes, never sealed). A result is decoded
+// strictly as its method's result, and an accepted form's content is
+// validated against its requestedSchema; a failure is the client error
+// -32602 for that key. A key the client refused and the handler asks for
+// again ends the call with -32603, as do more than
+// LegacyConfig.MaxInputRounds rounds, a round past
+// LegacyConfig.MaxOutstandingRequests, and a round unanswered after
+// LegacyConfig.InputTimeout (its requests are then cancelled with
+// notifications/cancelled, as they are when the client cancels the
+// call). Over HTTP the answer is a POST of its own, to any instance: 202
+// for an outstanding, repeated or late id, 400 for an unknown id or a
+// response that is not valid; stored with SessionStore.PutAnswer, it
+// wakes the waiting instance through the Broker (and its polling every
+// LegacyConfig.PollInterval). On stdio, response lines are routed by the
+// read loop. More than LegacyConfig.MaxBadResponses bad responses end the
+// session (on stdio the legacy session; modern lines are still served).
+//
+// Sessions of 2025-03-26 may send JSON-RPC batches (a JSON array, 1 to
+// LegacyConfig.MaxBatch elements, all requests and notifications or all
+// responses, no initialize, no 2026-07-28 _meta, and over HTTP no
+// Mcp-Method or Mcp-Name; else 400 -32600 for the whole). Requests run
+// concurrently; their responses come back as one JSON array (stdio: one
+// line), or, over HTTP when an element sent a notification or a bridge
+// request first, each as its own SSE event. Other revisions refuse
+// batches with -32600.
 //
 // # Results
 //

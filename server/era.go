@@ -134,6 +134,11 @@ type rpcMessage struct {
 	modern bool
 	// rpcErr is an error response's error (msgResponse).
 	rpcErr *Error
+	// raw is the whole message of a msgResponse (the input bridge keeps
+	// it as the answer) or a msgBatch; badResponse marks one that carries both result
+	// and error (§6.4: not a valid response).
+	raw         []byte
+	badResponse bool
 	// badErr is the answer to a msgBad body: -32700 for invalid JSON (P1),
 	// -32600 for anything else, with badID when an id can be read.
 	badErr *Error
@@ -152,7 +157,7 @@ func (s *Server) readMessage(body []byte) rpcMessage {
 		if !json.Valid(body) {
 			return rpcMessage{kind: msgBad, badErr: &Error{Code: protocol.CodeParseError, Message: "Parse error: invalid JSON"}}
 		}
-		return rpcMessage{kind: msgBatch}
+		return rpcMessage{kind: msgBatch, raw: body}
 	}
 	var msg mcp20251125.JSONRPCMessage
 	if err := s.legacyDecode().Unmarshal(body, &msg); err != nil {
@@ -169,9 +174,9 @@ func (s *Server) readMessage(body []byte) rpcMessage {
 	case *mcp20251125.JSONRPCNotification:
 		m = rpcMessage{kind: msgNotification, method: v.Method, params: v.Params}
 	case *mcp20251125.JSONRPCResultResponse:
-		return rpcMessage{kind: msgResponse, id: modernID(v.ID), hasID: true}
+		return rpcMessage{kind: msgResponse, id: modernID(v.ID), hasID: true, raw: body, badResponse: legacyResponseMembers(v.Extra)}
 	case *mcp20251125.JSONRPCErrorResponse:
-		m = rpcMessage{kind: msgResponse, rpcErr: &Error{Code: v.Error.Code, Message: v.Error.Message, Data: v.Error.Data}}
+		m = rpcMessage{kind: msgResponse, rpcErr: &Error{Code: v.Error.Code, Message: v.Error.Message, Data: v.Error.Data}, raw: body, badResponse: legacyResponseMembers(v.Extra)}
 		if v.ID != nil {
 			m.id, m.hasID = modernID(*v.ID), true
 		}

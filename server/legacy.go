@@ -62,6 +62,32 @@ type LegacyConfig struct {
 	// closes a session's stream that the client should reopen (take-over,
 	// stream lifetime, Shutdown; default 1 s).
 	RetryInterval time.Duration
+
+	// InputTimeout bounds the wait for the client's answers to one round
+	// of the input bridge's server-to-client requests (default 5
+	// minutes): past it the unanswered ones are cancelled and the call
+	// answers -32603. The handler's own WithHandlerTimeout does not run
+	// while it waits.
+	InputTimeout time.Duration
+	// MaxOutstandingRequests bounds the server-to-client requests of one
+	// session awaiting an answer (default 32): a round that would exceed
+	// it sends nothing and the call answers -32603.
+	MaxOutstandingRequests int
+	// MaxInputRounds bounds the rounds of input one legacy request may
+	// ask for (default 8); the next one ends the call with -32603.
+	MaxInputRounds int
+	// MaxBadResponses bounds the responses of a session that answer no
+	// outstanding request or are not valid responses (default 32): past
+	// it the session ends (HTTP: its next request gets 404; stdio: the
+	// legacy session ends, modern lines are still served).
+	MaxBadResponses int
+	// PollInterval is how often a bridge wait re-reads a shared store for
+	// answers in case a broker event was lost (default 1 s).
+	PollInterval time.Duration
+	// MaxBatch bounds the messages of one JSON-RPC batch, which 2025-03-26
+	// sessions may send (default 64); a longer batch is refused whole
+	// with -32600.
+	MaxBatch int
 }
 
 // Defaults of LegacyConfig's session limits.
@@ -130,6 +156,24 @@ func (c *config) legacyDefaults() error {
 	if l.RetryInterval <= 0 {
 		l.RetryInterval = DefaultRetryInterval
 	}
+	if l.InputTimeout <= 0 {
+		l.InputTimeout = DefaultInputTimeout
+	}
+	if l.MaxOutstandingRequests <= 0 {
+		l.MaxOutstandingRequests = DefaultMaxOutstandingRequests
+	}
+	if l.MaxInputRounds <= 0 {
+		l.MaxInputRounds = DefaultMaxInputRounds
+	}
+	if l.MaxBadResponses <= 0 {
+		l.MaxBadResponses = DefaultMaxBadResponses
+	}
+	if l.PollInterval <= 0 {
+		l.PollInterval = DefaultPollInterval
+	}
+	if l.MaxBatch <= 0 {
+		l.MaxBatch = DefaultMaxBatch
+	}
 	if c.eras != ErasModern && l.Store == nil {
 		l.Store = NewMemorySessionStore()
 	}
@@ -177,6 +221,9 @@ const msgNotInitialized = "the session is not initialized: send notifications/in
 // the modern Request: its revision, for projecting its notifications.
 type legacyRequest struct {
 	rev legacy.Rev
+	// bridge carries the request's input requests to its client (nil
+	// where the transport has no bridge: AskInput then refuses).
+	bridge inputChannel
 }
 
 // servesLegacy reports whether the server answers method in a session of
@@ -317,56 +364,76 @@ type legacyCall struct {
 
 // legacyRun runs the handler of a converted legacy request (L10) and
 // projects its outcome to rev (L11), as run does for a modern request.
+// A handler asking for input is served by the input bridge (§6): each
+// round's requests go to the client, and the handler is called again
+// with the answers, at most MaxInputRounds times.
 func (s *Server) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.RequestId, method string, params any, x *exchange) outcome {
 	s.inflight.Add(1)
 	defer s.inflight.Done()
 	meta, _ := metaAndName(params)
-	c := &legacyCall{
-		r: Request{Method: method, ID: id, Meta: meta, Principal: x.principal, out: x.out, ctx: ctx, maxInputs: s.cfg.maxInputs},
-		l: legacyRequest{rev: rev},
-	}
-	r := &c.r
-	r.legacy = &c.l
-	r.rc = requestContext{Context: ctx, r: r}
-	if s.cfg.handlerTimeout > 0 {
-		r.rc.deadline = time.Now().Add(s.cfg.handlerTimeout)
-	}
 	// The session's requests are served by the modern handlers: the
 	// legacy exchange has no headers left to check (S7 is done).
 	lx := *x
 	lx.viaHTTP, lx.headers = false, nil
-	res, err := s.dispatchRecovered(&r.rc, r, params, &lx)
-	r.finish()
-	if ctx.Err() != nil || errors.Is(err, errSilent) {
-		return outcome{cancelled: true, status: 499}
-	}
-	if r.rc.Err() == context.DeadlineExceeded {
-		s.log.Warn("handler deadline passed", "method", method, "timeout", s.cfg.handlerTimeout)
-		return s.legacyErrorFor(rev, id, InternalError("Request timed out"), http.StatusOK)
-	}
-	if err != nil {
-		e, ok := asError(err)
-		if !ok || !emittable(e.Code) {
-			s.log.Error("handler failed", "method", method, "err", err)
-			e = InternalError("Internal error")
+	var prev *Request
+	var next bridged
+	rounds := 0
+	for {
+		c := &legacyCall{
+			r: Request{Method: method, ID: id, Meta: meta, Principal: x.principal, out: x.out, ctx: ctx, maxInputs: s.cfg.maxInputs},
+			l: legacyRequest{rev: rev, bridge: x.bridge},
 		}
-		status := http.StatusOK
-		if e.Code == CodeRateLimited {
-			status = http.StatusTooManyRequests // a throttle is a transport signal
+		r := &c.r
+		r.legacy = &c.l
+		if prev != nil {
+			// The same request, called again (§6.1): progress keeps
+			// increasing across the calls.
+			r.inputResponses, r.inputErrors, r.state = next.responses, next.errors, next.state
+			r.progress, r.sentAny = prev.progress, prev.sentAny
 		}
-		return s.legacyErrorFor(rev, id, e, status)
+		r.rc = requestContext{Context: ctx, r: r}
+		if s.cfg.handlerTimeout > 0 {
+			r.rc.deadline = time.Now().Add(s.cfg.handlerTimeout) // each call has its own
+		}
+		res, err := s.dispatchRecovered(&r.rc, r, params, &lx)
+		r.finish()
+		if ctx.Err() != nil || errors.Is(err, errSilent) {
+			return outcome{cancelled: true, status: 499}
+		}
+		if r.rc.Err() == context.DeadlineExceeded {
+			s.log.Warn("handler deadline passed", "method", method, "timeout", s.cfg.handlerTimeout)
+			return s.legacyErrorFor(rev, id, InternalError("Request timed out"), http.StatusOK)
+		}
+		if err != nil {
+			e, ok := asError(err)
+			if !ok || !emittable(e.Code) {
+				s.log.Error("handler failed", "method", method, "err", err)
+				e = InternalError("Internal error")
+			}
+			status := http.StatusOK
+			if e.Code == CodeRateLimited {
+				status = http.StatusTooManyRequests // a throttle is a transport signal
+			}
+			return s.legacyErrorFor(rev, id, e, status)
+		}
+		switch v := res.(type) {
+		case *legacyRound:
+			rounds++
+			out, done := s.bridgeRound(ctx, rev, id, x.bridge, v, rounds, &next)
+			if done {
+				return out
+			}
+			prev = r
+			continue
+		case *protocol.InputRequiredResult:
+			// H8: a legacy client never sees input_required; every
+			// InputRequired of a session becomes a legacyRound.
+			return s.legacyErrorFor(rev, id, InternalError(msgNoBridge), http.StatusOK)
+		case *protocol.ListToolsResult:
+			res = s.withoutTaskRequired(v)
+		}
+		return s.legacyResultOutcome(rev, id, res)
 	}
-	switch v := res.(type) {
-	case *protocol.InputRequiredResult:
-		// H8: a legacy client never sees input_required. AskInput refuses
-		// in a session until the bridge exists; this is an InputRequired
-		// built by hand.
-		// TODO(step 7): the bridge sends the input requests instead.
-		return s.legacyErrorFor(rev, id, InternalError(msgNoBridge), http.StatusOK)
-	case *protocol.ListToolsResult:
-		res = s.withoutTaskRequired(v)
-	}
-	return s.legacyResultOutcome(rev, id, res)
 }
 
 // withoutTaskRequired is H5 on a page of tools/list: the tools that only

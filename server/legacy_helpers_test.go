@@ -198,9 +198,16 @@ var resultDefs = map[string]string{
 	"completion/complete": "CompleteResult",
 }
 
+// requestDefs names the definition of each server-to-client request (the
+// input bridge).
+var requestDefs = map[string]string{
+	"elicitation/create": "ElicitRequest", "sampling/createMessage": "CreateMessageRequest", "roots/list": "ListRootsRequest",
+}
+
 // notificationDefs names the definition of each server notification.
 var notificationDefs = map[string]string{
-	"notifications/progress": "ProgressNotification", "notifications/message": "LoggingMessageNotification",
+	"notifications/cancelled": "CancelledNotification",
+	"notifications/progress":  "ProgressNotification", "notifications/message": "LoggingMessageNotification",
 	"notifications/tools/list_changed": "ToolListChangedNotification", "notifications/prompts/list_changed": "PromptListChangedNotification",
 	"notifications/resources/list_changed": "ResourceListChangedNotification", "notifications/resources/updated": "ResourceUpdatedNotification",
 }
@@ -246,6 +253,8 @@ func checkLegacyMessage(t testing.TB, rev string, msg []byte, method string) {
 	}
 	_ = json.Unmarshal(msg, &env)
 	switch {
+	case env.Method != "" && bytes.Contains(msg, []byte(`"id":`)) && requestDefs[env.Method] != "":
+		validate(requestDefs[env.Method], msg)
 	case env.Method != "":
 		if def := notificationDefs[env.Method]; def != "" {
 			validate(def, msg)
@@ -265,10 +274,17 @@ type legacyStdio struct {
 	t   testing.TB
 	ss  *session
 	rev string
+	// answer answers a server-to-client request (the input bridge) read
+	// while call waits: the line it returns is sent ("" sends nothing).
+	// Without it such a request fails the test.
+	answer func(req *wire) string
+	asked  []*wire // the server-to-client requests read so far
 }
 
 func startLegacyStdio(t testing.TB, s *Server, rev string) *legacyStdio {
-	return &legacyStdio{t: t, ss: startStdio(t, s), rev: rev}
+	ss := startStdio(t, s)
+	ss.bridge = true
+	return &legacyStdio{t: t, ss: ss, rev: rev}
 }
 
 // call sends a request and returns its response and the notifications
@@ -281,6 +297,16 @@ func (c *legacyStdio) call(id any, method, params string) (*wire, []*wire) {
 	for {
 		w := c.ss.recv()
 		checkLegacyMessage(c.t, c.rev, w.raw, method)
+		if w.method() != "" && w.hasID() {
+			c.asked = append(c.asked, w)
+			if c.answer == nil {
+				c.t.Fatalf("an unexpected server-to-client request %s", w.raw)
+			}
+			if line := c.answer(w); line != "" {
+				c.ss.send(line)
+			}
+			continue
+		}
 		if w.method() != "" {
 			notes = append(notes, w)
 			continue

@@ -48,7 +48,9 @@ func (r *Request) AskInput(requests map[string]protocol.InputRequest, state []by
 		return err
 	}
 	if r.legacy != nil {
-		return r.legacyAskInput(requests)
+		if err := r.legacyAskInput(requests); err != nil {
+			return err
+		}
 	}
 	return &InputRequired{Requests: requests, State: state}
 }
@@ -123,7 +125,23 @@ func (r *Request) InputResponse(key string) (protocol.InputResponse, bool) {
 // this server (or one sharing its keys), for this method and tool, prompt or
 // resource, for this principal, and has not expired. It is nil on a first
 // request.
+//
+// In a legacy session (Legacy), the input bridge sent the requests as
+// server-to-client requests and calls the handler again with the answers:
+// State is then the handler's bytes as given (never sealed: they never
+// leave the process).
 func (r *Request) State() []byte { return r.state }
+
+// InputError returns the JSON-RPC error with which the client answered the
+// input request named key, in a legacy session: a client refusing a
+// sampling or roots request, or -32602 for a result that does not decode
+// as its method's result or, for an accepted form elicitation, whose
+// content does not match the requestedSchema. It reports false otherwise,
+// and always on modern requests, where clients answer with results only.
+func (r *Request) InputError(key string) (*Error, bool) {
+	e, ok := r.inputErrors[key]
+	return e, ok
+}
 
 func randomKey() (sealed.Key, error) {
 	secret := make([]byte, 32)
@@ -182,13 +200,21 @@ func paramsDigest(params []byte) string {
 }
 
 // inputRequiredResult seals the handler's state and builds the result.
-func (s *Server) inputRequiredResult(r *Request, ir *InputRequired) (*protocol.InputRequiredResult, error) {
+func (s *Server) inputRequiredResult(r *Request, ir *InputRequired) (wireResult, error) {
 	// An InputRequired built by hand (not by AskInput) gets the same checks.
 	if len(ir.Requests) == 0 && ir.State == nil {
 		return nil, errors.New("input_required result without input requests or state (R-MRTR-03)")
 	}
 	if err := r.checkInputRequests(ir.Requests); err != nil {
 		return nil, err
+	}
+	if r.legacy != nil {
+		// The input bridge: nothing is sealed, the state never leaves
+		// the process (docs/dual-era.md §6.1).
+		if err := r.legacyAskInput(ir.Requests); err != nil {
+			return nil, err
+		}
+		return &legacyRound{requests: ir.Requests, state: ir.State}, nil
 	}
 	res := &protocol.InputRequiredResult{}
 	if len(ir.Requests) > 0 {

@@ -30,6 +30,7 @@ type Request struct {
 	Principal string
 
 	inputResponses protocol.InputResponses
+	inputErrors    map[string]*Error // a legacy client's error answers (InputError)
 	maxInputs      int
 	state          []byte
 	target         string     // tool or prompt name, resource URI (MRTR binding)

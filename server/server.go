@@ -76,6 +76,7 @@ type config struct {
 	declareLogging    bool
 	maxStdioLineBytes int
 	broker            Broker
+	ownBroker         bool        // broker is the one New made: no other instance publishes to it
 	tasks             *TaskConfig // WithTasks
 	keepAlive         time.Duration
 	handlerTimeout    time.Duration
@@ -267,7 +268,7 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 		c.logger = slog.Default()
 	}
 	if c.broker == nil {
-		c.broker = NewLocalBroker()
+		c.broker, c.ownBroker = NewLocalBroker(), true
 	}
 	if len(c.keys) == 0 {
 		k, err := randomKey()

@@ -368,14 +368,9 @@ func (h *httpHandler) inSession(r *http.Request, sse *sseWriter, m *rpcMessage, 
 	case msgNotification:
 		writeAnswer(sse, s.sessionNotification(r.Context(), rec, m)) // S8
 	case msgResponse:
-		// S9: no server-to-client request is ever outstanding before the
-		// bridge.
-		// TODO(step 7): the bridge (§6.4): 202 for a pending, repeated or
-		// late id; count the bad ones (MaxBadResponses).
-		writeAnswer(sse, s.errorOutcome(nil, invalidRequest("Invalid Request: no outstanding request has this id")))
+		writeAnswer(sse, s.sessionResponse(r.Context(), rec, m)) // S9: the bridge (§6.4)
 	case msgBatch:
-		// S10. TODO(step 9): batches in 2025-03-26 sessions (§2.8).
-		writeAnswer(sse, s.errorOutcome(nil, invalidRequest("Invalid Request: a batch is served only in a 2025-03-26 session")))
+		h.sessionBatch(r, sse, rec, m.raw, principal, client) // S10, §2.8
 	default:
 		h.sessionRequest(r, sse, rec, m, principal, client) // S11
 	}
@@ -429,29 +424,44 @@ func (s *Server) sessionNotification(ctx context.Context, rec *SessionRecord, m 
 // from the connection (context.WithoutCancel) and let the event log carry
 // what follows.
 func (h *httpHandler) sessionRequest(r *http.Request, sse *sseWriter, rec *SessionRecord, m *rpcMessage, principal, client string) {
+	out := h.runSessionRequest(r, sse, rec, m, principal, client)
+	sse.finish(out)
+	h.s.recycle(out.buf)
+}
+
+// runSessionRequest serves a request of a found session and returns its
+// outcome; its notifications and bridge requests go to sse.
+func (h *httpHandler) runSessionRequest(r *http.Request, sse *sseWriter, rec *SessionRecord, m *rpcMessage, principal, client string) outcome {
 	s := h.s
 	conv, caps, err := s.sessionConv(rec)
 	if err != nil {
 		s.log.Error("restoring a session", "err", err)
-		writeAnswer(sse, s.errorOutcome(m.requestID(), InternalError("Internal error")))
-		return
+		return s.errorOutcome(m.requestID(), InternalError("Internal error"))
 	}
 	rev := conv.Rev
 	if m.method != mcp20251125.MethodPing && !rec.Initialized {
-		writeAnswer(sse, s.legacyErrorOutcome(rev, m.requestID(), invalidRequest(msgNotInitialized), http.StatusBadRequest)) // L1
-		return
+		return s.legacyErrorOutcome(rev, m.requestID(), invalidRequest(msgNotInitialized), http.StatusBadRequest) // L1
 	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	if !s.sessions.start(rec.Key, m.id, cancel) {
-		writeAnswer(sse, s.legacyErrorOutcome(rev, m.requestID(), invalidRequest(msgIDInUse), http.StatusOK)) // L2
-		return
+		return s.legacyErrorOutcome(rev, m.requestID(), invalidRequest(msgIDInUse), http.StatusOK) // L2
 	}
 	defer s.sessions.done(rec.Key, m.id)
+	// While it runs, the request hears the session's cancel, closed and
+	// answer events from other instances (§7.3). With the broker New made,
+	// there are none: this instance's own are delivered directly.
+	if !s.cfg.ownBroker {
+		if err := s.hub.acquire(); err != nil {
+			s.log.Warn("subscribing to the broker for a session request", "err", err)
+		} else {
+			defer s.hub.release()
+		}
+	}
 	sess := &httpSession{s: s, rec: rec, cv: conv, caps: caps}
-	out := s.serveLegacy(ctx, sess, m, &exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: client})
-	sse.finish(out)
-	s.recycle(out.buf)
+	x := &exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: client,
+		bridge: &httpBridge{s: s, principal: rec.Principal, key: rec.Key, sse: sse}}
+	return s.serveLegacy(ctx, sess, m, x)
 }
 
 // sessionVerb serves a GET or DELETE that names a session (G3–G6, D3–D4).

@@ -125,7 +125,7 @@ func want(t testing.TB, what string, rec *httptest.ResponseRecorder, w *wire, st
 func TestHTTPLegacyTranscript(t *testing.T) {
 	for _, rev := range legacyRevs {
 		t.Run(rev, func(t *testing.T) {
-			f := newLegacyFixture(t, ErasBoth)
+			f := newLegacyFixture(t, ErasBoth, WithLegacy(LegacyConfig{InputTimeout: 50 * time.Millisecond}))
 			c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), rev)
 			w := c.initialize(`{"elicitation":{},"sampling":{}}`)
 			if w.Result["protocolVersion"] != rev {
@@ -163,7 +163,15 @@ func TestHTTPLegacyTranscript(t *testing.T) {
 			if old := rev < "2025-06-18"; old {
 				want(t, "AskInput without elicitation", rec, w, 200, protocol.CodeMissingRequiredClientCapabilityError)
 			} else {
-				want(t, "AskInput before the bridge", rec, w, 200, protocol.CodeInternalError)
+				// The bridge: the answer switches to SSE with the
+				// elicitation; unanswered, it is cancelled after
+				// InputTimeout and the call is -32603.
+				notes := sseMessages(t, rec.Body.Bytes())
+				want(t, "AskInput unanswered", rec, w, 200, protocol.CodeInternalError)
+				if len(notes) != 3 || notes[0].method() != "elicitation/create" || notes[1].method() != "notifications/cancelled" ||
+					notes[1].params()["reason"] != "timed out" || !strings.Contains(w.Error.Message, "timed out waiting for the client's input") {
+					t.Errorf("AskInput through the bridge, unanswered: %s", rec.Body.Bytes())
+				}
 			}
 			// logging/setLevel, then a log on the POST's SSE stream.
 			if w, _, rec := c.call(10, "logging/setLevel", `{"level":"info"}`); rec.Code != 200 || string(w.members["result"]) != "{}" {

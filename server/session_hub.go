@@ -15,17 +15,19 @@ import (
 // its session declared and subscribed to; EventSession ops go to the
 // stream of the session they name: closed and takeover end it, subs makes
 // it reload its subscriptions; closed and cancel also reach the session's
-// running requests on this instance.
+// running requests on this instance, and answer wakes the input bridge's
+// wait for that request.
 //
-// TODO(step 10): with a shared store, requests and bridge waits of a
-// session on an instance holding no stream need the hub too (cancel,
-// closed, answer): make them users of the subscription.
+// Running requests of a session are users of the subscription too, while
+// they run (acquire, release), so that cancel, closed and answer reach an
+// instance that holds no stream of the session.
 type sessionHub struct {
 	s *Server
 
 	mu      sync.Mutex
-	streams map[string]*legacyStream // the standalone stream of each session held here, by key
-	users   int                      // streams attached and not yet detached
+	streams map[string]*legacyStream            // the standalone stream of each session held here, by key
+	waiters map[string]map[string]chan struct{} // the bridge's waits, by session key and request id
+	users   int                                 // streams and requests attached and not yet detached
 	sub     *hubSubscription
 }
 
@@ -35,7 +37,7 @@ type hubSubscription struct {
 }
 
 func newSessionHub(s *Server) *sessionHub {
-	return &sessionHub{s: s, streams: map[string]*legacyStream{}}
+	return &sessionHub{s: s, streams: map[string]*legacyStream{}, waiters: map[string]map[string]chan struct{}{}}
 }
 
 // attach registers st as its session's stream on this instance, taking
@@ -44,21 +46,94 @@ func newSessionHub(s *Server) *sessionHub {
 func (h *sessionHub) attach(st *legacyStream) (*legacyStream, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.sub == nil {
-		ctx, cancel := context.WithCancel(context.Background())
-		events, stop, err := h.s.cfg.broker.Subscribe(ctx)
-		if err != nil {
-			cancel()
-			return nil, err
-		}
-		sub := &hubSubscription{stop: func() { stop(); cancel() }, done: make(chan struct{})}
-		h.sub = sub
-		go h.run(events, sub.done)
+	if err := h.subscribe(); err != nil {
+		return nil, err
 	}
 	h.users++
 	old := h.streams[st.key]
 	h.streams[st.key] = st
 	return old, nil
+}
+
+// acquire makes a running request of a session a user of the
+// subscription; release ends that.
+func (h *sessionHub) acquire() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if err := h.subscribe(); err != nil {
+		return err
+	}
+	h.users++
+	return nil
+}
+
+func (h *sessionHub) release() {
+	h.mu.Lock()
+	h.users--
+	var sub *hubSubscription
+	if h.users == 0 {
+		sub, h.sub = h.sub, nil
+	}
+	h.mu.Unlock()
+	if sub != nil {
+		sub.stop()
+		<-sub.done
+	}
+}
+
+// wait registers wake for the answers to ids of session key; the returned
+// function unregisters it.
+func (h *sessionHub) wait(key string, ids []string, wake chan struct{}) func() {
+	h.mu.Lock()
+	m := h.waiters[key]
+	if m == nil {
+		m = map[string]chan struct{}{}
+		h.waiters[key] = m
+	}
+	for _, id := range ids {
+		m[id] = wake
+	}
+	h.mu.Unlock()
+	return func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		m := h.waiters[key]
+		for _, id := range ids {
+			delete(m, id)
+		}
+		if len(m) == 0 {
+			delete(h.waiters, key)
+		}
+	}
+}
+
+// wake wakes the wait for the answer to id of session key, if it is here.
+func (h *sessionHub) wake(key, id string) {
+	h.mu.Lock()
+	ch := h.waiters[key][id]
+	h.mu.Unlock()
+	if ch != nil {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// subscribe takes the broker subscription if there is none; h.mu is held.
+func (h *sessionHub) subscribe() error {
+	if h.sub == nil {
+		ctx, cancel := context.WithCancel(context.Background())
+		events, stop, err := h.s.cfg.broker.Subscribe(ctx)
+		if err != nil {
+			cancel()
+			return err
+		}
+		sub := &hubSubscription{stop: func() { stop(); cancel() }, done: make(chan struct{})}
+		h.sub = sub
+		go h.run(events, sub.done)
+	}
+	return nil
 }
 
 // detach unregisters st (if it is still its session's stream here) and
@@ -120,6 +195,8 @@ func (h *sessionHub) route(ev Event) {
 			if st := h.stream(ev.Session); st != nil {
 				st.offer(ev)
 			}
+		case SessionAnswer:
+			h.wake(ev.Session, ev.Ref)
 		case SessionCancel:
 			var id protocol.RequestId
 			if protocol.Unmarshal([]byte(ev.Ref), &id) == nil {

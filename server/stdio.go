@@ -137,14 +137,28 @@ func (c *stdioConn) cancel(id protocol.RequestId) {
 // answer. Over the limit the line is answered at once, so that a
 // cancellation can still be read (backpressure would block it).
 func (c *stdioConn) spawn(line []byte, id *protocol.RequestId, serve func(ctx context.Context, msg []byte, x *exchange) outcome) {
+	msg := bytes.Clone(line)
+	c.run(id, func(o outcome) {
+		if !o.cancelled && !o.notification && o.body != nil {
+			c.out.write(o.body)
+		}
+	}, func(ctx context.Context) outcome {
+		return serve(ctx, msg, &exchange{out: c.out})
+	})
+}
+
+// run runs serve in a goroutine of its own, within WithMaxConcurrent,
+// registered under id for cancellation, and hands its outcome to done
+// (which must not keep o.body: its buffer is recycled after). Over the
+// limit done gets the -32029 refusal at once.
+func (c *stdioConn) run(id *protocol.RequestId, done func(o outcome), serve func(ctx context.Context) outcome) {
 	select {
 	case c.slots <- struct{}{}:
 	default:
 		e := &Error{Code: CodeRateLimited, Message: "Too many concurrent requests"}
-		c.out.write(c.s.errorOutcome(id, e).body)
+		done(c.s.errorOutcome(id, e))
 		return
 	}
-	msg := bytes.Clone(line)
 	reqCtx, cancel := context.WithCancel(c.ctx)
 	e := &stdioRunning{cancel: cancel}
 	if id != nil {
@@ -157,7 +171,7 @@ func (c *stdioConn) spawn(line []byte, id *protocol.RequestId, serve func(ctx co
 		defer c.wg.Done()
 		defer func() { <-c.slots }()
 		defer cancel()
-		o := serve(reqCtx, msg, &exchange{out: c.out})
+		o := serve(reqCtx)
 		if id != nil {
 			c.mu.Lock()
 			if c.inFlight[*id] == e {
@@ -165,9 +179,7 @@ func (c *stdioConn) spawn(line []byte, id *protocol.RequestId, serve func(ctx co
 			}
 			c.mu.Unlock()
 		}
-		if !o.cancelled && !o.notification && o.body != nil {
-			c.out.write(o.body)
-		}
+		done(o)
 		c.s.recycle(o.buf)
 	}()
 }

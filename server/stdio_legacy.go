@@ -31,9 +31,7 @@ func (c *stdioConn) dualLine(line []byte) {
 	case m.kind == msgBad:
 		c.out.write(s.errorOutcome(m.badID, m.badErr).body) // T1, and lines that are not JSON-RPC messages
 	case m.kind == msgBatch:
-		// T12: batches exist in 2025-03-26 sessions only.
-		// TODO(step 9): serve them there (docs/dual-era.md §2.8).
-		c.out.write(s.errorOutcome(nil, invalidRequest("Invalid Request: a batch is served only in a 2025-03-26 session")).body)
+		c.batch(line) // T12: in 2025-03-26 sessions only (§2.8)
 	case m.modern:
 		if s.cfg.eras == ErasLegacy {
 			if m.kind == msgRequest {
@@ -50,11 +48,9 @@ func (c *stdioConn) dualLine(line []byte) {
 			c.out.write(s.errorOutcome(nil, invalidRequest("Invalid Request: a client sends requests and notifications only")).body)
 			return
 		}
-		// T9: a response is never answered. No server-to-client request is
-		// ever outstanding before the bridge.
-		// TODO(step 7): route it to the bridge's pending request, and count
-		// the bad ones (MaxBadResponses).
-		s.log.Debug("dropping a response that answers no outstanding request", "id", m.id.String())
+		// T9: to the bridge's pending request; a response is never
+		// answered.
+		c.sess.answer(&m)
 	case c.sess != nil:
 		c.sessionNotification(&m) // T11
 	default:
@@ -96,6 +92,10 @@ func (c *stdioConn) legacyRequest(line []byte, m *rpcMessage) {
 	case c.sess == nil:
 		// T7: not a valid modern request, and no session.
 		c.out.write(s.errorOutcome(m.requestID(), InvalidParams("Invalid params: params._meta with protocolVersion and clientCapabilities is required (or send initialize first)", nil)).body)
+	case c.sess.ended():
+		// The legacy session ended (a bad-response flood, §6.4); modern
+		// lines are still served.
+		c.out.write(s.legacyErrorOutcome(c.sess.rev, m.requestID(), invalidRequest("Invalid Request: the legacy session has ended"), 0).body)
 	case !c.sess.ready():
 		// L1, decided in the read loop: a request read before
 		// notifications/initialized is refused even if its goroutine would
@@ -105,6 +105,7 @@ func (c *stdioConn) legacyRequest(line []byte, m *rpcMessage) {
 		// T8, L2 passed above.
 		sess := c.sess
 		c.spawn(line, m.requestID(), func(ctx context.Context, _ []byte, x *exchange) outcome {
+			x.bridge = sess
 			return s.serveLegacy(ctx, sess, m, x)
 		})
 	}
@@ -127,7 +128,7 @@ func (c *stdioConn) open(m *rpcMessage) {
 		c.out.write(s.errorOutcome(m.requestID(), e).body)
 		return
 	}
-	ss := &stdioSession{c: c, rev: o.rev, caps: o.caps, subs: map[string]struct{}{}}
+	ss := &stdioSession{c: c, rev: o.rev, caps: o.caps, subs: map[string]struct{}{}, b: newStdioBridge()}
 	ss.cur.Store(o.conv)
 	c.sess = ss
 	out := s.legacyResultOutcome(o.rev, m.id, o.result)
@@ -171,8 +172,11 @@ type stdioSession struct {
 	mu   sync.Mutex
 	subs map[string]struct{}
 
-	stop func()        // ends the broker subscription; nil before ready
-	done chan struct{} // closed when the forwarder returns
+	stop    func()        // ends the broker subscription; nil before ready
+	done    chan struct{} // closed when the forwarder returns
+	endOnce sync.Once
+
+	b stdioBridge // the input bridge's requests (stdio_bridge.go)
 }
 
 func (ss *stdioSession) conv() *legacy.Session  { return ss.cur.Load() }
@@ -219,7 +223,7 @@ func (ss *stdioSession) subscribed(uri string) bool {
 // changes and resource updates to stdout (§2.4, §5): a broker subscription
 // taken now and dropped at the session's end.
 func (ss *stdioSession) start() {
-	if ss.rdy.Swap(true) {
+	if ss.rdy.Swap(true) || ss.ended() {
 		return // a second notifications/initialized changes nothing
 	}
 	s := ss.c.s
@@ -248,10 +252,15 @@ func (ss *stdioSession) start() {
 	}()
 }
 
-// end drops the broker subscription and waits for the forwarder.
+// end ends the session, once: the bridge's waits end without sending
+// anything, the broker subscription is dropped and the forwarder waited
+// for. It runs in the read loop (end of input, a bad-response flood).
 func (ss *stdioSession) end() {
-	if ss.stop != nil {
-		ss.stop()
-		<-ss.done
-	}
+	ss.endOnce.Do(func() {
+		ss.closeBridge()
+		if ss.stop != nil {
+			ss.stop()
+			<-ss.done
+		}
+	})
 }

@@ -154,10 +154,19 @@ func TestStdioLegacyTranscript(t *testing.T) {
 				t.Errorf("client capabilities in %s: %s", rev, got)
 			}
 			// AskInput: -32021 without the capability (elicitation does not
-			// exist before 2025-06-18), else refused until the bridge.
+			// exist before 2025-06-18), else the bridge asks the client
+			// (elicitation/create on stdout) and calls the handler again.
+			c.answer = func(req *wire) string {
+				return `{"jsonrpc":"2.0","id":` + req.id() + `,"result":{"action":"accept","content":{"name":"x"}}}`
+			}
 			w, _ = c.call(32, "tools/call", `{"name":"ask"}`)
-			if wantCode := map[bool]int64{true: protocol.CodeMissingRequiredClientCapabilityError, false: protocol.CodeInternalError}[old]; w.code() != wantCode {
-				t.Errorf("AskInput in %s: %s, want %d", rev, w.raw, wantCode)
+			c.answer = nil
+			if old {
+				if w.code() != protocol.CodeMissingRequiredClientCapabilityError || len(c.asked) != 0 {
+					t.Errorf("AskInput in %s: %s, want -32021", rev, w.raw)
+				}
+			} else if len(c.asked) != 1 || c.asked[0].method() != "elicitation/create" || resultText(t, w) != "hello" {
+				t.Errorf("AskInput through the bridge in %s: asked %d, %s", rev, len(c.asked), w.raw)
 			}
 
 			// resources (L1125/server/resources.mdx)

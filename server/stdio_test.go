@@ -17,7 +17,11 @@ import (
 
 // session drives ServeStdio through pipes.
 type session struct {
-	t      testing.TB
+	t testing.TB
+	// bridge allows the input bridge's server-to-client requests
+	// (mcpwire-* ids) of a legacy session: R-STDIO-03 holds for modern
+	// requests only (docs/dual-era.md §5).
+	bridge bool
 	in     *io.PipeWriter
 	lines  chan string
 	done   chan error
@@ -65,7 +69,7 @@ func (ss *session) recv() *wire {
 		if !ok {
 			ss.t.Fatal("stdout closed")
 		}
-		return checkStdioLine(ss.t, l)
+		return checkStdioLineBridge(ss.t, l, ss.bridge)
 	case <-time.After(5 * time.Second):
 		ss.t.Fatal("no message within 5 s")
 	}
@@ -79,7 +83,7 @@ func (ss *session) close() ([]*wire, error) {
 	ss.in.Close()
 	var rest []*wire
 	for l := range ss.lines {
-		rest = append(rest, checkStdioLine(ss.t, l))
+		rest = append(rest, checkStdioLineBridge(ss.t, l, ss.bridge))
 	}
 	select {
 	case err := <-ss.done:
@@ -94,11 +98,18 @@ func (ss *session) close() ([]*wire, error) {
 // (R-STDIO-01/02) that is not a request (R-STDIO-03, R-BASE-11).
 func checkStdioLine(t testing.TB, l string) *wire {
 	t.Helper()
+	return checkStdioLineBridge(t, l, false)
+}
+
+// checkStdioLineBridge is checkStdioLine, allowing the input bridge's
+// requests when bridge is set.
+func checkStdioLineBridge(t testing.TB, l string, bridge bool) *wire {
+	t.Helper()
 	if !json.Valid([]byte(l)) {
 		t.Fatalf("R-STDIO-02: stdout line is not JSON: %q", l)
 	}
 	w := decodeWire(t, []byte(l))
-	if w.hasID() && w.method() != "" {
+	if w.hasID() && w.method() != "" && !(bridge && strings.HasPrefix(w.id(), `"mcpwire-`)) {
 		t.Fatalf("R-STDIO-03: a request on stdout: %s", l)
 	}
 	return w

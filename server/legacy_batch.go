@@ -1,0 +1,249 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/protocol/mcp20251125"
+	"github.com/mcpwire/mcpwire/server/internal/legacy"
+)
+
+// JSON-RPC batches (docs/dual-era.md §2.8) exist in 2025-03-26 only: a
+// body (HTTP) or line (stdio) that is a JSON array, in a session of that
+// revision. A batch is refused whole, with -32600 and no id, unless it has
+// 1 to MaxBatch elements, none is initialize, none carries 2026-07-28
+// _meta, and its elements are all requests and notifications or all
+// responses. Requests then run concurrently, each through the legacy order
+// of checks; their responses come back as one array, in the order of the
+// requests. Responses go to the input bridge.
+
+// DefaultMaxBatch bounds the messages of one batch (LegacyConfig.MaxBatch).
+const DefaultMaxBatch = 64
+
+// msgBatchRevision is the refusal of a batch outside a 2025-03-26 session.
+const msgBatchRevision = "Invalid Request: a batch is served only in a 2025-03-26 session"
+
+// readBatch reads and checks the elements of a batch. responses reports
+// that every element is a response; otherwise elements that are not valid
+// messages are msgBad elements, answered in the reply.
+func (s *Server) readBatch(body []byte) (msgs []rpcMessage, responses bool, e *Error) {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(body, &elems); err != nil {
+		return nil, false, &Error{Code: protocol.CodeParseError, Message: "Parse error: invalid JSON"}
+	}
+	switch max := s.cfg.legacy.MaxBatch; {
+	case len(elems) == 0:
+		return nil, false, invalidRequest("Invalid Request: an empty batch")
+	case len(elems) > max:
+		return nil, false, invalidRequest(fmt.Sprintf("Invalid Request: batch of %d messages, more than %d", len(elems), max))
+	}
+	msgs = make([]rpcMessage, len(elems))
+	nReq, nResp := 0, 0
+	for i, raw := range elems {
+		m := s.readMessage(raw)
+		switch {
+		case m.kind == msgBatch:
+			m = rpcMessage{kind: msgBad, badErr: invalidRequest("Invalid Request: a batch inside a batch")}
+		case m.kind == msgBad:
+		case m.modern:
+			return nil, false, invalidRequest("Invalid Request: a batch element carries 2026-07-28 _meta")
+		case m.kind == msgRequest && m.method == mcp20251125.MethodInitialize:
+			return nil, false, invalidRequest("Invalid Request: initialize cannot be in a batch")
+		case m.kind == msgResponse:
+			nResp++
+		default:
+			nReq++
+		}
+		msgs[i] = m
+	}
+	if nReq > 0 && nResp > 0 {
+		return nil, false, invalidRequest("Invalid Request: a batch mixes requests and responses")
+	}
+	return msgs, nResp > 0, nil
+}
+
+// batchArray joins response bodies into one JSON array.
+func batchArray(bodies [][]byte) []byte {
+	n := 2
+	for _, b := range bodies {
+		n += len(b) + 1
+	}
+	out := make([]byte, 0, n)
+	out = append(out, '[')
+	for i, b := range bodies {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, b...)
+	}
+	return append(out, ']')
+}
+
+// sessionBatch serves a batch POSTed in a session (S10, §2.8).
+func (h *httpHandler) sessionBatch(r *http.Request, sse *sseWriter, rec *SessionRecord, body []byte, principal, client string) {
+	s := h.s
+	refuse := func(e *Error) { writeAnswer(sse, withStatus(s.errorOutcome(nil, e), http.StatusBadRequest)) }
+	if rev, _ := legacy.ParseRev(rec.ProtocolVersion); rev != legacy.Rev20250326 {
+		refuse(invalidRequest(msgBatchRevision))
+		return
+	}
+	if r.Header.Get(HeaderMethod) != "" || r.Header.Get(HeaderName) != "" {
+		refuse(invalidRequest("Invalid Request: " + HeaderMethod + " and " + HeaderName + " cannot describe a batch"))
+		return
+	}
+	msgs, responses, e := s.readBatch(body)
+	if e != nil {
+		refuse(e)
+		return
+	}
+	ctx := r.Context()
+	if responses {
+		all := true
+		for i := range msgs {
+			m := &msgs[i]
+			if m.kind == msgBad {
+				all = false
+				continue
+			}
+			if out := s.sessionResponse(ctx, rec, m); out.status != http.StatusAccepted {
+				all = false
+			}
+		}
+		if all {
+			writeAnswer(sse, outcome{notification: true, status: http.StatusAccepted})
+		} else {
+			refuse(invalidRequest("Invalid Request: not every response of the batch answers an outstanding request"))
+		}
+		return
+	}
+	bodies := make([][]byte, len(msgs))
+	var wg sync.WaitGroup
+	for i := range msgs {
+		m := &msgs[i]
+		switch m.kind {
+		case msgBad:
+			bodies[i] = s.errorOutcome(m.badID, m.badErr).body
+		case msgNotification:
+			s.sessionNotification(ctx, rec, m)
+		default:
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				out := h.runSessionRequest(r, sse, rec, m, principal, client)
+				if !out.cancelled && out.body != nil {
+					bodies[i] = append([]byte(nil), out.body...)
+				}
+				s.recycle(out.buf)
+			}()
+		}
+	}
+	wg.Wait()
+	writeBatch(sse, bodies)
+}
+
+// writeBatch writes a batch's responses: one 200 JSON array, or, when an
+// element already switched the answer to SSE (a notification, a bridge
+// request), each response as its own event. No response at all (only
+// notifications, or every request cancelled) is 202.
+func writeBatch(sse *sseWriter, bodies [][]byte) {
+	var kept [][]byte
+	for _, b := range bodies {
+		if b != nil {
+			kept = append(kept, b)
+		}
+	}
+	sse.mu.Lock()
+	started := sse.started
+	sse.mu.Unlock()
+	switch {
+	case started:
+		for _, b := range kept {
+			sse.notify(b)
+		}
+		sse.finish(outcome{cancelled: true}) // the stream ends after the last response
+	case len(kept) == 0:
+		sse.finish(outcome{notification: true, status: http.StatusAccepted})
+	default:
+		sse.finish(outcome{body: batchArray(kept), status: http.StatusOK})
+	}
+}
+
+// batch serves a batch line on stdio (§2.8, §5): the notifications in
+// the read loop, as single lines are; the requests concurrently, within
+// WithMaxConcurrent; their responses as one line holding the array, after
+// the last one.
+func (c *stdioConn) batch(line []byte) {
+	s := c.s
+	ss := c.sess
+	if ss == nil || ss.rev != legacy.Rev20250326 || ss.ended() {
+		c.out.write(s.errorOutcome(nil, invalidRequest(msgBatchRevision)).body)
+		return
+	}
+	msgs, responses, e := s.readBatch(line)
+	if e != nil {
+		c.out.write(s.errorOutcome(nil, e).body)
+		return
+	}
+	if responses {
+		for i := range msgs {
+			if msgs[i].kind == msgBad {
+				ss.badResponse("not a valid response")
+				continue
+			}
+			ss.answer(&msgs[i])
+		}
+		return
+	}
+	bodies := make([][]byte, len(msgs))
+	var wg sync.WaitGroup
+	for i := range msgs {
+		m := &msgs[i]
+		switch {
+		case m.kind == msgBad:
+			bodies[i] = s.errorOutcome(m.badID, m.badErr).body
+		case m.kind == msgNotification:
+			if m.method == mcp20251125.MethodNotificationsCancelled {
+				var p mcp20251125.CancelledNotificationParams
+				if m.params != nil && s.legacyDecode().Unmarshal(m.params, &p) == nil && p.RequestID != nil {
+					c.cancel(modernID(*p.RequestID))
+				}
+				continue
+			}
+			c.sessionNotification(m)
+		case c.running(m.id):
+			bodies[i] = s.legacyErrorOutcome(ss.rev, m.requestID(), invalidRequest("Invalid Request: request id already in use in this session"), 0).body
+		case m.method == mcp20251125.MethodPing:
+			bodies[i] = s.emptyResult(m.id).body
+		case !ss.ready():
+			bodies[i] = s.legacyErrorOutcome(ss.rev, m.requestID(), invalidRequest(msgNotInitialized), 0).body
+		default:
+			wg.Add(1)
+			c.run(m.requestID(), func(o outcome) {
+				defer wg.Done()
+				if !o.cancelled && o.body != nil {
+					bodies[i] = append([]byte(nil), o.body...)
+				}
+			}, func(ctx context.Context) outcome {
+				return s.serveLegacy(ctx, ss, m, &exchange{out: c.out, bridge: ss})
+			})
+		}
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		wg.Wait()
+		var kept [][]byte
+		for _, b := range bodies {
+			if b != nil {
+				kept = append(kept, b)
+			}
+		}
+		if len(kept) > 0 {
+			c.out.write(batchArray(kept))
+		}
+	}()
+}

@@ -1,0 +1,610 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// The input bridge on stdio (docs/dual-era.md §5, §6; rows T9 and the
+// bridge rows of §10.4): a handler's AskInput in a legacy session becomes
+// server-to-client requests on stdout, answered on stdin.
+
+// addMRTRFixtures registers the multi round-trip fixtures of
+// examples/everything (mrtr.go and its prompt, same names, same
+// handlers), which a legacy client reaches through the bridge.
+func addMRTRFixtures(t testing.TB, s *Server) {
+	t.Helper()
+	nameForm := func() protocol.InputRequest {
+		return ElicitForm("What is your name?", map[string]protocol.PrimitiveSchemaDefinition{"name": StringField("Your name")}, "name")
+	}
+	accepted := func(r *Request, key, field string) (string, bool) {
+		resp, ok := r.InputResponse(key)
+		if !ok {
+			return "", false
+		}
+		er, ok := resp.Value.(*protocol.ElicitResult)
+		if !ok || er.Action != protocol.ElicitResultActionAccept {
+			return "", false
+		}
+		v, ok := er.Content[field]
+		if !ok || !v.IsString() {
+			return "", false
+		}
+		return v.Str(), true
+	}
+	tools := map[string]ToolHandler{
+		"test_input_required_result_elicitation": func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+			if name, ok := accepted(r, "user_name", "name"); ok {
+				return TextResult("Hello, " + name + "!"), nil
+			}
+			return nil, r.AskInput(map[string]protocol.InputRequest{"user_name": nameForm()}, nil)
+		},
+		"test_input_required_result_sampling": func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+			if resp, ok := r.InputResponse("capital_question"); ok {
+				if res, ok := resp.Value.(*protocol.CreateMessageResult); ok {
+					return TextResult("The model " + res.Model + " answered."), nil
+				}
+			}
+			return nil, r.AskInput(map[string]protocol.InputRequest{"capital_question": SampleText("What is the capital of France?", 100)}, nil)
+		},
+		"test_input_required_result_list_roots": func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+			if resp, ok := r.InputResponse("client_roots"); ok {
+				if res, ok := resp.Value.(*protocol.ListRootsResult); ok {
+					return TextResult("Roots: " + strconv.Itoa(len(res.Roots))), nil
+				}
+			}
+			return nil, r.AskInput(map[string]protocol.InputRequest{"client_roots": ListRoots()}, nil)
+		},
+		"test_input_required_result_request_state": func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+			if string(r.State()) == "awaiting-confirm" {
+				if resp, ok := r.InputResponse("confirm"); ok {
+					if er, ok := resp.Value.(*protocol.ElicitResult); ok && er.Action == protocol.ElicitResultActionAccept {
+						return TextResult("state-ok: confirmed"), nil
+					}
+				}
+			}
+			return nil, r.AskInput(map[string]protocol.InputRequest{
+				"confirm": ElicitForm("Please confirm.", map[string]protocol.PrimitiveSchemaDefinition{"ok": BoolField("Confirm")}, "ok"),
+			}, []byte("awaiting-confirm"))
+		},
+		"test_input_required_result_multiple_inputs": func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+			_, e := r.InputResponse("user_name")
+			_, sm := r.InputResponse("capital_question")
+			_, ro := r.InputResponse("client_roots")
+			if e && sm && ro && string(r.State()) == "multi" {
+				return TextResult("Received all three responses."), nil
+			}
+			return nil, r.AskInput(map[string]protocol.InputRequest{
+				"user_name": nameForm(), "capital_question": SampleText("What is the capital of France?", 100), "client_roots": ListRoots(),
+			}, []byte("multi"))
+		},
+		"test_input_required_result_multi_round": func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+			round := 0
+			if st := r.State(); st != nil {
+				round, _ = strconv.Atoi(string(st))
+			}
+			key := "round_" + strconv.Itoa(round+1)
+			if round > 0 {
+				if _, ok := r.InputResponse("round_" + strconv.Itoa(round)); !ok {
+					key = "round_" + strconv.Itoa(round)
+					round--
+				}
+			}
+			if round >= 2 {
+				return TextResult("Completed after 3 rounds."), nil
+			}
+			return nil, r.AskInput(map[string]protocol.InputRequest{
+				key: ElicitForm("Round "+strconv.Itoa(round+1)+": your name?", map[string]protocol.PrimitiveSchemaDefinition{"name": StringField("Your name")}, "name"),
+			}, []byte(strconv.Itoa(round+1)))
+		},
+		"test_input_required_result_tampered_state": func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+			if string(r.State()) == "untampered" {
+				return TextResult("State verified."), nil
+			}
+			return nil, r.AskInput(map[string]protocol.InputRequest{"user_name": nameForm()}, []byte("untampered"))
+		},
+		"test_input_required_result_capabilities": func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+			if len(r.State()) > 0 {
+				return TextResult("Done."), nil
+			}
+			caps := r.ClientCapabilities()
+			reqs := map[string]protocol.InputRequest{}
+			if caps.Elicitation != nil {
+				reqs["user_name"] = nameForm()
+			}
+			if caps.Sampling != nil {
+				reqs["capital_question"] = SampleText("What is the capital of France?", 100)
+			}
+			if caps.Roots != nil {
+				reqs["client_roots"] = ListRoots()
+			}
+			if len(reqs) == 0 {
+				return nil, MissingCapability(protocol.ClientCapabilities{Sampling: &protocol.ClientCapabilitiesSampling{}})
+			}
+			return nil, r.AskInput(reqs, []byte("asked"))
+		},
+	}
+	for name, h := range tools {
+		addTool(t, s, `{"name":"`+name+`","inputSchema":{"type":"object","properties":{}}}`, h)
+	}
+	if err := s.AddPrompt(protocol.Prompt{Name: "test_input_required_result_prompt"},
+		func(_ context.Context, r *Request, _ map[string]string) (*protocol.GetPromptResult, error) {
+			if c, ok := accepted(r, "user_context", "context"); ok {
+				return &protocol.GetPromptResult{Messages: []protocol.PromptMessage{{Role: protocol.RoleUser, Content: Text("Context: " + c)}}}, nil
+			}
+			return nil, r.AskInput(map[string]protocol.InputRequest{
+				"user_context": ElicitForm("What context should the prompt use?", map[string]protocol.PrimitiveSchemaDefinition{"context": StringField("Context")}, "context"),
+			}, nil)
+		}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// scriptedAnswer is a legacy client's answer to each server-to-client
+// request: an accepted form filled with "Alice" (or true) for each
+// property, a model's answer, two roots.
+func scriptedAnswer(req *wire) string {
+	var res string
+	switch req.method() {
+	case "elicitation/create":
+		content := M{}
+		schema, _ := req.params()["requestedSchema"].(M)
+		props, _ := schema["properties"].(M)
+		for k, v := range props {
+			if p, _ := v.(M); p["type"] == "boolean" {
+				content[k] = true
+			} else {
+				content[k] = "Alice"
+			}
+		}
+		b, _ := json.Marshal(M{"action": "accept", "content": content})
+		res = string(b)
+	case "sampling/createMessage":
+		res = `{"role":"assistant","content":{"type":"text","text":"Paris"},"model":"test-model"}`
+	case "roots/list":
+		res = `{"roots":[{"uri":"file:///a"},{"uri":"file:///b","name":"b"}]}`
+	}
+	return `{"jsonrpc":"2.0","id":` + req.id() + `,"result":` + res + `}`
+}
+
+const allClientCaps = `{"elicitation":{},"sampling":{},"roots":{}}`
+
+// Every MRTR fixture of examples/everything, through the bridge, in each
+// revision that can carry its input requests; elicitation before
+// 2025-06-18 is -32021 (the client cannot declare it), R-MRTR-05.
+func TestStdioBridgeFixtures(t *testing.T) {
+	cases := []struct {
+		method, name, want string
+		asks               []string // the methods sent, in key order
+		elicits            bool
+	}{
+		{"tools/call", "test_input_required_result_elicitation", "Hello, Alice!", []string{"elicitation/create"}, true},
+		{"tools/call", "test_input_required_result_sampling", "The model test-model answered.", []string{"sampling/createMessage"}, false},
+		{"tools/call", "test_input_required_result_list_roots", "Roots: 2", []string{"roots/list"}, false},
+		{"tools/call", "test_input_required_result_request_state", "state-ok: confirmed", []string{"elicitation/create"}, true},
+		{"tools/call", "test_input_required_result_multiple_inputs", "Received all three responses.", []string{"sampling/createMessage", "roots/list", "elicitation/create"}, true},
+		{"tools/call", "test_input_required_result_multi_round", "Completed after 3 rounds.", []string{"elicitation/create", "elicitation/create"}, true},
+		{"tools/call", "test_input_required_result_tampered_state", "State verified.", []string{"elicitation/create"}, true},
+		{"tools/call", "test_input_required_result_capabilities", "Done.", []string{"sampling/createMessage", "roots/list", "elicitation/create"}, true},
+		{"prompts/get", "test_input_required_result_prompt", "Context: Alice", []string{"elicitation/create"}, true},
+	}
+	for _, rev := range legacyRevs {
+		t.Run(rev, func(t *testing.T) {
+			f := newLegacyFixture(t, ErasBoth)
+			addMRTRFixtures(t, f.Server)
+			c := startLegacyStdio(t, f.Server, rev)
+			c.open(allClientCaps)
+			c.answer = scriptedAnswer
+			old := rev < "2025-06-18"
+			for i, tc := range cases {
+				c.asked = nil
+				w, notes := c.call(100+i, tc.method, `{"name":"`+tc.name+`"}`)
+				if len(notes) != 0 {
+					t.Errorf("%s: notifications %v", tc.name, notes)
+				}
+				if old && tc.elicits && tc.name != "test_input_required_result_capabilities" {
+					if w.code() != protocol.CodeMissingRequiredClientCapabilityError || len(c.asked) != 0 {
+						t.Errorf("%s in %s: %s, asked %d; want -32021 and nothing sent", tc.name, rev, w.raw, len(c.asked))
+					}
+					continue
+				}
+				got := string(w.raw)
+				if tc.method == "tools/call" {
+					got = resultText(t, w)
+				}
+				if !strings.Contains(got, tc.want) {
+					t.Errorf("%s in %s: %s, want %q", tc.name, rev, w.raw, tc.want)
+				}
+				var methods []string
+				for _, a := range c.asked {
+					methods = append(methods, a.method())
+					if !strings.HasPrefix(a.id(), `"mcpwire-`) || len(a.id()) != len(`"mcpwire-`)+22+1 {
+						t.Errorf("a bridge id is mcpwire-<22 base64url>: %s", a.id())
+					}
+				}
+				want := tc.asks
+				if old && tc.name == "test_input_required_result_capabilities" {
+					want = want[:2] // no elicitation capability before 2025-06-18
+				}
+				if strings.Join(methods, ",") != strings.Join(want, ",") {
+					t.Errorf("%s in %s: asked %v, want %v", tc.name, rev, methods, want)
+				}
+			}
+		})
+	}
+}
+
+// bridgeTool asks for what the test says on each call, and reports what
+// it saw.
+type bridgeProbe struct {
+	seen chan string
+}
+
+func addBridgeTools(t testing.TB, s *Server) *bridgeProbe {
+	p := &bridgeProbe{seen: make(chan string, 100)}
+	form := ElicitForm("Name?", map[string]protocol.PrimitiveSchemaDefinition{"name": StringField("")}, "name")
+	// probe reports InputResponse/InputError of "name" and asks again
+	// while the state is below 2.
+	addTool(t, s, `{"name":"probe","inputSchema":{"type":"object"}}`, func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+		var parts []string
+		if resp, ok := r.InputResponse("name"); ok {
+			b, _ := protocol.Marshal(&resp)
+			parts = append(parts, "response="+string(b))
+		}
+		if e, ok := r.InputError("name"); ok {
+			parts = append(parts, "error="+strconv.FormatInt(e.Code, 10)+":"+e.Message)
+		}
+		parts = append(parts, "state="+string(r.State()))
+		if r.State() == nil {
+			return nil, r.AskInput(map[string]protocol.InputRequest{"name": form}, []byte("1"))
+		}
+		return TextResult(strings.Join(parts, " ")), nil
+	})
+	addTool(t, s, `{"name":"forever","inputSchema":{"type":"object"}}`, func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+		n, _ := strconv.Atoi(string(r.State()))
+		return nil, r.AskInput(map[string]protocol.InputRequest{"k" + strconv.Itoa(n): ListRoots()}, []byte(strconv.Itoa(n+1)))
+	})
+	addTool(t, s, `{"name":"again","inputSchema":{"type":"object"}}`, func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+		return nil, r.AskInput(map[string]protocol.InputRequest{"roots": ListRoots()}, []byte("x"))
+	})
+	addTool(t, s, `{"name":"two","inputSchema":{"type":"object"}}`, func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+		if r.State() != nil {
+			return TextResult("two done"), nil
+		}
+		return nil, r.AskInput(map[string]protocol.InputRequest{"a": ListRoots(), "b": ListRoots()}, []byte("x"))
+	})
+	addTool(t, s, `{"name":"byhand","inputSchema":{"type":"object"}}`, func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+		if _, ok := r.InputResponse("roots"); ok {
+			return TextResult("by hand done"), nil
+		}
+		return nil, &InputRequired{Requests: map[string]protocol.InputRequest{"roots": ListRoots()}}
+	})
+	addTool(t, s, `{"name":"stateonly","inputSchema":{"type":"object"}}`, func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+		if string(r.State()) == "later" {
+			return TextResult("state only done"), nil
+		}
+		return nil, r.AskInput(nil, []byte("later"))
+	})
+	addTool(t, s, `{"name":"slowask","inputSchema":{"type":"object"}}`, func(ctx context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+		if r.State() != nil {
+			p.seen <- "called again"
+			return TextResult("slow done"), nil
+		}
+		return nil, r.AskInput(map[string]protocol.InputRequest{"roots": ListRoots()}, []byte("x"))
+	})
+	return p
+}
+
+// The answers of §6.3 item 6 and §6.4: an error response is the handler's
+// InputError; a result that is not its method's result, or an accepted
+// form whose content does not match requestedSchema (R-ELIC-11), is
+// -32602 for the key; unknown, repeated and late ids are dropped.
+func TestStdioBridgeAnswers(t *testing.T) {
+	f := newLegacyFixture(t, ErasBoth, WithLegacy(LegacyConfig{InputTimeout: 300 * time.Millisecond}))
+	addBridgeTools(t, f.Server)
+	c := startLegacyStdio(t, f.Server, "2025-11-25")
+	c.open(allClientCaps)
+	answerWith := func(body string) func(*wire) string {
+		return func(req *wire) string { return `{"jsonrpc":"2.0","id":` + req.id() + `,` + body + `}` }
+	}
+	for i, tc := range []struct{ name, answer, want string }{
+		{"accepted", `"result":{"action":"accept","content":{"name":"Bo"}}`, `response={"action":"accept","content":{"name":"Bo"}} state=1`},
+		{"declined", `"result":{"action":"decline"}`, `response={"action":"decline"} state=1`},
+		{"an error response", `"error":{"code":-1,"message":"user said no","data":{"why":"x"}}`, `error=-1:user said no state=1`},
+		{"not an ElicitResult", `"result":{"action":"maybe"}`, `error=-32602:`},
+		{"content off the schema (R-ELIC-11)", `"result":{"action":"accept","content":{"name":5}}`, `error=-32602:Invalid params: content does not match requestedSchema`},
+		{"required content missing", `"result":{"action":"accept","content":{}}`, `error=-32602:Invalid params: content does not match requestedSchema`},
+	} {
+		c.answer = answerWith(tc.answer)
+		w, _ := c.call(200+i, "tools/call", `{"name":"probe"}`)
+		if got := resultText(t, w); !strings.Contains(got, tc.want) {
+			t.Errorf("%s: %s, want %q", tc.name, got, tc.want)
+		}
+	}
+
+	// A key the client refused and the handler asks for again ends the
+	// call: no re-prompting a user who declined.
+	c.answer = answerWith(`"error":{"code":-1,"message":"no roots for you"}`)
+	c.asked = nil
+	w, _ := c.call(220, "tools/call", `{"name":"again"}`)
+	if w.code() != protocol.CodeInternalError || !strings.Contains(w.Error.Message, "the client refused input request roots: no roots for you") || len(c.asked) != 1 {
+		t.Errorf("a refused key asked again: %s, asked %d", w.raw, len(c.asked))
+	}
+
+	// An InputRequired built by hand goes through the bridge too; a round
+	// of state alone calls the handler again at once.
+	c.answer = scriptedAnswer
+	if w, _ := c.call(221, "tools/call", `{"name":"byhand"}`); resultText(t, w) != "by hand done" {
+		t.Errorf("by hand: %s", w.raw)
+	}
+	c.asked = nil
+	if w, _ := c.call(222, "tools/call", `{"name":"stateonly"}`); resultText(t, w) != "state only done" || len(c.asked) != 0 {
+		t.Errorf("state only: %s, asked %d", w.raw, len(c.asked))
+	}
+
+	// Repeated and late answers and unknown ids are dropped, never
+	// answered (T9): the next call's answer is the next line.
+	var first *wire
+	c.answer = func(req *wire) string {
+		first = req
+		return scriptedAnswer(req)
+	}
+	if w, _ := c.call(223, "tools/call", `{"name":"byhand"}`); resultText(t, w) != "by hand done" {
+		t.Fatalf("by hand: %s", w.raw)
+	}
+	c.ss.send(scriptedAnswer(first))                                              // repeated
+	c.ss.send(`{"jsonrpc":"2.0","id":"mcpwire-nope","result":{"roots":[]}}`)      // unknown
+	c.ss.send(`{"jsonrpc":"2.0","id":7,"error":{"code":-1,"message":"unknown"}}`) // unknown, a number
+	c.ss.send(`{"jsonrpc":"2.0","error":{"code":-1,"message":"no id"}}`)          // no id
+	c.answer = func(*wire) string { return "" }                                   // let it time out
+	w, notes := c.call(224, "tools/call", `{"name":"byhand"}`)
+	if w.code() != protocol.CodeInternalError || w.Error.Message != "Internal error: timed out waiting for the client's input" {
+		t.Errorf("timeout: %s", w.raw)
+	}
+	late := c.asked[len(c.asked)-1]
+	if len(notes) != 1 || notes[0].method() != "notifications/cancelled" || notes[0].params()["reason"] != "timed out" || `"`+notes[0].params()["requestId"].(string)+`"` != late.id() {
+		t.Errorf("the timed-out request is cancelled once: %v", notes)
+	}
+	c.ss.send(scriptedAnswer(late)) // late
+	if w, _ := c.call(225, "ping", ""); w.Error != nil || string(w.members["result"]) != "{}" {
+		t.Errorf("after dropped responses: %s", w.raw)
+	}
+}
+
+// The client's notifications/cancelled for the original request abandons
+// its outstanding requests, which the server cancels in turn (§2.6); the
+// call sends nothing more, and the handler is not called again.
+func TestStdioBridgeCancel(t *testing.T) {
+	f := newLegacyFixture(t, ErasBoth)
+	p := addBridgeTools(t, f.Server)
+	c := startLegacyStdio(t, f.Server, "2025-06-18")
+	c.open(allClientCaps)
+	c.ss.send(eraBody(300, "tools/call", `{"name":"slowask"}`))
+	req := c.next()
+	if req.method() != "roots/list" || req.hasParams() {
+		t.Fatalf("want roots/list without params: %s", req.raw)
+	}
+	c.note("notifications/cancelled", `{"requestId":300,"reason":"user stop"}`)
+	n := c.next()
+	if n.method() != "notifications/cancelled" || n.params()["reason"] != "request cancelled" || `"`+n.params()["requestId"].(string)+`"` != req.id() {
+		t.Errorf("the server cancels its request: %s", n.raw)
+	}
+	c.ss.send(scriptedAnswer(req)) // late: dropped
+	if w, _ := c.call(301, "ping", ""); w.Error != nil {
+		t.Errorf("ping: %s", w.raw)
+	}
+	select {
+	case s := <-p.seen:
+		t.Errorf("the handler ran again: %s", s)
+	default:
+	}
+}
+
+// The limits of §8: MaxOutstandingRequests, MaxInputRounds,
+// MaxBadResponses, each with a small option.
+func TestStdioBridgeLimits(t *testing.T) {
+	t.Run("MaxOutstandingRequests", func(t *testing.T) {
+		f := newLegacyFixture(t, ErasBoth, WithLegacy(LegacyConfig{MaxOutstandingRequests: 1}))
+		addBridgeTools(t, f.Server)
+		c := startLegacyStdio(t, f.Server, "2025-11-25")
+		c.open(allClientCaps)
+		c.answer = scriptedAnswer
+		w, _ := c.call(1, "tools/call", `{"name":"two"}`)
+		if w.code() != protocol.CodeInternalError || w.Error.Message != "Internal error: too many outstanding input requests in this session (at most 1)" || len(c.asked) != 0 {
+			t.Errorf("over the limit: %s, asked %d", w.raw, len(c.asked))
+		}
+		if w, _ := c.call(2, "tools/call", `{"name":"byhand"}`); resultText(t, w) != "by hand done" {
+			t.Errorf("within the limit: %s", w.raw)
+		}
+		// The limit is the session's, across its requests: while one
+		// request waits for its answer, another's round is refused.
+		c.ss.send(eraBody(3, "tools/call", `{"name":"slowask"}`))
+		first := c.next()
+		c.asked = nil
+		w, _ = c.call(4, "tools/call", `{"name":"byhand"}`)
+		if w.code() != protocol.CodeInternalError || !strings.Contains(w.Error.Message, "too many outstanding") || len(c.asked) != 0 {
+			t.Errorf("a second request over the session's limit: %s", w.raw)
+		}
+		c.ss.send(scriptedAnswer(first))
+		if w := c.next(); resultText(t, w) != "slow done" {
+			t.Errorf("the first request: %s", w.raw)
+		}
+	})
+	t.Run("MaxInputRounds", func(t *testing.T) {
+		f := newLegacyFixture(t, ErasBoth, WithLegacy(LegacyConfig{MaxInputRounds: 3}))
+		addBridgeTools(t, f.Server)
+		c := startLegacyStdio(t, f.Server, "2025-11-25")
+		c.open(allClientCaps)
+		c.answer = scriptedAnswer
+		w, _ := c.call(1, "tools/call", `{"name":"forever"}`)
+		if w.code() != protocol.CodeInternalError || w.Error.Message != "Internal error: too many input rounds" || len(c.asked) != 3 {
+			t.Errorf("rounds: %s, asked %d", w.raw, len(c.asked))
+		}
+	})
+	t.Run("MaxBadResponses", func(t *testing.T) {
+		f := newLegacyFixture(t, ErasBoth, WithLegacy(LegacyConfig{MaxBadResponses: 2}))
+		addBridgeTools(t, f.Server)
+		c := startLegacyStdio(t, f.Server, "2025-11-25")
+		c.open(allClientCaps)
+		for range 2 {
+			c.ss.send(`{"jsonrpc":"2.0","id":"mcpwire-nope","result":{}}`)
+		}
+		if w, _ := c.call(1, "tools/call", `{"name":"count"}`); resultText(t, w) != "counted" {
+			t.Errorf("at the limit the session lives: %s", w.raw)
+		}
+		c.ss.send(`{"jsonrpc":"2.0","id":"mcpwire-nope","result":{}}`)
+		w, _ := c.call(2, "tools/call", `{"name":"count"}`)
+		if w.code() != protocol.CodeInvalidRequestError || !strings.Contains(w.Error.Message, "the legacy session has ended") {
+			t.Errorf("past the limit the legacy session ends: %s", w.raw)
+		}
+		// The stream still serves modern requests.
+		c.ss.send(modernCall)
+		if w := c.ss.recv(); w.Error != nil || w.Result["resultType"] != "complete" {
+			t.Errorf("a modern request after the legacy session ended: %s", w.raw)
+		}
+	})
+	t.Run("end of input ends a wait", func(t *testing.T) {
+		f := newLegacyFixture(t, ErasBoth, WithShutdownTimeout(5*time.Second))
+		addBridgeTools(t, f.Server)
+		c := startLegacyStdio(t, f.Server, "2025-11-25")
+		c.open(allClientCaps)
+		c.ss.send(eraBody(1, "tools/call", `{"name":"slowask"}`))
+		if req := c.next(); req.method() != "roots/list" {
+			t.Fatalf("want roots/list: %s", req.raw)
+		}
+		start := time.Now()
+		rest, err := c.ss.close()
+		if err != nil || len(rest) != 0 || time.Since(start) > 3*time.Second {
+			t.Errorf("end of input: %v %v after %v", rest, err, time.Since(start))
+		}
+	})
+}
+
+// inputRequest decodes an input request from its JSON.
+func inputRequest(t testing.TB, js string) protocol.InputRequest {
+	t.Helper()
+	var ir protocol.InputRequest
+	if err := protocol.Unmarshal([]byte(js), &ir); err != nil {
+		t.Fatalf("input request %s: %v", js, err)
+	}
+	return ir
+}
+
+// H12 (§3.6): an input request the session's revision cannot carry is
+// the -32603 *Error of AskInput, before anything is sent; one it can
+// carry is sent as that revision declares it (validated against its
+// schema.json by the client helper).
+func TestStdioBridgeExpressibility(t *testing.T) {
+	f := newLegacyFixture(t, ErasBoth)
+	reqs := map[string]string{
+		"url":    `{"method":"elicitation/create","params":{"mode":"url","message":"Sign in","url":"https://example.com/login"}}`,
+		"multi":  `{"method":"elicitation/create","params":{"mode":"form","message":"Pick","requestedSchema":{"type":"object","properties":{"c":{"type":"array","items":{"type":"string","enum":["a","b"]}}}}}}`,
+		"titled": `{"method":"elicitation/create","params":{"mode":"form","message":"Pick","requestedSchema":{"type":"object","properties":{"c":{"type":"string","oneOf":[{"const":"a","title":"A"},{"const":"b","title":"B"}]}}}}}`,
+		"tools":  `{"method":"sampling/createMessage","params":{"messages":[{"role":"user","content":{"type":"text","text":"hi"}}],"maxTokens":5,"tools":[{"name":"t","inputSchema":{"type":"object"}}]}}`,
+	}
+	addTool(t, f.Server, `{"name":"expr","inputSchema":{"type":"object","properties":{"which":{"type":"string"}}}}`, func(_ context.Context, r *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+		var a struct{ Which string }
+		_ = json.Unmarshal(args, &a)
+		if r.State() != nil {
+			return TextResult("sent"), nil
+		}
+		return nil, r.AskInput(map[string]protocol.InputRequest{"k": inputRequest(t, reqs[a.Which])}, []byte("x"))
+	})
+	caps := `{"elicitation":{"form":{},"url":{}},"sampling":{"tools":{}},"roots":{}}`
+	for _, tc := range []struct {
+		rev, which string
+		sent       bool
+		want       string // a substring of the error, or of the request sent
+	}{
+		// 2025-06-18 clients cannot declare URL elicitation or sampling
+		// tools: -32021 first (§6.2).
+		{"2025-06-18", "url", false, "Missing required client capability"},
+		{"2025-06-18", "tools", false, "Missing required client capability"},
+		{"2025-06-18", "multi", false, "input request k needs"},
+		{"2025-06-18", "titled", true, `"enumNames":["A","B"]`},
+		{"2025-11-25", "url", true, `"elicitationId":"`},
+		{"2025-11-25", "multi", true, `"type":"array"`},
+	} {
+		t.Run(tc.rev+"/"+tc.which, func(t *testing.T) {
+			c := startLegacyStdio(t, f.Server, tc.rev)
+			if tc.rev == "2025-06-18" {
+				c.open(`{"elicitation":{},"sampling":{},"roots":{}}`)
+			} else {
+				c.open(caps)
+			}
+			c.answer = func(req *wire) string {
+				if req.method() == "elicitation/create" {
+					return `{"jsonrpc":"2.0","id":` + req.id() + `,"result":{"action":"cancel"}}`
+				}
+				return scriptedAnswer(req)
+			}
+			w, _ := c.call(1, "tools/call", `{"name":"expr","arguments":{"which":"`+tc.which+`"}}`)
+			if !tc.sent {
+				if w.Error == nil || !strings.Contains(w.Error.Message, tc.want) || len(c.asked) != 0 {
+					t.Errorf("%s: %s, asked %d", tc.which, w.raw, len(c.asked))
+				}
+				return
+			}
+			if len(c.asked) != 1 || !strings.Contains(string(c.asked[0].raw), tc.want) || resultText(t, w) != "sent" {
+				t.Errorf("%s: asked %v, %s", tc.which, c.asked, w.raw)
+			}
+		})
+	}
+}
+
+// Shutdown ends a bridge wait: the server cancels its request and the
+// call answers -32603, so that Shutdown does not wait InputTimeout; no
+// goroutine of the wait outlives it.
+func TestStdioBridgeShutdown(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	f := newLegacyFixture(t, ErasBoth)
+	addBridgeTools(t, f.Server)
+	c := startLegacyStdio(t, f.Server, "2025-11-25")
+	c.open(allClientCaps)
+	c.ss.send(eraBody(1, "tools/call", `{"name":"slowask"}`))
+	if req := c.next(); req.method() != "roots/list" {
+		t.Fatalf("want roots/list: %s", req.raw)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- f.Shutdown(ctx) }()
+	if n := c.next(); n.method() != "notifications/cancelled" || n.params()["reason"] != "server shutting down" {
+		t.Errorf("the server cancels its request: %s", n.raw)
+	}
+	if w := c.next(); w.code() != protocol.CodeInternalError || !strings.Contains(w.Error.Message, "shutting down") {
+		t.Errorf("the call: %s", w.raw)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("Shutdown: %v", err)
+	}
+	if _, err := c.ss.close(); err != nil {
+		t.Errorf("ServeStdio: %v", err)
+	}
+}
+
+// A bridge timeout leaves no goroutine behind (its timer, the waiter).
+func TestStdioBridgeTimeoutLeaksNothing(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	f := newLegacyFixture(t, ErasBoth, WithLegacy(LegacyConfig{InputTimeout: 20 * time.Millisecond}))
+	addBridgeTools(t, f.Server)
+	c := startLegacyStdio(t, f.Server, "2025-11-25")
+	c.open(allClientCaps)
+	c.answer = func(*wire) string { return "" }
+	for i := range 5 {
+		if w, _ := c.call(i, "tools/call", `{"name":"byhand"}`); !strings.Contains(string(w.raw), "timed out") {
+			t.Errorf("timeout: %s", w.raw)
+		}
+	}
+	if _, err := c.ss.close(); err != nil {
+		t.Errorf("ServeStdio: %v", err)
+	}
+}
