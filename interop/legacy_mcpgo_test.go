@@ -635,6 +635,10 @@ var goSteps = []goStep{
 		}
 	}},
 	{name: "bridge_elicitation", run: func(ctx context.Context, t *testing.T, e *goEnv) {
+		if !atLeast(e.version, "2025-06-18") {
+			noElicitation(ctx, t, e, "test_input_required_result_elicitation", nil)
+			return
+		}
 		before, _, _ := e.counts()
 		res := goCall(ctx, t, e, "test_input_required_result_elicitation", nil)
 		if got, want := goText(res), "Hello, "+elicitedName+"!"; got != want {
@@ -663,6 +667,10 @@ var goSteps = []goStep{
 		}
 	}},
 	{name: "test_elicitation", run: func(ctx context.Context, t *testing.T, e *goEnv) {
+		if !atLeast(e.version, "2025-06-18") {
+			noElicitation(ctx, t, e, "test_elicitation", map[string]any{"message": "Who are you?"})
+			return
+		}
 		res := goCall(ctx, t, e, "test_elicitation", map[string]any{"message": "Who are you?"})
 		if got := goText(res); !strings.HasPrefix(got, "User response: action=accept") {
 			t.Errorf("text = %q, want User response: action=accept, …", got)
@@ -861,6 +869,21 @@ func goCall(ctx context.Context, t *testing.T, e *goEnv, name string, args map[s
 		t.Fatalf("tools/call %s: %v", name, err)
 	}
 	return res
+}
+
+// noElicitation calls a tool that elicits in a session whose revision
+// has no elicitation (before 2025-06-18): the client cannot have declared
+// the capability, so the call is refused with -32021 before anything is
+// sent (docs/dual-era.md §6.2), and no elicitation/create reaches it.
+func noElicitation(ctx context.Context, t *testing.T, e *goEnv, name string, args map[string]any) {
+	t.Helper()
+	if args == nil {
+		args = map[string]any{}
+	}
+	_, err := e.c.CallTool(ctx, mcpgo.CallToolRequest{Params: mcpgo.CallToolParams{Name: name, Arguments: args}})
+	if err == nil || !strings.Contains(err.Error(), "capability") {
+		t.Fatalf("tools/call %s at %s: err = %v, want the missing-capability error -32021", name, e.version, err)
+	}
 }
 
 func goRead(ctx context.Context, t *testing.T, e *goEnv, uri string) *mcpgo.ReadResourceResult {

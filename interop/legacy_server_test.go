@@ -25,22 +25,14 @@ var (
 	// needsBridge: AskInput in a legacy session becomes a real
 	// elicitation/create, sampling/createMessage or roots/list request to
 	// the client (docs/dual-era.md §6, step 7).
-	needsBridge = map[string]string{
-		"bridge_elicitation": "input bridge (step 7): AskInput → elicitation/create in a legacy session",
-		"bridge_sampling":    "input bridge (step 7): AskInput → sampling/createMessage in a legacy session",
-		"bridge_roots":       "input bridge (step 7): AskInput → roots/list in a legacy session",
-		"test_sampling":      "input bridge (step 7) and the test_sampling fixture (§10.6)",
-		"test_elicitation":   "input bridge (step 7) and the test_elicitation fixture (§10.6)",
-	}
+	needsBridge = map[string]string{}
 	// needsResume: SSE polling and Last-Event-ID (§4.8, step 8).
 	needsResume = map[string]string{
 		"sse_polling": "resumability (step 8): DisconnectForPolling in test_reconnection, the client resumes with Last-Event-ID",
 	}
-	// needsFixtures: fixtures examples/everything does not have
-	// (tool_with_logging left this list when §10.6's fixtures were merged).
-	needsFixtures = map[string]string{
-		"structured_output": "a tool with an outputSchema (structuredContent): examples/everything has none, and §10.6 adds none",
-	}
+	// needsFixtures: fixtures examples/everything does not have (none:
+	// test_structured_output gives structured_output its tool).
+	needsFixtures = map[string]string{}
 )
 
 // pending skips t when its name is in one of the lists above, unless

@@ -48,6 +48,9 @@ func addLegacyTools(s *server.Server) error {
 			return err
 		}
 	}
+	if err := addStructuredTool(s); err != nil {
+		return err
+	}
 	return s.AddResource(protocol.Resource{URI: watchedResource, Name: "watched-resource", Description: ptr("A resource to subscribe to."), MIMEType: ptr("text/plain")},
 		func(_ context.Context, _ *server.Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
 			return server.TextContents(uri, "text/plain", "Watched resource content."), nil
@@ -201,4 +204,23 @@ func toolReconnection(ctx context.Context, req *server.Request, _ json.RawMessag
 	case <-time.After(reconnectDelay):
 	}
 	return server.TextResult("Reconnection test completed"), nil
+}
+
+// weather is the structured result of test_structured_output: AddTypedTool
+// derives the tool's outputSchema from it.
+type weather struct {
+	Temperature float64 `json:"temperature"`
+	Conditions  string  `json:"conditions"`
+}
+
+// addStructuredTool registers test_structured_output, a tool with an
+// outputSchema and an icon, which the legacy interop clients check per
+// revision: structuredContent and outputSchema from 2025-06-18, icons from
+// 2025-11-25, and only the text copy before.
+func addStructuredTool(s *server.Server) error {
+	def := describe("test_structured_output", "Answers a structured weather report (structuredContent with an outputSchema).")
+	def.Icons = []protocol.Icon{{Src: "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=", MIMEType: ptr("image/svg+xml")}}
+	return server.AddTypedTool(s, def, func(context.Context, *server.Request, struct{}) (weather, error) {
+		return weather{Temperature: 21.5, Conditions: "sunny"}, nil
+	})
 }
