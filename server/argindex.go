@@ -105,6 +105,7 @@ type iagg struct {
 	canonCap int64             // the most of a value one of them encodes
 	regex    int64             // format "regex" assertions
 	patCost  int64             // pattern weights to match against every member name
+	groupPat int64             // the pattern weights of groups: the walk matches them itself (member)
 	names    map[string]vec    // declared names → what applies to their values
 	sorted   []string          // the declared names, sorted
 	folded   map[string]string // foldKey → a declared name, when there are many
@@ -687,6 +688,11 @@ func (b *ibuilder) agg(n *ischema) (*iagg, error) {
 		}
 	}
 	a.other = a.other.normal()
+	for _, g := range a.groups {
+		for _, p := range g.t.patterns {
+			a.groupPat = satAdd(a.groupPat, p.weight)
+		}
+	}
 	for i := range prefixLen {
 		var v vec
 		for _, e := range c {
@@ -918,6 +924,10 @@ func (s *argScan) member(k string, here vec) vec {
 			out = out.scaled(e.m, v)
 			continue
 		}
+		// The walk matches the name against the patterns of the groups
+		// (memberVec), once for the entry: as costly as the validator's
+		// matching, and before the validator runs.
+		s.add(satMul(a.groupPat, nameWork))
 		out = out.scaled(e.m, a.other)
 		for _, g := range a.groups {
 			out = out.scaled(satMul(e.m, g.m), memberVec(g.t, k))
