@@ -167,7 +167,10 @@ const (
 	workLength  = 1  // minLength or maxLength, per 64 bytes
 	workUnique  = 12 // uniqueItems, per value (its canonical encoding, hashed: valueCheck)
 	workName    = 4  // matching one member name against a pattern of weight 1, and workPattern per 64 bytes of it
-	workMember  = 1  // one member of an object, for each schema applied to the object (objValidate's loop)
+	// workMember is one member of an object, for each schema applied to
+	// the object: objValidate's loop, and the estimate's own walk of the
+	// member for each entry of what applies (member).
+	workMember = 2
 	// workAdditional is one member of an object refused by
 	// additionalProperties false: its name in the error.
 	workAdditional = 3

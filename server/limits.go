@@ -131,7 +131,7 @@ func WithNumberLimits(maxDigits, maxExponent int) Option {
 // ns on a busy machine), so the default caps the validation of one call
 // at about half a second (a second on a busy machine). It
 // accepts an array of 10,000 records of ten members, with a pattern, an
-// enum and a nested array (about 5,300,000 units; such a body also needs
+// enum and a nested array (about 5,400,000 units; such a body also needs
 // WithDecodeLimits to allow 100,000 members). A tool whose inputSchema is
 // a flat object of primitives is checked by the runtime itself, in linear
 // time, and is not subject to this bound.
