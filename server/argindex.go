@@ -270,6 +270,9 @@ func (b *ibuilder) node(s *sjs.Schema) *ischema {
 	if s.AdditionalProperties == false {
 		n.member += workAdditional // the name of each member it refuses, in the error
 	}
+	if s.PropertyNames != nil {
+		n.member += workApply // a validator of its own for each name, besides the schema applied to it
+	}
 	n.dynAnchor, n.recAnchor = s.DynamicAnchor, s.RecursiveAnchor
 	add := func(list []*ischema, t *sjs.Schema) []*ischema {
 		if c := b.node(t); c != nil {
