@@ -35,7 +35,11 @@ import (
 //     its program per byte. So the work is estimated first, on the same
 //     walk, and arguments over the bound are refused before the validator
 //     runs. (uniqueItems, enum and const are the runtime's own, linear
-//     checks: valueCheck.)
+//     checks: valueCheck.) Every schema applied to an object walks all
+//     its members, whatever applies to them, and a true or false schema
+//     costs the validator's set-up wherever it is applied (items: true,
+//     on every element): both are counted, so that the estimate bounds
+//     the validator's work from above.
 //
 // "At its place" is every subschema that may apply at that instance
 // location: reached through properties, patternProperties,
@@ -60,6 +64,14 @@ type ischema struct {
 	// lookup encodes (in valueWeight's measure)
 	canon, canonCap int64
 	regex           bool // format "regex" asserted: regexp.Compile of the string
+	// leaf: a true or false schema, which the validator applies at once
+	// (but for its set-up) without looking into the value.
+	leaf bool
+	// unevaluatedProperties, unevaluatedItems: the validator keeps the
+	// set of the members (items) not yet evaluated, through every schema
+	// applied in place.
+	unevalProps, unevalItems bool
+	member                   int64 // work per member of an object it applies to (objValidate's loop)
 
 	inPlace    []*ischema // subschemas applied at the same place (repeated when reached twice)
 	props      map[string]*ischema
@@ -93,6 +105,7 @@ type iagg struct {
 	canonCap int64             // the most of a value one of them encodes
 	regex    int64             // format "regex" assertions
 	patCost  int64             // pattern weights to match against every member name
+	groupPat int64             // the pattern weights of groups: the walk matches them itself (member)
 	names    map[string]vec    // declared names → what applies to their values
 	sorted   []string          // the declared names, sorted
 	folded   map[string]string // foldKey → a declared name, when there are many
@@ -101,6 +114,14 @@ type iagg struct {
 	prefix   []vec             // what applies to the first elements
 	rest     vec               // what applies to the others
 	names0   vec               // propertyNames
+	// The work per member of an object (per element of an array) of the
+	// schemas of the closure themselves, whatever applies to the member:
+	// each one the validator applies to an object walks all its members
+	// (objValidate), and with unevaluatedProperties (unevaluatedItems) in
+	// the closure each one builds and merges the set of those not yet
+	// evaluated.
+	member, element int64
+	leaf            bool // the closure is a true or false schema alone
 }
 
 // memberGroup is one schema of a closure with patternProperties,
@@ -146,6 +167,14 @@ const (
 	workLength  = 1  // minLength or maxLength, per 64 bytes
 	workUnique  = 12 // uniqueItems, per value (its canonical encoding, hashed: valueCheck)
 	workName    = 4  // matching one member name against a pattern of weight 1, and workPattern per 64 bytes of it
+	// workMember is one member of an object, for each schema applied to
+	// the object: objValidate's loop, and the estimate's own walk of the
+	// member for each entry of what applies (member).
+	workMember = 2
+	// workAdditional is one member of an object refused by
+	// additionalProperties false: its name in the error.
+	workAdditional = 3
+	workUneval     = 4 // one member (item) in the set of those not yet evaluated, for each schema that builds one
 	// workCanonical is an enum or const lookup (valueCheck), per value
 	// encoded (valueWeight's measure).
 	workCanonical = 2
@@ -191,10 +220,10 @@ func satMul(a, b int64) int64 {
 // are the schemas of it that only a $dynamicRef may reach.
 func newArgIndex(root *sjs.Schema, dynamic ...*sjs.Schema) (*argIndex, error) {
 	b := &ibuilder{nodes: map[*sjs.Schema]*ischema{}, clos: map[*ischema]vec{}}
-	r := b.node(root)
-	if r == nil {
+	if root == nil || root.Bool != nil {
 		return &argIndex{}, nil // true or false: nothing to check
 	}
+	r := b.node(root)
 	for _, d := range dynamic {
 		b.node(d)
 	}
@@ -214,8 +243,8 @@ type ibuilder struct {
 
 // node makes the ischema of s, and of everything reachable from it.
 func (b *ibuilder) node(s *sjs.Schema) *ischema {
-	if s == nil || s.Bool != nil {
-		return nil // true costs nothing; false fails at once
+	if s == nil {
+		return nil
 	}
 	if n, ok := b.nodes[s]; ok {
 		return n
@@ -223,6 +252,27 @@ func (b *ibuilder) node(s *sjs.Schema) *ischema {
 	n := &ischema{id: len(b.all)}
 	b.nodes[s] = n
 	b.all = append(b.all, n)
+	if s.Bool != nil {
+		// The validator's set-up for one value (a true schema), and an
+		// error (false); it looks no further.
+		n.leaf = true
+		w := int64(workApply)
+		if !*s.Bool {
+			w += workError
+		}
+		for k := range n.own {
+			n.own[k] = w
+		}
+		return n
+	}
+	n.unevalProps, n.unevalItems = s.UnevaluatedProperties != nil, s.UnevaluatedItems != nil
+	n.member = workMember
+	if s.AdditionalProperties == false {
+		n.member += workAdditional // the name of each member it refuses, in the error
+	}
+	if s.PropertyNames != nil {
+		n.member += workApply // a validator of its own for each name, besides the schema applied to it
+	}
 	n.dynAnchor, n.recAnchor = s.DynamicAnchor, s.RecursiveAnchor
 	add := func(list []*ischema, t *sjs.Schema) []*ischema {
 		if c := b.node(t); c != nil {
@@ -270,7 +320,7 @@ func (b *ibuilder) node(s *sjs.Schema) *ischema {
 	if len(s.Properties) > 0 {
 		n.props = make(map[string]*ischema, len(s.Properties))
 		for _, k := range sortedKeys(s.Properties) {
-			n.props[k] = b.node(s.Properties[k]) // nil: declared, with nothing to apply
+			n.props[k] = b.node(s.Properties[k])
 		}
 	}
 	res := make([]sjs.Regexp, 0, len(s.PatternProperties))
@@ -500,6 +550,17 @@ func (v vec) scaled(m int64, src vec) vec {
 	return v
 }
 
+// leaves reports whether every schema of v is a true or false schema
+// alone: nothing applies to the children of the value.
+func (v vec) leaves() bool {
+	for _, e := range v {
+		if !e.s.agg.leaf {
+			return false
+		}
+	}
+	return true
+}
+
 // one returns the vec of a single schema, nil for none.
 func one(m int64, s *ischema) vec {
 	if s == nil {
@@ -560,12 +621,20 @@ func (b *ibuilder) agg(n *ischema) (*iagg, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &iagg{}
+	a := &iagg{leaf: n.leaf && len(c) == 1}
 	names := map[string]bool{}
 	withPatterns := false
 	prefixLen := 0
+	var applied int64 // the schemas of the closure that look into a value
+	unevalProps, unevalItems := false, false
 	for _, e := range c {
 		t := e.s
+		if !t.leaf {
+			applied = satAdd(applied, e.m)
+			a.member = satAdd(a.member, satMul(e.m, t.member))
+		}
+		unevalProps = unevalProps || t.unevalProps
+		unevalItems = unevalItems || t.unevalItems
 		for k := range a.work {
 			a.work[k] = satAdd(a.work[k], satMul(e.m, t.own[k]))
 		}
@@ -590,6 +659,12 @@ func (b *ibuilder) agg(n *ischema) (*iagg, error) {
 		a.names0 = a.names0.scaled(e.m, one(1, t.propNames))
 	}
 	a.names0 = a.names0.normal()
+	if unevalProps {
+		a.member = satAdd(a.member, satMul(applied, workUneval))
+	}
+	if unevalItems {
+		a.element = satMul(applied, workUneval)
+	}
 	a.sorted = sortedKeys(names)
 	if len(a.sorted) > 0 {
 		a.names = make(map[string]vec, len(a.sorted))
@@ -619,6 +694,11 @@ func (b *ibuilder) agg(n *ischema) (*iagg, error) {
 		}
 	}
 	a.other = a.other.normal()
+	for _, g := range a.groups {
+		for _, p := range g.t.patterns {
+			a.groupPat = satAdd(a.groupPat, p.weight)
+		}
+	}
 	for i := range prefixLen {
 		var v vec
 		for _, e := range c {
@@ -763,10 +843,24 @@ func (s *argScan) walk(v any, here vec) {
 		}
 	case []any:
 		kind = kindArray
-		s.array(x, here)
+		var per int64
+		for _, e := range here {
+			per = satAdd(per, satMul(e.m, e.s.agg.element))
+		}
+		s.add(satMul(per, int64(len(x))))
+		if !here.leaves() {
+			s.array(x, here)
+		}
 	case map[string]any:
 		kind = kindObject
-		s.object(x, here)
+		var per int64
+		for _, e := range here {
+			per = satAdd(per, satMul(e.m, e.s.agg.member))
+		}
+		s.add(satMul(per, int64(len(x))))
+		if !here.leaves() {
+			s.object(x, here)
+		}
 	}
 	canonCap := int64(0)
 	for _, e := range here {
@@ -836,6 +930,10 @@ func (s *argScan) member(k string, here vec) vec {
 			out = out.scaled(e.m, v)
 			continue
 		}
+		// The walk matches the name against the patterns of the groups
+		// (memberVec), once for the entry: as costly as the validator's
+		// matching, and before the validator runs.
+		s.add(satMul(a.groupPat, nameWork))
 		out = out.scaled(e.m, a.other)
 		for _, g := range a.groups {
 			out = out.scaled(satMul(e.m, g.m), memberVec(g.t, k))

@@ -109,24 +109,29 @@ func WithNumberLimits(maxDigits, maxExponent int) Option {
 // arguments along the compiled schema and adds up what validating them
 // takes: every subschema applied to every value, as often as it is
 // reached (two branches of an allOf that both recurse into an array's
-// items double the work at each level of the instance), with keywords
-// weighted by what they cost: big.Rat arithmetic for numbers (more for
-// longer literals and larger exponents), patterns per 64 bytes of a
-// string or member name, weighed by the size of their compiled program
-// (Go's regexp costs up to an instruction per byte), the failed branches
-// of anyOf and oneOf, uniqueItems over the array's contents and enum and
-// const over the value (the runtime checks these three itself, in linear
-// time, in place of the validator), and formats when WithFormatAssertion
-// makes them assertions (regex per byte). Over the bound, the arguments
-// are refused as too large to validate, a tool execution error, and the
-// validator does not run.
+// items double the work at each level of the instance), a true or false
+// subschema too, and every member of an object for each schema applied
+// to the object (the validator walks them all, whatever applies to
+// them), with keywords weighted by what they cost: big.Rat arithmetic
+// for numbers (more for longer literals and larger exponents), patterns
+// per 64 bytes of a string or member name, weighed by the size of their
+// compiled program (Go's regexp costs up to an instruction per byte; a
+// name is matched twice, by the walk and by the validator), the failed
+// branches of anyOf and oneOf, uniqueItems over the array's contents and
+// enum and const over the value up to the set's largest value (the
+// runtime checks these three itself, in linear time, in place of the
+// validator), the sets of members and items unevaluatedProperties and
+// unevaluatedItems keep, and formats when WithFormatAssertion makes them
+// assertions (regex per byte). Over the bound, the arguments are refused
+// as too large to validate, a tool execution error, and the validator
+// does not run.
 //
 // A unit is some 2 to 55 ns of the validator's time, depending on the
 // keywords (BenchmarkValidationWork on an idle core, over its shapes; up to 95
 // ns on a busy machine), so the default caps the validation of one call
 // at about half a second (a second on a busy machine). It
 // accepts an array of 10,000 records of ten members, with a pattern, an
-// enum and a nested array (about 4,300,000 units; such a body also needs
+// enum and a nested array (about 5,400,000 units; such a body also needs
 // WithDecodeLimits to allow 100,000 members). A tool whose inputSchema is
 // a flat object of primitives is checked by the runtime itself, in linear
 // time, and is not subject to this bound.

@@ -200,7 +200,7 @@ func duplicate(v any) (int, int) {
 	for i, item := range arr {
 		start := len(enc)
 		var ok bool
-		enc, ok = appendCanonical(enc, item, -1)
+		enc, ok = appendCanonical(enc, item, nil)
 		end = append(end, len(enc))
 		prev[i] = -1
 		if !ok {
@@ -230,29 +230,68 @@ func duplicate(v any) (int, int) {
 // const.
 type valueSet struct {
 	m      map[string]struct{}
-	maxLen int   // the longest encoding: a value whose encoding grows past it is no member
-	weight int64 // what encoding a value costs at most, in valueWeight's measure (argIndex)
+	bound  canonBound // what a member's encoding holds at most
+	weight int64      // what encoding a value costs at most, in valueWeight's measure (argIndex)
+}
+
+// canonBound is what the encoding of a lookup (valueSet.has) may hold
+// before it stops: a value whose encoding outgrows every member of the
+// set in bytes, in values, or in the members of one of its objects is
+// no member. Two values JSON Schema finds equal have the same number of
+// values and objects of the same sizes, so the cut-off never misses a
+// member; and it comes before the work it saves (an object's names are
+// sorted only once they fit), so that a lookup costs at most the set's
+// largest value (argIndex charges it so).
+type canonBound struct {
+	bytes   int // the longest encoding
+	values  int // the most values in one member (valueCount)
+	members int // the most members of one object in a member
 }
 
 func newValueSet(values []any) *valueSet {
 	s := &valueSet{m: make(map[string]struct{}, len(values))}
 	for _, v := range values {
-		b, ok := appendCanonical(nil, v, -1)
+		b, ok := appendCanonical(nil, v, nil)
 		if !ok {
 			continue // holds a number big.Rat refuses: the validator finds it equal to nothing
 		}
 		s.m[string(b)] = struct{}{}
-		s.maxLen = max(s.maxLen, len(b))
+		n, members := valueCount(v)
+		s.bound.bytes = max(s.bound.bytes, len(b))
+		s.bound.values = max(s.bound.values, n)
+		s.bound.members = max(s.bound.members, members)
 		s.weight = max(s.weight, valueWeight(v, workCap))
 	}
 	return s
+}
+
+// valueCount returns the number of values in v (itself, and every
+// element and member value at every depth) and the most members of one
+// of its objects.
+func valueCount(v any) (n, members int) {
+	n = 1
+	switch x := v.(type) {
+	case []any:
+		for _, e := range x {
+			c, m := valueCount(e)
+			n, members = n+c, max(members, m)
+		}
+	case map[string]any:
+		members = len(x)
+		for _, e := range x {
+			c, m := valueCount(e)
+			n, members = n+c, max(members, m)
+		}
+	}
+	return n, members
 }
 
 // has reports whether v equals a value of s, as JSON Schema defines
 // equality (numbers by value, objects whatever their member order).
 func (s *valueSet) has(v any) bool {
 	var arr [64]byte
-	b, ok := appendCanonical(arr[:0], v, s.maxLen)
+	bound := s.bound
+	b, ok := appendCanonical(arr[:0], v, &bound)
 	if !ok {
 		return false
 	}
@@ -267,10 +306,13 @@ func (s *valueSet) has(v any) bool {
 // run together), objects by their members sorted by name, arrays in
 // order, each kind with its own tag. It reports false when v holds a
 // number big.Rat refuses (the validator finds such a number equal to
-// nothing), or, when max >= 0, as soon as the encoding is longer than max.
-func appendCanonical(b []byte, v any, max int) ([]byte, bool) {
-	if max >= 0 && len(b) > max {
-		return b, false
+// nothing), or, with a bound, as soon as the encoding outgrows it
+// (bound.values counts down as values are encoded).
+func appendCanonical(b []byte, v any, bound *canonBound) ([]byte, bool) {
+	if bound != nil {
+		if bound.values--; bound.values < 0 || len(b) > bound.bytes {
+			return b, false
+		}
 	}
 	switch x := v.(type) {
 	case nil:
@@ -283,7 +325,7 @@ func appendCanonical(b []byte, v any, max int) ([]byte, bool) {
 	case string:
 		b = append(b, 's')
 		b = binary.AppendUvarint(b, uint64(len(x)))
-		if max >= 0 && len(b)+len(x) > max {
+		if bound != nil && len(b)+len(x) > bound.bytes {
 			return b, false
 		}
 		return append(b, x...), true
@@ -292,16 +334,23 @@ func appendCanonical(b []byte, v any, max int) ([]byte, bool) {
 	case []any:
 		b = append(b, 'a')
 		b = binary.AppendUvarint(b, uint64(len(x)))
+		// Each element is a value, and at least a byte.
+		if bound != nil && (len(x) > bound.values || len(b)+len(x) > bound.bytes) {
+			return b, false
+		}
 		for _, e := range x {
 			var ok bool
-			if b, ok = appendCanonical(b, e, max); !ok {
+			if b, ok = appendCanonical(b, e, bound); !ok {
 				return b, false
 			}
 		}
-		return b, max < 0 || len(b) <= max
+		return b, bound == nil || len(b) <= bound.bytes
 	case map[string]any:
 		b = append(b, 'o')
 		b = binary.AppendUvarint(b, uint64(len(x)))
+		if bound != nil && !bound.fits(len(b), x) {
+			return b, false // before the names are sorted
+		}
 		keys := make([]string, 0, len(x))
 		for k := range x {
 			keys = append(keys, k)
@@ -311,15 +360,32 @@ func appendCanonical(b []byte, v any, max int) ([]byte, bool) {
 			b = binary.AppendUvarint(b, uint64(len(k)))
 			b = append(b, k...)
 			var ok bool
-			if b, ok = appendCanonical(b, x[k], max); !ok {
+			if b, ok = appendCanonical(b, x[k], bound); !ok {
 				return b, false
 			}
 		}
-		return b, max < 0 || len(b) <= max
+		return b, bound == nil || len(b) <= bound.bytes
 	case float64, float32, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
 		return appendCanonicalNumber(b, fmt.Sprint(x)) // as the validator reads them
 	}
 	return b, false // not a JSON value: the validator refuses it
+}
+
+// fits reports whether the members of an object may still fit the bound
+// after n bytes of encoding: no more of them than the largest object of
+// the set has, or than the values left, and at least their names, each
+// with its length, and a byte of each value, within the bytes. It reads
+// the names only when there are few enough of them.
+func (bound *canonBound) fits(n int, x map[string]any) bool {
+	if len(x) > bound.members || len(x) > bound.values {
+		return false
+	}
+	for k := range x {
+		if n += 2 + len(k); n > bound.bytes {
+			return false
+		}
+	}
+	return true
 }
 
 // appendCanonicalNumber appends the canonical form of a decimal literal:
