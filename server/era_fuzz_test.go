@@ -222,6 +222,7 @@ func fzDualAnswer(t *testing.T, resp *httptest.ResponseRecorder, verb string) []
 	default:
 		t.Fatalf("status %d, Content-Type %q, body %q", resp.Code, ct, resp.Body.Bytes())
 	}
+	msgs, batch := fzFlattenBatches(t, msgs)
 	for i, m := range msgs {
 		var v struct {
 			JSONRPC string          `json:"jsonrpc"`
@@ -233,7 +234,7 @@ func fzDualAnswer(t *testing.T, resp *httptest.ResponseRecorder, verb string) []
 		if err := json.Unmarshal(m, &v); err != nil || v.JSONRPC != "2.0" {
 			t.Fatalf("not a JSON-RPC message (%v): %q", err, m)
 		}
-		last := i == len(msgs)-1 && !(stream && verb == http.MethodGet)
+		last := batch || i == len(msgs)-1 && !(stream && verb == http.MethodGet) // a batch answer holds responses only
 		if v.Method != nil {
 			if last {
 				t.Fatalf("the answer ends with a message that is not a response: %s", resp.Body.Bytes())
@@ -416,4 +417,30 @@ func FuzzStdioDual(f *testing.F) {
 			t.Fatalf("%d answers to %d lines", answers, lines)
 		}
 	})
+}
+
+// fzFlattenBatches replaces the answer to a JSON-RPC batch (2025-03-26
+// sessions, docs/dual-era.md §2.8), a non-empty array of responses, by its
+// elements, which are checked as every other message is; batch reports
+// one.
+func fzFlattenBatches(t *testing.T, msgs [][]byte) (out [][]byte, batch bool) {
+	t.Helper()
+	for _, m := range msgs {
+		if b := bytes.TrimLeft(m, " \t\r\n"); len(b) == 0 || b[0] != '[' {
+			out = append(out, m)
+			continue
+		}
+		var elems []json.RawMessage
+		if err := json.Unmarshal(m, &elems); err != nil || len(elems) == 0 {
+			t.Fatalf("a batch answer that is not a non-empty array (%v): %q", err, m)
+		}
+		if len(msgs) != 1 {
+			t.Fatalf("a batch answer beside other messages: %q", msgs)
+		}
+		for _, e := range elems {
+			out = append(out, e)
+		}
+		batch = true
+	}
+	return out, batch
 }
