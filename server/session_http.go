@@ -270,6 +270,11 @@ func (h *httpHandler) initialize(r *http.Request, sse *sseWriter, m *rpcMessage,
 		return
 	}
 	for _, k := range evicted {
+		if s.replayOn() {
+			if err := l.EventStore.DeleteSession(r.Context(), principal, k); err != nil {
+				s.log.Warn("event store", "op", "delete", "err", err)
+			}
+		}
 		s.sessionEnded(k)
 	}
 	s.sessions.mu.Lock()
@@ -421,13 +426,9 @@ func (s *Server) sessionNotification(ctx context.Context, rec *SessionRecord, m 
 
 // sessionRequest serves a request of a found session (S11): the legacy
 // order of checks, on a context that notifications/cancelled and DELETE
-// can end. Until resumability exists, a broken connection cancels the
-// request as it does a modern one: nothing could deliver its answer
-// (§2.6, Choice).
-//
-// TODO(step 8): once the stream has an event id, run on a context detached
-// from the connection (context.WithoutCancel) and let the event log carry
-// what follows.
+// can end. With resumability on, sessionRequestResumable serves it;
+// without, a broken connection cancels the request as it does a modern
+// one: nothing could deliver its answer (§2.6, Choice).
 func (h *httpHandler) sessionRequest(r *http.Request, sse *sseWriter, rec *SessionRecord, m *rpcMessage, principal, client string) {
 	s := h.s
 	conv, caps, err := s.sessionConv(rec)
@@ -439,6 +440,10 @@ func (h *httpHandler) sessionRequest(r *http.Request, sse *sseWriter, rec *Sessi
 	rev := conv.Rev
 	if m.method != mcp20251125.MethodPing && !rec.Initialized {
 		writeAnswer(sse, s.legacyErrorOutcome(rev, m.requestID(), invalidRequest(msgNotInitialized), http.StatusBadRequest)) // L1
+		return
+	}
+	if s.replayOn() {
+		h.sessionRequestResumable(r, sse, rec, m, principal, client, conv, caps)
 		return
 	}
 	ctx, cancel := context.WithCancel(r.Context())
@@ -487,6 +492,11 @@ func (h *httpHandler) deleteSession(r *http.Request, sse *sseWriter, rec *Sessio
 	case err != nil:
 		writeAnswer(sse, s.storeUnavailable(nil, "delete", err))
 		return
+	}
+	if s.replayOn() {
+		if err := s.cfg.legacy.EventStore.DeleteSession(r.Context(), rec.Principal, rec.Key); err != nil {
+			s.log.Warn("event store", "op", "delete", "err", err) // the logs expire on their own
+		}
 	}
 	s.sessionEnded(rec.Key)
 	sse.done = true

@@ -113,7 +113,9 @@ func (h *sessionHub) route(ev Event) {
 			}
 			h.s.sessions.forget(ev.Session)
 		case SessionTakeover:
-			if st := h.stream(ev.Session); st != nil && st.id != ev.Ref {
+			// Ref names the new stream with its instance: a resumed stream
+			// keeps its id, and takes over from its previous holder too.
+			if st := h.stream(ev.Session); st != nil && h.s.instance+"/"+st.id != ev.Ref {
 				st.stop(true)
 			}
 		case SessionSubs:
