@@ -160,7 +160,7 @@ func (h *httpHandler) sessionStream(r *http.Request, sse *sseWriter, rec *Sessio
 	} else {
 		sse.mu.Lock()
 		sse.start()
-		err = sse.write(nil) // the headers go out now (write flushes), within WriteTimeout
+		_ = sse.write(nil) // the headers go out now (write flushes), within WriteTimeout
 		sse.mu.Unlock()
 	}
 	sse.mu.Lock()

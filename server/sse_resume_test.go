@@ -154,7 +154,9 @@ func (e *legacyEvents) upTo(stop func(event) bool) []event {
 	}
 }
 
-func isResponse(ev event) bool { return strings.Contains(ev.data, `"result"`) || strings.Contains(ev.data, `"error"`) }
+func isResponse(ev event) bool {
+	return strings.Contains(ev.data, `"result"`) || strings.Contains(ev.data, `"error"`)
+}
 
 // answerStatus GETs with Last-Event-ID and returns the status and, for a
 // JSON answer, the error code.
