@@ -431,11 +431,13 @@ func TestResumeRefusals(t *testing.T) {
 	evs := ev.all() // priming, 3 progress, the response: 2 kept
 	stream := strings.TrimSuffix(evs[0].id, ".0")
 	unlogged, _ := newSessionStreamID(sessionKey(c.sid), false)
+	otherStandalone, _ := newSessionStreamID(sessionKey(other.sid), true) // would open a fresh stream if it verified
 	for _, c2 := range []struct {
 		name  string
 		leids []string
 	}{
 		{"another session's", []string{otherEvs[1].id}},
+		{"another session's standalone", []string{eventID(otherStandalone, 0)}},
 		{"abc", []string{"abc"}},
 		{"x.1", []string{"x.1"}},
 		{"2 KiB", []string{strings.Repeat("A", 2048)}},
