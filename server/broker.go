@@ -37,6 +37,11 @@ const (
 	// SessionCancel: notifications/cancelled named the session's request
 	// Ref (its id, as JSON); the instance running it cancels it.
 	SessionCancel = "cancel"
+	// SessionResync: the broker came back after losing events (a
+	// reconnection; Session is empty): every instance's session streams
+	// re-read their records now (deleted, taken over, subscriptions)
+	// instead of at their next periodic re-read.
+	SessionResync = "resync"
 )
 
 // Event is one change fanned out to every instance's listen streams.

@@ -122,6 +122,12 @@ func (h *sessionHub) route(ev Event) {
 			if st := h.stream(ev.Session); st != nil {
 				st.offer(ev)
 			}
+		case SessionResync: // events may have been lost: every stream re-reads its record
+			h.mu.Lock()
+			for _, st := range h.streams {
+				st.offer(ev)
+			}
+			h.mu.Unlock()
 		case SessionCancel:
 			var id protocol.RequestId
 			if protocol.Unmarshal([]byte(ev.Ref), &id) == nil {

@@ -227,7 +227,7 @@ func (h *httpHandler) sessionStream(r *http.Request, sse *sseWriter, rec *Sessio
 				if _, ok := subs[ev.URI]; ok {
 					msg = resourceUpdated(st.rev, ev.URI)
 				}
-			case EventSession: // SessionSubs
+			case EventSession: // SessionSubs, SessionResync
 				fresh, gone, _ := s.refreshStream(ctx, rec, st)
 				if gone {
 					return

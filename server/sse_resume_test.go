@@ -583,3 +583,25 @@ func TestDeleteDropsLogs(t *testing.T) {
 		t.Errorf("after DELETE: %d streams, %d bytes", es.Streams(), es.Bytes())
 	}
 }
+
+// TestSessionResync: a SessionResync event (what redisstore.Broker hands
+// its subscribers after a reconnection, docs/dual-era.md §7.3) makes every
+// standalone stream re-read its record at once: a session deleted while
+// its events were lost ends its stream now, not at the next periodic
+// re-read (four keep-alives, a minute by default).
+func TestSessionResync(t *testing.T) {
+	f := newResumeFixture(t)
+	srv := getServer(t, f.Handler(HTTPOptions{}))
+	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
+	c.open("")
+	g := openGET(t, srv, c)
+	_ = f.NotifyToolsChanged()
+	g.message() // the stream is attached
+	if err := f.cfg.legacy.Store.Delete(context.Background(), "", sessionKey(c.sid)); err != nil {
+		t.Fatal(err) // deleted with no closed event, as if it was lost
+	}
+	if err := f.publish(Event{Kind: EventSession, Op: SessionResync}); err != nil {
+		t.Fatal(err)
+	}
+	g.ended(false)
+}
