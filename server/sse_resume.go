@@ -60,9 +60,10 @@ func (s *Server) replayLimits() ReplayLimits {
 type streamLog struct {
 	s                  *Server
 	principal, session string
-	id                 string
-	reqID              json.RawMessage // the request's id as JSON; nil for the standalone stream
-	priming            bool            // V = 2025-11-25: a priming event first, polling allowed
+	id                 string          // minted when a request's stream opens (a JSON answer needs none)
+	reqID              json.RawMessage // the request's id as JSON, set at open; nil for the standalone stream
+	rid                *protocol.RequestId
+	priming            bool // V = 2025-11-25: a priming event first, polling allowed
 
 	mu       sync.Mutex
 	sse      *sseWriter // the client's connection; nil once let go
@@ -77,9 +78,11 @@ type streamLog struct {
 	stopped  chan struct{} // closed by the renewer when it returns
 }
 
-func (s *Server) newStreamLog(sse *sseWriter, rec *SessionRecord, id string, reqID json.RawMessage, rev legacy.Rev) *streamLog {
+// newStreamLog returns the log of the standalone stream id, or of the
+// POST stream of request rid (id nil: minted when the stream opens).
+func (s *Server) newStreamLog(sse *sseWriter, rec *SessionRecord, id string, rid *protocol.RequestId, rev legacy.Rev) *streamLog {
 	return &streamLog{
-		s: s, principal: rec.Principal, session: rec.Key, id: id, reqID: reqID,
+		s: s, principal: rec.Principal, session: rec.Key, id: id, rid: rid,
 		priming: rev == legacy.Rev20251125, sse: sse,
 		released: make(chan struct{}), wake: make(chan struct{}),
 	}
@@ -102,6 +105,16 @@ func (l *streamLog) openLocked(prime bool) {
 	}
 	l.opened = true
 	s := l.s
+	if l.rid != nil {
+		id, err := newSessionStreamID(l.session, false)
+		if err != nil {
+			s.log.Error("minting a stream id", "err", err)
+		}
+		l.id = id
+		if l.reqID, err = protocol.Marshal(l.rid); err != nil {
+			s.log.Error("encoding a request id", "err", err)
+		}
+	}
 	now := s.now()
 	ctx, cancel := storeCtx()
 	err := l.store().Open(ctx, l.principal, l.session, l.id, StreamMeta{RequestID: l.reqID, Owner: s.instance, LeaseUntil: now.Add(streamLease)}, s.replayLimits())
@@ -111,7 +124,7 @@ func (l *streamLog) openLocked(prime bool) {
 	}
 	l.renewed = now
 	s.logs.add(l)
-	if l.reqID != nil {
+	if l.rid != nil {
 		l.stop, l.stopped = make(chan struct{}), make(chan struct{})
 		go l.renewer()
 	}
@@ -201,7 +214,7 @@ func (l *streamLog) disconnectForPolling(retry time.Duration) bool {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.done || l.sse == nil || !l.priming || l.reqID == nil {
+	if l.done || l.sse == nil || !l.priming || l.rid == nil {
 		return false
 	}
 	l.openLocked(true)
@@ -406,23 +419,13 @@ func (s *sseWriter) disconnectForPolling(retry time.Duration) bool {
 func (h *httpHandler) sessionRequestResumable(r *http.Request, sse *sseWriter, rec *SessionRecord, m *rpcMessage, principal, client string, conv *legacy.Session, caps declaredCaps) {
 	s := h.s
 	rev := conv.Rev
-	id, err := newSessionStreamID(rec.Key, false)
-	if err != nil {
-		writeAnswer(sse, s.errorOutcome(m.requestID(), InternalError("Internal error")))
-		return
-	}
-	reqID, err := protocol.Marshal(&m.id)
-	if err != nil {
-		writeAnswer(sse, s.errorOutcome(m.requestID(), InternalError("Internal error")))
-		return
-	}
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	if !s.sessions.start(rec.Key, m.id, cancel) {
 		cancel()
 		writeAnswer(sse, s.legacyErrorOutcome(rev, m.requestID(), invalidRequest(msgIDInUse), http.StatusOK)) // L2
 		return
 	}
-	l := s.newStreamLog(sse, rec, id, reqID, rev)
+	l := s.newStreamLog(sse, rec, "", &m.id, rev)
 	sse.log = l
 	stop := context.AfterFunc(r.Context(), func() { l.connectionLost(cancel) })
 	defer stop()
