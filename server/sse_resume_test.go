@@ -605,3 +605,36 @@ func TestSessionResync(t *testing.T) {
 	}
 	g.ended(false)
 }
+
+// TestResumeShutdown: Shutdown ends a resumed stream with retry (the
+// client reconnects elsewhere) and waits for the detached request, whose
+// response still goes to the log.
+func TestResumeShutdown(t *testing.T) {
+	f := newResumeFixture(t)
+	srv := getServer(t, f.Handler(HTTPOptions{}))
+	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
+	c.open("")
+	_, ev := openStream(t, srv, c, http.MethodPost, eraBody(1, "tools/call", `{"name":"poll","_meta":{"progressToken":"p"}}`))
+	evs := ev.all()
+	<-f.polled
+	_, g := openStream(t, srv, c, http.MethodGet, "", "Last-Event-ID", evs[0].id)
+	g.upTo(func(e event) bool { return strings.Contains(e.data, "after the disconnect") })
+	done := make(chan error, 1)
+	go func() { done <- f.Shutdown(context.Background()) }()
+	if got := g.all(); len(got) != 1 || got[0].retry != "1000" {
+		t.Fatalf("the resumed stream at Shutdown: %v", got)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("Shutdown returned (%v) while the request runs", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(f.gate)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	evs2, meta, err := f.cfg.legacy.EventStore.Read(context.Background(), "", sessionKey(c.sid), strings.TrimSuffix(evs[0].id, ".0"), 0, 0)
+	if err != nil || !meta.Done || len(evs2) != 3 || !strings.Contains(string(evs2[2].Data), "Reconnection test completed") {
+		t.Errorf("the log after Shutdown: %v %+v %v", evs2, meta, err)
+	}
+}
