@@ -1,9 +1,14 @@
 package server
 
 import (
+	"context"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 )
 
 // lastEventIDRe is the grammar of docs/dual-era.md §4.8.
@@ -90,4 +95,38 @@ func TestStreamIDBinding(t *testing.T) {
 	if _, ok := checkStreamID("key-one", "AAAAAAAAAAAA"); ok {
 		t.Error("a made-up stream id verified")
 	}
+}
+
+// FuzzResumeGET: whatever Last-Event-ID a GET of a live session carries,
+// the answer is 400 -32600 (malformed, another session's, events gone) or
+// an event stream, never a panic or a hang (docs/dual-era.md §4.8, rows
+// session/malformed Last-Event-ID and session/Last-Event-ID of another
+// session).
+func FuzzResumeGET(f *testing.F) {
+	for _, s := range []string{"abc", "x.1", strings.Repeat("A", 2048), "AAAAAAAAAAAA.0", "AAAAAAAAAAAA.9223372036854775807", "\x00", ""} {
+		f.Add(s)
+	}
+	fx := newLegacyFixture(f, ErasBoth)
+	h := fx.Handler(HTTPOptions{})
+	c := newLegacyHTTP(f, h, "2025-11-25")
+	c.open("")
+	f.Fuzz(func(t *testing.T, leid string) {
+		if !utf8.ValidString(leid) || strings.ContainsAny(leid, "\r\n") {
+			return // not a header value net/http would deliver
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		r := httptest.NewRequestWithContext(ctx, http.MethodGet, "/mcp", nil)
+		r.Host = loopback
+		r.Header.Set(HeaderSessionID, c.sid)
+		r.Header["Last-Event-Id"] = []string{leid}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		switch ct := w.Header().Get("Content-Type"); {
+		case ct == "text/event-stream" && w.Code == 200:
+		case w.Code == 400 && decodeWire(t, w.Body.Bytes()).code() == -32600:
+		default:
+			t.Fatalf("Last-Event-ID %q: %d %s %s", leid, w.Code, ct, w.Body.Bytes())
+		}
+	})
 }

@@ -638,3 +638,34 @@ func TestResumeShutdown(t *testing.T) {
 		t.Errorf("the log after Shutdown: %v %+v %v", evs2, meta, err)
 	}
 }
+
+// TestResumeStandaloneTruncated: resuming the standalone stream before its
+// oldest kept event opens a fresh stream (§4.8 case 1, standalone: its
+// messages are notifications only), with a new id and its priming event.
+func TestResumeStandaloneTruncated(t *testing.T) {
+	f := newResumeFixture(t, WithLegacy(LegacyConfig{MaxReplayEvents: 1}))
+	srv := getServer(t, f.Handler(HTTPOptions{}))
+	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
+	c.open("")
+	first := openGET(t, srv, c)
+	_ = f.NotifyToolsChanged()
+	first.message()
+	_ = f.NotifyPromptsChanged()
+	first.message() // .1 is dropped: one event kept
+	old := first.lastID[:12]
+	second := openGET(t, srv, c, "Last-Event-ID", eventID(old, 0))
+	first.ended(true)
+	l := <-second.ch
+	for l.kind == "comment" {
+		l = <-second.ch
+	}
+	if l.kind != "id" || l.value == eventID(old, 0) || !strings.HasSuffix(l.value, ".0") {
+		t.Fatalf("want a fresh stream's priming id, got %s %q", l.kind, l.value)
+	}
+	// From the kept event, it is a take-over that continues the stream.
+	third := openGET(t, srv, c, "Last-Event-ID", eventID(old, 1))
+	second.ended(true)
+	if w := third.message(); w.method() != "notifications/prompts/list_changed" || third.lastID != eventID(old, 2) {
+		t.Errorf("resume from .1: %s %q", w.raw, third.lastID)
+	}
+}
