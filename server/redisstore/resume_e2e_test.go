@@ -1,6 +1,7 @@
 package redisstore
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -144,5 +145,101 @@ func TestResumeAcrossInstances(t *testing.T) {
 	status, got, raw = c.stream(b, http.MethodGet, "", "Last-Event-ID", evs[0].id)
 	if status != 200 || len(got) != 1 || got[0].id != stuck+".1" || !strings.Contains(got[0].data, `"id":"r9"`) || !strings.Contains(got[0].data, "-32603") {
 		t.Fatalf("the resume of a stopped owner's stream: %d %q", status, raw)
+	}
+}
+
+// lines reads an open event stream line by line.
+func (c *legacyClient) lines(in *instance, hdr ...string) <-chan string {
+	c.t.Helper()
+	req, err := http.NewRequest(http.MethodGet, in.srv.URL, nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("X-User", c.user)
+	req.Header.Set(server.HeaderSessionID, c.sid)
+	for i := 0; i+1 < len(hdr); i += 2 {
+		req.Header.Set(hdr[i], hdr[i+1])
+	}
+	resp, err := in.srv.Client().Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.t.Cleanup(func() { resp.Body.Close() })
+	if resp.StatusCode != 200 {
+		c.t.Fatalf("GET on %s: %d", in.name, resp.StatusCode)
+	}
+	ch := make(chan string, 100)
+	go func() {
+		defer close(ch)
+		br := bufio.NewReader(resp.Body)
+		for {
+			l, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			if l = strings.TrimRight(l, "\n"); l != "" && !strings.HasPrefix(l, ":") && !strings.HasPrefix(l, "event: ") {
+				ch <- l
+			}
+		}
+	}()
+	return ch
+}
+
+func nextLine(t *testing.T, ch <-chan string) string {
+	t.Helper()
+	select {
+	case l, ok := <-ch:
+		if !ok {
+			return "EOF"
+		}
+		return l
+	case <-time.After(5 * time.Second):
+		t.Fatal("nothing on the stream within 5 s")
+		return ""
+	}
+}
+
+// The standalone stream held on A is resumed on B with Last-Event-ID: B
+// replays what A logged, takes the stream over (A ends it with retry,
+// although the resumed stream keeps its id) and continues its seqs.
+func TestResumeStandaloneAcrossInstances(t *testing.T) {
+	opt := testRedis(t)
+	p, ch := uniquePrefix(t), uniqueChannel(t)
+	es := newEventStore(t, newClient(t, opt), WithPrefix(p))
+	l := server.LegacyConfig{EventStore: es}
+	a, _ := sessionInstance(t, "A", opt, p, ch, l)
+	b, _ := sessionInstance(t, "B", opt, p, ch, l)
+	c := (&legacyClient{t: t, user: "alice"}).open(a)
+	wantStatus(t, "notifications/initialized", c.send(a, http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/initialized"}`), http.StatusAccepted)
+
+	onA := c.lines(a)
+	prime := nextLine(t, onA)
+	if !strings.HasPrefix(prime, "id: ") || !strings.HasSuffix(prime, ".0") || nextLine(t, onA) != "data: " {
+		t.Fatalf("A's stream starts with %q", prime)
+	}
+	stream := strings.TrimSuffix(strings.TrimPrefix(prime, "id: "), ".0")
+	if err := a.s.NotifyToolsChanged(); err != nil {
+		t.Fatal(err)
+	}
+	if id := nextLine(t, onA); id != "id: "+stream+".1" {
+		t.Fatalf("A's first event: %q", id)
+	}
+	nextLine(t, onA) // its data
+
+	onB := c.lines(b, "Last-Event-ID", stream+".0")
+	if id, data := nextLine(t, onB), nextLine(t, onB); id != "id: "+stream+".1" || !strings.Contains(data, "tools/list_changed") {
+		t.Fatalf("B replayed %q %q", id, data)
+	}
+	if l := nextLine(t, onA); l != "retry: 1000" {
+		t.Fatalf("A's stream after the take-over: %q", l)
+	}
+	if l := nextLine(t, onA); l != "EOF" {
+		t.Fatalf("A's stream did not end: %q", l)
+	}
+	if err := a.s.NotifyResourcesChanged(); err != nil {
+		t.Fatal(err)
+	}
+	if id, data := nextLine(t, onB), nextLine(t, onB); id != "id: "+stream+".2" || !strings.Contains(data, "resources/list_changed") {
+		t.Fatalf("B live %q %q", id, data)
 	}
 }
