@@ -302,6 +302,12 @@ func TestDisconnectForPolling(t *testing.T) {
 			t.Errorf("%s: DisconnectForPolling did something: %s", rev, w.raw)
 		}
 	}
+	// A stdio session of 2025-11-25: false (no stream to close).
+	sc := startLegacyStdio(t, f.Server, "2025-11-25")
+	sc.open("")
+	if w, _ := sc.call(9, "tools/call", `{"name":"poll"}`); <-f.polled || !strings.Contains(resultText(t, w), "polled=false") {
+		t.Errorf("stdio: DisconnectForPolling did something: %s", w.raw)
+	}
 	// A modern request: false.
 	rec := eraRequest(t, f.Handler(HTTPOptions{}), http.MethodPost, eraBody(1, "tools/call", `{"_meta":`+modernMetaJSON+`,"name":"poll","arguments":{}}`), HeaderProtocolVersion, "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", "poll")
 	m := decodeWire(t, rec.Body.Bytes())
@@ -379,6 +385,7 @@ func TestResumeLive(t *testing.T) {
 	srv := getServer(t, f.Handler(HTTPOptions{}))
 	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
 	c.open("")
+	standalone := openGET(t, srv, c)
 	_, ev := openStream(t, srv, c, http.MethodPost, eraBody(1, "tools/call", `{"name":"poll","_meta":{"progressToken":"p"}}`))
 	evs := ev.all()
 	<-f.polled
@@ -391,6 +398,12 @@ func TestResumeLive(t *testing.T) {
 	rest := g.all()
 	if len(rest) != 2 || !isResponse(rest[1]) {
 		t.Fatalf("live: %v", rest)
+	}
+	// A resumed POST stream did not take the standalone stream over, and
+	// carried none of its notifications.
+	_ = f.NotifyToolsChanged()
+	if w := standalone.message(); w.method() != "notifications/tools/list_changed" {
+		t.Errorf("the standalone stream after a POST stream's resume: %s", w.raw)
 	}
 }
 
