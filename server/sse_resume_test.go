@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/goleak"
+
 	"github.com/mcpwire/mcpwire/protocol"
 )
 
@@ -681,4 +683,35 @@ func TestResumeStandaloneTruncated(t *testing.T) {
 	if w := third.message(); w.method() != "notifications/prompts/list_changed" || third.lastID != eventID(old, 2) {
 		t.Errorf("resume from .1: %s %q", w.raw, third.lastID)
 	}
+}
+
+// TestResumeNoLeak: once a polled request has answered and been resumed,
+// and a broken connection's request has ended, nothing of them is left:
+// no goroutine (renewers, detached requests, resumers), no open log.
+func TestResumeNoLeak(t *testing.T) {
+	f := newResumeFixture(t, WithKeepAlive(time.Millisecond))
+	srv := getServer(t, f.Handler(HTTPOptions{}))
+	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
+	c.open("")
+	resp, ev := openStream(t, srv, c, http.MethodPost, eraBody(1, "tools/call", `{"name":"slow","_meta":{"progressToken":"p"}}`))
+	first := ev.upTo(func(e event) bool { return strings.Contains(e.data, "first") })
+	resp.Body.Close()
+	_, ev = openStream(t, srv, c, http.MethodPost, eraBody(2, "tools/call", `{"name":"poll"}`))
+	polled := ev.all()
+	<-f.polled
+	time.Sleep(20 * time.Millisecond) // keep-alives and lease renewals run meanwhile
+	close(f.gate)
+	for _, leid := range []string{first[0].id, polled[0].id} {
+		_, g := openStream(t, srv, c, http.MethodGet, "", "Last-Event-ID", leid)
+		if got := g.all(); len(got) == 0 || !isResponse(got[len(got)-1]) {
+			t.Fatalf("resume from %s: %v", leid, got)
+		}
+	}
+	waitFor(t, func() bool { return f.logs.len() == 0 })
+	srv.Close()
+	goleak.VerifyNone(t,
+		goleak.IgnoreTopFunction("net/http.(*persistConn).readLoop"),
+		goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"),
+		goleak.IgnoreTopFunction("internal/poll.runtime_pollWait"),
+	)
 }
