@@ -3,11 +3,13 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -714,4 +716,63 @@ func TestResumeNoLeak(t *testing.T) {
 		goleak.IgnoreTopFunction("net/http.(*persistConn).writeLoop"),
 		goleak.IgnoreTopFunction("internal/poll.runtime_pollWait"),
 	)
+}
+
+// downEventStore is a MemoryEventStore whose calls fail while down.
+type downEventStore struct {
+	*MemoryEventStore
+	down atomic.Bool
+}
+
+var errEventsDown = errors.New("event store down")
+
+func (d *downEventStore) Open(ctx context.Context, p, s, id string, m StreamMeta, l ReplayLimits) error {
+	if d.down.Load() {
+		return errEventsDown
+	}
+	return d.MemoryEventStore.Open(ctx, p, s, id, m, l)
+}
+
+func (d *downEventStore) Append(ctx context.Context, p, s, id string, ev StoredEvent) error {
+	if d.down.Load() {
+		return errEventsDown
+	}
+	return d.MemoryEventStore.Append(ctx, p, s, id, ev)
+}
+
+func (d *downEventStore) Read(ctx context.Context, p, s, id string, after int64, max int) ([]StoredEvent, StreamMeta, error) {
+	if d.down.Load() {
+		return nil, StreamMeta{}, errEventsDown
+	}
+	return d.MemoryEventStore.Read(ctx, p, s, id, after, max)
+}
+
+// TestEventStoreOutage: an event store that fails never costs a connected
+// client its answer (events go out live with their ids, only the log is
+// lost), and a resume while it fails is 503 with Retry-After: 1 (the
+// client tries again), not a 400 that would make it give up.
+func TestEventStoreOutage(t *testing.T) {
+	es := &downEventStore{MemoryEventStore: NewMemoryEventStore(0)}
+	f := newResumeFixture(t, WithLegacy(LegacyConfig{EventStore: es}))
+	srv := getServer(t, f.Handler(HTTPOptions{}))
+	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
+	c.open("")
+	es.down.Store(true)
+	w, notes, _ := c.call(1, "tools/call", `{"name":"progress","_meta":{"progressToken":"p"}}`)
+	if len(notes) != 3 || resultText(t, w) != "done" {
+		t.Errorf("with the store down: %d notes, %s", len(notes), w.raw)
+	}
+	es.down.Store(false)
+	_, ev := openStream(t, srv, c, http.MethodPost, eraBody(2, "tools/call", `{"name":"progress","_meta":{"progressToken":"p"}}`))
+	evs := ev.all()
+	es.down.Store(true)
+	resp, g := openStream(t, srv, c, http.MethodGet, "", "Last-Event-ID", evs[1].id)
+	if g != nil || resp.StatusCode != 503 || resp.Header.Get("Retry-After") != "1" {
+		t.Errorf("a resume with the store down: %d Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	}
+	es.down.Store(false)
+	_, g = openStream(t, srv, c, http.MethodGet, "", "Last-Event-ID", evs[1].id)
+	if got := g.all(); len(got) != 3 || !isResponse(got[2]) {
+		t.Errorf("the resume once the store is back: %v", got)
+	}
 }
