@@ -45,6 +45,13 @@ func msgCannotResume(id string) string {
 	return "cannot resume: the events after " + id + " are no longer kept"
 }
 
+// sharedBroker reports whether events reach other instances (a broker
+// other than the in-process one).
+func (s *Server) sharedBroker() bool {
+	_, local := s.cfg.broker.(*localBroker)
+	return !local
+}
+
 // replayOn reports whether the legacy streams are resumable.
 func (s *Server) replayOn() bool {
 	return s.cfg.legacy.ReplayRetention > 0 && s.cfg.legacy.EventStore != nil
@@ -170,6 +177,10 @@ func (l *streamLog) eventLocked(msg []byte) bool {
 	close(l.wake)
 	l.wake = make(chan struct{})
 	if l.sse == nil {
+		if err == nil && l.s.sharedBroker() {
+			// Nobody reads this stream here: wake its resumers elsewhere.
+			_ = l.s.publish(Event{Kind: EventSession, Session: l.session, Op: SessionAppend, Ref: l.id})
+		}
 		return err == nil
 	}
 	l.sse.mu.Lock()
@@ -540,6 +551,18 @@ func (h *httpHandler) resumeRequest(r *http.Request, sse *sseWriter, rec *Sessio
 		return
 	}
 	st := s.cfg.legacy.EventStore
+	// A stream written on another instance: its owner's append events
+	// (and the broker's resync) wake this resumer before its next poll.
+	// Subscribed before the first read, so that none is missed.
+	var woken <-chan Event
+	if s.sharedBroker() && s.logs.get(rec.Key, stream) == nil {
+		if evs, stop, err := s.cfg.broker.Subscribe(ctx); err == nil {
+			defer stop()
+			woken = evs
+		} else {
+			s.log.Warn("subscribing to the broker for a resumed stream", "err", err)
+		}
+	}
 	read := func(after int64) ([]StoredEvent, StreamMeta, <-chan struct{}, error) {
 		var wake <-chan struct{}
 		if l := s.logs.get(rec.Key, stream); l != nil {
@@ -614,6 +637,15 @@ func (h *httpHandler) resumeRequest(r *http.Request, sse *sseWriter, rec *Sessio
 				break wait
 			case <-poll.C:
 				break wait
+			case ev, ok := <-woken:
+				switch {
+				case !ok:
+					woken = nil
+				case ev.Kind != EventSession:
+				case ev.Op == SessionResync,
+					ev.Session == rec.Key && (ev.Op == SessionAppend && ev.Ref == stream || ev.Op == SessionClosed):
+					break wait
+				}
 			}
 		}
 		evs, meta, wake, err = read(after)

@@ -78,7 +78,8 @@ func TestResumeAcrossInstances(t *testing.T) {
 	opt := testRedis(t)
 	p, ch := uniquePrefix(t), uniqueChannel(t)
 	es := newEventStore(t, newClient(t, opt), WithPrefix(p))
-	l := server.LegacyConfig{EventStore: es, PollInterval: 20 * time.Millisecond}
+	// An hour between polls: B's resumer is woken by A's append events.
+	l := server.LegacyConfig{EventStore: es, PollInterval: time.Hour}
 	a, _ := sessionInstance(t, "A", opt, p, ch, l)
 	b, _ := sessionInstance(t, "B", opt, p, ch, l)
 	gate := make(chan struct{})
