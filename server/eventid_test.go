@@ -130,3 +130,18 @@ func FuzzResumeGET(f *testing.F) {
 		}
 	})
 }
+
+func TestIsResponseData(t *testing.T) {
+	for data, want := range map[string]bool{
+		`{"jsonrpc":"2.0","id":1,"result":{}}`:                             true,
+		`{"jsonrpc":"2.0","id":"a","error":{"code":-32603,"message":"x"}}`: true,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`:  false,
+		`{"jsonrpc":"2.0","id":"mcpwire-x","method":"elicitation/create"}`: false,
+		`{"jsonrpc":"2.0","id":1,"result":{"method":"inner"}}`:             true,
+		``: false,
+	} {
+		if got := isResponseData([]byte(data)); got != want {
+			t.Errorf("isResponseData(%s) = %v", data, got)
+		}
+	}
+}

@@ -297,6 +297,11 @@ func (l *streamLog) end() {
 	close(l.wake)
 	l.wake = make(chan struct{})
 	s.logs.remove(l)
+	if l.sse == nil && l.rid != nil && s.sharedBroker() {
+		// Resumers elsewhere learn that the stream is done (an append's
+		// event may reach them before Finish did).
+		_ = s.publish(Event{Kind: EventSession, Session: l.session, Op: SessionAppend, Ref: l.id})
+	}
 }
 
 // close ends the standalone stream's log (its connection closed).
@@ -613,6 +618,9 @@ func (h *httpHandler) resumeRequest(r *http.Request, sse *sseWriter, rec *Sessio
 				return
 			}
 			after = ev.Seq
+			if isResponseData(ev.Data) {
+				return // the request's response ends its stream (even before Finish is seen)
+			}
 		}
 		if meta.Done {
 			return // the response was the last event
@@ -656,6 +664,22 @@ func (h *httpHandler) resumeRequest(r *http.Request, sse *sseWriter, rec *Sessio
 			return
 		}
 	}
+}
+
+// isResponseData reports whether an event's data is a JSON-RPC response
+// (no method member): the last event of a request's stream. Requests and
+// notifications of the stream all have a method.
+func isResponseData(data []byte) bool {
+	sc, ok := objectMembers(data)
+	if !ok {
+		return false
+	}
+	for sc.next() {
+		if string(sc.key) == "method" {
+			return false
+		}
+	}
+	return true
 }
 
 // ownerStopped reports whether a request's stream has lost its writer: not

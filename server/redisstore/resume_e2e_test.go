@@ -45,8 +45,8 @@ func sseEvents(body string) []sseEvent {
 	return out
 }
 
-// stream sends a request to in and reads its whole answer.
-func (c *legacyClient) stream(in *instance, verb, body string, hdr ...string) (int, []sseEvent, string) {
+// resumeStream sends a request to in and reads its whole answer.
+func (c *legacyClient) resumeStream(in *instance, verb, body string, hdr ...string) (int, []sseEvent, string) {
 	c.t.Helper()
 	req, err := http.NewRequest(verb, in.srv.URL, strings.NewReader(body))
 	if err != nil {
@@ -102,12 +102,12 @@ func TestResumeAcrossInstances(t *testing.T) {
 	c := (&legacyClient{t: t, user: "alice"}).open(a)
 	wantStatus(t, "notifications/initialized", c.send(a, http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/initialized"}`), http.StatusAccepted)
 
-	status, evs, raw := c.stream(a, http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_reconnection","arguments":{},"_meta":{"progressToken":"p"}}}`)
+	status, evs, raw := c.resumeStream(a, http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_reconnection","arguments":{},"_meta":{"progressToken":"p"}}}`)
 	if status != 200 || len(evs) != 2 || evs[0].data != "" || !strings.HasSuffix(evs[0].id, ".0") || evs[1].retry != "1000" {
 		t.Fatalf("the POST on A: %d %q", status, raw)
 	}
 	go func() { time.Sleep(100 * time.Millisecond); close(gate) }()
-	status, got, raw := c.stream(b, http.MethodGet, "", "Last-Event-ID", evs[0].id)
+	status, got, raw := c.resumeStream(b, http.MethodGet, "", "Last-Event-ID", evs[0].id)
 	stream := strings.TrimSuffix(evs[0].id, ".0")
 	if status != 200 || len(got) != 2 || got[0].id != stream+".1" || !strings.Contains(got[0].data, "on A") ||
 		got[1].id != stream+".2" || !strings.Contains(got[1].data, `"id":1`) || !strings.Contains(got[1].data, "Reconnection test completed on A") {
@@ -115,7 +115,7 @@ func TestResumeAcrossInstances(t *testing.T) {
 	}
 	// Another principal cannot resume alice's stream (404: the session is not found).
 	mallory := &legacyClient{t: t, user: "mallory", sid: c.sid}
-	if status, _, _ := mallory.stream(b, http.MethodGet, "", "Last-Event-ID", evs[0].id); status != 404 {
+	if status, _, _ := mallory.resumeStream(b, http.MethodGet, "", "Last-Event-ID", evs[0].id); status != 404 {
 		t.Errorf("mallory's resume: %d, want 404", status)
 	}
 
@@ -133,7 +133,7 @@ func TestResumeAcrossInstances(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	_, evs, raw = c.stream(a, http.MethodPost, `{"jsonrpc":"2.0","id":"r9","method":"tools/call","params":{"name":"stuck","arguments":{}}}`)
+	_, evs, raw = c.resumeStream(a, http.MethodPost, `{"jsonrpc":"2.0","id":"r9","method":"tools/call","params":{"name":"stuck","arguments":{}}}`)
 	if len(evs) != 2 {
 		t.Fatalf("the POST of stuck: %q", raw)
 	}
@@ -143,14 +143,14 @@ func TestResumeAcrossInstances(t *testing.T) {
 	if err := rdb.HSet(ctx5(t), meta, "lease", time.Now().Add(-time.Second).UnixMilli(), "owner", "gone").Err(); err != nil {
 		t.Fatal(err)
 	}
-	status, got, raw = c.stream(b, http.MethodGet, "", "Last-Event-ID", evs[0].id)
+	status, got, raw = c.resumeStream(b, http.MethodGet, "", "Last-Event-ID", evs[0].id)
 	if status != 200 || len(got) != 1 || got[0].id != stuck+".1" || !strings.Contains(got[0].data, `"id":"r9"`) || !strings.Contains(got[0].data, "-32603") {
 		t.Fatalf("the resume of a stopped owner's stream: %d %q", status, raw)
 	}
 }
 
-// lines reads an open event stream line by line.
-func (c *legacyClient) lines(in *instance, hdr ...string) <-chan string {
+// streamLines reads an open event stream line by line.
+func (c *legacyClient) streamLines(in *instance, hdr ...string) <-chan string {
 	c.t.Helper()
 	req, err := http.NewRequest(http.MethodGet, in.srv.URL, nil)
 	if err != nil {
@@ -213,7 +213,7 @@ func TestResumeStandaloneAcrossInstances(t *testing.T) {
 	c := (&legacyClient{t: t, user: "alice"}).open(a)
 	wantStatus(t, "notifications/initialized", c.send(a, http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/initialized"}`), http.StatusAccepted)
 
-	onA := c.lines(a)
+	onA := c.streamLines(a)
 	prime := nextLine(t, onA)
 	if !strings.HasPrefix(prime, "id: ") || !strings.HasSuffix(prime, ".0") || nextLine(t, onA) != "data: " {
 		t.Fatalf("A's stream starts with %q", prime)
@@ -227,7 +227,7 @@ func TestResumeStandaloneAcrossInstances(t *testing.T) {
 	}
 	nextLine(t, onA) // its data
 
-	onB := c.lines(b, "Last-Event-ID", stream+".0")
+	onB := c.streamLines(b, "Last-Event-ID", stream+".0")
 	if id, data := nextLine(t, onB), nextLine(t, onB); id != "id: "+stream+".1" || !strings.Contains(data, "tools/list_changed") {
 		t.Fatalf("B replayed %q %q", id, data)
 	}
