@@ -42,6 +42,15 @@ const (
 	// (stored with SessionStore.PutAnswer); the instance waiting for it
 	// takes it.
 	SessionAnswer = "answer"
+	// SessionResync: the broker came back after losing events (a
+	// reconnection; Session is empty): every instance's session streams
+	// re-read their records now (deleted, taken over, subscriptions)
+	// instead of at their next periodic re-read.
+	SessionResync = "resync"
+	// SessionAppend: the owner of the stream Ref appended an event while
+	// no client was connected to it; resumers of that stream on other
+	// instances read the store now instead of at their next poll.
+	SessionAppend = "append"
 )
 
 // Event is one change fanned out to every instance's listen streams.

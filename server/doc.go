@@ -156,6 +156,22 @@
 // client reconnects; DELETE ends it without. Events reach the streams of
 // every instance through the Broker.
 //
+// The session's streams are resumable (LegacyConfig.ReplayRetention, 5
+// minutes; negative turns it off). Every event of a POST's stream or of
+// the GET stream has an id <stream>.<seq> and is kept in
+// LegacyConfig.EventStore (in memory by default, bounded by
+// MaxReplayEvents, MaxReplayBytes and MaxReplayStreams); a 2025-11-25
+// stream starts with a priming event (its id, empty data). A request of a
+// session runs detached from its connection: a connection that breaks
+// after an event with an id leaves it running, and the client gets what
+// followed with a GET carrying Last-Event-ID, on any instance sharing the
+// store, up to the response. Request.DisconnectForPolling (and
+// LegacyConfig.PollAfter) closes a 2025-11-25 POST's stream with a retry
+// field on purpose, for SSE polling. A Last-Event-ID that is malformed,
+// repeated, another session's, or names events no longer kept is 400
+// (a gone standalone stream opens afresh instead); a request whose
+// instance stopped renewing its lease is answered -32603 by the resumer.
+//
 // On stdio the first legacy initialize opens the session of the process;
 // initialize and notifications/initialized are handled before the next
 // line is read, and lines with modern _meta stay stateless beside it

@@ -259,10 +259,13 @@ func sseMessages(t testing.TB, body []byte) []*wire {
 			switch {
 			case strings.HasPrefix(line, "data: "):
 				data = append(data, strings.TrimPrefix(line, "data: "))
-			case strings.HasPrefix(line, "event: "), strings.HasPrefix(line, ":"):
+			case strings.HasPrefix(line, "event: "), strings.HasPrefix(line, ":"), strings.HasPrefix(line, "id: "):
 			default:
 				t.Fatalf("unexpected SSE line %q", line)
 			}
+		}
+		if len(data) == 1 && data[0] == "" {
+			continue // the priming event of a legacy stream (docs/dual-era.md §4.8)
 		}
 		out = append(out, decodeWire(t, []byte(strings.Join(data, "\n"))))
 	}

@@ -358,6 +358,10 @@ type sseWriter struct {
 	// noDeadline: the ResponseWriter has no write deadlines; counted: the
 	// request is in h.inflight.
 	started, done, broken, noDeadline, counted bool
+	// log, when set, is the event log of a legacy session's stream
+	// (sse_resume.go): every message sent through notify goes to it, to be
+	// numbered, stored and written with its id.
+	log *streamLog
 }
 
 // enter counts the request in flight, or reports false over
@@ -471,6 +475,9 @@ func (s *sseWriter) event(msg []byte) error {
 }
 
 func (s *sseWriter) notify(msg []byte) bool {
+	if s.log != nil {
+		return s.log.send(msg)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.done || s.broken {

@@ -60,7 +60,8 @@ type LegacyConfig struct {
 	MaxLifetime time.Duration
 	// RetryInterval is the SSE retry field the server sends before it
 	// closes a session's stream that the client should reopen (take-over,
-	// stream lifetime, Shutdown; default 1 s).
+	// stream lifetime, Shutdown, DisconnectForPolling(0), PollAfter;
+	// default 1 s).
 	RetryInterval time.Duration
 
 	// InputTimeout bounds the wait for the client's answers to one round
@@ -81,13 +82,42 @@ type LegacyConfig struct {
 	// it the session ends (HTTP: its next request gets 404; stdio: the
 	// legacy session ends, modern lines are still served).
 	MaxBadResponses int
-	// PollInterval is how often a bridge wait re-reads a shared store for
-	// answers in case a broker event was lost (default 1 s).
-	PollInterval time.Duration
 	// MaxBatch bounds the messages of one JSON-RPC batch, which 2025-03-26
 	// sessions may send (default 64); a longer batch is refused whole
 	// with -32600.
 	MaxBatch int
+
+	// Resumability (docs/dual-era.md §4.8): the events of a session's SSE
+	// streams get ids and are kept in EventStore, so that a client that
+	// lost a stream reconnects with Last-Event-ID and receives what it
+	// missed, on any instance sharing the store.
+
+	// EventStore keeps the event logs (default NewMemoryEventStore(0),
+	// which serves one instance).
+	EventStore EventStore
+	// MaxReplayEvents and MaxReplayBytes bound the events kept per stream
+	// (defaults 1,000 and 4 MiB); past them the oldest go, and resuming
+	// before them is refused (a request's stream) or starts afresh (the
+	// standalone stream).
+	MaxReplayEvents int
+	MaxReplayBytes  int64
+	// MaxReplayStreams bounds the streams kept per session (default 16):
+	// the one with the oldest last event goes first.
+	MaxReplayStreams int
+	// ReplayRetention is how long a stream's log is kept after its last
+	// event (default 5 minutes). Negative turns resumability off: no event
+	// ids, no priming event, DisconnectForPolling does nothing, and a
+	// broken connection cancels its request.
+	ReplayRetention time.Duration
+	// PollAfter, when positive, closes a request's SSE stream (with the
+	// retry field) once the request has run this long, as
+	// DisconnectForPolling does (2025-11-25 sessions; default 0: off).
+	PollAfter time.Duration
+	// PollInterval is how often a wait that another instance may end
+	// re-reads the shared stores, in case a broker event was lost: a
+	// bridge wait for the client's answers, and a resumed stream whose
+	// request runs on another instance (default 1 s).
+	PollInterval time.Duration
 }
 
 // Defaults of LegacyConfig's session limits.
@@ -97,6 +127,14 @@ const (
 	DefaultSessionIdleTimeout      = 30 * time.Minute
 	DefaultSessionMaxLifetime      = 24 * time.Hour
 	DefaultRetryInterval           = time.Second
+)
+
+// Defaults of LegacyConfig's resumability limits.
+const (
+	DefaultMaxReplayEvents  = 1000
+	DefaultMaxReplayBytes   = 4 << 20
+	DefaultMaxReplayStreams = 16
+	DefaultReplayRetention  = 5 * time.Minute
 )
 
 // DefaultMaxSubscriptions bounds the resource subscriptions of one legacy
@@ -176,6 +214,21 @@ func (c *config) legacyDefaults() error {
 	}
 	if c.eras != ErasModern && l.Store == nil {
 		l.Store = NewMemorySessionStore()
+	}
+	if l.MaxReplayEvents <= 0 {
+		l.MaxReplayEvents = DefaultMaxReplayEvents
+	}
+	if l.MaxReplayBytes <= 0 {
+		l.MaxReplayBytes = DefaultMaxReplayBytes
+	}
+	if l.MaxReplayStreams <= 0 {
+		l.MaxReplayStreams = DefaultMaxReplayStreams
+	}
+	if l.ReplayRetention == 0 {
+		l.ReplayRetention = DefaultReplayRetention
+	}
+	if c.eras != ErasModern && l.EventStore == nil && l.ReplayRetention > 0 {
+		l.EventStore = NewMemoryEventStore(0)
 	}
 	return nil
 }

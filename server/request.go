@@ -92,6 +92,30 @@ func (r *Request) SetCacheHint(h CacheHint) error {
 	return nil
 }
 
+// DisconnectForPolling closes the SSE stream of this request's POST while
+// the request goes on (SSE polling, docs/dual-era.md §4.8): the stream
+// starts if it has not (with its priming event), gets an event holding
+// only the retry field (retry, or LegacyConfig.RetryInterval when retry
+// <= 0), and the HTTP response ends. What the handler sends afterwards,
+// its result included, is kept in the session's event log, and the client
+// receives it by reconnecting with GET and Last-Event-ID. It reports
+// whether it did so: only in a legacy HTTP session of 2025-11-25 with
+// resumability on (LegacyConfig.ReplayRetention), and only once; elsewhere
+// (a 2026-07-28 request, stdio, older revisions) it does nothing.
+func (r *Request) DisconnectForPolling(retry time.Duration) bool {
+	if r.legacy == nil {
+		return false
+	}
+	p, ok := r.out.(interface{ disconnectForPolling(time.Duration) bool })
+	if !ok {
+		return false
+	}
+	r.mu.Lock()
+	done := r.done
+	r.mu.Unlock()
+	return !done && p.disconnectForPolling(retry)
+}
+
 func (r *Request) finish() {
 	r.mu.Lock()
 	r.done = true

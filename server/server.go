@@ -189,6 +189,9 @@ type Server struct {
 	// instance names this Server among the instances sharing a session
 	// store (random, made by New).
 	instance string
+	// logs are the event logs of legacy streams written here (resumers
+	// here are woken by them).
+	logs *streamLogs
 
 	limiters  *limiters      // nil without WithRateLimit
 	inflight  sync.WaitGroup // running requests, for Shutdown
@@ -302,6 +305,7 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 		}
 		s.sessions = newSessionState(c.legacy.MaxSessions)
 		s.hub = newSessionHub(s)
+		s.logs = newStreamLogs()
 		if _, local := c.broker.(*localBroker); !local {
 			if _, mem := c.legacy.Store.(*MemorySessionStore); mem {
 				s.log.Warn("legacy sessions are kept in memory while events go through a shared broker: behind a load balancer a session made on one instance is unknown on the others (set LegacyConfig.Store)")

@@ -270,6 +270,11 @@ func (h *httpHandler) initialize(r *http.Request, sse *sseWriter, m *rpcMessage,
 		return
 	}
 	for _, k := range evicted {
+		if s.replayOn() {
+			if err := l.EventStore.DeleteSession(r.Context(), principal, k); err != nil {
+				s.log.Warn("event store", "op", "delete", "err", err)
+			}
+		}
 		s.sessionEnded(k)
 	}
 	s.sessions.mu.Lock()
@@ -416,32 +421,53 @@ func (s *Server) sessionNotification(ctx context.Context, rec *SessionRecord, m 
 
 // sessionRequest serves a request of a found session (S11): the legacy
 // order of checks, on a context that notifications/cancelled and DELETE
-// can end. Until resumability exists, a broken connection cancels the
-// request as it does a modern one: nothing could deliver its answer
-// (§2.6, Choice).
-//
-// TODO(step 8): once the stream has an event id, run on a context detached
-// from the connection (context.WithoutCancel) and let the event log carry
-// what follows.
+// can end. With resumability on, sessionRequestResumable serves it;
+// without, a broken connection cancels the request as it does a modern
+// one: nothing could deliver its answer (§2.6, Choice).
 func (h *httpHandler) sessionRequest(r *http.Request, sse *sseWriter, rec *SessionRecord, m *rpcMessage, principal, client string) {
+	s := h.s
+	if s.replayOn() {
+		conv, caps, refused := s.sessionPrelude(rec, m)
+		if refused != nil {
+			sse.finish(*refused)
+			s.recycle(refused.buf)
+			return
+		}
+		h.sessionRequestResumable(r, sse, rec, m, principal, client, conv, caps)
+		return
+	}
 	out := h.runSessionRequest(r, sse, rec, m, principal, client)
 	sse.finish(out)
-	h.s.recycle(out.buf)
+	s.recycle(out.buf)
 }
 
-// runSessionRequest serves a request of a found session and returns its
-// outcome; its notifications and bridge requests go to sse.
-func (h *httpHandler) runSessionRequest(r *http.Request, sse *sseWriter, rec *SessionRecord, m *rpcMessage, principal, client string) outcome {
-	s := h.s
+// sessionPrelude restores a found session's conversion and declared
+// capabilities, and refuses a request other than ping before
+// notifications/initialized (L1).
+func (s *Server) sessionPrelude(rec *SessionRecord, m *rpcMessage) (*legacy.Session, declaredCaps, *outcome) {
 	conv, caps, err := s.sessionConv(rec)
 	if err != nil {
 		s.log.Error("restoring a session", "err", err)
-		return s.errorOutcome(m.requestID(), InternalError("Internal error"))
+		out := s.errorOutcome(m.requestID(), InternalError("Internal error"))
+		return nil, caps, &out
+	}
+	if m.method != mcp20251125.MethodPing && !rec.Initialized {
+		out := s.legacyErrorOutcome(conv.Rev, m.requestID(), invalidRequest(msgNotInitialized), http.StatusBadRequest) // L1
+		return nil, caps, &out
+	}
+	return conv, caps, nil
+}
+
+// runSessionRequest serves a request of a found session without
+// resumability (and the requests of a batch) and returns its outcome; its
+// notifications and bridge requests go to sse.
+func (h *httpHandler) runSessionRequest(r *http.Request, sse *sseWriter, rec *SessionRecord, m *rpcMessage, principal, client string) outcome {
+	s := h.s
+	conv, caps, refused := s.sessionPrelude(rec, m)
+	if refused != nil {
+		return *refused
 	}
 	rev := conv.Rev
-	if m.method != mcp20251125.MethodPing && !rec.Initialized {
-		return s.legacyErrorOutcome(rev, m.requestID(), invalidRequest(msgNotInitialized), http.StatusBadRequest) // L1
-	}
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
 	if !s.sessions.start(rec.Key, m.id, cancel) {
@@ -497,6 +523,11 @@ func (h *httpHandler) deleteSession(r *http.Request, sse *sseWriter, rec *Sessio
 	case err != nil:
 		writeAnswer(sse, s.storeUnavailable(nil, "delete", err))
 		return
+	}
+	if s.replayOn() {
+		if err := s.cfg.legacy.EventStore.DeleteSession(r.Context(), rec.Principal, rec.Key); err != nil {
+			s.log.Warn("event store", "op", "delete", "err", err) // the logs expire on their own
+		}
 	}
 	s.sessionEnded(rec.Key)
 	sse.done = true

@@ -188,7 +188,9 @@ func (h *sessionHub) route(ev Event) {
 			}
 			h.s.sessions.forget(ev.Session)
 		case SessionTakeover:
-			if st := h.stream(ev.Session); st != nil && st.id != ev.Ref {
+			// Ref names the new stream with its instance: a resumed stream
+			// keeps its id, and takes over from its previous holder too.
+			if st := h.stream(ev.Session); st != nil && h.s.instance+"/"+st.id != ev.Ref {
 				st.stop(true)
 			}
 		case SessionSubs:
@@ -197,6 +199,12 @@ func (h *sessionHub) route(ev Event) {
 			}
 		case SessionAnswer:
 			h.wake(ev.Session, ev.Ref)
+		case SessionResync: // events may have been lost: every stream re-reads its record
+			h.mu.Lock()
+			for _, st := range h.streams {
+				st.offer(ev)
+			}
+			h.mu.Unlock()
 		case SessionCancel:
 			var id protocol.RequestId
 			if protocol.Unmarshal([]byte(ev.Ref), &id) == nil {

@@ -17,9 +17,8 @@ import (
 // one at a time per session, carrying only what is tied to no request
 // (list changes, resource updates), kept alive by comments, bounded in
 // life, and taken over by the session's next GET.
-//
-// TODO(step 8): event ids (<stream>.<seq>), the priming event of
-// 2025-11-25, the event log and Last-Event-ID.
+// Its events have ids and are logged (sse_resume.go): a GET with the
+// Last-Event-ID of this stream takes it over and replays what followed.
 
 // legacyStream is one open standalone stream, as the hub sees it.
 type legacyStream struct {
@@ -99,20 +98,31 @@ const refreshEvery = 4
 // subscriptions and touches the session: an open stream keeps it alive.
 func (h *httpHandler) sessionStream(r *http.Request, sse *sseWriter, rec *SessionRecord) {
 	s := h.s
-	// TODO(step 8): Last-Event-ID resumes a stream (G5); until event ids
-	// exist none can name one, and a fresh standalone stream is opened.
+	leStream, leSeq, standalone, ok := h.lastEventID(r, sse, rec)
+	if !ok {
+		return // refused (400)
+	}
+	if leStream != "" && !standalone {
+		h.resumeRequest(r, sse, rec, leStream, leSeq) // G5: a request's stream
+		return
+	}
 	conv, caps, err := s.sessionConv(rec)
 	if err != nil {
 		s.log.Error("restoring a session", "err", err)
 		writeAnswer(sse, s.errorOutcome(nil, InternalError("Internal error")))
 		return
 	}
-	id, err := newStreamID()
-	if err != nil {
-		writeAnswer(sse, s.errorOutcome(nil, InternalError("Internal error")))
-		return
-	}
 	ctx := r.Context()
+	// G5 for the standalone stream: a take-over that continues it, or a
+	// fresh one when its log is gone.
+	replay, last, resumed := s.standaloneResume(ctx, rec, leStream, leSeq)
+	id := leStream
+	if !resumed {
+		if id, err = newSessionStreamID(rec.Key, true); err != nil {
+			writeAnswer(sse, s.errorOutcome(nil, InternalError("Internal error")))
+			return
+		}
+	}
 	cur, err := s.cfg.legacy.Store.Update(ctx, rec.Principal, rec.Key, func(r *SessionRecord) error {
 		r.Stream = s.instance + "/" + id
 		return nil
@@ -136,15 +146,27 @@ func (h *httpHandler) sessionStream(r *http.Request, sse *sseWriter, rec *Sessio
 	if old != nil {
 		old.stop(true)
 	}
-	_ = s.publish(Event{Kind: EventSession, Session: rec.Key, Op: SessionTakeover, Ref: id})
+	_ = s.publish(Event{Kind: EventSession, Session: rec.Key, Op: SessionTakeover, Ref: s.instance + "/" + id})
 	s.listeners.Add(1)
 	defer s.listeners.Done()
 
+	var log *streamLog
+	if s.replayOn() {
+		log = s.newStreamLog(sse, rec, id, nil, conv.Rev)
+		log.seq = last
+		sse.log = log
+		defer log.close()
+		log.begin(replay, resumed)
+	} else {
+		sse.mu.Lock()
+		sse.start()
+		_ = sse.write(nil) // the headers go out now (write flushes), within WriteTimeout
+		sse.mu.Unlock()
+	}
 	sse.mu.Lock()
-	sse.start()
-	err = sse.write(nil) // the headers go out now (write flushes), within WriteTimeout
+	broken := sse.broken
 	sse.mu.Unlock()
-	if err != nil {
+	if broken {
 		return
 	}
 	subs := subscriptionSet(cur.Subscriptions)
@@ -183,6 +205,9 @@ func (h *httpHandler) sessionStream(r *http.Request, sse *sseWriter, rec *Sessio
 			if ticks++; ticks%refreshEvery != 0 {
 				continue
 			}
+			if log != nil {
+				log.renew() // the log lives while the stream is open
+			}
 			fresh, gone, retryNow := s.refreshStream(ctx, rec, st)
 			switch {
 			case gone:
@@ -202,7 +227,7 @@ func (h *httpHandler) sessionStream(r *http.Request, sse *sseWriter, rec *Sessio
 				if _, ok := subs[ev.URI]; ok {
 					msg = resourceUpdated(st.rev, ev.URI)
 				}
-			case EventSession: // SessionSubs
+			case EventSession: // SessionSubs, SessionResync
 				fresh, gone, _ := s.refreshStream(ctx, rec, st)
 				if gone {
 					return

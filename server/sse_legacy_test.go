@@ -25,6 +25,8 @@ type legacyEvents struct {
 	rev  string
 	resp *http.Response
 	ch   chan sseLine
+	// lastID is the id of the last event read by next.
+	lastID string
 }
 
 // sseLine is one meaningful line of the stream: kind is "data",
@@ -66,7 +68,12 @@ func openGET(t *testing.T, srv *httptest.Server, c *legacyHTTP, hdr ...string) *
 	if sid := resp.Header.Get(HeaderSessionID); sid != "" {
 		t.Errorf("the GET answer names the session: %q", sid)
 	}
-	ev := &legacyEvents{t: t, rev: c.rev, resp: resp, ch: make(chan sseLine, 100)}
+	return readLegacyEvents(t, c.rev, resp)
+}
+
+// readLegacyEvents reads the lines of an event stream.
+func readLegacyEvents(t *testing.T, rev string, resp *http.Response) *legacyEvents {
+	ev := &legacyEvents{t: t, rev: rev, resp: resp, ch: make(chan sseLine, 100)}
 	go func() {
 		br := bufio.NewReader(resp.Body)
 		for {
@@ -84,6 +91,8 @@ func openGET(t *testing.T, srv *httptest.Server, c *legacyHTTP, hdr ...string) *
 				ev.ch <- sseLine{"comment", l}
 			case strings.HasPrefix(l, "retry: "):
 				ev.ch <- sseLine{"retry", strings.TrimPrefix(l, "retry: ")}
+			case strings.HasPrefix(l, "id: "):
+				ev.ch <- sseLine{"id", strings.TrimPrefix(l, "id: ")}
 			case l == "" || strings.HasPrefix(l, "event: "):
 			default:
 				ev.ch <- sseLine{"bad", l}
@@ -93,7 +102,8 @@ func openGET(t *testing.T, srv *httptest.Server, c *legacyHTTP, hdr ...string) *
 	return ev
 }
 
-// next returns the next line that is not a keep-alive comment.
+// next returns the next line that is not a keep-alive comment, an id
+// (kept in lastID) or the empty data of a priming event.
 func (e *legacyEvents) next() sseLine {
 	e.t.Helper()
 	for {
@@ -102,7 +112,11 @@ func (e *legacyEvents) next() sseLine {
 			if !ok {
 				return sseLine{kind: "eof"}
 			}
-			if l.kind == "comment" {
+			if l.kind == "id" {
+				e.lastID = l.value
+				continue
+			}
+			if l.kind == "comment" || l.kind == "data" && l.value == "" {
 				continue
 			}
 			if l.kind == "bad" {

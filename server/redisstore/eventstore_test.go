@@ -1,0 +1,106 @@
+package redisstore
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/internal/eventstoretest"
+)
+
+// fakeClock starts at the real time and moves only when told (forward):
+// the store judges expiry by it, and Redis's own expiries stay later.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	c.t = c.t.Add(d)
+	c.mu.Unlock()
+}
+
+func newEventStore(t *testing.T, rdb *redis.Client, opts ...Option) *EventStore {
+	t.Helper()
+	s, err := NewEventStore(rdb, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { // runs before rdb closes
+		if ping := rdb.Ping(context.Background()); ping.Err() != nil {
+			return
+		}
+		noKeyWithoutTTL(t, rdb, s.cfg.prefix)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		keys, _ := rdb.Keys(ctx, s.cfg.prefix+"*").Result()
+		if len(keys) > 0 {
+			rdb.Del(ctx, keys...)
+		}
+	})
+	return s
+}
+
+// TestEventStoreContract runs the EventStore contract
+// (server/internal/eventstoretest) against a real Redis, with a fake clock
+// for the store's judgement of expiry.
+func TestEventStoreContract(t *testing.T) {
+	opt := testRedis(t)
+	eventstoretest.Run(t, func(t *testing.T) (server.EventStore, eventstoretest.Clock) {
+		s := newEventStore(t, newClient(t, opt), WithPrefix(uniquePrefix(t)))
+		clk := &fakeClock{t: time.Now().Truncate(time.Millisecond)}
+		s.now = clk.Now
+		return s, clk
+	})
+}
+
+// TestEventStoreKeys: the layout of §7.4 as implemented, every key
+// expiring, and DeleteSession removing every key of the session.
+func TestEventStoreKeys(t *testing.T) {
+	rdb := newClient(t, testRedis(t))
+	p := uniquePrefix(t)
+	s := newEventStore(t, rdb, WithPrefix(p))
+	ctx := ctx5(t)
+	lim := server.ReplayLimits{MaxEvents: 10, Retention: time.Minute}
+	if err := s.Open(ctx, "alice", "sessKey", "streamAAAAAA", server.StreamMeta{Owner: "a"}, lim); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append(ctx, "alice", "sessKey", "streamAAAAAA", server.StoredEvent{Seq: 1, Data: []byte(`{"a":"b:c"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	evs, _, err := s.Read(ctx, "alice", "sessKey", "streamAAAAAA", 0, 0)
+	if err != nil || len(evs) != 1 || string(evs[0].Data) != `{"a":"b:c"}` {
+		t.Fatalf("Read: %v %v", evs, err)
+	}
+	base := p + "sess:" + principalTag("alice") + ":sessKey"
+	for _, k := range []string{base + ":st:streamAAAAAA", base + ":ev:streamAAAAAA", base + ":streams"} {
+		ttl, err := rdb.PTTL(ctx, k).Result()
+		if err != nil || ttl <= 0 {
+			t.Errorf("key %s: ttl %v %v", k, ttl, err)
+		}
+	}
+	if err := s.DeleteSession(ctx, "alice", "sessKey"); err != nil {
+		t.Fatal(err)
+	}
+	if keys, _ := rdb.Keys(ctx, p+"*").Result(); len(keys) != 0 {
+		t.Errorf("keys left after DeleteSession: %v", keys)
+	}
+	// A key of another shape is refused or not found, never a key name.
+	if err := s.Open(ctx, "", "a:b", "streamAAAAAA", server.StreamMeta{}, lim); err == nil {
+		t.Error("Open with a session key holding ':' accepted")
+	}
+	if _, _, err := s.Read(ctx, "", "sessKey", "a*", 0, 0); err != server.ErrStreamNotFound {
+		t.Errorf("Read of a bad stream id: %v", err)
+	}
+}

@@ -1,0 +1,732 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server/internal/legacy"
+)
+
+// Resumability of the legacy SSE streams (docs/dual-era.md §4.8): event
+// ids, the priming event of 2025-11-25, the event log, leases, the server
+// closing a request's stream for polling (DisconnectForPolling,
+// PollAfter), and GET with Last-Event-ID.
+//
+// Every message sent on a legacy stream goes through one entry point,
+// streamLog.send (reached as sseWriter.notify when the writer has a log):
+// it numbers the event, appends it to the EventStore, and writes it with
+// its id while the client is connected. After the connection is let go
+// (polling, or broken once an id reached the client) the events go to the
+// log only, and the client reads them with GET + Last-Event-ID.
+
+// Leases of the streams of running requests (§7.2): renewed every 15 s,
+// valid 45 s. A resumer that finds a stream not done with its lease passed
+// answers for the instance that stopped.
+const (
+	streamLease      = 45 * time.Second
+	streamLeaseRenew = 15 * time.Second
+)
+
+// Messages of resumption.
+const (
+	msgLastEventIDRepeated  = "Last-Event-ID is repeated"
+	msgLastEventIDMalformed = "Last-Event-ID is not an event id of this server"
+	msgLastEventIDForeign   = "Last-Event-ID names no stream of this session"
+	msgOwnerStopped         = "the server instance handling this request stopped"
+)
+
+func msgCannotResume(id string) string {
+	return "cannot resume: the events after " + id + " are no longer kept"
+}
+
+// sharedBroker reports whether events reach other instances (a broker
+// other than the in-process one).
+func (s *Server) sharedBroker() bool {
+	_, local := s.cfg.broker.(*localBroker)
+	return !local
+}
+
+// replayOn reports whether the legacy streams are resumable.
+func (s *Server) replayOn() bool {
+	return s.cfg.legacy.ReplayRetention > 0 && s.cfg.legacy.EventStore != nil
+}
+
+func (s *Server) replayLimits() ReplayLimits {
+	l := &s.cfg.legacy
+	return ReplayLimits{MaxEvents: l.MaxReplayEvents, MaxBytes: l.MaxReplayBytes, MaxStreams: l.MaxReplayStreams, Retention: l.ReplayRetention}
+}
+
+// streamLog is the event log of one legacy SSE stream as its writer (the
+// owner) sees it: a request's POST stream, or the standalone GET stream.
+type streamLog struct {
+	s                  *Server
+	principal, session string
+	id                 string          // minted when a request's stream opens (a JSON answer needs none)
+	reqID              json.RawMessage // the request's id as JSON, set at open; nil for the standalone stream
+	rid                *protocol.RequestId
+	priming            bool // V = 2025-11-25: a priming event first, polling allowed
+
+	mu       sync.Mutex
+	sse      *sseWriter // the client's connection; nil once let go
+	seq      int64      // the last seq given
+	opened   bool       // the stream is an event stream, and is in the store
+	idSent   bool       // an event with an id reached the connection
+	done     bool
+	released chan struct{} // closed when the connection is let go with the request running
+	wake     chan struct{} // closed and replaced at each event (local resumers)
+	renewed  time.Time
+	stop     chan struct{} // ends the renewer
+	stopped  chan struct{} // closed by the renewer when it returns
+}
+
+// newStreamLog returns the log of the standalone stream id, or of the
+// POST stream of request rid (id nil: minted when the stream opens).
+func (s *Server) newStreamLog(sse *sseWriter, rec *SessionRecord, id string, rid *protocol.RequestId, rev legacy.Rev) *streamLog {
+	return &streamLog{
+		s: s, principal: rec.Principal, session: rec.Key, id: id, rid: rid,
+		priming: rev == legacy.Rev20251125, sse: sse,
+		released: make(chan struct{}), wake: make(chan struct{}),
+	}
+}
+
+func (l *streamLog) store() EventStore { return l.s.cfg.legacy.EventStore }
+
+// storeCtx bounds a store call of the log, which outlives the request's
+// connection.
+func storeCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), 10*time.Second)
+}
+
+// openLocked makes the connection an event stream (with the priming event
+// of 2025-11-25 unless resuming) and the stream a log in the store. It
+// runs once, at the stream's first event.
+func (l *streamLog) openLocked(prime bool) {
+	if l.opened {
+		return
+	}
+	l.opened = true
+	s := l.s
+	if l.rid != nil {
+		id, err := newSessionStreamID(l.session, false)
+		if err != nil {
+			s.log.Error("minting a stream id", "err", err)
+		}
+		l.id = id
+		if l.reqID, err = protocol.Marshal(l.rid); err != nil {
+			s.log.Error("encoding a request id", "err", err)
+		}
+	}
+	now := s.now()
+	ctx, cancel := storeCtx()
+	err := l.store().Open(ctx, l.principal, l.session, l.id, StreamMeta{RequestID: l.reqID, Owner: s.instance, LeaseUntil: now.Add(streamLease)}, s.replayLimits())
+	cancel()
+	if err != nil {
+		s.log.Error("event store", "op", "open", "err", err)
+	}
+	l.renewed = now
+	s.logs.add(l)
+	if l.rid != nil {
+		l.stop, l.stopped = make(chan struct{}), make(chan struct{})
+		go l.renewer()
+	}
+	if l.sse == nil {
+		return
+	}
+	l.sse.mu.Lock()
+	defer l.sse.mu.Unlock()
+	if !l.sse.started {
+		l.sse.start()
+	}
+	if prime && l.priming {
+		if l.sse.write([]byte("id: "+eventID(l.id, 0)+"\ndata: \n\n")) == nil {
+			l.idSent = true
+		}
+		return
+	}
+	_ = l.sse.write(nil) // the headers go out now
+}
+
+// send is the one entry point for a message on the stream: it takes the
+// next seq, appends the event to the log, and writes it with its id while
+// the client is connected. It reports false once the stream is over (or
+// when the event reached neither the client nor the log).
+func (l *streamLog) send(msg []byte) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done {
+		return false
+	}
+	l.openLocked(true)
+	return l.eventLocked(oneLine(msg))
+}
+
+func (l *streamLog) eventLocked(msg []byte) bool {
+	l.seq++
+	ctx, cancel := storeCtx()
+	err := l.store().Append(ctx, l.principal, l.session, l.id, StoredEvent{Seq: l.seq, Data: msg})
+	cancel()
+	if err != nil {
+		l.s.log.Error("event store", "op", "append", "err", err)
+	}
+	close(l.wake)
+	l.wake = make(chan struct{})
+	if l.sse == nil {
+		if err == nil && l.s.sharedBroker() {
+			// Nobody reads this stream here: wake its resumers elsewhere.
+			_ = l.s.publish(Event{Kind: EventSession, Session: l.session, Op: SessionAppend, Ref: l.id})
+		}
+		return err == nil
+	}
+	l.sse.mu.Lock()
+	defer l.sse.mu.Unlock()
+	if l.sse.done || l.sse.broken {
+		return err == nil
+	}
+	if l.sse.eventWithID(eventID(l.id, l.seq), msg) != nil {
+		return err == nil
+	}
+	l.idSent = true
+	return true
+}
+
+// waiter returns a channel closed at the stream's next event.
+func (l *streamLog) waiter() <-chan struct{} {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.wake
+}
+
+// letGoLocked lets the client's connection go while the request runs: what
+// follows goes to the log only.
+func (l *streamLog) letGoLocked() {
+	if l.sse == nil {
+		return
+	}
+	l.sse.mu.Lock()
+	l.sse.done = true
+	l.sse.mu.Unlock()
+	l.sse = nil
+	close(l.released)
+}
+
+// disconnectForPolling is Request.DisconnectForPolling (§4.8): on a
+// 2025-11-25 stream still connected, the stream starts (priming event) if
+// it has not, gets an event holding only retry, and the connection is let
+// go; the request goes on.
+func (l *streamLog) disconnectForPolling(retry time.Duration) bool {
+	if retry <= 0 {
+		retry = l.s.cfg.legacy.RetryInterval
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done || l.sse == nil || !l.priming || l.rid == nil {
+		return false
+	}
+	l.openLocked(true)
+	l.sse.mu.Lock()
+	if !l.sse.broken && !l.sse.done {
+		_ = l.sse.write([]byte("retry: " + strconv.FormatInt(retry.Milliseconds(), 10) + "\n\n"))
+	}
+	l.sse.mu.Unlock()
+	l.letGoLocked()
+	return true
+}
+
+// connectionLost is called when the client's connection breaks while the
+// request runs: once an event with an id reached the client it can resume,
+// and the request goes on; otherwise nothing could ever deliver its
+// answer, and the request is cancelled (§2.6, Choice).
+func (l *streamLog) connectionLost(cancel context.CancelFunc) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done || l.sse == nil {
+		return
+	}
+	if l.idSent {
+		l.letGoLocked()
+		return
+	}
+	cancel()
+}
+
+// finish ends a request's stream with its outcome: as JSON when the answer
+// never became a stream, else as the stream's last event, and the log is
+// marked done (kept ReplayRetention more).
+func (l *streamLog) finish(out outcome) {
+	l.mu.Lock()
+	if l.done {
+		l.mu.Unlock()
+		return
+	}
+	l.done = true
+	if !l.opened {
+		if l.sse != nil {
+			l.sse.finish(out) // a JSON answer stores nothing
+		}
+		l.mu.Unlock()
+		return
+	}
+	if !out.cancelled {
+		l.eventLocked(oneLine(out.body))
+	}
+	l.end()
+	if l.sse != nil {
+		l.sse.mu.Lock()
+		l.sse.done = true
+		l.sse.mu.Unlock()
+	}
+	l.mu.Unlock()
+	l.stopRenewer()
+}
+
+// end marks the log done in the store, wakes the resumers, and forgets the
+// log here.
+func (l *streamLog) end() {
+	s := l.s
+	ctx, cancel := storeCtx()
+	if err := l.store().Finish(ctx, l.principal, l.session, l.id, s.now().Add(s.cfg.legacy.ReplayRetention)); err != nil && !errors.Is(err, ErrStreamNotFound) {
+		s.log.Error("event store", "op", "finish", "err", err)
+	}
+	cancel()
+	close(l.wake)
+	l.wake = make(chan struct{})
+	s.logs.remove(l)
+	if l.sse == nil && l.rid != nil && s.sharedBroker() {
+		// Resumers elsewhere learn that the stream is done (an append's
+		// event may reach them before Finish did).
+		_ = s.publish(Event{Kind: EventSession, Session: l.session, Op: SessionAppend, Ref: l.id})
+	}
+}
+
+// close ends the standalone stream's log (its connection closed).
+func (l *streamLog) close() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done {
+		return
+	}
+	l.done = true
+	if l.opened {
+		l.end()
+	}
+}
+
+// renew moves the owner's lease forward (the standalone stream, at its
+// record refresh; a request's stream, from its renewer).
+func (l *streamLog) renew() {
+	s := l.s
+	ctx, cancel := storeCtx()
+	defer cancel()
+	if err := l.store().Renew(ctx, l.principal, l.session, l.id, s.now().Add(streamLease)); err != nil {
+		s.log.Warn("event store", "op", "renew", "err", err)
+	}
+}
+
+// renewer keeps a request's stream alive while the request runs: keep-alive
+// comments on the connection (WithKeepAlive), the lease every 15 s.
+func (l *streamLog) renewer() {
+	defer close(l.stopped)
+	every := streamLeaseRenew
+	if ka := l.s.cfg.keepAlive; ka > 0 && ka < every {
+		every = ka
+	}
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+		}
+		l.mu.Lock()
+		if l.done {
+			l.mu.Unlock()
+			return
+		}
+		if l.sse != nil && l.s.cfg.keepAlive > 0 {
+			l.sse.keepAlive()
+		}
+		due := l.s.now().Sub(l.renewed) >= streamLeaseRenew-time.Second
+		if due {
+			l.renewed = l.s.now()
+		}
+		l.mu.Unlock()
+		if due {
+			l.renew()
+		}
+	}
+}
+
+func (l *streamLog) stopRenewer() {
+	if l.stop != nil {
+		close(l.stop)
+		<-l.stopped
+	}
+}
+
+// streamLogs are the logs written by this instance, by session and stream:
+// a resumer here is woken at each of their events instead of polling.
+type streamLogs struct {
+	mu sync.Mutex
+	m  map[string]*streamLog
+}
+
+func newStreamLogs() *streamLogs { return &streamLogs{m: map[string]*streamLog{}} }
+
+func (r *streamLogs) add(l *streamLog) {
+	r.mu.Lock()
+	r.m[l.session+"/"+l.id] = l
+	r.mu.Unlock()
+}
+
+func (r *streamLogs) remove(l *streamLog) {
+	r.mu.Lock()
+	if r.m[l.session+"/"+l.id] == l {
+		delete(r.m, l.session+"/"+l.id)
+	}
+	r.mu.Unlock()
+}
+
+func (r *streamLogs) get(session, stream string) *streamLog {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.m[session+"/"+stream]
+}
+
+// len is how many logs are open here (tests).
+func (r *streamLogs) len() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.m)
+}
+
+// eventWithID writes one event with its id on the started stream.
+func (s *sseWriter) eventWithID(id string, msg []byte) error {
+	buf := make([]byte, 0, len(msg)+len(id)+32)
+	buf = append(buf, "event: message\nid: "...)
+	buf = append(buf, id...)
+	buf = append(buf, "\ndata: "...)
+	buf = append(buf, msg...)
+	buf = append(buf, "\n\n"...)
+	return s.write(buf)
+}
+
+// disconnectForPolling is what Request.DisconnectForPolling reaches: the
+// writer's log, when the request's stream is resumable.
+func (s *sseWriter) disconnectForPolling(retry time.Duration) bool {
+	if s.log == nil {
+		return false
+	}
+	return s.log.disconnectForPolling(retry)
+}
+
+// sessionRequestResumable serves a request of a found session when its
+// stream is resumable (§2.6, §4.8): the request runs on a context detached
+// from the connection (notifications/cancelled, DELETE, the session's end,
+// the handler timeout end it), and its POST stream is logged, so that the
+// connection can be let go — by DisconnectForPolling, PollAfter, or a
+// break once an id reached the client — while the request goes on.
+func (h *httpHandler) sessionRequestResumable(r *http.Request, sse *sseWriter, rec *SessionRecord, m *rpcMessage, principal, client string, conv *legacy.Session, caps declaredCaps) {
+	s := h.s
+	rev := conv.Rev
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	if !s.sessions.start(rec.Key, m.id, cancel) {
+		cancel()
+		writeAnswer(sse, s.legacyErrorOutcome(rev, m.requestID(), invalidRequest(msgIDInUse), http.StatusOK)) // L2
+		return
+	}
+	l := s.newStreamLog(sse, rec, "", &m.id, rev)
+	sse.log = l
+	stop := context.AfterFunc(r.Context(), func() { l.connectionLost(cancel) })
+	defer stop()
+	done := make(chan struct{})
+	sess := &httpSession{s: s, rec: rec, cv: conv, caps: caps}
+	x := &exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: client,
+		bridge: &httpBridge{s: s, principal: rec.Principal, key: rec.Key, sse: sse}}
+	s.inflight.Add(1)
+	go func() {
+		defer s.inflight.Done()
+		defer close(done)
+		defer cancel()
+		defer s.sessions.done(rec.Key, m.id)
+		// While it runs, the request hears the session's cancel, closed
+		// and answer events from other instances (§7.3), as in
+		// runSessionRequest.
+		if !s.cfg.ownBroker {
+			if err := s.hub.acquire(); err != nil {
+				s.log.Warn("subscribing to the broker for a session request", "err", err)
+			} else {
+				defer s.hub.release()
+			}
+		}
+		out := s.serveLegacy(ctx, sess, m, x)
+		l.finish(out)
+		s.recycle(out.buf)
+	}()
+	var poll <-chan time.Time
+	if d := s.cfg.legacy.PollAfter; d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		poll = t.C
+	}
+	for {
+		select {
+		case <-done:
+			return
+		case <-l.released:
+			return
+		case <-poll:
+			l.disconnectForPolling(0)
+			poll = nil
+		}
+	}
+}
+
+// lastEventID reads the Last-Event-ID of a GET (G5): absent (ok, "" ), or
+// a well-formed id of this session (its stream, seq, kind), or a refusal,
+// written here (400 -32600: repeated, malformed, another session's).
+func (h *httpHandler) lastEventID(r *http.Request, sse *sseWriter, rec *SessionRecord) (stream string, seq int64, standalone, ok bool) {
+	vals := r.Header.Values("Last-Event-Id")
+	if len(vals) == 0 {
+		return "", 0, false, true
+	}
+	s := h.s
+	if len(vals) > 1 {
+		writeAnswer(sse, s.errorOutcome(nil, invalidRequest(msgLastEventIDRepeated)))
+		return "", 0, false, false
+	}
+	stream, seq, good := parseLastEventID(vals[0])
+	if !good {
+		writeAnswer(sse, s.errorOutcome(nil, invalidRequest(msgLastEventIDMalformed)))
+		return "", 0, false, false
+	}
+	standalone, good = checkStreamID(rec.Key, stream)
+	if !good {
+		writeAnswer(sse, s.errorOutcome(nil, invalidRequest(msgLastEventIDForeign)))
+		return "", 0, false, false
+	}
+	return stream, seq, standalone, true
+}
+
+// standaloneResume reads what a GET resuming the standalone stream replays
+// (§4.8 case 4): the events after seq and the stream's last seq, or found
+// false when the log is gone or truncated (a fresh stream is opened: its
+// messages are notifications only).
+func (s *Server) standaloneResume(ctx context.Context, rec *SessionRecord, stream string, seq int64) (replay []StoredEvent, last int64, found bool) {
+	if !s.replayOn() {
+		return nil, 0, false
+	}
+	evs, meta, err := s.cfg.legacy.EventStore.Read(ctx, rec.Principal, rec.Key, stream, seq, 0)
+	if err != nil || seq > meta.Last {
+		if err != nil && !errors.Is(err, ErrStreamNotFound) && !errors.Is(err, ErrEventsTruncated) {
+			s.log.Warn("event store", "op", "read", "err", err)
+		}
+		return nil, 0, false
+	}
+	return evs, meta.Last, true
+}
+
+// begin starts the standalone stream: a fresh one with the priming event
+// of 2025-11-25, a resumed one with the events it replays.
+func (l *streamLog) begin(replay []StoredEvent, resumed bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.openLocked(!resumed)
+	if l.sse == nil {
+		return
+	}
+	l.sse.mu.Lock()
+	defer l.sse.mu.Unlock()
+	for _, ev := range replay {
+		if l.sse.eventWithID(eventID(l.id, ev.Seq), ev.Data) != nil {
+			return
+		}
+		l.idSent = true
+	}
+}
+
+// resumeRequest serves a GET resuming a request's POST stream (§4.8
+// cases 1–3): 400 -32600 when its events are gone; otherwise an event
+// stream replaying the events after seq, then those that follow, until the
+// response event. The request may run here (woken at each event) or on
+// another instance (the store is re-read every PollInterval); when its
+// owner stopped renewing its lease before the response, this answers the
+// request with -32603 itself and records it.
+func (h *httpHandler) resumeRequest(r *http.Request, sse *sseWriter, rec *SessionRecord, stream string, seq int64) {
+	s := h.s
+	ctx := r.Context()
+	leid := eventID(stream, seq)
+	if !s.replayOn() {
+		writeAnswer(sse, s.errorOutcome(nil, invalidRequest(msgCannotResume(leid))))
+		return
+	}
+	st := s.cfg.legacy.EventStore
+	// A stream written on another instance: its owner's append events
+	// (and the broker's resync) wake this resumer before its next poll.
+	// Subscribed before the first read, so that none is missed.
+	var woken <-chan Event
+	if s.sharedBroker() && s.logs.get(rec.Key, stream) == nil {
+		if evs, stop, err := s.cfg.broker.Subscribe(ctx); err == nil {
+			defer stop()
+			woken = evs
+		} else {
+			s.log.Warn("subscribing to the broker for a resumed stream", "err", err)
+		}
+	}
+	read := func(after int64) ([]StoredEvent, StreamMeta, <-chan struct{}, error) {
+		var wake <-chan struct{}
+		if l := s.logs.get(rec.Key, stream); l != nil {
+			wake = l.waiter() // subscribed before reading
+		}
+		evs, meta, err := st.Read(ctx, rec.Principal, rec.Key, stream, after, 0)
+		return evs, meta, wake, err
+	}
+	evs, meta, wake, err := read(seq)
+	switch {
+	case errors.Is(err, ErrStreamNotFound), errors.Is(err, ErrEventsTruncated), err == nil && seq > meta.Last:
+		writeAnswer(sse, s.errorOutcome(nil, invalidRequest(msgCannotResume(leid))))
+		return
+	case err != nil:
+		s.log.Error("event store", "op", "read", "err", err)
+		out := withStatus(s.errorOutcome(nil, InternalError("Event store unavailable")), http.StatusServiceUnavailable)
+		out.retryAfter = 1
+		writeAnswer(sse, out)
+		return
+	}
+	s.listeners.Add(1)
+	defer s.listeners.Done()
+	sse.mu.Lock()
+	sse.start()
+	err = sse.write(nil)
+	sse.mu.Unlock()
+	if err != nil {
+		return
+	}
+	var tick <-chan time.Time
+	if s.cfg.keepAlive > 0 {
+		t := time.NewTicker(s.cfg.keepAlive)
+		defer t.Stop()
+		tick = t.C
+	}
+	poll := time.NewTicker(s.cfg.legacy.PollInterval)
+	defer poll.Stop()
+	after := seq
+	for {
+		for _, ev := range evs {
+			if ev.Seq <= after {
+				continue
+			}
+			sse.mu.Lock()
+			err := sse.eventWithID(eventID(stream, ev.Seq), ev.Data)
+			sse.mu.Unlock()
+			if err != nil {
+				return
+			}
+			after = ev.Seq
+			if isResponseData(ev.Data) {
+				return // the request's response ends its stream (even before Finish is seen)
+			}
+		}
+		if meta.Done {
+			return // the response was the last event
+		}
+		if s.ownerStopped(rec, stream, meta) {
+			h.answerForStoppedOwner(sse, rec, stream, meta)
+			return
+		}
+	wait:
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-s.closing:
+				sse.retryField(s.cfg.legacy.RetryInterval)
+				return
+			case <-tick:
+				if !sse.keepAlive() {
+					return
+				}
+			case <-wake:
+				break wait
+			case <-poll.C:
+				break wait
+			case ev, ok := <-woken:
+				switch {
+				case !ok:
+					woken = nil
+				case ev.Kind != EventSession:
+				case ev.Op == SessionResync,
+					ev.Session == rec.Key && (ev.Op == SessionAppend && ev.Ref == stream || ev.Op == SessionClosed):
+					break wait
+				}
+			}
+		}
+		evs, meta, wake, err = read(after)
+		if err != nil {
+			// Gone or truncated while we followed it (the client reading
+			// too slowly), or the store failed: the client reconnects.
+			sse.retryField(s.cfg.legacy.RetryInterval)
+			return
+		}
+	}
+}
+
+// isResponseData reports whether an event's data is a JSON-RPC response
+// (no method member): the last event of a request's stream. Requests and
+// notifications of the stream all have a method.
+func isResponseData(data []byte) bool {
+	sc, ok := objectMembers(data)
+	if !ok {
+		return false
+	}
+	for sc.next() {
+		if string(sc.key) == "method" {
+			return false
+		}
+	}
+	return true
+}
+
+// ownerStopped reports whether a request's stream has lost its writer: not
+// done, and its lease passed without a log of it here.
+func (s *Server) ownerStopped(rec *SessionRecord, stream string, meta StreamMeta) bool {
+	if meta.Done || len(meta.RequestID) == 0 || !s.now().After(meta.LeaseUntil) {
+		return false
+	}
+	return s.logs.get(rec.Key, stream) == nil
+}
+
+// answerForStoppedOwner is §4.8 case 3: the request's answer is a -32603
+// error, recorded in the log (so that a later resume gets it too) and sent.
+func (h *httpHandler) answerForStoppedOwner(sse *sseWriter, rec *SessionRecord, stream string, meta StreamMeta) {
+	s := h.s
+	var id protocol.RequestId
+	if err := protocol.Unmarshal(meta.RequestID, &id); err != nil {
+		s.log.Error("event store: a stream's request id", "err", err)
+		return
+	}
+	rev, ok := legacy.ParseRev(rec.ProtocolVersion)
+	if !ok {
+		return
+	}
+	body := oneLine(s.legacyErrorOutcome(rev, &id, InternalError(msgOwnerStopped), http.StatusOK).body)
+	ctx, cancel := storeCtx()
+	defer cancel()
+	st := s.cfg.legacy.EventStore
+	seq := meta.Last + 1
+	if err := st.Append(ctx, rec.Principal, rec.Key, stream, StoredEvent{Seq: seq, Data: body}); err != nil {
+		s.log.Error("event store", "op", "append", "err", err)
+	}
+	if err := st.Finish(ctx, rec.Principal, rec.Key, stream, s.now().Add(s.cfg.legacy.ReplayRetention)); err != nil {
+		s.log.Error("event store", "op", "finish", "err", err)
+	}
+	sse.mu.Lock()
+	_ = sse.eventWithID(eventID(stream, seq), body)
+	sse.mu.Unlock()
+}
