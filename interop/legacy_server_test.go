@@ -27,9 +27,7 @@ var (
 	// the client (docs/dual-era.md §6, step 7).
 	needsBridge = map[string]string{}
 	// needsResume: SSE polling and Last-Event-ID (§4.8, step 8).
-	needsResume = map[string]string{
-		"sse_polling": "resumability (step 8): DisconnectForPolling in test_reconnection, the client resumes with Last-Event-ID",
-	}
+	needsResume = map[string]string{}
 	// needsFixtures: fixtures examples/everything does not have (none:
 	// test_structured_output gives structured_output its tool).
 	needsFixtures = map[string]string{}

@@ -101,8 +101,10 @@ func (c *bridgeHTTP) stream(body string) *bridgeStream {
 		br := bufio.NewReader(resp.Body)
 		for {
 			line, err := br.ReadString('\n')
-			if strings.HasPrefix(line, "data: ") {
-				st.msgs <- decodeWire(c.t, []byte(strings.TrimSpace(strings.TrimPrefix(line, "data: "))))
+			// An empty data line is the priming event of a resumable
+			// 2025-11-25 stream (§4.8), not a message.
+			if data := strings.TrimSpace(strings.TrimPrefix(line, "data:")); strings.HasPrefix(line, "data:") && data != "" {
+				st.msgs <- decodeWire(c.t, []byte(data))
 			}
 			if err != nil {
 				return

@@ -197,7 +197,7 @@ const reconnectDelay = 300 * time.Millisecond
 // stream the client resumes with Last-Event-ID. Elsewhere (stdio, modern
 // requests) the disconnect does nothing and the tool just answers late.
 func toolReconnection(ctx context.Context, req *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
-	// TODO(merge): req.DisconnectForPolling(0)
+	req.DisconnectForPolling(0)
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()
