@@ -49,10 +49,10 @@
 //
 // # Dual era
 //
-// WithEras chooses what a Server serves: ErasModern (2026-07-28 only, the
-// default for now), ErasBoth (2026-07-28 requests statelessly, and the
-// legacy clients of 2024-11-05 to 2025-11-25 in sessions opened with
-// initialize, on the same endpoint and stdio stream) or ErasLegacy. The
+// WithEras chooses what a Server serves: ErasBoth, the default
+// (2026-07-28 requests statelessly, and the legacy clients of 2024-11-05
+// to 2025-11-25 in sessions opened with initialize, on the same endpoint
+// and stdio stream), ErasModern (2026-07-28 only) or ErasLegacy. The
 // era is chosen per message, from the MCP-Protocol-Version header (HTTP),
 // the Mcp-Session-Id header (HTTP) and params._meta: a message is modern
 // when the header names a version that is not a legacy version served,

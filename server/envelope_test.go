@@ -93,7 +93,8 @@ func TestDiscover(t *testing.T) {
 	caps := func(t *testing.T, s *Server) M {
 		t.Helper()
 		w := call(t, s.Handler(HTTPOptions{}), 1, protocol.MethodServerDiscover, params(nil))
-		if fmt.Sprint(w.Result["supportedVersions"]) != "["+rev+"]" {
+		// The default, ErasBoth, lists the legacy versions after 2026-07-28.
+		if fmt.Sprint(w.Result["supportedVersions"]) != "["+rev+" 2025-11-25 2025-06-18 2025-03-26 2024-11-05]" {
 			t.Errorf("R-DISC-02: supportedVersions %v", w.Result["supportedVersions"])
 		}
 		for _, k := range []string{"supportedVersions", "capabilities", "ttlMs", "cacheScope", "resultType"} {

@@ -22,11 +22,11 @@ type Eras int
 // The eras a Server can serve (WithEras).
 const (
 	// ErasBoth serves 2026-07-28 requests statelessly and legacy clients
-	// in sessions, on the same endpoint and the same stdio stream.
+	// in sessions, on the same endpoint and the same stdio stream. It is
+	// the default.
 	ErasBoth Eras = iota
 	// ErasModern serves 2026-07-28 only: initialize is -32601, GET and
-	// DELETE are 405, Mcp-Session-Id is ignored. It is the default for
-	// now.
+	// DELETE are 405, Mcp-Session-Id is ignored.
 	ErasModern
 	// ErasLegacy serves 2024-11-05 to 2025-11-25 only: every 2026-07-28
 	// request is refused with -32600 (never a 2026-07-28 error code, so
@@ -47,9 +47,8 @@ func (e Eras) String() string {
 	return fmt.Sprintf("Eras(%d)", int(e))
 }
 
-// WithEras chooses the eras the Server serves (default ErasModern until
-// dual-era serving is complete; then ErasBoth). See the package
-// documentation, "Dual era".
+// WithEras chooses the eras the Server serves (default ErasBoth). See the
+// package documentation, "Dual era".
 func WithEras(e Eras) Option { return func(c *config) { c.eras = e } }
 
 // dual reports whether legacy clients are served at all.

@@ -161,7 +161,7 @@ func ExampleServer_Handler() {
 	fmt.Println(w.Code, w.Body.String())
 	// Output:
 	// 200 application/json
-	// {"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"demo","version":"1.0.0"}},"cacheScope":"private","capabilities":{"logging":{}},"resultType":"complete","supportedVersions":["2026-07-28"],"ttlMs":0}}
+	// {"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"demo","version":"1.0.0"}},"cacheScope":"private","capabilities":{"logging":{}},"resultType":"complete","supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"ttlMs":0}}
 	// 400 {"error":{"code":-32020,"message":"Missing MCP-Protocol-Version header"},"id":1,"jsonrpc":"2.0"}
 }
 

@@ -128,8 +128,13 @@ func runHTTPCase(t *testing.T, s *Server, c httpCase) {
 // TestHTTPStatusTable checks the status, JSON-RPC code, id echo and
 // Content-Type of every request-level rule of the Streamable HTTP
 // transport, one row per rule.
+// The answers of a 2026-07-28-only server (ErasModern). Under the default,
+// ErasBoth, the rows without a modern signal (no _meta, no header, GET,
+// DELETE, initialize) belong to the legacy era: their answers there are
+// the want-both of the hostile corpus (testdata/hostile) and the tables
+// of era_test.go.
 func TestHTTPStatusTable(t *testing.T) {
-	s := fixture(t)
+	s := fixture(t, WithEras(ErasModern))
 	const (
 		jsonCT = "application/json"
 		bad    = http.StatusBadRequest

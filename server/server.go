@@ -226,7 +226,7 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 	c := config{
 		pageSize:          DefaultPageSize,
 		cache:             map[string]CacheHint{},
-		eras:              ErasModern,
+		eras:              ErasBoth,
 		stateTTL:          DefaultStateTTL,
 		maxStateBytes:     DefaultMaxStateBytes,
 		maxSchemaDepth:    DefaultMaxSchemaDepth,

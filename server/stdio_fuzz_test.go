@@ -70,7 +70,7 @@ func FuzzStdio(f *testing.F) {
 		}
 		f.Add(b)
 	}
-	s := fzServer(f, WithShutdownTimeout(100*time.Millisecond), WithMaxStdioLine(fzStdioMaxLine))
+	s := fzServer(f, WithEras(ErasModern), WithShutdownTimeout(100*time.Millisecond), WithMaxStdioLine(fzStdioMaxLine)) // the oracle is ErasModern's; FuzzStdioDual fuzzes ErasBoth
 	f.Fuzz(func(t *testing.T, input []byte) {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()

@@ -200,7 +200,7 @@ func TestStdioLines(t *testing.T) {
 		{"R-META-01 _meta missing is -32602", nil, string(rpc(5, protocol.MethodToolsList, M{})) + "\n", []want{{id: "5", code: protocol.CodeInvalidParamsError}}},
 		{"R-VER-01 discover with an unsupported version is -32022", nil, string(rpc(6, protocol.MethodServerDiscover, withMeta(M{keyVersion: "1900-01-01", keyCaps: M{}}, nil))) + "\n",
 			[]want{{id: "6", code: protocol.CodeUnsupportedProtocolVersionError}}},
-		{"R-VER-05 initialize is -32601", nil, string(rpc(7, "initialize", M{"protocolVersion": "2025-11-25"})) + "\n", []want{{id: "7", code: protocol.CodeMethodNotFoundError}}},
+		{"R-VER-05 initialize is -32601 (ErasModern; ErasBoth opens a session)", []Option{WithEras(ErasModern)}, string(rpc(7, "initialize", M{"protocolVersion": "2025-11-25"})) + "\n", []want{{id: "7", code: protocol.CodeMethodNotFoundError}}},
 		{"R-STATE-01 interleaved versions on one stream", nil,
 			discover + "\n" + string(rpc(2, protocol.MethodServerDiscover, withMeta(M{keyVersion: "2025-11-25", keyCaps: M{}}, nil))) + "\n" + string(rpc(3, protocol.MethodServerDiscover, params(nil))) + "\n",
 			[]want{{id: "1"}, {id: "2", code: protocol.CodeUnsupportedProtocolVersionError}, {id: "3"}}},
