@@ -235,3 +235,38 @@ func TestLegacySessionLimitsAcrossInstances(t *testing.T) {
 	wantStatus(t, "alice's new session", fourth.call(b, "ping", ""), http.StatusOK)
 	wantStatus(t, "alice's least recently used session", second.call(b, "ping", ""), http.StatusNotFound)
 }
+
+// The session's GET stream, held on A, receives the list_changed that a
+// registration on B causes, through the broker; a DELETE on B then ends
+// A's stream (issue 10, "two instances": docs/dual-era.md §7.3).
+func TestLegacyGETStreamAcrossInstances(t *testing.T) {
+	opt := testRedis(t)
+	p, ch := uniquePrefix(t), uniqueChannel(t)
+	a, _ := sessionInstance(t, "A", opt, p, ch, server.LegacyConfig{})
+	b, _ := sessionInstance(t, "B", opt, p, ch, server.LegacyConfig{})
+	c := (&legacyClient{t: t, user: "alice"}).open(a)
+	wantStatus(t, "notifications/initialized on B", c.send(b, http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/initialized"}`), http.StatusAccepted)
+
+	onA := c.streamLines(a)
+	if prime := nextLine(t, onA); !strings.HasPrefix(prime, "id: ") {
+		t.Fatalf("A's stream starts with %q, want the priming event", prime)
+	}
+	nextLine(t, onA) // the priming event's empty data
+	err := b.s.AddTool(protocol.Tool{Name: "added_on_b", InputSchema: protocol.ToolInputSchema{}}, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+		return server.TextResult("b"), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id, data := nextLine(t, onA), nextLine(t, onA); !strings.HasPrefix(id, "id: ") || !strings.Contains(data, "notifications/tools/list_changed") {
+		t.Fatalf("A's stream after a tool was added on B: %q %q", id, data)
+	}
+	wantStatus(t, "DELETE on B", c.send(b, http.MethodDelete, ""), http.StatusNoContent)
+	for {
+		if l := nextLine(t, onA); l == "EOF" {
+			break
+		} else if strings.HasPrefix(l, "data: ") {
+			t.Fatalf("A's stream sent %q after the DELETE on B", l)
+		}
+	}
+}
