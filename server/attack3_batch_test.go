@@ -22,9 +22,9 @@ import (
 // disagree; §9's cost rows and the MaxConcurrent doc ("bounds the POSTs
 // that this Handler reads and serves at once") do not foresee the
 // multiplier. Expected: the elements of a batch count against
-// MaxConcurrent (over it: the element's -32603/429-style refusal in the
-// array, as §6.6 already does for the rate limit), or run one at a time
-// beyond a small per-batch parallelism.
+// MaxConcurrent (over it: the element's -32029 CodeRateLimited refusal in
+// the array, as stdio answers it and as §6.6 already does for the rate
+// limit), or run one at a time beyond a small per-batch parallelism.
 func TestAttack3BatchEscapesMaxConcurrent(t *testing.T) {
 	attack3Gate(t)
 	f := newLegacyFixture(t, ErasBoth)
