@@ -52,6 +52,12 @@ type LegacyConfig struct {
 	// 100): past it the least recently used one is evicted, and its next
 	// request gets 404.
 	MaxSessionsPerPrincipal int
+	// MaxSessionRecordBytes bounds what a session keeps of its client's
+	// initialize: the capabilities and clientInfo, re-encoded, in bytes
+	// (default 64 KiB, DefaultMaxSessionRecordBytes). An initialize over
+	// it gets 200 with -32602 and no session is made. It bounds the
+	// record in the Store and this instance's conversion state alike.
+	MaxSessionRecordBytes int
 	// IdleTimeout ends a session unused for this long (default 30
 	// minutes): its next request gets 404.
 	IdleTimeout time.Duration
@@ -184,6 +190,9 @@ func (c *config) legacyDefaults() error {
 	}
 	if l.MaxSessionsPerPrincipal <= 0 {
 		l.MaxSessionsPerPrincipal = DefaultMaxSessionsPerPrincipal
+	}
+	if l.MaxSessionRecordBytes <= 0 {
+		l.MaxSessionRecordBytes = DefaultMaxSessionRecordBytes
 	}
 	if l.IdleTimeout <= 0 {
 		l.IdleTimeout = DefaultSessionIdleTimeout

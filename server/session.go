@@ -179,6 +179,12 @@ type SessionStore interface {
 	TakeAnswer(ctx context.Context, principal, key, reqID string) ([]byte, error)
 }
 
+// DefaultMaxSessionRecordBytes bounds the client's initialize data a
+// legacy session keeps (LegacyConfig.MaxSessionRecordBytes): its
+// capabilities and clientInfo, re-encoded. Real clients send well under
+// a few KiB; the bound leaves room for experimental capabilities.
+const DefaultMaxSessionRecordBytes = 64 << 10
+
 // sessionIDBytes is the entropy of a session id: 256 bits (at least 128
 // are asked for).
 const sessionIDBytes = 32

@@ -1,8 +1,10 @@
 package server
 
 import (
+	clist "container/list"
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"sync"
 
@@ -30,6 +32,7 @@ type sessionState struct {
 	max     int // conversion states kept at most (LegacyConfig.MaxSessions)
 	mu      sync.Mutex
 	convs   map[string]*sessionConv
+	lru     *clist.List // keys of convs, least recently used first
 	running map[string]map[protocol.RequestId]context.CancelFunc
 }
 
@@ -39,10 +42,11 @@ type sessionState struct {
 type sessionConv struct {
 	conv *legacy.Session
 	caps declaredCaps
+	elem *clist.Element // in sessionState.lru
 }
 
 func newSessionState(max int) *sessionState {
-	return &sessionState{max: max, convs: map[string]*sessionConv{}, running: map[string]map[protocol.RequestId]context.CancelFunc{}}
+	return &sessionState{max: max, convs: map[string]*sessionConv{}, lru: clist.New(), running: map[string]map[protocol.RequestId]context.CancelFunc{}}
 }
 
 // start registers a running request of session key; false when a request
@@ -94,7 +98,51 @@ func (st *sessionState) forget(key string) {
 	for _, c := range st.running[key] {
 		c()
 	}
-	delete(st.convs, key)
+	st.dropLocked(key)
+}
+
+// keep puts the conversion state of session key in the cache, which holds
+// at most max entries (§8, "sessions in all"): a full cache drops its
+// least recently used entry first (most likely a session that ended; it
+// is rebuilt from the record if needed).
+func (st *sessionState) keep(key string, sc *sessionConv) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.dropLocked(key)
+	for len(st.convs) >= max(st.max, 1) {
+		st.dropLocked(st.lru.Front().Value.(string))
+	}
+	sc.elem = st.lru.PushBack(key)
+	st.convs[key] = sc
+}
+
+// cached returns the conversion state of session key, or nil, marking it
+// used.
+func (st *sessionState) cached(key string) *sessionConv {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	sc := st.convs[key]
+	if sc != nil {
+		st.lru.MoveToBack(sc.elem)
+	}
+	return sc
+}
+
+// dropLocked removes the entry of key, if any; st.mu is held.
+func (st *sessionState) dropLocked(key string) {
+	if sc, ok := st.convs[key]; ok {
+		st.lru.Remove(sc.elem)
+		delete(st.convs, key)
+	}
+}
+
+// drop removes the conversion state of session key, which a lookup found
+// gone (idled out, expired, deleted elsewhere): a session that ends
+// without a DELETE leaves nothing here once its client comes back.
+func (st *sessionState) drop(key string) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.dropLocked(key)
 }
 
 // sessionConv returns the conversion state of a stored session and what
@@ -102,9 +150,7 @@ func (st *sessionState) forget(key string) {
 // a log level set by logging/setLevel is applied on a copy.
 func (s *Server) sessionConv(rec *SessionRecord) (*legacy.Session, declaredCaps, error) {
 	st := s.sessions
-	st.mu.Lock()
-	sc := st.convs[rec.Key]
-	st.mu.Unlock()
+	sc := st.cached(rec.Key)
 	if sc == nil {
 		rev, ok := legacy.ParseRev(rec.ProtocolVersion)
 		if !ok {
@@ -124,15 +170,7 @@ func (s *Server) sessionConv(rec *SessionRecord) (*legacy.Session, declaredCaps,
 			tools: declared.Tools != nil, prompts: declared.Prompts != nil, resources: declared.Resources != nil,
 			logging: declared.Logging != nil, completions: declared.Completions != nil,
 		}}
-		st.mu.Lock()
-		if len(st.convs) >= st.max {
-			for k := range st.convs { // a full cache drops one entry; it is rebuilt if needed
-				delete(st.convs, k)
-				break
-			}
-		}
-		st.convs[rec.Key] = sc
-		st.mu.Unlock()
+		st.keep(rec.Key, sc)
 	}
 	conv := sc.conv
 	if rec.LogLevel != "" {
@@ -233,12 +271,6 @@ func (h *httpHandler) initialize(r *http.Request, sse *sseWriter, m *rpcMessage,
 		writeAnswer(sse, withStatus(s.errorOutcome(m.requestID(), e), http.StatusOK)) // a method error: 200 (§1.6)
 		return
 	}
-	id, key, err := newSessionID()
-	if err != nil {
-		s.log.Error("minting a session id", "err", err)
-		writeAnswer(sse, s.errorOutcome(m.requestID(), InternalError("Internal error")))
-		return
-	}
 	caps, err1 := mcp20251125.Marshal(&o.params.Capabilities)
 	info, err2 := mcp20251125.Marshal(&o.params.ClientInfo)
 	declared, err3 := mcp20251125.Marshal(&o.result.Capabilities)
@@ -248,6 +280,17 @@ func (h *httpHandler) initialize(r *http.Request, sse *sseWriter, m *rpcMessage,
 		return
 	}
 	l := &s.cfg.legacy
+	if n := len(caps) + len(info); n > l.MaxSessionRecordBytes { // §8: a session's size is bounded too
+		e := InvalidParams(fmt.Sprintf("Invalid params: capabilities and clientInfo take %d bytes, more than the %d a session may keep", n, l.MaxSessionRecordBytes), nil)
+		writeAnswer(sse, withStatus(s.errorOutcome(m.requestID(), e), http.StatusOK)) // a method error: 200, nothing minted
+		return
+	}
+	id, key, err := newSessionID()
+	if err != nil {
+		s.log.Error("minting a session id", "err", err)
+		writeAnswer(sse, s.errorOutcome(m.requestID(), InternalError("Internal error")))
+		return
+	}
 	now := s.now()
 	rec := &SessionRecord{
 		Key: key, Principal: principal, ProtocolVersion: o.rev.String(),
@@ -277,9 +320,7 @@ func (h *httpHandler) initialize(r *http.Request, sse *sseWriter, m *rpcMessage,
 		}
 		s.sessionEnded(k)
 	}
-	s.sessions.mu.Lock()
-	s.sessions.convs[key] = &sessionConv{conv: o.conv, caps: o.caps}
-	s.sessions.mu.Unlock()
+	s.sessions.keep(key, &sessionConv{conv: o.conv, caps: o.caps})
 	out := s.legacyResultOutcome(o.rev, m.id, o.result)
 	sse.w.Header().Set(HeaderSessionID, id)
 	writeAnswer(sse, out)
@@ -309,9 +350,11 @@ func (s *Server) findSession(ctx context.Context, sids []string, principal strin
 	if len(sids[0]) > maxSessionIDBytes {
 		return nil, &notFound
 	}
-	rec, err := s.cfg.legacy.Store.Get(ctx, principal, sessionKey(sids[0]))
+	key := sessionKey(sids[0])
+	rec, err := s.cfg.legacy.Store.Get(ctx, principal, key)
 	switch {
 	case errors.Is(err, ErrSessionNotFound):
+		s.sessions.drop(key) // the session ended without a DELETE: its cached state goes
 		return nil, &notFound
 	case err != nil:
 		out := s.storeUnavailable(id, "get", err)
