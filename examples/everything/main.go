@@ -9,8 +9,10 @@
 //	go run ./examples/everything                        # serves stdio
 //
 // With -redis, the instances also keep the legacy sessions of Streamable
-// HTTP in that Redis (server/redisstore.SessionStore), so that a session
-// opened on one instance is served by every other.
+// HTTP and the event logs of their resumable streams in that Redis
+// (server/redisstore.SessionStore and EventStore), so that a session
+// opened on one instance is served by every other, and a broken stream is
+// resumed (Last-Event-ID) on any of them.
 //
 // Several instances behind one load balancer share a Redis and a
 // requestState key:
@@ -201,7 +203,7 @@ type cluster struct {
 
 // newCluster reads MCPWIRE_STATE_KEY and, when redisURL is set, connects
 // to Redis (checked with a PING) for the broker, the task store and, when
-// eras serves legacy clients, the session store. The returned func
+// eras serves legacy clients, the session and event stores. The returned func
 // releases them.
 func newCluster(logger *slog.Logger, redisURL string, eras server.Eras) (cluster, func(), error) {
 	var cl cluster
@@ -249,8 +251,17 @@ func newCluster(logger *slog.Logger, redisURL string, eras server.Eras) (cluster
 			_ = rdb.Close()
 			return cl, done, err
 		}
-		cl.opts = append(cl.opts, server.WithLegacy(server.LegacyConfig{Store: ss}))
-		logger.Info("keeping legacy sessions in Redis", "addr", opt.Addr, "db", opt.DB)
+		es, err := redisstore.NewEventStore(rdb)
+		if err != nil {
+			_ = b.Close()
+			_ = rdb.Close()
+			return cl, done, err
+		}
+		// The event logs of resumability are shared with the sessions: a
+		// client whose stream broke resumes with Last-Event-ID on whichever
+		// instance the load balancer picks.
+		cl.opts = append(cl.opts, server.WithLegacy(server.LegacyConfig{Store: ss, EventStore: es}))
+		logger.Info("keeping legacy sessions and their event logs in Redis", "addr", opt.Addr, "db", opt.DB)
 	}
 	logger.Info("sharing events and tasks through Redis", "addr", opt.Addr, "db", opt.DB, "channel", b.Channel())
 	var once sync.Once

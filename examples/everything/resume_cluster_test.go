@@ -6,33 +6,21 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"strings"
 	"testing"
 
 	"github.com/mcpwire/mcpwire/server"
 )
 
-// TestAttack3ResumeOnOtherInstance: with -redis the example shares the
-// legacy sessions (redisstore.SessionStore), the broker and the tasks,
-// but not the event logs of resumability: LegacyConfig.EventStore is left
-// to the per-process MemoryEventStore. A 2025-11-25 client whose POST
-// stream test_reconnection closed (DisconnectForPolling) and whose GET
-// with Last-Event-ID reaches the other instance — what a load balancer
-// does — gets 400 -32600 "cannot resume: the events after … are no longer
-// kept", so the response of its request is lost although the session is
-// shared (docs/dual-era.md §7.2, §7.4: a resumer may be on another
-// instance; the example's own doc says a session opened through one
-// instance is served by any other). The server accepts the combination
-// silently (a shared SessionStore with a process-local EventStore).
-// Expected: the resume on B replays the response; fix: set
-// redisstore.NewEventStore as LegacyConfig.EventStore with -redis (and,
-// in the server, warn or refuse when Store is shared and EventStore is
-// not).
-func TestAttack3ResumeOnOtherInstance(t *testing.T) {
-	if os.Getenv("MCPWIRE_ATTACK") != "1" {
-		t.Skip("attack reproduction: set MCPWIRE_ATTACK=1")
-	}
+// TestResumeOnOtherInstance: with -redis the example shares the legacy
+// event logs as well as the sessions (docs/dual-era.md §7.2, §7.4: a
+// resumer may be on another instance). A 2025-11-25 client whose POST
+// stream test_reconnection closed (DisconnectForPolling) resumes with
+// Last-Event-ID through the other instance, as a load balancer may route
+// it, and gets the response replayed (R-RESUME-*; found by the hostile
+// review of the dual era, defect 7: with the per-process
+// MemoryEventStore this was 400 -32600 and the response was lost).
+func TestResumeOnOtherInstance(t *testing.T) {
 	url := testRedisURL(t)
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var urls []string
@@ -69,7 +57,7 @@ func TestAttack3ResumeOnOtherInstance(t *testing.T) {
 		t.Cleanup(func() { resp.Body.Close() })
 		return resp
 	}
-	resp := do(urls[0], http.MethodPost, "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"attack3","version":"1"}}}`)
+	resp := do(urls[0], http.MethodPost, "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"resume-test","version":"1"}}}`)
 	sid := resp.Header.Get("Mcp-Session-Id")
 	if resp.StatusCode != 200 || sid == "" {
 		t.Fatalf("initialize: %d", resp.StatusCode)
