@@ -99,7 +99,9 @@ type LegacyConfig struct {
 	// missed, on any instance sharing the store.
 
 	// EventStore keeps the event logs (default NewMemoryEventStore(0),
-	// which serves one instance).
+	// which serves one instance). New logs a warning when Store is not a
+	// MemorySessionStore (shared, presumably) but EventStore is a
+	// MemoryEventStore: resuming on another instance would fail.
 	EventStore EventStore
 	// MaxReplayEvents and MaxReplayBytes bound the events kept per stream
 	// (defaults 1,000 and 4 MiB); past them the oldest go, and resuming

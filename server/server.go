@@ -311,6 +311,11 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 				s.log.Warn("legacy sessions are kept in memory while events go through a shared broker: behind a load balancer a session made on one instance is unknown on the others (set LegacyConfig.Store)")
 			}
 		}
+		if _, memStore := c.legacy.Store.(*MemorySessionStore); !memStore {
+			if _, memEvents := c.legacy.EventStore.(*MemoryEventStore); memEvents {
+				s.log.Warn("legacy sessions are kept in a shared store while their event logs stay in this process: a client that resumes a stream (Last-Event-ID) on another instance loses what it missed (set LegacyConfig.EventStore)")
+			}
+		}
 	}
 	if c.tasks != nil {
 		if err := s.enableTasks(*c.tasks); err != nil {
