@@ -56,7 +56,9 @@ type LegacyConfig struct {
 	// initialize: the capabilities and clientInfo, re-encoded, in bytes
 	// (default 64 KiB, DefaultMaxSessionRecordBytes). An initialize over
 	// it gets 200 with -32602 and no session is made. It bounds the
-	// record in the Store and this instance's conversion state alike.
+	// record in the Store and this instance's conversion state alike
+	// (Streamable HTTP; a stdio session is the process and is bounded by
+	// the message size).
 	MaxSessionRecordBytes int
 	// IdleTimeout ends a session unused for this long (default 30
 	// minutes): its next request gets 404.
