@@ -192,6 +192,9 @@ type Server struct {
 	// logs are the event logs of legacy streams written here (resumers
 	// here are woken by them).
 	logs *streamLogs
+	// runs hands a resumable session request to an idle worker (dual era
+	// only; session_workers.go).
+	runs chan *resumableRun
 
 	limiters  *limiters      // nil without WithRateLimit
 	inflight  sync.WaitGroup // running requests, for Shutdown
@@ -306,6 +309,7 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 		s.sessions = newSessionState(c.legacy.MaxSessions)
 		s.hub = newSessionHub(s)
 		s.logs = newStreamLogs()
+		s.runs = make(chan *resumableRun)
 		if _, local := c.broker.(*localBroker); !local {
 			if _, mem := c.legacy.Store.(*MemorySessionStore); mem {
 				s.log.Warn("legacy sessions are kept in memory while events go through a shared broker: behind a load balancer a session made on one instance is unknown on the others (set LegacyConfig.Store)")
