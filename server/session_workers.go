@@ -11,7 +11,7 @@ import "time"
 // A worker with nothing to do for workerIdle ends, as do all at Shutdown.
 
 // workerIdle is how long a worker waits for its next request before it
-// ends.
+// ends (Server.workerIdle; tests make it longer).
 const workerIdle = 100 * time.Millisecond
 
 // goServe runs run.serve on an idle worker, or on a new one when none is
@@ -20,6 +20,7 @@ func (s *Server) goServe(run *resumableRun) {
 	select {
 	case s.runs <- run:
 	default:
+		s.workers.Add(1)
 		go s.worker(run)
 	}
 }
@@ -28,12 +29,13 @@ func (s *Server) goServe(run *resumableRun) {
 // it has waited workerIdle or the server shuts down.
 func (s *Server) worker(run *resumableRun) {
 	growStack()
-	idle := time.NewTimer(workerIdle)
+	wait := s.workerIdle
+	idle := time.NewTimer(wait)
 	defer idle.Stop()
 	for {
 		run.serve()
 		run = nil // not kept alive while waiting
-		idle.Reset(workerIdle)
+		idle.Reset(wait)
 		select {
 		case run = <-s.runs:
 		case <-idle.C:
