@@ -192,6 +192,13 @@ type Server struct {
 	// logs are the event logs of legacy streams written here (resumers
 	// here are woken by them).
 	logs *streamLogs
+	// runs hands a resumable session request to an idle worker (dual era
+	// only; session_workers.go).
+	runs chan *resumableRun
+	// workers counts the workers started (tests); workerIdle is how long
+	// one waits for its next request.
+	workers    atomic.Int64
+	workerIdle time.Duration
 
 	limiters  *limiters      // nil without WithRateLimit
 	inflight  sync.WaitGroup // running requests, for Shutdown
@@ -306,6 +313,8 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 		s.sessions = newSessionState(c.legacy.MaxSessions)
 		s.hub = newSessionHub(s)
 		s.logs = newStreamLogs()
+		s.runs = make(chan *resumableRun)
+		s.workerIdle = workerIdle
 		if _, local := c.broker.(*localBroker); !local {
 			if _, mem := c.legacy.Store.(*MemorySessionStore); mem {
 				s.log.Warn("legacy sessions are kept in memory while events go through a shared broker: behind a load balancer a session made on one instance is unknown on the others (set LegacyConfig.Store)")

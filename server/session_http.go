@@ -34,6 +34,9 @@ type sessionState struct {
 	convs   map[string]*sessionConv
 	lru     *clist.List // keys of convs, least recently used first
 	running map[string]map[protocol.RequestId]context.CancelFunc
+	// spare is the last inner map of running that emptied, reused by the
+	// next start: a session with one request at a time allocates none.
+	spare map[protocol.RequestId]context.CancelFunc
 }
 
 // sessionConv is a session's conversion state without its log level
@@ -59,7 +62,10 @@ func (st *sessionState) start(key string, id protocol.RequestId, cancel context.
 		return false
 	}
 	if m == nil {
-		m = map[protocol.RequestId]context.CancelFunc{}
+		m, st.spare = st.spare, nil
+		if m == nil {
+			m = map[protocol.RequestId]context.CancelFunc{}
+		}
 		st.running[key] = m
 	}
 	m[id] = cancel
@@ -74,6 +80,7 @@ func (st *sessionState) done(key string, id protocol.RequestId) {
 		delete(m, id)
 		if len(m) == 0 {
 			delete(st.running, key)
+			st.spare = m
 		}
 	}
 }
@@ -341,27 +348,35 @@ func (s *Server) sessionEnded(key string) {
 // findSession looks the session of the request up (S2, S3, G3, D3): a
 // repeated header is 400, an id that is over-long or names no live session
 // of this principal is 404, a store failure 503.
-func (s *Server) findSession(ctx context.Context, sids []string, principal string, id *protocol.RequestId) (*SessionRecord, *outcome) {
+//
+// id gives the request's id for a refusal: it is called only then.
+func (s *Server) findSession(ctx context.Context, sids []string, principal string, id func() *protocol.RequestId) (*SessionRecord, *outcome) {
 	if len(sids) > 1 {
-		out := s.errorOutcome(id, invalidRequest(msgSessionRepeated)) // S3
+		out := s.errorOutcome(id(), invalidRequest(msgSessionRepeated)) // S3
 		return nil, &out
 	}
-	notFound := withStatus(s.errorOutcome(id, invalidRequest(msgSessionNotFound)), http.StatusNotFound) // S2
+	notFound := func() *outcome { // S2, built only when the session is missing
+		out := withStatus(s.errorOutcome(id(), invalidRequest(msgSessionNotFound)), http.StatusNotFound)
+		return &out
+	}
 	if len(sids[0]) > maxSessionIDBytes {
-		return nil, &notFound
+		return nil, notFound()
 	}
 	key := sessionKey(sids[0])
 	rec, err := s.cfg.legacy.Store.Get(ctx, principal, key)
 	switch {
 	case errors.Is(err, ErrSessionNotFound):
 		s.sessions.drop(key) // the session ended without a DELETE: its cached state goes
-		return nil, &notFound
+		return nil, notFound()
 	case err != nil:
-		out := s.storeUnavailable(id, "get", err)
+		out := s.storeUnavailable(id(), "get", err)
 		return nil, &out
 	}
 	return rec, nil
 }
+
+// noRequestID is findSession's id for a GET or DELETE.
+func noRequestID() *protocol.RequestId { return nil }
 
 // versionMatches is row S4 (and G4): a legacy MCP-Protocol-Version in a
 // session must name its version (L0618/basic/transports.mdx#protocol-version-header);
@@ -391,23 +406,22 @@ func (s *Server) touch(ctx context.Context, rec *SessionRecord) {
 // inSession serves a legacy message that names a session (rows S1–S11).
 func (h *httpHandler) inSession(r *http.Request, sse *sseWriter, m *rpcMessage, sids []string, principal, client string, hv hvKind, hvValue string) {
 	s := h.s
-	id := m.requestID()
 	if m.kind == msgRequest && m.method == mcp20251125.MethodInitialize {
-		writeAnswer(sse, s.errorOutcome(id, invalidRequest(msgInitializeWithSID))) // S1: not looked up, nothing minted
+		writeAnswer(sse, s.errorOutcome(m.requestID(), invalidRequest(msgInitializeWithSID))) // S1: not looked up, nothing minted
 		return
 	}
-	rec, refused := s.findSession(r.Context(), sids, principal, id)
+	rec, refused := s.findSession(r.Context(), sids, principal, m.requestID) // the id is copied only for a refusal
 	if refused != nil {
 		writeAnswer(sse, *refused)
 		return
 	}
 	if e := versionMatches(rec, hv, hvValue); e != nil {
-		writeAnswer(sse, s.errorOutcome(id, e)) // S4
+		writeAnswer(sse, s.errorOutcome(m.requestID(), e)) // S4
 		return
 	}
 	if m.kind == msgRequest {
 		if e := mirroredHeaders(r.Header, m); e != nil {
-			writeAnswer(sse, s.errorOutcome(id, e)) // S6
+			writeAnswer(sse, s.errorOutcome(m.requestID(), e)) // S6
 			return
 		}
 	}
@@ -536,7 +550,7 @@ func (h *httpHandler) runSessionRequest(r *http.Request, sse *sseWriter, rec *Se
 // sessionVerb serves a GET or DELETE that names a session (G3–G6, D3–D4).
 func (h *httpHandler) sessionVerb(r *http.Request, sse *sseWriter, sids []string, principal string, hv hvKind, hvValue string) {
 	s := h.s
-	rec, refused := s.findSession(r.Context(), sids, principal, nil)
+	rec, refused := s.findSession(r.Context(), sids, principal, noRequestID)
 	if refused != nil {
 		writeAnswer(sse, *refused) // G3, D3
 		return

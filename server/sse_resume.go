@@ -78,8 +78,9 @@ type streamLog struct {
 	opened   bool       // the stream is an event stream, and is in the store
 	idSent   bool       // an event with an id reached the connection
 	done     bool
-	released chan struct{} // closed when the connection is let go with the request running
-	wake     chan struct{} // closed and replaced at each event (local resumers)
+	released chan struct{} // closed when the handler may return: the connection was let go, or the request is over
+	freed    bool          // released is closed
+	wake     chan struct{} // closed at the next event (local resumers); nil until one waits
 	renewed  time.Time
 	stop     chan struct{} // ends the renewer
 	stopped  chan struct{} // closed by the renewer when it returns
@@ -88,10 +89,24 @@ type streamLog struct {
 // newStreamLog returns the log of the standalone stream id, or of the
 // POST stream of request rid (id nil: minted when the stream opens).
 func (s *Server) newStreamLog(sse *sseWriter, rec *SessionRecord, id string, rid *protocol.RequestId, rev legacy.Rev) *streamLog {
-	return &streamLog{
-		s: s, principal: rec.Principal, session: rec.Key, id: id, rid: rid,
-		priming: rev == legacy.Rev20251125, sse: sse,
-		released: make(chan struct{}), wake: make(chan struct{}),
+	l := &streamLog{}
+	s.initStreamLog(l, sse, rec, id, rid, rev)
+	return l
+}
+
+// initStreamLog is newStreamLog on a log allocated by the caller (as part
+// of a resumableRun).
+func (s *Server) initStreamLog(l *streamLog, sse *sseWriter, rec *SessionRecord, id string, rid *protocol.RequestId, rev legacy.Rev) {
+	l.s, l.principal, l.session, l.id, l.rid = s, rec.Principal, rec.Key, id, rid
+	l.priming, l.sse = rev == legacy.Rev20251125, sse
+	l.released = make(chan struct{})
+}
+
+// wakeLocked wakes the local resumers waiting for the stream's next event.
+func (l *streamLog) wakeLocked() {
+	if l.wake != nil {
+		close(l.wake)
+		l.wake = nil
 	}
 }
 
@@ -174,8 +189,7 @@ func (l *streamLog) eventLocked(msg []byte) bool {
 	if err != nil {
 		l.s.log.Error("event store", "op", "append", "err", err)
 	}
-	close(l.wake)
-	l.wake = make(chan struct{})
+	l.wakeLocked()
 	if l.sse == nil {
 		if err == nil && l.s.sharedBroker() {
 			// Nobody reads this stream here: wake its resumers elsewhere.
@@ -199,6 +213,9 @@ func (l *streamLog) eventLocked(msg []byte) bool {
 func (l *streamLog) waiter() <-chan struct{} {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.wake == nil {
+		l.wake = make(chan struct{})
+	}
 	return l.wake
 }
 
@@ -212,7 +229,22 @@ func (l *streamLog) letGoLocked() {
 	l.sse.done = true
 	l.sse.mu.Unlock()
 	l.sse = nil
-	close(l.released)
+	l.releaseLocked()
+}
+
+func (l *streamLog) releaseLocked() {
+	if !l.freed {
+		l.freed = true
+		close(l.released)
+	}
+}
+
+// over tells the handler that the request is over (answered and
+// unregistered): it may return.
+func (l *streamLog) over() {
+	l.mu.Lock()
+	l.releaseLocked()
+	l.mu.Unlock()
 }
 
 // disconnectForPolling is Request.DisconnectForPolling (§4.8): on a
@@ -294,8 +326,7 @@ func (l *streamLog) end() {
 		s.log.Error("event store", "op", "finish", "err", err)
 	}
 	cancel()
-	close(l.wake)
-	l.wake = make(chan struct{})
+	l.wakeLocked()
 	s.logs.remove(l)
 	if l.sse == nil && l.rid != nil && s.sharedBroker() {
 		// Resumers elsewhere learn that the stream is done (an append's
@@ -441,51 +472,72 @@ func (h *httpHandler) sessionRequestResumable(r *http.Request, sse *sseWriter, r
 		writeAnswer(sse, s.legacyErrorOutcome(rev, m.requestID(), invalidRequest(msgIDInUse), http.StatusOK)) // L2
 		return
 	}
-	l := s.newStreamLog(sse, rec, "", &m.id, rev)
+	run := &resumableRun{s: s, ctx: ctx, cancel: cancel, m: m}
+	l := &run.log
+	s.initStreamLog(l, sse, rec, "", &m.id, rev)
 	sse.log = l
-	stop := context.AfterFunc(r.Context(), func() { l.connectionLost(cancel) })
-	defer stop()
-	done := make(chan struct{})
-	sess := &httpSession{s: s, rec: rec, cv: conv, caps: caps}
-	x := &exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: client,
-		bridge: &httpBridge{s: s, principal: rec.Principal, key: rec.Key, sse: sse}}
+	run.sess = httpSession{s: s, rec: rec, cv: conv, caps: caps}
+	run.bridge = httpBridge{s: s, principal: rec.Principal, key: rec.Key, sse: sse}
+	run.x = exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: client, bridge: &run.bridge}
 	s.inflight.Add(1)
-	go func() {
-		defer s.inflight.Done()
-		defer close(done)
-		defer cancel()
-		defer s.sessions.done(rec.Key, m.id)
-		// While it runs, the request hears the session's cancel, closed
-		// and answer events from other instances (§7.3), as in
-		// runSessionRequest.
-		if !s.cfg.ownBroker {
-			if err := s.hub.acquire(); err != nil {
-				s.log.Warn("subscribing to the broker for a session request", "err", err)
-			} else {
-				defer s.hub.release()
-			}
-		}
-		out := s.serveLegacy(ctx, sess, m, x)
-		l.finish(out)
-		s.recycle(out.buf)
-	}()
+	s.goServe(run)
 	var poll <-chan time.Time
 	if d := s.cfg.legacy.PollAfter; d > 0 {
 		t := time.NewTimer(d)
 		defer t.Stop()
 		poll = t.C
 	}
+	// The connection's end is watched here, where the handler waits anyway
+	// (no AfterFunc): a break lets the connection go or cancels.
+	lost := r.Context().Done()
 	for {
 		select {
-		case <-done:
+		case <-l.released: // let go, or over
 			return
-		case <-l.released:
-			return
+		case <-lost:
+			l.connectionLost(cancel)
+			lost = nil
 		case <-poll:
 			l.disconnectForPolling(0)
 			poll = nil
 		}
 	}
+}
+
+// resumableRun is one request of sessionRequestResumable: what its
+// goroutine needs, in one allocation (the stream log, the session, the
+// exchange and its bridge).
+type resumableRun struct {
+	s      *Server
+	ctx    context.Context
+	cancel context.CancelFunc
+	m      *rpcMessage
+	log    streamLog
+	sess   httpSession
+	x      exchange
+	bridge httpBridge
+}
+
+// serve runs the request detached from its connection and ends its
+// stream with the outcome.
+func (run *resumableRun) serve() {
+	s := run.s
+	defer s.inflight.Done()
+	defer run.log.over()
+	defer run.cancel()
+	defer s.sessions.done(run.sess.rec.Key, run.m.id)
+	// While it runs, the request hears the session's cancel, closed and
+	// answer events from other instances (§7.3), as in runSessionRequest.
+	if !s.cfg.ownBroker {
+		if err := s.hub.acquire(); err != nil {
+			s.log.Warn("subscribing to the broker for a session request", "err", err)
+		} else {
+			defer s.hub.release()
+		}
+	}
+	out := s.serveLegacy(run.ctx, &run.sess, run.m, &run.x)
+	run.log.finish(out)
+	s.recycle(out.buf)
 }
 
 // lastEventID reads the Last-Event-ID of a GET (G5): absent (ok, "" ), or
