@@ -71,8 +71,11 @@ type LegacyConfig struct {
 	// while it waits.
 	InputTimeout time.Duration
 	// MaxOutstandingRequests bounds the server-to-client requests of one
-	// session awaiting an answer (default 32): a round that would exceed
-	// it sends nothing and the call answers -32603.
+	// session awaiting an answer, or answered while their round still
+	// waits (default 32): a round that would exceed it sends nothing and
+	// the call answers -32603. It also caps the tombstones kept of
+	// answered and abandoned requests (the oldest go first; a late answer
+	// to one dropped is then a bad response).
 	MaxOutstandingRequests int
 	// MaxInputRounds bounds the rounds of input one legacy request may
 	// ask for (default 8); the next one ends the call with -32603.

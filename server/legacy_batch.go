@@ -19,7 +19,9 @@ import (
 // _meta, and its elements are all requests and notifications or all
 // responses. Requests then run concurrently, each through the legacy order
 // of checks; their responses come back as one array, in the order of the
-// requests. Responses go to the input bridge.
+// requests. Each request takes a MaxConcurrent slot (HTTPOptions;
+// WithMaxConcurrent on stdio) and is refused in the array with -32029
+// over it. Responses go to the input bridge.
 
 // DefaultMaxBatch bounds the messages of one batch (LegacyConfig.MaxBatch).
 const DefaultMaxBatch = 64
@@ -122,6 +124,7 @@ func (h *httpHandler) sessionBatch(r *http.Request, sse *sseWriter, rec *Session
 	}
 	bodies := make([][]byte, len(msgs))
 	var wg sync.WaitGroup
+	first := true
 	for i := range msgs {
 		m := &msgs[i]
 		switch m.kind {
@@ -130,9 +133,21 @@ func (h *httpHandler) sessionBatch(r *http.Request, sse *sseWriter, rec *Session
 		case msgNotification:
 			s.sessionNotification(ctx, rec, m)
 		default:
+			// Each request of the batch runs in a MaxConcurrent slot, as on
+			// stdio: the first in the POST's own, every other in one more;
+			// over the limit it is refused in the array.
+			extra := !first
+			first = false
+			if extra && !h.enterElement() {
+				bodies[i] = s.errorOutcome(m.requestID(), &Error{Code: CodeRateLimited, Message: "Too many concurrent requests"}).body
+				continue
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				if extra {
+					defer h.leaveElement()
+				}
 				out := h.runSessionRequest(r, sse, rec, m, principal, client)
 				if !out.cancelled && out.body != nil {
 					bodies[i] = append([]byte(nil), out.body...)
@@ -143,6 +158,26 @@ func (h *httpHandler) sessionBatch(r *http.Request, sse *sseWriter, rec *Session
 	}
 	wg.Wait()
 	writeBatch(sse, bodies)
+}
+
+// enterElement takes a MaxConcurrent slot for a request of a batch past
+// its first, or reports false over the limit.
+func (h *httpHandler) enterElement() bool {
+	if h.opts.MaxConcurrent < 0 {
+		return true
+	}
+	if h.inflight.Add(1) > int64(h.opts.MaxConcurrent) {
+		h.inflight.Add(-1)
+		return false
+	}
+	return true
+}
+
+// leaveElement gives back the slot of enterElement.
+func (h *httpHandler) leaveElement() {
+	if h.opts.MaxConcurrent >= 0 {
+		h.inflight.Add(-1)
+	}
 }
 
 // writeBatch writes a batch's responses: one 200 JSON array, or, when an
