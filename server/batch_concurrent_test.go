@@ -54,7 +54,7 @@ func TestHTTPBatchMaxConcurrent(t *testing.T) {
 				done <- rec.Body.Bytes()
 			}()
 			// The admitted requests all start before any ends (the gate),
-			// and the refused ones never start: the counts are exact.
+			// and the slots are all taken before any starts: the counts are exact.
 			for range limit {
 				<-entered
 			}

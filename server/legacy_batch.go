@@ -122,8 +122,13 @@ func (h *httpHandler) sessionBatch(r *http.Request, sse *sseWriter, rec *Session
 		}
 		return
 	}
+	// Each request of the batch runs in a MaxConcurrent slot, as on stdio:
+	// the first in the POST's own, every other in one more, all taken in
+	// order before any runs; over the limit a request is refused in the
+	// array.
 	bodies := make([][]byte, len(msgs))
-	var wg sync.WaitGroup
+	run := make([]bool, len(msgs))
+	extra := make([]bool, len(msgs))
 	first := true
 	for i := range msgs {
 		m := &msgs[i]
@@ -133,28 +138,33 @@ func (h *httpHandler) sessionBatch(r *http.Request, sse *sseWriter, rec *Session
 		case msgNotification:
 			s.sessionNotification(ctx, rec, m)
 		default:
-			// Each request of the batch runs in a MaxConcurrent slot, as on
-			// stdio: the first in the POST's own, every other in one more;
-			// over the limit it is refused in the array.
-			extra := !first
+			extra[i] = !first
 			first = false
-			if extra && !h.enterElement() {
+			if extra[i] && !h.enterElement() {
 				bodies[i] = s.errorOutcome(m.requestID(), &Error{Code: CodeRateLimited, Message: "Too many concurrent requests"}).body
 				continue
 			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if extra {
-					defer h.leaveElement()
-				}
-				out := h.runSessionRequest(r, sse, rec, m, principal, client)
-				if !out.cancelled && out.body != nil {
-					bodies[i] = append([]byte(nil), out.body...)
-				}
-				s.recycle(out.buf)
-			}()
+			run[i] = true
 		}
+	}
+	var wg sync.WaitGroup
+	for i := range msgs {
+		if !run[i] {
+			continue
+		}
+		m := &msgs[i]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if extra[i] {
+				defer h.leaveElement()
+			}
+			out := h.runSessionRequest(r, sse, rec, m, principal, client)
+			if !out.cancelled && out.body != nil {
+				bodies[i] = append([]byte(nil), out.body...)
+			}
+			s.recycle(out.buf)
+		}()
 	}
 	wg.Wait()
 	writeBatch(sse, bodies)
