@@ -258,3 +258,35 @@ func TestHTTPBridgeAnswerBytes(t *testing.T) {
 	t.Run("option", func(t *testing.T) { run(t, 40<<10, 10<<10) })
 	t.Run("default", func(t *testing.T) { run(t, 0, 1500<<10) })
 }
+
+// Defect 2 on stdio: the answers a round holds until it takes them are
+// bounded by MaxAnswerBytes too; an answer over it is dropped and counted
+// as a bad response (T9, §6.4), and its request stays pending, so that a
+// smaller answer still completes the round.
+func TestStdioBridgeAnswerBytes(t *testing.T) {
+	const limit, size = 40 << 10, 10 << 10
+	// 16 answers of about 10 KiB against 40 KiB: 3 fit, 13 are refused.
+	const refused = DefaultMaxInputRequests - 3
+	f := newLegacyFixture(t, ErasBoth, WithLegacy(LegacyConfig{MaxAnswerBytes: limit, MaxBadResponses: refused}))
+	addSixteen(t, f.Server)
+	c := startLegacyStdio(t, f.Server, "2025-11-25")
+	c.open(allClientCaps)
+	c.answer = func(w *wire) string {
+		if big := rootsAnswer(w.id(), size); int64(len(big))*4 <= limit || int64(len(big))*3 > limit {
+			t.Fatalf("an answer of %d bytes: want 3 to fit in %d", len(big), limit)
+		}
+		c.ss.send(rootsAnswer(w.id(), size))
+		// Refused: this one answers; accepted: a repeat, dropped quietly.
+		return `{"jsonrpc":"2.0","id":` + w.id() + `,"result":{"roots":[]}}`
+	}
+	if w, _ := c.call(1, "tools/call", `{"name":"sixteen"}`); resultText(t, w) != "sixteen done" {
+		t.Fatalf("the round: %s", w.raw)
+	}
+	// Exactly `refused` bad responses were counted: one more ends the
+	// legacy session.
+	c.ss.send(`{"jsonrpc":"2.0","id":"mcpwire-nope","result":{}}`)
+	w, _ := c.call(2, "tools/call", `{"name":"sixteen"}`)
+	if w.code() != protocol.CodeInvalidRequestError || !strings.Contains(w.Error.Message, "the legacy session has ended") {
+		t.Errorf("want the legacy session ended after %d refused answers and one unknown id: %s", refused, w.raw)
+	}
+}
