@@ -79,8 +79,11 @@ type LegacyConfig struct {
 	// while it waits.
 	InputTimeout time.Duration
 	// MaxOutstandingRequests bounds the server-to-client requests of one
-	// session awaiting an answer (default 32): a round that would exceed
-	// it sends nothing and the call answers -32603.
+	// session awaiting an answer, or answered while their round still
+	// waits (default 32): a round that would exceed it sends nothing and
+	// the call answers -32603. It also caps the tombstones kept of
+	// answered and abandoned requests (the oldest go first; a late answer
+	// to one dropped is then a bad response).
 	MaxOutstandingRequests int
 	// MaxInputRounds bounds the rounds of input one legacy request may
 	// ask for (default 8); the next one ends the call with -32603.
@@ -90,6 +93,15 @@ type LegacyConfig struct {
 	// it the session ends (HTTP: its next request gets 404; stdio: the
 	// legacy session ends, modern lines are still served).
 	MaxBadResponses int
+	// MaxAnswerBytes bounds the bytes of the client's answers to the input
+	// bridge's requests that one session holds at once (default 4 MiB, the
+	// default body limit): an answer is kept until every request of its
+	// round is answered, so without it a client answering all but one
+	// request of a round parks up to InputTimeout + 1 min of answers. An
+	// answer that would exceed it is refused (HTTP 413, stdio dropped)
+	// with -32600, counted towards MaxBadResponses, and its request stays
+	// pending.
+	MaxAnswerBytes int64
 	// MaxBatch bounds the messages of one JSON-RPC batch, which 2025-03-26
 	// sessions may send (default 64); a longer batch is refused whole
 	// with -32600.
@@ -218,6 +230,9 @@ func (c *config) legacyDefaults() error {
 	}
 	if l.MaxBadResponses <= 0 {
 		l.MaxBadResponses = DefaultMaxBadResponses
+	}
+	if l.MaxAnswerBytes <= 0 {
+		l.MaxAnswerBytes = DefaultMaxAnswerBytes
 	}
 	if l.PollInterval <= 0 {
 		l.PollInterval = DefaultPollInterval

@@ -19,7 +19,9 @@ import (
 // _meta, and its elements are all requests and notifications or all
 // responses. Requests then run concurrently, each through the legacy order
 // of checks; their responses come back as one array, in the order of the
-// requests. Responses go to the input bridge.
+// requests. Each request takes a MaxConcurrent slot (HTTPOptions;
+// WithMaxConcurrent on stdio) and is refused in the array with -32029
+// over it. Responses go to the input bridge.
 
 // DefaultMaxBatch bounds the messages of one batch (LegacyConfig.MaxBatch).
 const DefaultMaxBatch = 64
@@ -120,8 +122,14 @@ func (h *httpHandler) sessionBatch(r *http.Request, sse *sseWriter, rec *Session
 		}
 		return
 	}
+	// Each request of the batch runs in a MaxConcurrent slot, as on stdio:
+	// the first in the POST's own, every other in one more, all taken in
+	// order before any runs; over the limit a request is refused in the
+	// array.
 	bodies := make([][]byte, len(msgs))
-	var wg sync.WaitGroup
+	run := make([]bool, len(msgs))
+	extra := make([]bool, len(msgs))
+	first := true
 	for i := range msgs {
 		m := &msgs[i]
 		switch m.kind {
@@ -130,19 +138,56 @@ func (h *httpHandler) sessionBatch(r *http.Request, sse *sseWriter, rec *Session
 		case msgNotification:
 			s.sessionNotification(ctx, rec, m)
 		default:
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				out := h.runSessionRequest(r, sse, rec, m, principal, client)
-				if !out.cancelled && out.body != nil {
-					bodies[i] = append([]byte(nil), out.body...)
-				}
-				s.recycle(out.buf)
-			}()
+			extra[i] = !first
+			first = false
+			if extra[i] && !h.enterElement() {
+				bodies[i] = s.errorOutcome(m.requestID(), &Error{Code: CodeRateLimited, Message: "Too many concurrent requests"}).body
+				continue
+			}
+			run[i] = true
 		}
+	}
+	var wg sync.WaitGroup
+	for i := range msgs {
+		if !run[i] {
+			continue
+		}
+		m := &msgs[i]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if extra[i] {
+				defer h.leaveElement()
+			}
+			out := h.runSessionRequest(r, sse, rec, m, principal, client)
+			if !out.cancelled && out.body != nil {
+				bodies[i] = append([]byte(nil), out.body...)
+			}
+			s.recycle(out.buf)
+		}()
 	}
 	wg.Wait()
 	writeBatch(sse, bodies)
+}
+
+// enterElement takes a MaxConcurrent slot for a request of a batch past
+// its first, or reports false over the limit.
+func (h *httpHandler) enterElement() bool {
+	if h.opts.MaxConcurrent < 0 {
+		return true
+	}
+	if h.inflight.Add(1) > int64(h.opts.MaxConcurrent) {
+		h.inflight.Add(-1)
+		return false
+	}
+	return true
+}
+
+// leaveElement gives back the slot of enterElement.
+func (h *httpHandler) leaveElement() {
+	if h.opts.MaxConcurrent >= 0 {
+		h.inflight.Add(-1)
+	}
 }
 
 // writeBatch writes a batch's responses: one 200 JSON array, or, when an

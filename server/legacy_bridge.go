@@ -31,6 +31,7 @@ const (
 	DefaultMaxInputRounds         = 8
 	DefaultMaxBadResponses        = 32
 	DefaultPollInterval           = time.Second
+	DefaultMaxAnswerBytes         = 4 << 20
 )
 
 // tombstoneTTL is how long an answered or abandoned server-to-client

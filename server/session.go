@@ -103,6 +103,12 @@ type PendingRequest struct {
 	Instance string    `json:"instance"` // the instance whose handler waits
 	Deadline time.Time `json:"deadline"`
 	State    string    `json:"state"` // "pending", "answered", "abandoned"
+	// AnswerBytes is the size of the answer the store holds for the
+	// request (SessionStore.PutAnswer) until its round takes it: 0 before
+	// the answer and after. An answered request with AnswerBytes is still
+	// outstanding (its round waits); without, it is a tombstone. The sum
+	// over a session is bounded by LegacyConfig.MaxAnswerBytes.
+	AnswerBytes int64 `json:"answerBytes,omitempty"`
 }
 
 // Clone returns a deep copy (raw JSON values are shared: nothing modifies

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -30,17 +32,48 @@ func storeErr(err error) error {
 	return fmt.Errorf("server: session store: %w", err)
 }
 
-// prunePending drops the tombstones past their time and counts the
-// requests still pending.
-func prunePending(r *SessionRecord, now time.Time) int {
+// prunePending drops the tombstones past their time and, past keep, the
+// oldest others (earliest deadline first), and counts the requests still
+// outstanding: pending, or answered with the answer not yet taken by its
+// waiting round. Tombstones only let a repeated or late answer go
+// uncounted; without the cap a client answering promptly would grow the
+// record by a round's ids each round, for InputTimeout + tombstoneTTL
+// (§9: pending entries are bounded). A dropped tombstone's late answer is
+// then a bad response.
+func prunePending(r *SessionRecord, now time.Time, keep int) int {
 	n := 0
+	var tombs []string
 	for id, p := range r.Pending {
 		switch {
 		case p.State == pendingState:
 			n++
 		case now.After(p.Deadline.Add(tombstoneTTL)):
+			delete(r.Pending, id) // its answer, if any, expired with it
+		case p.AnswerBytes > 0:
+			n++
+		default:
+			tombs = append(tombs, id)
+		}
+	}
+	if len(tombs) > keep {
+		slices.SortFunc(tombs, func(a, b string) int {
+			if c := r.Pending[a].Deadline.Compare(r.Pending[b].Deadline); c != 0 {
+				return c
+			}
+			return strings.Compare(a, b)
+		})
+		for _, id := range tombs[:len(tombs)-keep] {
 			delete(r.Pending, id)
 		}
+	}
+	return n
+}
+
+// answerBytes is the sum of the answers a session's store holds.
+func answerBytes(r *SessionRecord) int64 {
+	var n int64
+	for _, p := range r.Pending {
+		n += p.AnswerBytes
 	}
 	return n
 }
@@ -49,7 +82,7 @@ func (b *httpBridge) register(ctx context.Context, reqs []bridgeRequest) error {
 	s := b.s
 	max := s.cfg.legacy.MaxOutstandingRequests
 	_, err := s.cfg.legacy.Store.Update(ctx, b.principal, b.key, func(r *SessionRecord) error {
-		if prunePending(r, time.Now())+len(reqs) > max {
+		if prunePending(r, time.Now(), max)+len(reqs) > max {
 			return errTooManyOutstanding
 		}
 		for _, q := range reqs {
@@ -144,24 +177,50 @@ func (b *httpBridge) collect(ctx context.Context, ids []string) (map[string][]by
 		}
 		out[id] = payload
 	}
+	// The answers are taken: the entries become tombstones, and their bytes
+	// no longer count towards MaxAnswerBytes.
+	if _, err := st.Update(ctx, b.principal, b.key, func(r *SessionRecord) error {
+		for _, id := range ids {
+			if p, ok := r.Pending[id]; ok && p.AnswerBytes != 0 {
+				p.AnswerBytes = 0
+				r.Pending[id] = p
+			}
+		}
+		return nil
+	}); err != nil && !errors.Is(err, ErrSessionNotFound) {
+		b.s.log.Warn("releasing taken bridge answers", "err", err) // they expire at Deadline + tombstoneTTL
+	}
 	return out, nil
 }
 
 func (b *httpBridge) abandon(ctx context.Context, ids []string) []string {
-	var left []string
-	_, err := b.s.cfg.legacy.Store.Update(ctx, b.principal, b.key, func(r *SessionRecord) error {
-		left = left[:0]
+	var left, held []string
+	st := b.s.cfg.legacy.Store
+	_, err := st.Update(ctx, b.principal, b.key, func(r *SessionRecord) error {
+		left, held = left[:0], held[:0]
 		for _, id := range ids {
-			if p, ok := r.Pending[id]; ok && p.State == pendingState {
+			p, ok := r.Pending[id]
+			switch {
+			case !ok:
+			case p.State == pendingState:
 				p.State = abandonedState
 				r.Pending[id] = p
 				left = append(left, id)
+			case p.AnswerBytes != 0:
+				p.AnswerBytes = 0 // the round is over: its answers go
+				r.Pending[id] = p
+				held = append(held, id)
 			}
 		}
 		return nil
 	})
 	if err != nil {
 		return nil // the session ended (nothing more is sent), or the store failed
+	}
+	for _, id := range held {
+		if _, err := st.TakeAnswer(ctx, b.principal, b.key, id); err != nil && !errors.Is(err, ErrNoAnswer) {
+			b.s.log.Warn("dropping an abandoned round's answer", "err", err)
+		}
 	}
 	return left
 }
@@ -192,6 +251,10 @@ func (s *Server) sessionResponse(ctx context.Context, rec *SessionRecord, m *rpc
 	case p.State != pendingState:
 		return accepted // a repeat or a late answer: dropped, not counted
 	}
+	size, limit := int64(len(m.raw)), s.cfg.legacy.MaxAnswerBytes
+	if answerBytes(rec)+size > limit {
+		return s.answerTooLarge(ctx, rec, limit)
+	}
 	st := s.cfg.legacy.Store
 	ttl := time.Until(p.Deadline.Add(tombstoneTTL))
 	switch err := st.PutAnswer(ctx, rec.Principal, rec.Key, id, m.raw, ttl); {
@@ -204,14 +267,26 @@ func (s *Server) sessionResponse(ctx context.Context, rec *SessionRecord, m *rpc
 	}
 	_, err := st.Update(ctx, rec.Principal, rec.Key, func(r *SessionRecord) error {
 		if q, ok := r.Pending[id]; ok && q.State == pendingState {
-			q.State = answeredState
+			if answerBytes(r)+size > limit {
+				return errAnswerBytes
+			}
+			q.State, q.AnswerBytes = answeredState, size
 			r.Pending[id] = q
 			return nil
 		}
 		return errNoChange
 	})
+	if err != nil {
+		// Not recorded: the answer kept above goes (the request stays
+		// pending when over the limit).
+		if _, terr := st.TakeAnswer(ctx, rec.Principal, rec.Key, id); terr != nil && !errors.Is(terr, ErrNoAnswer) && !errors.Is(terr, ErrSessionNotFound) {
+			s.log.Warn("dropping an answer not recorded", "err", terr)
+		}
+	}
 	switch {
 	case err == nil:
+	case errors.Is(err, errAnswerBytes):
+		return s.answerTooLarge(ctx, rec, limit)
 	case errors.Is(err, errNoChange):
 		return accepted // abandoned meanwhile: late
 	case errors.Is(err, ErrSessionNotFound):
@@ -222,6 +297,17 @@ func (s *Server) sessionResponse(ctx context.Context, rec *SessionRecord, m *rpc
 	s.hub.wake(rec.Key, id) // a waiter on this instance, at once
 	_ = s.publish(Event{Kind: EventSession, Session: rec.Key, Op: SessionAnswer, Ref: id})
 	return accepted
+}
+
+// errAnswerBytes: an answer would take a session's answers past
+// MaxAnswerBytes.
+var errAnswerBytes = errors.New("server: the session's answers exceed MaxAnswerBytes")
+
+// answerTooLarge refuses an answer that would take the session's answers
+// held past MaxAnswerBytes: 413 -32600, counted as a bad response; the
+// request stays pending (a smaller answer may still come).
+func (s *Server) answerTooLarge(ctx context.Context, rec *SessionRecord, limit int64) outcome {
+	return withStatus(s.badResponse(ctx, rec, fmt.Sprintf("Invalid Request: the answers held for this session would exceed %d bytes", limit)), http.StatusRequestEntityTooLarge)
 }
 
 // msgUnknownResponse is S9's refusal of a response to no outstanding

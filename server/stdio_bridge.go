@@ -2,6 +2,8 @@ package server
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -63,17 +65,8 @@ func (ss *stdioSession) register(_ context.Context, reqs []bridgeRequest) error 
 	if ss.ended() {
 		return errSessionEnded
 	}
-	now := time.Now()
-	n := 0
-	for id, p := range b.pending {
-		switch {
-		case p.state == pendingState:
-			n++
-		case now.After(p.deadline.Add(tombstoneTTL)):
-			delete(b.pending, id)
-		}
-	}
-	if n+len(reqs) > ss.c.s.cfg.legacy.MaxOutstandingRequests {
+	max := ss.c.s.cfg.legacy.MaxOutstandingRequests
+	if b.prune(time.Now(), max)+len(reqs) > max {
 		return errTooManyOutstanding
 	}
 	for _, q := range reqs {
@@ -86,6 +79,39 @@ func (ss *stdioSession) register(_ context.Context, reqs []bridgeRequest) error 
 		b.pending[q.id] = &stdioPending{method: q.method, key: q.key, deadline: q.deadline, state: pendingState, wake: wake}
 	}
 	return nil
+}
+
+// prune drops the tombstones past their time and, past keep, the oldest
+// others (earliest deadline first), as prunePending does for HTTP, and
+// counts the requests still outstanding (pending, or answered with the
+// answer not yet taken). b.mu is held.
+func (b *stdioBridge) prune(now time.Time, keep int) int {
+	n := 0
+	var tombs []string
+	for id, p := range b.pending {
+		switch {
+		case p.state == pendingState:
+			n++
+		case now.After(p.deadline.Add(tombstoneTTL)):
+			delete(b.pending, id)
+		case p.payload != nil:
+			n++ // answered, its round still waiting
+		default:
+			tombs = append(tombs, id)
+		}
+	}
+	if len(tombs) > keep {
+		slices.SortFunc(tombs, func(x, y string) int {
+			if c := b.pending[x].deadline.Compare(b.pending[y].deadline); c != 0 {
+				return c
+			}
+			return strings.Compare(x, y)
+		})
+		for _, id := range tombs[:len(tombs)-keep] {
+			delete(b.pending, id)
+		}
+	}
+	return n
 }
 
 func (ss *stdioSession) send(msg []byte) bool { return ss.c.out.write(msg) }
@@ -180,6 +206,9 @@ func (ss *stdioSession) answer(m *rpcMessage) {
 	case p == nil:
 		b.mu.Unlock()
 		ss.badResponse("a response to no outstanding request")
+	case p.state == pendingState && b.held()+int64(len(m.raw)) > ss.c.s.cfg.legacy.MaxAnswerBytes:
+		b.mu.Unlock()
+		ss.badResponse("an answer past MaxAnswerBytes") // the request stays pending
 	case p.state == pendingState:
 		p.state, p.payload = answeredState, m.raw // readLine allocates each line
 		select {
@@ -192,6 +221,16 @@ func (ss *stdioSession) answer(m *rpcMessage) {
 		b.mu.Unlock()
 		log.Debug("dropping a repeated or late response", "id", id, "state", state)
 	}
+}
+
+// held is the bytes of the answers kept until their rounds take them.
+// b.mu is held.
+func (b *stdioBridge) held() int64 {
+	var n int64
+	for _, p := range b.pending {
+		n += int64(len(p.payload))
+	}
+	return n
 }
 
 // badResponse counts a response that answered nothing, and ends the
