@@ -81,8 +81,10 @@ type streamLog struct {
 	released chan struct{} // closed when the connection is let go with the request running
 	wake     chan struct{} // closed and replaced at each event (local resumers)
 	renewed  time.Time
-	stop     chan struct{} // ends the renewer
-	stopped  chan struct{} // closed by the renewer when it returns
+	detached bool               // holds a slot of the detached bounds (detach)
+	cancel   context.CancelFunc // cancels the request (its session ended); nil for the standalone stream
+	stop     chan struct{}      // ends the renewer
+	stopped  chan struct{}      // closed by the renewer when it returns
 }
 
 // newStreamLog returns the log of the standalone stream id, or of the
@@ -225,7 +227,7 @@ func (l *streamLog) disconnectForPolling(retry time.Duration) bool {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.done || l.sse == nil || !l.priming || l.rid == nil {
+	if l.done || l.sse == nil || !l.priming || l.rid == nil || !l.detachLocked() {
 		return false
 	}
 	l.openLocked(true)
@@ -248,7 +250,7 @@ func (l *streamLog) connectionLost(cancel context.CancelFunc) {
 	if l.done || l.sse == nil {
 		return
 	}
-	if l.idSent {
+	if l.idSent && l.detachLocked() {
 		l.letGoLocked()
 		return
 	}
@@ -265,6 +267,7 @@ func (l *streamLog) finish(out outcome) {
 		return
 	}
 	l.done = true
+	l.undetachLocked()
 	if !l.opened {
 		if l.sse != nil {
 			l.sse.finish(out) // a JSON answer stores nothing
@@ -359,7 +362,22 @@ func (l *streamLog) renewer() {
 		l.mu.Unlock()
 		if due {
 			l.renew()
+			l.checkSession()
 		}
+	}
+}
+
+// checkSession cancels the request when its session has ended meanwhile
+// (idle, lifetime, evicted, deleted elsewhere): a detached request does
+// not outlive its session (§8, §9).
+func (l *streamLog) checkSession() {
+	if l.cancel == nil {
+		return
+	}
+	ctx, cancel := storeCtx()
+	defer cancel()
+	if _, err := l.s.cfg.legacy.Store.Get(ctx, l.principal, l.session); errors.Is(err, ErrSessionNotFound) {
+		l.cancel()
 	}
 }
 
@@ -373,8 +391,9 @@ func (l *streamLog) stopRenewer() {
 // streamLogs are the logs written by this instance, by session and stream:
 // a resumer here is woken at each of their events instead of polling.
 type streamLogs struct {
-	mu sync.Mutex
-	m  map[string]*streamLog
+	mu       sync.Mutex
+	m        map[string]*streamLog
+	detached detachedCounts
 }
 
 func newStreamLogs() *streamLogs { return &streamLogs{m: map[string]*streamLog{}} }
@@ -435,14 +454,14 @@ func (s *sseWriter) disconnectForPolling(retry time.Duration) bool {
 func (h *httpHandler) sessionRequestResumable(r *http.Request, sse *sseWriter, rec *SessionRecord, m *rpcMessage, principal, client string, conv *legacy.Session, caps declaredCaps) {
 	s := h.s
 	rev := conv.Rev
-	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	ctx, cancel := s.detachedContext(r.Context(), rec)
 	if !s.sessions.start(rec.Key, m.id, cancel) {
 		cancel()
 		writeAnswer(sse, s.legacyErrorOutcome(rev, m.requestID(), invalidRequest(msgIDInUse), http.StatusOK)) // L2
 		return
 	}
 	l := s.newStreamLog(sse, rec, "", &m.id, rev)
-	sse.log = l
+	sse.log, l.cancel = l, cancel
 	stop := context.AfterFunc(r.Context(), func() { l.connectionLost(cancel) })
 	defer stop()
 	done := make(chan struct{})
