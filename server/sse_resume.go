@@ -391,9 +391,10 @@ func (l *streamLog) stopRenewer() {
 // streamLogs are the logs written by this instance, by session and stream:
 // a resumer here is woken at each of their events instead of polling.
 type streamLogs struct {
-	mu       sync.Mutex
-	m        map[string]*streamLog
-	detached detachedCounts
+	mu        sync.Mutex
+	m         map[string]*streamLog
+	detached  detachedCounts
+	followers map[string]*follower // by session and stream (sse_followers.go)
 }
 
 func newStreamLogs() *streamLogs { return &streamLogs{m: map[string]*streamLog{}} }
@@ -620,6 +621,8 @@ func (h *httpHandler) resumeRequest(r *http.Request, sse *sseWriter, rec *Sessio
 	}
 	s.listeners.Add(1)
 	defer s.listeners.Done()
+	taken, release := s.logs.follow(rec.Key, stream)
+	defer release()
 	sse.mu.Lock()
 	sse.start()
 	err = sse.write(nil)
@@ -666,6 +669,9 @@ func (h *httpHandler) resumeRequest(r *http.Request, sse *sseWriter, rec *Sessio
 				return
 			case <-s.closing:
 				sse.retryField(s.cfg.legacy.RetryInterval)
+				return
+			case <-taken:
+				sse.retryField(s.cfg.legacy.RetryInterval) // another resume took the stream over
 				return
 			case <-tick:
 				if !sse.keepAlive() {
