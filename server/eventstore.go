@@ -125,9 +125,18 @@ type MemoryEventStore struct {
 	bytes    int64
 	sessions map[string]map[string]*memStream // by principal+session, then stream
 	written  *clist.List                      // *memStream, least recently written first
+	shares   map[string]*memShare             // bytes held, by principal (evict)
+}
+
+// memShare is what one principal holds in a MemoryEventStore: its bytes,
+// and its sessions' bytes.
+type memShare struct {
+	bytes    int64
+	sessions map[string]int64 // by principal+session
 }
 
 type memStream struct {
+	principal string
 	scope, id string
 	meta      StreamMeta
 	lim       ReplayLimits
@@ -140,13 +149,15 @@ type memStream struct {
 
 // NewMemoryEventStore returns an empty in-memory event store holding at
 // most maxBytes of event data in all (DefaultMemoryEventStoreBytes when
-// maxBytes <= 0); past that, whole streams are dropped, least recently
-// written first.
+// maxBytes <= 0); past that, whole streams are dropped: of the principal
+// holding the most bytes, then of its session holding the most, the least
+// recently written first — so that one principal's (or session's) writes
+// evict its own logs before anyone else's (docs/dual-era.md §9).
 func NewMemoryEventStore(maxBytes int64) *MemoryEventStore {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMemoryEventStoreBytes
 	}
-	return &MemoryEventStore{now: time.Now, maxBytes: maxBytes, sessions: map[string]map[string]*memStream{}, written: clist.New()}
+	return &MemoryEventStore{now: time.Now, maxBytes: maxBytes, sessions: map[string]map[string]*memStream{}, written: clist.New(), shares: map[string]*memShare{}}
 }
 
 func eventScope(principal, session string) string { return principal + "\x00" + session }
@@ -186,7 +197,7 @@ func (m *MemoryEventStore) drop(st *memStream) {
 		delete(m.sessions, st.scope)
 	}
 	m.written.Remove(st.elem)
-	m.bytes -= st.bytes
+	m.account(st, -st.bytes)
 }
 
 // sweep forgets a few expired streams, least recently written first.
@@ -236,7 +247,7 @@ func (m *MemoryEventStore) Open(_ context.Context, principal, session, stream st
 			m.sessions[scope] = streams
 		}
 	}
-	st := &memStream{scope: scope, id: stream, lim: lim, lastWrite: now, until: now.Add(lim.Retention)}
+	st := &memStream{principal: principal, scope: scope, id: stream, lim: lim, lastWrite: now, until: now.Add(lim.Retention)}
 	st.meta = StreamMeta{RequestID: meta.RequestID, Owner: meta.Owner, LeaseUntil: meta.LeaseUntil, Oldest: 1}
 	if lim.Retention <= 0 {
 		st.until = now.Add(100 * 365 * 24 * time.Hour)
@@ -260,13 +271,10 @@ func (m *MemoryEventStore) Append(_ context.Context, principal, session, stream 
 	}
 	ev.Data = append([]byte(nil), ev.Data...)
 	st.events = append(st.events, ev)
-	st.bytes += int64(len(ev.Data))
-	m.bytes += int64(len(ev.Data))
+	m.account(st, int64(len(ev.Data)))
 	st.meta.Last = ev.Seq
 	for len(st.events) > 0 && (st.lim.MaxEvents > 0 && len(st.events) > st.lim.MaxEvents || st.lim.MaxBytes > 0 && st.bytes > st.lim.MaxBytes) {
-		n := int64(len(st.events[0].Data))
-		st.bytes -= n
-		m.bytes -= n
+		m.account(st, -int64(len(st.events[0].Data)))
 		st.events[0] = StoredEvent{}
 		st.events = st.events[1:]
 	}
@@ -281,13 +289,66 @@ func (m *MemoryEventStore) Append(_ context.Context, principal, session, stream 
 	}
 	m.written.MoveToBack(st.elem)
 	for m.bytes > m.maxBytes {
-		victim := m.written.Front().Value.(*memStream)
+		victim := m.evictee()
+		if victim == nil {
+			break
+		}
 		m.drop(victim)
 		if victim == st {
 			break
 		}
 	}
 	return nil
+}
+
+// account adds n bytes (negative: removes) to st and to its principal's
+// and session's shares.
+func (m *MemoryEventStore) account(st *memStream, n int64) {
+	st.bytes += n
+	m.bytes += n
+	sh := m.shares[st.principal]
+	if sh == nil {
+		sh = &memShare{sessions: map[string]int64{}}
+		m.shares[st.principal] = sh
+	}
+	sh.bytes += n
+	sh.sessions[st.scope] += n
+	if sh.sessions[st.scope] <= 0 {
+		delete(sh.sessions, st.scope)
+	}
+	if sh.bytes <= 0 {
+		delete(m.shares, st.principal)
+	}
+}
+
+// evictee is the stream dropped first when the store is over its bytes:
+// of the principal holding the most, of its session holding the most, the
+// least recently written one. It scans the principals and that one's
+// sessions: the cost of an eviction, not of every write.
+func (m *MemoryEventStore) evictee() *memStream {
+	var top *memShare
+	for _, sh := range m.shares {
+		if top == nil || sh.bytes > top.bytes {
+			top = sh
+		}
+	}
+	if top == nil {
+		return nil
+	}
+	var scope string
+	var most int64 = -1
+	for sc, n := range top.sessions {
+		if n > most {
+			scope, most = sc, n
+		}
+	}
+	var victim *memStream
+	for _, st := range m.sessions[scope] {
+		if st.bytes > 0 && (victim == nil || st.lastWrite.Before(victim.lastWrite)) {
+			victim = st
+		}
+	}
+	return victim
 }
 
 // Read implements EventStore.

@@ -57,3 +57,56 @@ func TestMemoryEventStoreTotal(t *testing.T) {
 		t.Errorf("after DeleteSession: %d bytes, %d streams", st.Bytes(), st.Streams())
 	}
 }
+
+// TestMemoryEventStoreShares: when the store is over its bytes, the
+// streams of the principal holding the most go first (then of its session
+// holding the most), so that one principal's writes do not evict another
+// principal's logs (docs/dual-era.md §9 "a leaking client hurts only
+// itself"). (Regression of the attack3 review, defect 10.)
+func TestMemoryEventStoreShares(t *testing.T) {
+	ctx := context.Background()
+	st := server.NewMemoryEventStore(1000)
+	lim := server.ReplayLimits{Retention: time.Minute}
+	data := []byte(`{"x":"` + strings.Repeat("a", 292) + `"}`) // 300 bytes
+	open := func(principal, session, id string) {
+		t.Helper()
+		if err := st.Open(ctx, principal, session, id, server.StreamMeta{}, lim); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Append(ctx, principal, session, id, server.StoredEvent{Seq: 1, Data: data}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	open("victim", "v", "streamVVVVVV") // the least recently written
+	open("quiet", "q1", "streamQQQQQ1")
+	for _, id := range []string{"streamAAAAA1", "streamAAAAA2", "streamAAAAA3", "streamAAAAA4", "streamAAAAA5"} {
+		open("attacker", "a1", id)
+	}
+	for _, p := range [][2]string{{"victim", "v"}, {"quiet", "q1"}} {
+		if _, _, err := st.Read(ctx, p[0], p[1], map[string]string{"v": "streamVVVVVV", "q1": "streamQQQQQ1"}[p[1]], 0, 0); err != nil {
+			t.Errorf("%s's stream after another principal's writes: %v, want it kept", p[0], err)
+		}
+	}
+	if _, _, err := st.Read(ctx, "attacker", "a1", "streamAAAAA5", 0, 0); err != nil {
+		t.Errorf("the attacker's newest stream: %v, want it kept", err)
+	}
+	if _, _, err := st.Read(ctx, "attacker", "a1", "streamAAAAA1", 0, 0); err != server.ErrStreamNotFound {
+		t.Errorf("the attacker's oldest stream: %v, want ErrStreamNotFound", err)
+	}
+	if b := st.Bytes(); b > 1000 {
+		t.Errorf("Bytes %d over the bound 1000", b)
+	}
+	// Within one principal, its session holding the most goes first.
+	st2 := server.NewMemoryEventStore(1000)
+	st = st2
+	open("p", "small", "streamSSSSSS")
+	open("p", "big", "streamBBBBB1")
+	open("p", "big", "streamBBBBB2")
+	open("p", "big", "streamBBBBB3")
+	if _, _, err := st.Read(ctx, "p", "small", "streamSSSSSS", 0, 0); err != nil {
+		t.Errorf("the small session's stream: %v, want it kept", err)
+	}
+	if _, _, err := st.Read(ctx, "p", "big", "streamBBBBB1", 0, 0); err != server.ErrStreamNotFound {
+		t.Errorf("the big session's oldest stream: %v, want ErrStreamNotFound", err)
+	}
+}

@@ -140,6 +140,15 @@ type LegacyConfig struct {
 	// bridge wait for the client's answers, and a resumed stream whose
 	// request runs on another instance (default 1 s).
 	PollInterval time.Duration
+	// MaxDetachedPerSession and MaxDetached bound the requests running
+	// detached from their connection (let go by DisconnectForPolling,
+	// PollAfter, or a break after an event id reached the client), per
+	// session and on this instance (defaults 16 and 1,000). A request
+	// that would detach over them stays attached: DisconnectForPolling
+	// returns false, PollAfter does nothing, and a broken connection
+	// cancels it (it keeps its HTTPOptions.MaxConcurrent slot meanwhile).
+	MaxDetachedPerSession int
+	MaxDetached           int
 }
 
 // Defaults of LegacyConfig's session limits.
@@ -157,6 +166,11 @@ const (
 	DefaultMaxReplayBytes   = 4 << 20
 	DefaultMaxReplayStreams = 16
 	DefaultReplayRetention  = 5 * time.Minute
+	// DefaultMaxDetachedPerSession and DefaultMaxDetached bound the
+	// requests running detached (LegacyConfig.MaxDetachedPerSession,
+	// MaxDetached).
+	DefaultMaxDetachedPerSession = 16
+	DefaultMaxDetached           = 1000
 )
 
 // DefaultMaxSubscriptions bounds the resource subscriptions of one legacy
@@ -251,6 +265,12 @@ func (c *config) legacyDefaults() error {
 	}
 	if l.MaxReplayStreams <= 0 {
 		l.MaxReplayStreams = DefaultMaxReplayStreams
+	}
+	if l.MaxDetachedPerSession <= 0 {
+		l.MaxDetachedPerSession = DefaultMaxDetachedPerSession
+	}
+	if l.MaxDetached <= 0 {
+		l.MaxDetached = DefaultMaxDetached
 	}
 	if l.ReplayRetention == 0 {
 		l.ReplayRetention = DefaultReplayRetention

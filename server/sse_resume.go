@@ -82,8 +82,10 @@ type streamLog struct {
 	freed    bool          // released is closed
 	wake     chan struct{} // closed at the next event (local resumers); nil until one waits
 	renewed  time.Time
-	stop     chan struct{} // ends the renewer
-	stopped  chan struct{} // closed by the renewer when it returns
+	detached bool               // holds a slot of the detached bounds (detach)
+	cancel   context.CancelFunc // cancels the request (its session ended); nil for the standalone stream
+	stop     chan struct{}      // ends the renewer
+	stopped  chan struct{}      // closed by the renewer when it returns
 }
 
 // newStreamLog returns the log of the standalone stream id, or of the
@@ -257,7 +259,7 @@ func (l *streamLog) disconnectForPolling(retry time.Duration) bool {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.done || l.sse == nil || !l.priming || l.rid == nil {
+	if l.done || l.sse == nil || !l.priming || l.rid == nil || !l.detachLocked() {
 		return false
 	}
 	l.openLocked(true)
@@ -280,7 +282,7 @@ func (l *streamLog) connectionLost(cancel context.CancelFunc) {
 	if l.done || l.sse == nil {
 		return
 	}
-	if l.idSent {
+	if l.idSent && l.detachLocked() {
 		l.letGoLocked()
 		return
 	}
@@ -297,6 +299,7 @@ func (l *streamLog) finish(out outcome) {
 		return
 	}
 	l.done = true
+	l.undetachLocked()
 	if !l.opened {
 		if l.sse != nil {
 			l.sse.finish(out) // a JSON answer stores nothing
@@ -390,7 +393,22 @@ func (l *streamLog) renewer() {
 		l.mu.Unlock()
 		if due {
 			l.renew()
+			l.checkSession()
 		}
+	}
+}
+
+// checkSession cancels the request when its session has ended meanwhile
+// (idle, lifetime, evicted, deleted elsewhere): a detached request does
+// not outlive its session (§8, §9).
+func (l *streamLog) checkSession() {
+	if l.cancel == nil {
+		return
+	}
+	ctx, cancel := storeCtx()
+	defer cancel()
+	if _, err := l.s.cfg.legacy.Store.Get(ctx, l.principal, l.session); errors.Is(err, ErrSessionNotFound) {
+		l.cancel()
 	}
 }
 
@@ -404,8 +422,10 @@ func (l *streamLog) stopRenewer() {
 // streamLogs are the logs written by this instance, by session and stream:
 // a resumer here is woken at each of their events instead of polling.
 type streamLogs struct {
-	mu sync.Mutex
-	m  map[string]*streamLog
+	mu        sync.Mutex
+	m         map[string]*streamLog
+	detached  detachedCounts
+	followers map[string]*follower // by session and stream (sse_followers.go)
 }
 
 func newStreamLogs() *streamLogs { return &streamLogs{m: map[string]*streamLog{}} }
@@ -466,7 +486,7 @@ func (s *sseWriter) disconnectForPolling(retry time.Duration) bool {
 func (h *httpHandler) sessionRequestResumable(r *http.Request, sse *sseWriter, rec *SessionRecord, m *rpcMessage, principal, client string, conv *legacy.Session, caps declaredCaps) {
 	s := h.s
 	rev := conv.Rev
-	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	ctx, cancel := s.detachedContext(r.Context(), rec)
 	if !s.sessions.start(rec.Key, m.id, cancel) {
 		cancel()
 		writeAnswer(sse, s.legacyErrorOutcome(rev, m.requestID(), invalidRequest(msgIDInUse), http.StatusOK)) // L2
@@ -475,7 +495,7 @@ func (h *httpHandler) sessionRequestResumable(r *http.Request, sse *sseWriter, r
 	run := &resumableRun{s: s, ctx: ctx, cancel: cancel, m: m}
 	l := &run.log
 	s.initStreamLog(l, sse, rec, "", &m.id, rev)
-	sse.log = l
+	sse.log, l.cancel = l, cancel
 	run.sess = httpSession{s: s, rec: rec, cv: conv, caps: caps}
 	run.bridge = httpBridge{s: s, principal: rec.Principal, key: rec.Key, sse: sse}
 	run.x = exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: client, bridge: &run.bridge}
@@ -653,6 +673,8 @@ func (h *httpHandler) resumeRequest(r *http.Request, sse *sseWriter, rec *Sessio
 	}
 	s.listeners.Add(1)
 	defer s.listeners.Done()
+	taken, release := s.logs.follow(rec.Key, stream)
+	defer release()
 	sse.mu.Lock()
 	sse.start()
 	err = sse.write(nil)
@@ -699,6 +721,9 @@ func (h *httpHandler) resumeRequest(r *http.Request, sse *sseWriter, rec *Sessio
 				return
 			case <-s.closing:
 				sse.retryField(s.cfg.legacy.RetryInterval)
+				return
+			case <-taken:
+				sse.retryField(s.cfg.legacy.RetryInterval) // another resume took the stream over
 				return
 			case <-tick:
 				if !sse.keepAlive() {

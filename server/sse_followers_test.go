@@ -1,0 +1,52 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// §4.8 cases 1–3: a GET with Last-Event-ID follows a running request's
+// POST stream. A new resume of the stream takes it over: the previous
+// follower ends with the retry field, so that a client cannot hold any
+// number of followers of one stream (§9 resource use by disconnected
+// clients). (Regression of the attack3 review, defect 6.)
+func TestResumeTakesOverFollower(t *testing.T) {
+	f := newResumeFixture(t)
+	h := f.Handler(HTTPOptions{})
+	srv := getServer(t, h)
+	c := newLegacyHTTP(t, h, "2025-11-25")
+	c.open("")
+	_, ev := openStream(t, srv, c, http.MethodPost, eraBody(1, "tools/call", `{"name":"poll","arguments":{}}`))
+	if ev == nil {
+		t.Fatal("a JSON answer")
+	}
+	if !<-f.polled {
+		t.Fatal("DisconnectForPolling returned false")
+	}
+	evs := ev.all()
+	const n = 5
+	var prev *legacyEvents
+	for i := range n {
+		resp, g := openStream(t, srv, c, http.MethodGet, "", "Last-Event-ID", evs[0].id)
+		if g == nil {
+			t.Fatalf("resume %d: %d, not a stream", i, resp.StatusCode)
+		}
+		if prev != nil {
+			got := prev.all() // ends (all fails the test after 5 s otherwise)
+			if len(got) == 0 || got[len(got)-1].retry != "1000" {
+				t.Errorf("resume %d: the previous follower ended without retry: %v", i, got)
+			}
+		}
+		prev = g
+	}
+	if got := f.Server.logs.followersLen(); got != 1 {
+		t.Errorf("%d followers of the stream after %d resumes; want 1", got, n)
+	}
+	close(f.gate)
+	got := prev.all()
+	if len(got) == 0 || !strings.Contains(got[len(got)-1].data, "polled=true") {
+		t.Errorf("the last follower did not get the response: %v", got)
+	}
+	waitFor(t, func() bool { return f.Server.logs.followersLen() == 0 })
+}
