@@ -11,17 +11,15 @@ import (
 // MaxDetached), and their end at the session's end.
 
 // detachedContext is the context of a resumable request: detached from
-// the connection, and ending at the session's MaxLifetime (its ExpiresAt),
-// so that no request outlives its session. The idle end is checked at
-// each lease renewal (streamLog.checkSession).
-func (s *Server) detachedContext(parent context.Context, rec *SessionRecord) (context.Context, context.CancelFunc) {
-	base := context.WithoutCancel(parent)
-	if rec.ExpiresAt.IsZero() {
-		return context.WithCancel(base)
-	}
-	// The session clock may be the server's own (tests): the deadline is
-	// the time left on it.
-	return context.WithDeadline(base, time.Now().Add(rec.ExpiresAt.Sub(s.now())))
+// the connection, so that the request can go on once the connection is
+// let go. While the request is attached its connection bounds it; once
+// it detaches, detachLocked arms a timer that cancels it at the
+// session's MaxLifetime (its ExpiresAt), so that no request outlives its
+// session, and the idle end is checked at each lease renewal
+// (streamLog.checkSession). The timer is armed only on detaching: an
+// attached request, the common case, pays for no timer.
+func (s *Server) detachedContext(parent context.Context) (context.Context, context.CancelFunc) {
+	return context.WithCancel(context.WithoutCancel(parent))
 }
 
 // detachLocked takes a slot of the detached bounds for the request of l
@@ -35,6 +33,11 @@ func (l *streamLog) detachLocked() bool {
 		return false
 	}
 	l.detached = true
+	if l.cancel != nil && !l.expiresAt.IsZero() {
+		// The session clock may be the server's own (tests): the timer
+		// runs for the time left on it.
+		l.expiry = time.AfterFunc(l.expiresAt.Sub(l.s.now()), l.cancel)
+	}
 	return true
 }
 
@@ -43,6 +46,10 @@ func (l *streamLog) undetachLocked() {
 	if l.detached {
 		l.detached = false
 		l.s.logs.undetach(l.session)
+		if l.expiry != nil {
+			l.expiry.Stop()
+			l.expiry = nil
+		}
 	}
 }
 

@@ -72,20 +72,22 @@ type streamLog struct {
 	rid                *protocol.RequestId
 	priming            bool // V = 2025-11-25: a priming event first, polling allowed
 
-	mu       sync.Mutex
-	sse      *sseWriter // the client's connection; nil once let go
-	seq      int64      // the last seq given
-	opened   bool       // the stream is an event stream, and is in the store
-	idSent   bool       // an event with an id reached the connection
-	done     bool
-	released chan struct{} // closed when the handler may return: the connection was let go, or the request is over
-	freed    bool          // released is closed
-	wake     chan struct{} // closed at the next event (local resumers); nil until one waits
-	renewed  time.Time
-	detached bool               // holds a slot of the detached bounds (detach)
-	cancel   context.CancelFunc // cancels the request (its session ended); nil for the standalone stream
-	stop     chan struct{}      // ends the renewer
-	stopped  chan struct{}      // closed by the renewer when it returns
+	mu        sync.Mutex
+	sse       *sseWriter // the client's connection; nil once let go
+	seq       int64      // the last seq given
+	opened    bool       // the stream is an event stream, and is in the store
+	idSent    bool       // an event with an id reached the connection
+	done      bool
+	released  chan struct{} // closed when the handler may return: the connection was let go, or the request is over
+	freed     bool          // released is closed
+	wake      chan struct{} // closed at the next event (local resumers); nil until one waits
+	renewed   time.Time
+	detached  bool               // holds a slot of the detached bounds (detach)
+	expiresAt time.Time          // the session's ExpiresAt (a request's log)
+	expiry    *time.Timer        // cancels a detached request at expiresAt
+	cancel    context.CancelFunc // cancels the request (its session ended); nil for the standalone stream
+	stop      chan struct{}      // ends the renewer
+	stopped   chan struct{}      // closed by the renewer when it returns
 }
 
 // newStreamLog returns the log of the standalone stream id, or of the
@@ -486,7 +488,7 @@ func (s *sseWriter) disconnectForPolling(retry time.Duration) bool {
 func (h *httpHandler) sessionRequestResumable(r *http.Request, sse *sseWriter, rec *SessionRecord, m *rpcMessage, principal, client string, conv *legacy.Session, caps declaredCaps) {
 	s := h.s
 	rev := conv.Rev
-	ctx, cancel := s.detachedContext(r.Context(), rec)
+	ctx, cancel := s.detachedContext(r.Context())
 	if !s.sessions.start(rec.Key, m.id, cancel) {
 		cancel()
 		writeAnswer(sse, s.legacyErrorOutcome(rev, m.requestID(), invalidRequest(msgIDInUse), http.StatusOK)) // L2
@@ -495,7 +497,7 @@ func (h *httpHandler) sessionRequestResumable(r *http.Request, sse *sseWriter, r
 	run := &resumableRun{s: s, ctx: ctx, cancel: cancel, m: m}
 	l := &run.log
 	s.initStreamLog(l, sse, rec, "", &m.id, rev)
-	sse.log, l.cancel = l, cancel
+	sse.log, l.cancel, l.expiresAt = l, cancel, rec.ExpiresAt
 	run.sess = httpSession{s: s, rec: rec, cv: conv, caps: caps}
 	run.bridge = httpBridge{s: s, principal: rec.Principal, key: rec.Key, sse: sse}
 	run.x = exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: client, bridge: &run.bridge}
