@@ -49,15 +49,9 @@ var _ server.EventStore = (*EventStore)(nil)
 // NewEventStore returns an EventStore that keeps its logs through rdb,
 // which the caller keeps and closes. WithPrefix and WithTimeout apply.
 func NewEventStore(rdb *redis.Client, opts ...Option) (*EventStore, error) {
-	c := defaults()
-	for _, o := range opts {
-		o(&c)
-	}
-	switch {
-	case rdb == nil:
-		return nil, errors.New("redisstore: nil Redis client")
-	case c.timeout <= 0:
-		return nil, fmt.Errorf("redisstore: timeout %v must be positive", c.timeout)
+	c, err := storeConfig(rdb, opts)
+	if err != nil {
+		return nil, err
 	}
 	return &EventStore{rdb: rdb, cfg: c, now: time.Now}, nil
 }

@@ -75,15 +75,9 @@ var _ server.SessionStore = (*SessionStore)(nil)
 // rdb, which the caller keeps and closes. WithPrefix and WithTimeout apply;
 // the other options are the Broker's.
 func NewSessionStore(rdb *redis.Client, opts ...Option) (*SessionStore, error) {
-	c := defaults()
-	for _, o := range opts {
-		o(&c)
-	}
-	switch {
-	case rdb == nil:
-		return nil, errors.New("redisstore: nil Redis client")
-	case c.timeout <= 0:
-		return nil, fmt.Errorf("redisstore: timeout %v must be positive", c.timeout)
+	c, err := storeConfig(rdb, opts)
+	if err != nil {
+		return nil, err
 	}
 	return &SessionStore{rdb: rdb, cfg: c, now: time.Now}, nil
 }

@@ -53,15 +53,9 @@ var _ server.TaskStore = (*TaskStore)(nil)
 // NewTaskStore returns a TaskStore that keeps its records through rdb,
 // which the caller keeps and closes.
 func NewTaskStore(rdb *redis.Client, opts ...Option) (*TaskStore, error) {
-	c := defaults()
-	for _, o := range opts {
-		o(&c)
-	}
-	switch {
-	case rdb == nil:
-		return nil, errors.New("redisstore: nil Redis client")
-	case c.timeout <= 0:
-		return nil, fmt.Errorf("redisstore: timeout %v must be positive", c.timeout)
+	c, err := storeConfig(rdb, opts)
+	if err != nil {
+		return nil, err
 	}
 	return &TaskStore{rdb: rdb, cfg: c, now: time.Now}, nil
 }
@@ -244,4 +238,20 @@ func (s *TaskStore) Update(ctx context.Context, principal, id string, fn func(*s
 		}
 	}
 	return nil, fmt.Errorf("redisstore: updating task %s: still conflicting after %d attempts", id, maxUpdateAttempts)
+}
+
+// storeConfig checks rdb and applies opts over the defaults: the shared
+// start of NewTaskStore, NewSessionStore and NewEventStore.
+func storeConfig(rdb *redis.Client, opts []Option) (config, error) {
+	c := defaults()
+	for _, o := range opts {
+		o(&c)
+	}
+	switch {
+	case rdb == nil:
+		return c, errors.New("redisstore: nil Redis client")
+	case c.timeout <= 0:
+		return c, fmt.Errorf("redisstore: timeout %v must be positive", c.timeout)
+	}
+	return c, nil
 }
