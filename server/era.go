@@ -158,6 +158,16 @@ func (s *Server) readMessage(body []byte) rpcMessage {
 		}
 		return rpcMessage{kind: msgBatch, raw: body}
 	}
+	// A request, the common case, is decoded as one directly: a body that
+	// decodes strictly as a JSONRPCRequest and carries no response member
+	// is what the union below classifies as a request, without its probe
+	// of the members. Anything else, including every error, takes the
+	// union, so that its answers are the union's.
+	var req mcp20251125.JSONRPCRequest
+	if err := s.legacyDecode().Unmarshal(body, &req); err == nil && !legacyResponseMembers(req.Extra) {
+		m := rpcMessage{kind: msgRequest, id: modernID(req.ID), hasID: true, method: req.Method, params: req.Params}
+		return m.withMeta()
+	}
 	var msg mcp20251125.JSONRPCMessage
 	if err := s.legacyDecode().Unmarshal(body, &msg); err != nil {
 		id, e := legacyMalformed(body, err)
@@ -183,6 +193,12 @@ func (s *Server) readMessage(body []byte) rpcMessage {
 	default:
 		return rpcMessage{kind: msgBad, badID: recoverID(body), badErr: &Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: not a JSON-RPC message"}}
 	}
+	return m.withMeta()
+}
+
+// withMeta reads bm from a request's or notification's params, or refuses
+// a _meta whose member names differ from the 2026-07-28 keys only in case.
+func (m rpcMessage) withMeta() rpcMessage {
 	modern, bad := probeMeta(m.params)
 	if bad != "" {
 		return rpcMessage{kind: msgBad, badID: m.requestID(), badErr: &Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: " + bad}}

@@ -304,9 +304,9 @@ func toolDef(t testing.TB, js string) protocol.Tool {
 }
 
 // addTool registers a tool from its JSON definition.
-func addTool(t testing.TB, s *Server, js string, h ToolHandler) {
+func addTool(t testing.TB, s *Server, js string, h ToolHandler, opts ...ToolOption) {
 	t.Helper()
-	if err := s.AddTool(toolDef(t, js), h); err != nil {
+	if err := s.AddTool(toolDef(t, js), h, opts...); err != nil {
 		t.Fatalf("AddTool %s: %v", js, err)
 	}
 }

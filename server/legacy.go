@@ -353,26 +353,39 @@ func (s *Server) servesLegacy(r legacy.Rev, method string) bool {
 // sent with HTTP 200, those of the session layer (L1, S7) with 400, the
 // rate limit with 429 (§1.6, Choice).
 func (s *Server) serveLegacy(ctx context.Context, sess legacySession, m *rpcMessage, x *exchange) outcome {
+	out, params, run := s.legacyPrepare(ctx, sess, m, x)
+	if !run {
+		return out
+	}
+	return s.legacyRun(ctx, sess.conv().Rev, m.id, m.method, params, x)
+}
+
+// legacyPrepare is serveLegacy up to the handler: the checks from L1 to
+// L9, and the methods the session layer answers itself (ping, setLevel,
+// subscribe, unsubscribe). It returns the outcome of a request that is
+// answered already (run false), or the converted params that legacyRun
+// serves.
+func (s *Server) legacyPrepare(ctx context.Context, sess legacySession, m *rpcMessage, x *exchange) (out outcome, params any, run bool) {
 	conv := sess.conv()
 	rev, id := conv.Rev, m.id
 	if m.method == mcp20251125.MethodPing {
-		return s.emptyResult(id) // at any state (§2.2)
+		return s.emptyResult(id), nil, false // at any state (§2.2)
 	}
 	if !sess.ready() {
-		return s.legacyErrorFor(rev, id, invalidRequest(msgNotInitialized), http.StatusBadRequest) // L1
+		return s.legacyErrorFor(rev, id, invalidRequest(msgNotInitialized), http.StatusBadRequest), nil, false // L1
 	}
 	if !s.servesLegacy(rev, m.method) {
-		return s.legacyErrorFor(rev, id, MethodNotFound(m.method), http.StatusOK) // L3
+		return s.legacyErrorFor(rev, id, MethodNotFound(m.method), http.StatusOK), nil, false // L3
 	}
 	caps := sess.declared()
 	switch m.method { // L4
 	case mcp20251125.MethodResourcesSubscribe, mcp20251125.MethodResourcesUnsubscribe:
 		if !caps.resources {
-			return s.legacyErrorFor(rev, id, MethodNotFound(m.method), http.StatusOK)
+			return s.legacyErrorFor(rev, id, MethodNotFound(m.method), http.StatusOK), nil, false
 		}
 	case mcp20251125.MethodLoggingSetLevel:
 		if !caps.logging {
-			return s.legacyErrorFor(rev, id, MethodNotFound(m.method), http.StatusOK)
+			return s.legacyErrorFor(rev, id, MethodNotFound(m.method), http.StatusOK), nil, false
 		}
 	}
 	info, _ := mcp20251125.LookupMethod(m.method)
@@ -382,26 +395,26 @@ func (s *Server) serveLegacy(ctx context.Context, sess legacySession, m *rpcMess
 		raw = json.RawMessage("{}") // required members are then reported missing
 	}
 	if err := s.legacyDecode().Unmarshal(raw, typed); err != nil { // L5
-		return s.legacyErrorFor(rev, id, InvalidParams("Invalid params: "+strings.TrimPrefix(err.Error(), "mcp20251125: "), nil), http.StatusOK)
+		return s.legacyErrorFor(rev, id, InvalidParams("Invalid params: "+strings.TrimPrefix(err.Error(), "mcp20251125: "), nil), http.StatusOK), nil, false
 	}
 	switch p := typed.(type) {
 	case *mcp20251125.SetLevelRequestParams:
-		return s.legacySetLevel(ctx, sess, rev, id, p)
+		return s.legacySetLevel(ctx, sess, rev, id, p), nil, false
 	case *mcp20251125.SubscribeRequestParams:
-		return s.legacySubscribe(ctx, sess, rev, id, p.URI, x.principal)
+		return s.legacySubscribe(ctx, sess, rev, id, p.URI, x.principal), nil, false
 	case *mcp20251125.UnsubscribeRequestParams:
-		return s.legacyUnsubscribe(ctx, sess, rev, id, p.URI)
+		return s.legacyUnsubscribe(ctx, sess, rev, id, p.URI), nil, false
 	}
 	params, le := conv.ConvertParams(typed) // L6-L8
 	if le != nil {
-		return s.legacyErrorFor(rev, id, &Error{Code: le.Code, Message: le.Message, Data: le.Data}, http.StatusOK)
+		return s.legacyErrorFor(rev, id, &Error{Code: le.Code, Message: le.Message, Data: le.Data}, http.StatusOK), nil, false
 	}
 	if p, ok := params.(*protocol.CallToolRequestParams); ok { // L9
 		if out, refused := s.legacyToolChecks(rev, id, p, x); refused {
-			return out
+			return out, nil, false
 		}
 	}
-	return s.legacyRun(ctx, rev, id, m.method, params, x) // L10, L11
+	return outcome{}, params, true // L10, L11: legacyRun
 }
 
 // legacyToolChecks is L9 before the rate limit: the tool exists, it does

@@ -9,22 +9,33 @@ import (
 )
 
 // TestSessionWorkersReused: sequential resumable requests of a 2025-11-25
-// session (docs/dual-era.md §4.8) run on the worker that served the first
-// one, each answered as JSON; the same request id is free again as soon
-// as its answer is out (L2, R-ID uniqueness is per running request); and
-// at Shutdown the idle worker ends at once.
+// session (docs/dual-era.md §4.8) to a tool registered with AllowPolling
+// run on the worker that served the first one, each answered as JSON;
+// the same request id is free again as soon as its answer is out (L2,
+// R-ID uniqueness is per running request); and at Shutdown the idle
+// worker ends at once. Calls of a tool without AllowPolling start no
+// worker: they run on their HTTP request's goroutine.
 func TestSessionWorkersReused(t *testing.T) {
 	before := goleak.IgnoreCurrent()
 	f := newResumeFixture(t)
 	f.workerIdle = time.Hour
+	addTool(t, f.Server, `{"name":"pcount","inputSchema":{"type":"object"}}`, textTool("counted"), AllowPolling())
 	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
 	c.open("")
-	for i := range 20 {
-		resp, _, rec := c.call(1, "tools/call", `{"name":"count"}`)
-		if rec.Code != 200 || rec.Header().Get("Content-Type") != "application/json" || resp.Error != nil {
-			t.Fatalf("call %d: %d %s", i, rec.Code, rec.Body.Bytes())
+	call := func(name string) {
+		t.Helper()
+		for i := range 20 {
+			resp, _, rec := c.call(1, "tools/call", `{"name":"`+name+`"}`)
+			if rec.Code != 200 || rec.Header().Get("Content-Type") != "application/json" || resp.Error != nil {
+				t.Fatalf("%s call %d: %d %s", name, i, rec.Code, rec.Body.Bytes())
+			}
 		}
 	}
+	call("count")
+	if n := f.workers.Load(); n != 0 {
+		t.Fatalf("%d workers started for the calls of a tool without AllowPolling, want 0", n)
+	}
+	call("pcount")
 	// Sequential calls wait for the handler, which returns after the
 	// worker parked or is about to: at most a second worker when the
 	// handler's return outran the first worker's wait.

@@ -71,6 +71,7 @@ type streamLog struct {
 	reqID              json.RawMessage // the request's id as JSON, set at open; nil for the standalone stream
 	rid                *protocol.RequestId
 	priming            bool // V = 2025-11-25: a priming event first, polling allowed
+	inline             bool // served on its HTTP request's goroutine: no polling (AllowPolling)
 
 	mu        sync.Mutex
 	sse       *sseWriter // the client's connection; nil once let go
@@ -258,6 +259,10 @@ func (l *streamLog) over() {
 func (l *streamLog) disconnectForPolling(retry time.Duration) bool {
 	if retry <= 0 {
 		retry = l.s.cfg.legacy.RetryInterval
+	}
+	if l.inline {
+		l.s.log.Warn("DisconnectForPolling does nothing in a tool registered without server.AllowPolling")
+		return false
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -502,6 +507,19 @@ func (h *httpHandler) sessionRequestResumable(r *http.Request, sse *sseWriter, r
 	run.bridge = httpBridge{s: s, principal: rec.Principal, key: rec.Key, sse: sse}
 	run.x = exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: client, bridge: &run.bridge}
 	s.inflight.Add(1)
+	var call bool
+	run.out, run.params, call = s.legacyPrepare(ctx, &run.sess, m, &run.x)
+	if !call || !s.mayPoll(run.params) {
+		// Served here, on the request's goroutine: the handler cannot let
+		// the connection go (DisconnectForPolling does nothing), but a
+		// break once an id reached the client still lets the request go
+		// on (connectionLost), while this goroutine serves it.
+		l.inline = true
+		stop := context.AfterFunc(r.Context(), func() { l.connectionLost(cancel) })
+		run.serve()
+		stop()
+		return
+	}
 	s.goServe(run)
 	var poll <-chan time.Time
 	if d := s.cfg.legacy.PollAfter; d > 0 {
@@ -528,7 +546,9 @@ func (h *httpHandler) sessionRequestResumable(r *http.Request, sse *sseWriter, r
 
 // resumableRun is one request of sessionRequestResumable: what its
 // goroutine needs, in one allocation (the stream log, the session, the
-// exchange and its bridge).
+// exchange and its bridge), and what legacyPrepare made of it: the
+// converted params of a call, or the outcome of a request answered
+// already (params nil).
 type resumableRun struct {
 	s      *Server
 	ctx    context.Context
@@ -538,6 +558,24 @@ type resumableRun struct {
 	sess   httpSession
 	x      exchange
 	bridge httpBridge
+	params any
+	out    outcome
+}
+
+// mayPoll reports whether a prepared legacy call may let its connection
+// go for polling, and so runs on a worker of its own: under
+// LegacyConfig.PollAfter every call does, otherwise the calls of a tool
+// registered with AllowPolling.
+func (s *Server) mayPoll(params any) bool {
+	if s.cfg.legacy.PollAfter > 0 {
+		return true
+	}
+	p, ok := params.(*protocol.CallToolRequestParams)
+	if !ok {
+		return false
+	}
+	t := s.lookupTool(p.Name)
+	return t != nil && t.polling
 }
 
 // serve runs the request detached from its connection and ends its
@@ -548,16 +586,20 @@ func (run *resumableRun) serve() {
 	defer run.log.over()
 	defer run.cancel()
 	defer s.sessions.done(run.sess.rec.Key, run.m.id)
-	// While it runs, the request hears the session's cancel, closed and
-	// answer events from other instances (§7.3), as in runSessionRequest.
-	if !s.cfg.ownBroker {
-		if err := s.hub.acquire(); err != nil {
-			s.log.Warn("subscribing to the broker for a session request", "err", err)
-		} else {
-			defer s.hub.release()
+	out := run.out
+	if run.params != nil {
+		// While it runs, the request hears the session's cancel, closed
+		// and answer events from other instances (§7.3), as in
+		// runSessionRequest.
+		if !s.cfg.ownBroker {
+			if err := s.hub.acquire(); err != nil {
+				s.log.Warn("subscribing to the broker for a session request", "err", err)
+			} else {
+				defer s.hub.release()
+			}
 		}
+		out = s.legacyRun(run.ctx, run.sess.cv.Rev, run.m.id, run.m.method, run.params, &run.x)
 	}
-	out := s.serveLegacy(run.ctx, &run.sess, run.m, &run.x)
 	run.log.finish(out)
 	s.recycle(out.buf)
 }

@@ -52,7 +52,7 @@ func newResumeFixture(t *testing.T, opts ...Option) *resumeFixture {
 		}
 		r.Progress(ctx, 2, 2, "done")
 		return TextResult("Reconnection test completed polled=" + boolText(ok)), nil
-	})
+	}, AllowPolling())
 	addTool(t, f.Server, `{"name":"slow","inputSchema":{"type":"object"}}`, func(ctx context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		r.Progress(ctx, 1, 2, "first")
 		select {
@@ -774,5 +774,22 @@ func TestEventStoreOutage(t *testing.T) {
 	_, g = openStream(t, srv, c, http.MethodGet, "", "Last-Event-ID", evs[1].id)
 	if got := g.all(); len(got) != 3 || !isResponse(got[2]) {
 		t.Errorf("the resume once the store is back: %v", got)
+	}
+}
+
+// TestDisconnectForPollingNeedsAllowPolling: a 2025-11-25 call of a tool
+// registered without AllowPolling runs on its HTTP request's goroutine,
+// so DisconnectForPolling cannot let the connection go: it returns false,
+// and the answer is the POST's own (JSON), as in an older revision.
+func TestDisconnectForPollingNeedsAllowPolling(t *testing.T) {
+	f := newResumeFixture(t)
+	addTool(t, f.Server, `{"name":"nopoll","inputSchema":{"type":"object"}}`, func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+		return TextResult("polled=" + boolText(r.DisconnectForPolling(0))), nil
+	})
+	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
+	c.open("")
+	w, _, rec := c.call(1, "tools/call", `{"name":"nopoll"}`)
+	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/json" || !strings.Contains(resultText(t, w), "polled=false") {
+		t.Fatalf("nopoll: %d %s %s", rec.Code, rec.Header().Get("Content-Type"), rec.Body.Bytes())
 	}
 }

@@ -39,6 +39,22 @@ type tool struct {
 	output  *sjs.Schema
 	headers []headerParam
 	task    *TaskOptions // set by AsTask
+	polling bool         // set by AllowPolling
+}
+
+// AllowPolling registers a tool whose handler may call
+// Request.DisconnectForPolling. In a 2025-11-25 session with resumability
+// on, such a tool's calls run on a goroutine of their own, apart from the
+// one that serves their HTTP request, so that the response can end while
+// the call goes on; other calls run on the HTTP request's goroutine, which
+// costs less, and DisconnectForPolling does nothing in them (it returns
+// false and logs a warning). LegacyConfig.PollAfter applies to every
+// request, as if every tool allowed polling.
+func AllowPolling() ToolOption {
+	return func(_ *Server, t *tool) error {
+		t.polling = true
+		return nil
+	}
 }
 
 // headerParam is an argument mirrored into an Mcp-Param-* header.

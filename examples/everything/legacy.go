@@ -41,12 +41,16 @@ func addLegacyTools(s *server.Server) error {
 			elicitTool("Please review and update the form fields with defaults", defaultsForm)},
 		{withProps(describe("test_elicitation_sep1330_enums", "Elicits a form with every enum shape: untitled, titled and legacy single select, untitled and titled multi select (SEP-1330).")),
 			elicitTool("Please select options from the enum fields", enumsForm)},
-		{withProps(describe("test_reconnection", "Closes its response stream for SSE polling, then answers on the resumed stream.")), toolReconnection},
 	}
 	for _, t := range tools {
 		if err := s.AddTool(t.def, t.h); err != nil {
 			return err
 		}
+	}
+	// test_reconnection lets its connection go: its calls run apart from
+	// their HTTP request's goroutine.
+	if err := s.AddTool(withProps(describe("test_reconnection", "Closes its response stream for SSE polling, then answers on the resumed stream.")), toolReconnection, server.AllowPolling()); err != nil {
+		return err
 	}
 	if err := addStructuredTool(s); err != nil {
 		return err

@@ -96,7 +96,7 @@ func TestResumeAcrossInstances(t *testing.T) {
 			return nil, ctx.Err()
 		}
 		return server.TextResult("Reconnection test completed on A"), nil
-	}); err != nil {
+	}, server.AllowPolling()); err != nil {
 		t.Fatal(err)
 	}
 	c := (&legacyClient{t: t, user: "alice"}).open(a)
@@ -130,7 +130,7 @@ func TestResumeAcrossInstances(t *testing.T) {
 		case <-ctx.Done():
 		}
 		return server.TextResult("too late"), nil
-	}); err != nil {
+	}, server.AllowPolling()); err != nil {
 		t.Fatal(err)
 	}
 	_, evs, raw = c.resumeStream(a, http.MethodPost, `{"jsonrpc":"2.0","id":"r9","method":"tools/call","params":{"name":"stuck","arguments":{}}}`)
