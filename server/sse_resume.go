@@ -79,8 +79,8 @@ type streamLog struct {
 	opened    bool       // the stream is an event stream, and is in the store
 	idSent    bool       // an event with an id reached the connection
 	done      bool
-	released  chan struct{} // closed when the handler may return: the connection was let go, or the request is over
-	freed     bool          // released is closed
+	released  chan struct{} // closed when the handler may return: the connection was let go, or the request is over (nil for an inline request: nobody waits)
+	freed     bool          // released is closed, or would be
 	wake      chan struct{} // closed at the next event (local resumers); nil until one waits
 	renewed   time.Time
 	detached  bool               // holds a slot of the detached bounds (detach)
@@ -104,7 +104,6 @@ func (s *Server) newStreamLog(sse *sseWriter, rec *SessionRecord, id string, rid
 func (s *Server) initStreamLog(l *streamLog, sse *sseWriter, rec *SessionRecord, id string, rid *protocol.RequestId, rev legacy.Rev) {
 	l.s, l.principal, l.session, l.id, l.rid = s, rec.Principal, rec.Key, id, rid
 	l.priming, l.sse = rev == legacy.Rev20251125, sse
-	l.released = make(chan struct{})
 }
 
 // wakeLocked wakes the local resumers waiting for the stream's next event.
@@ -240,7 +239,9 @@ func (l *streamLog) letGoLocked() {
 func (l *streamLog) releaseLocked() {
 	if !l.freed {
 		l.freed = true
-		close(l.released)
+		if l.released != nil {
+			close(l.released)
+		}
 	}
 }
 
@@ -520,6 +521,7 @@ func (h *httpHandler) sessionRequestResumable(r *http.Request, sse *sseWriter, r
 		stop()
 		return
 	}
+	l.released = make(chan struct{})
 	s.goServe(run)
 	var poll <-chan time.Time
 	if d := s.cfg.legacy.PollAfter; d > 0 {
