@@ -80,7 +80,7 @@ func newLegacyFixture(t testing.TB, mode Eras, opts ...Option) *legacyFixture {
 		}
 		return TextResult("done"), nil
 	})
-	addTool(t, s, `{"name":"wait","inputSchema":{"type":"object"}}`, func(ctx context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	wait := func(ctx context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		f.started <- r.ID.String()
 		select {
 		case <-ctx.Done():
@@ -89,7 +89,9 @@ func newLegacyFixture(t testing.TB, mode Eras, opts ...Option) *legacyFixture {
 		case <-time.After(10 * time.Second):
 			return TextResult("waited"), nil
 		}
-	})
+	}
+	addTool(t, s, `{"name":"wait","inputSchema":{"type":"object"}}`, wait)
+	addTool(t, s, `{"name":"waitpoll","inputSchema":{"type":"object"}}`, wait, AllowPolling()) // on a worker of its own (2025-11-25)
 	addTool(t, s, `{"name":"media","inputSchema":{"type":"object"}}`, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
 		return &protocol.CallToolResult{Content: []protocol.ContentBlock{
 			Audio("AAAA", "audio/wav"),

@@ -53,7 +53,7 @@ func newResumeFixture(t *testing.T, opts ...Option) *resumeFixture {
 		r.Progress(ctx, 2, 2, "done")
 		return TextResult("Reconnection test completed polled=" + boolText(ok)), nil
 	}, AllowPolling())
-	addTool(t, f.Server, `{"name":"slow","inputSchema":{"type":"object"}}`, func(ctx context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	slow := func(ctx context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		r.Progress(ctx, 1, 2, "first")
 		select {
 		case <-f.gate:
@@ -63,7 +63,11 @@ func newResumeFixture(t *testing.T, opts ...Option) *resumeFixture {
 		}
 		r.Progress(ctx, 2, 2, "second")
 		return TextResult("slow done"), nil
-	})
+	}
+	// slow runs on its HTTP request's goroutine, slowpoll (the same
+	// handler) on a worker of its own (AllowPolling).
+	addTool(t, f.Server, `{"name":"slow","inputSchema":{"type":"object"}}`, slow)
+	addTool(t, f.Server, `{"name":"slowpoll","inputSchema":{"type":"object"}}`, slow, AllowPolling())
 	return f
 }
 
@@ -329,13 +333,14 @@ func TestDisconnectForPolling(t *testing.T) {
 // does not cancel the request (§2.6): its later events and response go to
 // the log, and GET + Last-Event-ID gets exactly those after the id.
 func TestResumeAfterBreak(t *testing.T) {
-	for _, rev := range []string{"2025-11-25", "2025-06-18"} {
-		t.Run(rev, func(t *testing.T) {
+	for _, tc := range []struct{ rev, tool string }{{"2025-11-25", "slow"}, {"2025-06-18", "slow"}, {"2025-11-25", "slowpoll"}} {
+		rev := tc.rev
+		t.Run(rev+"/"+tc.tool, func(t *testing.T) {
 			f := newResumeFixture(t)
 			srv := getServer(t, f.Handler(HTTPOptions{}))
 			c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), rev)
 			c.open("")
-			resp, ev := openStream(t, srv, c, http.MethodPost, eraBody(7, "tools/call", `{"name":"slow","_meta":{"progressToken":"p"}}`))
+			resp, ev := openStream(t, srv, c, http.MethodPost, eraBody(7, "tools/call", `{"name":"`+tc.tool+`","_meta":{"progressToken":"p"}}`))
 			first := ev.upTo(func(e event) bool { return strings.Contains(e.data, "first") })
 			last := first[len(first)-1].id
 			resp.Body.Close() // the connection breaks
@@ -360,12 +365,18 @@ func TestResumeAfterBreak(t *testing.T) {
 // with an id reached the client cancels the request, as a modern one
 // (§2.6, Choice): nothing could deliver its answer.
 func TestBreakWithoutIDCancels(t *testing.T) {
+	for _, tc := range []struct{ rev, tool string }{{"2025-06-18", "wait"}, {"2025-11-25", "wait"}, {"2025-11-25", "waitpoll"}} {
+		t.Run(tc.rev+"/"+tc.tool, func(t *testing.T) { testBreakWithoutIDCancels(t, tc.rev, tc.tool) })
+	}
+}
+
+func testBreakWithoutIDCancels(t *testing.T, rev, tool string) {
 	f := newResumeFixture(t)
 	srv := getServer(t, f.Handler(HTTPOptions{}))
-	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-06-18")
+	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), rev)
 	c.open("")
 	ctx, cancel := context.WithCancel(context.Background())
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(eraBody(3, "tools/call", `{"name":"wait"}`)))
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(eraBody(3, "tools/call", `{"name":"`+tool+`"}`)))
 	req.Header.Set(HeaderSessionID, c.sid)
 	req.Header.Set("Content-Type", "application/json")
 	errc := make(chan error, 1)
