@@ -165,9 +165,10 @@
 // session runs detached from its connection: a connection that breaks
 // after an event with an id leaves it running, and the client gets what
 // followed with a GET carrying Last-Event-ID, on any instance sharing the
-// store, up to the response. Request.DisconnectForPolling (and
-// LegacyConfig.PollAfter) closes a 2025-11-25 POST's stream with a retry
-// field on purpose, for SSE polling. A Last-Event-ID that is malformed,
+// store, up to the response. Request.DisconnectForPolling, in a tool
+// registered with AllowPolling (and LegacyConfig.PollAfter, for every
+// request), closes a 2025-11-25 POST's stream with a retry field on
+// purpose, for SSE polling. A Last-Event-ID that is malformed,
 // repeated, another session's, or names events no longer kept is 400
 // (a gone standalone stream opens afresh instead); a request whose
 // instance stopped renewing its lease is answered -32603 by the resumer.

@@ -100,8 +100,10 @@ func (r *Request) SetCacheHint(h CacheHint) error {
 // its result included, is kept in the session's event log, and the client
 // receives it by reconnecting with GET and Last-Event-ID. It reports
 // whether it did so: only in a legacy HTTP session of 2025-11-25 with
-// resumability on (LegacyConfig.ReplayRetention), and only once; elsewhere
-// (a 2026-07-28 request, stdio, older revisions) it does nothing.
+// resumability on (LegacyConfig.ReplayRetention), in a tool registered
+// with AllowPolling (or with LegacyConfig.PollAfter set), and only once;
+// elsewhere (a 2026-07-28 request, stdio, older revisions, another tool)
+// it does nothing.
 func (r *Request) DisconnectForPolling(retry time.Duration) bool {
 	if r.legacy == nil {
 		return false
