@@ -128,9 +128,10 @@ type IntrospectionVerifier struct {
 
 // introspectionCall is one request that concurrent Verify calls wait for.
 type introspectionCall struct {
-	done   chan struct{}
-	result introspectionResult
-	err    error
+	done    chan struct{}
+	waiters int // callers that joined after the first, under the mutex
+	result  introspectionResult
+	err     error
 }
 
 // NewIntrospectionVerifier checks cfg and returns a verifier. It makes no
@@ -279,6 +280,7 @@ func (v *IntrospectionVerifier) join(ctx context.Context, key tokenKey, token st
 		return nil, res, true, nil
 	}
 	if call, ok := v.inflight[key]; ok {
+		call.waiters++
 		return call, introspectionResult{}, false, nil
 	}
 	if err := ctx.Err(); err != nil {
