@@ -476,6 +476,12 @@ func (v *IntrospectionVerifier) check(info *TokenInfo) error {
 	if info.Subject == "" {
 		return fmt.Errorf("%w: token has neither sub nor client_id, so no principal", ErrInvalidToken)
 	}
+	if _, bound := info.Claims["cnf"]; bound {
+		// A sender-constrained token (DPoP, RFC 9449 §7.1; mutual TLS,
+		// RFC 8705 §3) must not be accepted as a bearer token: this
+		// verifier cannot check the proof.
+		return fmt.Errorf("%w: sender-constrained token (cnf) presented as a bearer token", ErrInvalidToken)
+	}
 	return nil
 }
 

@@ -23,7 +23,7 @@ const (
 // the response set for it (inactive for any other), and records what it
 // was sent.
 type fakeAS struct {
-	t     *testing.T
+	t     testing.TB
 	srv   *httptest.Server
 	calls atomic.Int64
 
@@ -39,7 +39,7 @@ type fakeAS struct {
 	lastMeth  string
 }
 
-func newFakeAS(t *testing.T) *fakeAS {
+func newFakeAS(t testing.TB) *fakeAS {
 	a := &fakeAS{t: t, responses: make(map[string]map[string]any)}
 	a.srv = httptest.NewServer(http.HandlerFunc(a.serve))
 	t.Cleanup(a.srv.Close)
@@ -373,6 +373,19 @@ func TestIntrospectionSubject(t *testing.T) {
 		t.Errorf("Subject = %q, want the client_id", info.Subject)
 	}
 	_, err = v.Verify(context.Background(), "nobody")
+	wantInvalid(t, err)
+}
+
+// A sender-constrained token (its response has "cnf") is refused: only a
+// DPoP or mutual-TLS check could accept it, and this is a bearer verifier.
+func TestIntrospectionSenderConstrained(t *testing.T) {
+	a := newFakeAS(t)
+	r := activeResponse()
+	r["cnf"] = map[string]any{"jkt": "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"}
+	r["token_type"] = "DPoP"
+	a.set("dpop", r)
+	v, _ := newTestVerifier(t, a, nil)
+	_, err := v.Verify(context.Background(), "dpop")
 	wantInvalid(t, err)
 }
 
