@@ -320,7 +320,9 @@ func (v *IntrospectionVerifier) run(ctx context.Context, key tokenKey, token str
 				// is not sent again for a little while either.
 				deadline = now.Add(min(v.negativeTTL, v.maxCacheTTL))
 			}
-			v.active.put(key, call.result, deadline)
+			if deadline.After(now) {
+				v.active.put(key, call.result, deadline)
+			}
 		}
 	}
 	v.mu.Unlock()

@@ -1031,3 +1031,38 @@ func TestIntrospectionEndlessResponse(t *testing.T) {
 		t.Errorf("the server wrote %d bytes: the response was read to the end", n)
 	}
 }
+
+// An answer that is already expired by our clock is kept only briefly:
+// for NegativeCacheTTL, or not at all without negative caching.
+func TestIntrospectionCacheExpiredAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		negative time.Duration
+		entries  int
+	}{
+		{"negative caching", 0, 1},
+		{"no negative caching", -1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newFakeAS(t)
+			r := activeResponse()
+			r["exp"] = float64(testEpoch.Add(-time.Hour).Unix())
+			a.set("old", r)
+			v, clk := newTestVerifier(t, a, func(c *IntrospectionConfig) { c.NegativeCacheTTL = tc.negative })
+			_, err := v.Verify(context.Background(), "old")
+			wantInvalid(t, err)
+			v.mu.Lock()
+			n := v.active.len()
+			v.mu.Unlock()
+			if n != tc.entries {
+				t.Errorf("%d cache entries, want %d", n, tc.entries)
+			}
+			clk.advance(DefaultIntrospectionNegativeCacheTTL)
+			_, err = v.Verify(context.Background(), "old")
+			wantInvalid(t, err)
+			if c := a.calls.Load(); c != 2 {
+				t.Errorf("%d requests, want 2", c)
+			}
+		})
+	}
+}
