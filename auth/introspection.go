@@ -27,9 +27,10 @@ const (
 	// DefaultIntrospectionNegativeCacheTTL is the default
 	// IntrospectionConfig.NegativeCacheTTL.
 	DefaultIntrospectionNegativeCacheTTL = 10 * time.Second
-	// DefaultMaxTokenBytes is the default longest access token a verifier
-	// looks at (IntrospectionConfig.MaxTokenBytes).
-	DefaultMaxTokenBytes = 16 << 10
+	// DefaultIntrospectionMaxTokenBytes is the default
+	// IntrospectionConfig.MaxTokenBytes, the longest token sent to the
+	// endpoint.
+	DefaultIntrospectionMaxTokenBytes = 16 << 10
 	// DefaultIntrospectionMaxResponseBytes is the default
 	// IntrospectionConfig.MaxResponseBytes.
 	DefaultIntrospectionMaxResponseBytes = 64 << 10
@@ -157,7 +158,7 @@ func NewIntrospectionVerifier(cfg IntrospectionConfig) (*IntrospectionVerifier, 
 		audience:         cfg.Audience,
 		maxCacheTTL:      orDefault(cfg.MaxCacheTTL, DefaultIntrospectionMaxCacheTTL),
 		negativeTTL:      orDefault(cfg.NegativeCacheTTL, DefaultIntrospectionNegativeCacheTTL),
-		maxTokenBytes:    orDefault(cfg.MaxTokenBytes, DefaultMaxTokenBytes),
+		maxTokenBytes:    orDefault(cfg.MaxTokenBytes, DefaultIntrospectionMaxTokenBytes),
 		maxResponseBytes: orDefault(cfg.MaxResponseBytes, DefaultIntrospectionMaxResponseBytes),
 		timeout:          orDefault(cfg.Timeout, DefaultIntrospectionTimeout),
 		leeway:           max(orDefault(cfg.Leeway, DefaultIntrospectionLeeway), 0),

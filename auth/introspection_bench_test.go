@@ -12,13 +12,13 @@ func BenchmarkIntrospectionCacheHit(b *testing.B) {
 	a.set("good", activeResponse())
 	cfg := IntrospectionConfig{
 		Endpoint: a.srv.URL, ClientID: "rs", ClientSecret: "secret",
-		Issuer: testIssuer, Audience: testAudience,
+		Issuer: introIssuer, Audience: introAudience,
 	}
 	v, err := NewIntrospectionVerifier(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
-	clk := &fakeClock{t: testEpoch}
+	clk := &introClock{t: introEpoch}
 	v.now = clk.now
 	ctx := context.Background()
 	if _, err := v.Verify(ctx, "good"); err != nil {
@@ -43,12 +43,12 @@ func BenchmarkIntrospectionMiss(b *testing.B) {
 	a.set("good", activeResponse())
 	v, err := NewIntrospectionVerifier(IntrospectionConfig{
 		Endpoint: a.srv.URL, ClientID: "rs", ClientSecret: "secret",
-		Issuer: testIssuer, Audience: testAudience, CacheSize: -1,
+		Issuer: introIssuer, Audience: introAudience, CacheSize: -1,
 	})
 	if err != nil {
 		b.Fatal(err)
 	}
-	clk := &fakeClock{t: testEpoch}
+	clk := &introClock{t: introEpoch}
 	v.now = clk.now
 	ctx := context.Background()
 	b.ReportAllocs()

@@ -15,8 +15,8 @@ import (
 )
 
 const (
-	testAudience = "https://mcp.example.com/mcp"
-	testIssuer   = "https://as.example.com"
+	introAudience = "https://mcp.example.com/mcp"
+	introIssuer   = "https://as.example.com"
 )
 
 // fakeAS is an RFC 7662 introspection endpoint: it answers each token with
@@ -101,51 +101,51 @@ func (a *fakeAS) set(token string, resp map[string]any) {
 	a.responses[token] = resp
 }
 
-// fakeClock is the verifier's clock in tests.
-type fakeClock struct {
+// introClock is the verifier's clock in tests.
+type introClock struct {
 	mu sync.Mutex
 	t  time.Time
 }
 
-func (c *fakeClock) now() time.Time {
+func (c *introClock) now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.t
 }
 
-func (c *fakeClock) advance(d time.Duration) {
+func (c *introClock) advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.t = c.t.Add(d)
 }
 
-var testEpoch = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+var introEpoch = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
-// activeResponse is the response for a good token at testEpoch: valid for
-// an hour, for testAudience, from testIssuer.
+// activeResponse is the response for a good token at introEpoch: valid for
+// an hour, for introAudience, from introIssuer.
 func activeResponse() map[string]any {
 	return map[string]any{
 		"active":    true,
-		"iss":       testIssuer,
+		"iss":       introIssuer,
 		"sub":       "user-1",
 		"client_id": "client-1",
 		"scope":     "tools:read tools:call",
-		"aud":       []any{"https://other.example.com", testAudience},
-		"exp":       float64(testEpoch.Add(time.Hour).Unix()),
-		"nbf":       float64(testEpoch.Add(-time.Minute).Unix()),
-		"iat":       float64(testEpoch.Add(-time.Minute).Unix()),
+		"aud":       []any{"https://other.example.com", introAudience},
+		"exp":       float64(introEpoch.Add(time.Hour).Unix()),
+		"nbf":       float64(introEpoch.Add(-time.Minute).Unix()),
+		"iat":       float64(introEpoch.Add(-time.Minute).Unix()),
 		"tenant":    "acme",
 	}
 }
 
-func newTestVerifier(t *testing.T, a *fakeAS, edit func(*IntrospectionConfig)) (*IntrospectionVerifier, *fakeClock) {
+func newIntroVerifier(t *testing.T, a *fakeAS, edit func(*IntrospectionConfig)) (*IntrospectionVerifier, *introClock) {
 	t.Helper()
 	cfg := IntrospectionConfig{
 		Endpoint:     a.srv.URL + "/introspect",
 		ClientID:     "rs",
 		ClientSecret: "secret",
-		Issuer:       testIssuer,
-		Audience:     testAudience,
+		Issuer:       introIssuer,
+		Audience:     introAudience,
 	}
 	if edit != nil {
 		edit(&cfg)
@@ -154,7 +154,7 @@ func newTestVerifier(t *testing.T, a *fakeAS, edit func(*IntrospectionConfig)) (
 	if err != nil {
 		t.Fatalf("NewIntrospectionVerifier: %v", err)
 	}
-	clk := &fakeClock{t: testEpoch}
+	clk := &introClock{t: introEpoch}
 	v.now = clk.now
 	return v, clk
 }
@@ -178,27 +178,27 @@ func wantUnavailable(t *testing.T, err error) {
 func TestIntrospectionActive(t *testing.T) {
 	a := newFakeAS(t)
 	a.set("good", activeResponse())
-	v, _ := newTestVerifier(t, a, nil)
+	v, _ := newIntroVerifier(t, a, nil)
 	info, err := v.Verify(context.Background(), "good")
 	if err != nil {
 		t.Fatalf("Verify: %v", err)
 	}
-	if info.Issuer != testIssuer || info.Subject != "user-1" || info.ClientID != "client-1" {
+	if info.Issuer != introIssuer || info.Subject != "user-1" || info.ClientID != "client-1" {
 		t.Errorf("iss/sub/client_id = %q %q %q", info.Issuer, info.Subject, info.ClientID)
 	}
 	if got := strings.Join(info.Scopes, ","); got != "tools:read,tools:call" {
 		t.Errorf("Scopes = %q", got)
 	}
-	if got := strings.Join(info.Audience, ","); got != "https://other.example.com,"+testAudience {
+	if got := strings.Join(info.Audience, ","); got != "https://other.example.com,"+introAudience {
 		t.Errorf("Audience = %q", got)
 	}
-	if !info.Expiry.Equal(testEpoch.Add(time.Hour)) || !info.NotBefore.Equal(testEpoch.Add(-time.Minute)) || !info.IssuedAt.Equal(testEpoch.Add(-time.Minute)) {
+	if !info.Expiry.Equal(introEpoch.Add(time.Hour)) || !info.NotBefore.Equal(introEpoch.Add(-time.Minute)) || !info.IssuedAt.Equal(introEpoch.Add(-time.Minute)) {
 		t.Errorf("exp/nbf/iat = %v %v %v", info.Expiry, info.NotBefore, info.IssuedAt)
 	}
 	if info.Claims["tenant"] != "acme" || info.Claims["active"] != true {
 		t.Errorf("Claims = %v", info.Claims)
 	}
-	if info.Principal() != testIssuer+" user-1" {
+	if info.Principal() != introIssuer+" user-1" {
 		t.Errorf("Principal = %q", info.Principal())
 	}
 }
@@ -207,14 +207,14 @@ func TestIntrospectionActive(t *testing.T) {
 func TestIntrospectionAudienceString(t *testing.T) {
 	a := newFakeAS(t)
 	r := activeResponse()
-	r["aud"] = testAudience
+	r["aud"] = introAudience
 	a.set("good", r)
-	v, _ := newTestVerifier(t, a, nil)
+	v, _ := newIntroVerifier(t, a, nil)
 	info, err := v.Verify(context.Background(), "good")
 	if err != nil {
 		t.Fatalf("Verify: %v", err)
 	}
-	if len(info.Audience) != 1 || info.Audience[0] != testAudience {
+	if len(info.Audience) != 1 || info.Audience[0] != introAudience {
 		t.Errorf("Audience = %q", info.Audience)
 	}
 }
@@ -222,7 +222,7 @@ func TestIntrospectionAudienceString(t *testing.T) {
 // R-AUTH-05: an inactive (revoked, unknown) token gets 401.
 func TestIntrospectionInactive(t *testing.T) {
 	a := newFakeAS(t)
-	v, _ := newTestVerifier(t, a, nil)
+	v, _ := newIntroVerifier(t, a, nil)
 	_, err := v.Verify(context.Background(), "revoked")
 	wantInvalid(t, err)
 }
@@ -253,7 +253,7 @@ func TestIntrospectionAudience(t *testing.T) {
 				r["aud"] = tc.aud
 			}
 			a.set("tok", r)
-			v, _ := newTestVerifier(t, a, nil)
+			v, _ := newIntroVerifier(t, a, nil)
 			_, err := v.Verify(context.Background(), "tok")
 			if tc.ok {
 				if err != nil {
@@ -274,12 +274,12 @@ func TestIntrospectionIssuer(t *testing.T) {
 	r["iss"] = "https://evil.example.com"
 	a.set("other", r)
 	r = activeResponse()
-	r["iss"] = testIssuer + "/"
+	r["iss"] = introIssuer + "/"
 	a.set("slash", r)
 	r = activeResponse()
 	delete(r, "iss")
 	a.set("noiss", r)
-	v, _ := newTestVerifier(t, a, nil)
+	v, _ := newIntroVerifier(t, a, nil)
 	_, err := v.Verify(context.Background(), "other")
 	wantInvalid(t, err)
 	_, err = v.Verify(context.Background(), "slash")
@@ -288,12 +288,12 @@ func TestIntrospectionIssuer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Verify without iss: %v", err)
 	}
-	if info.Issuer != testIssuer {
-		t.Errorf("Issuer = %q, want the configured %q", info.Issuer, testIssuer)
+	if info.Issuer != introIssuer {
+		t.Errorf("Issuer = %q, want the configured %q", info.Issuer, introIssuer)
 	}
 
 	// Without a configured Issuer, any "iss" is taken as it is.
-	v, _ = newTestVerifier(t, a, func(c *IntrospectionConfig) { c.Issuer = "" })
+	v, _ = newIntroVerifier(t, a, func(c *IntrospectionConfig) { c.Issuer = "" })
 	info, err = v.Verify(context.Background(), "other")
 	if err != nil {
 		t.Fatalf("Verify without Issuer configured: %v", err)
@@ -308,7 +308,7 @@ func TestIntrospectionIssuer(t *testing.T) {
 func TestIntrospectionTimes(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		exp, nbf time.Duration // from testEpoch; 0: absent
+		exp, nbf time.Duration // from introEpoch; 0: absent
 		ok       bool
 	}{
 		{"expired", -time.Minute, 0, false},
@@ -323,13 +323,13 @@ func TestIntrospectionTimes(t *testing.T) {
 			delete(r, "exp")
 			delete(r, "nbf")
 			if tc.exp != 0 {
-				r["exp"] = float64(testEpoch.Add(tc.exp).Unix())
+				r["exp"] = float64(introEpoch.Add(tc.exp).Unix())
 			}
 			if tc.nbf != 0 {
-				r["nbf"] = float64(testEpoch.Add(tc.nbf).Unix())
+				r["nbf"] = float64(introEpoch.Add(tc.nbf).Unix())
 			}
 			a.set("tok", r)
-			v, _ := newTestVerifier(t, a, nil)
+			v, _ := newIntroVerifier(t, a, nil)
 			_, err := v.Verify(context.Background(), "tok")
 			if tc.ok {
 				if err != nil {
@@ -346,9 +346,9 @@ func TestIntrospectionTimes(t *testing.T) {
 func TestIntrospectionNoLeeway(t *testing.T) {
 	a := newFakeAS(t)
 	r := activeResponse()
-	r["exp"] = float64(testEpoch.Add(-time.Second).Unix())
+	r["exp"] = float64(introEpoch.Add(-time.Second).Unix())
 	a.set("tok", r)
-	v, _ := newTestVerifier(t, a, func(c *IntrospectionConfig) { c.Leeway = -1 })
+	v, _ := newIntroVerifier(t, a, func(c *IntrospectionConfig) { c.Leeway = -1 })
 	_, err := v.Verify(context.Background(), "tok")
 	wantInvalid(t, err)
 }
@@ -364,7 +364,7 @@ func TestIntrospectionSubject(t *testing.T) {
 	delete(r, "sub")
 	delete(r, "client_id")
 	a.set("nobody", r)
-	v, _ := newTestVerifier(t, a, nil)
+	v, _ := newIntroVerifier(t, a, nil)
 	info, err := v.Verify(context.Background(), "client")
 	if err != nil {
 		t.Fatalf("Verify: %v", err)
@@ -384,7 +384,7 @@ func TestIntrospectionSenderConstrained(t *testing.T) {
 	r["cnf"] = map[string]any{"jkt": "0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"}
 	r["token_type"] = "DPoP"
 	a.set("dpop", r)
-	v, _ := newTestVerifier(t, a, nil)
+	v, _ := newIntroVerifier(t, a, nil)
 	_, err := v.Verify(context.Background(), "dpop")
 	wantInvalid(t, err)
 }
@@ -394,7 +394,7 @@ func TestIntrospectionSenderConstrained(t *testing.T) {
 func TestIntrospectionRequest(t *testing.T) {
 	a := newFakeAS(t)
 	a.set("good", activeResponse())
-	v, _ := newTestVerifier(t, a, func(c *IntrospectionConfig) {
+	v, _ := newIntroVerifier(t, a, func(c *IntrospectionConfig) {
 		c.ClientID, c.ClientSecret = "my client:1", "s&e/cr%t+é"
 	})
 	if _, err := v.Verify(context.Background(), "good"); err != nil {
@@ -425,7 +425,7 @@ func TestIntrospectionRequest(t *testing.T) {
 func TestIntrospectionNoClientAuth(t *testing.T) {
 	a := newFakeAS(t)
 	a.set("good", activeResponse())
-	v, _ := newTestVerifier(t, a, func(c *IntrospectionConfig) { c.ClientID, c.ClientSecret = "", "" })
+	v, _ := newIntroVerifier(t, a, func(c *IntrospectionConfig) { c.ClientID, c.ClientSecret = "", "" })
 	if _, err := v.Verify(context.Background(), "good"); err != nil {
 		t.Fatalf("Verify: %v", err)
 	}
@@ -440,7 +440,7 @@ func TestIntrospectionNoClientAuth(t *testing.T) {
 func TestIntrospectionCacheHit(t *testing.T) {
 	a := newFakeAS(t)
 	a.set("good", activeResponse())
-	v, _ := newTestVerifier(t, a, nil)
+	v, _ := newIntroVerifier(t, a, nil)
 	for i := 0; i < 5; i++ {
 		if _, err := v.Verify(context.Background(), "good"); err != nil {
 			t.Fatalf("Verify %d: %v", i, err)
@@ -455,7 +455,7 @@ func TestIntrospectionCacheHit(t *testing.T) {
 func TestIntrospectionCacheKey(t *testing.T) {
 	a := newFakeAS(t)
 	a.set("good", activeResponse())
-	v, _ := newTestVerifier(t, a, nil)
+	v, _ := newIntroVerifier(t, a, nil)
 	if _, err := v.Verify(context.Background(), "good"); err != nil {
 		t.Fatalf("Verify: %v", err)
 	}
@@ -470,7 +470,7 @@ func TestIntrospectionCacheKey(t *testing.T) {
 func TestIntrospectionCacheCopy(t *testing.T) {
 	a := newFakeAS(t)
 	a.set("good", activeResponse())
-	v, _ := newTestVerifier(t, a, nil)
+	v, _ := newIntroVerifier(t, a, nil)
 	info, err := v.Verify(context.Background(), "good")
 	if err != nil {
 		t.Fatalf("Verify: %v", err)
@@ -495,7 +495,7 @@ func TestIntrospectionCacheBound(t *testing.T) {
 	for _, tok := range []string{"a", "b", "c"} {
 		a.set(tok, activeResponse())
 	}
-	v, _ := newTestVerifier(t, a, func(c *IntrospectionConfig) { c.CacheSize = 2 })
+	v, _ := newIntroVerifier(t, a, func(c *IntrospectionConfig) { c.CacheSize = 2 })
 	verify := func(tok string) {
 		t.Helper()
 		if _, err := v.Verify(context.Background(), tok); err != nil {
@@ -530,7 +530,7 @@ func TestIntrospectionCacheBound(t *testing.T) {
 func TestIntrospectionCacheBadFlood(t *testing.T) {
 	a := newFakeAS(t)
 	a.set("good", activeResponse())
-	v, _ := newTestVerifier(t, a, func(c *IntrospectionConfig) { c.CacheSize = 2 })
+	v, _ := newIntroVerifier(t, a, func(c *IntrospectionConfig) { c.CacheSize = 2 })
 	if _, err := v.Verify(context.Background(), "good"); err != nil {
 		t.Fatalf("Verify: %v", err)
 	}
@@ -550,7 +550,7 @@ func TestIntrospectionCacheBadFlood(t *testing.T) {
 func TestIntrospectionNoCache(t *testing.T) {
 	a := newFakeAS(t)
 	a.set("good", activeResponse())
-	v, _ := newTestVerifier(t, a, func(c *IntrospectionConfig) { c.CacheSize = -1 })
+	v, _ := newIntroVerifier(t, a, func(c *IntrospectionConfig) { c.CacheSize = -1 })
 	for i := 0; i < 3; i++ {
 		if _, err := v.Verify(context.Background(), "good"); err != nil {
 			t.Fatalf("Verify: %v", err)
@@ -569,7 +569,7 @@ func TestIntrospectionCacheExpiry(t *testing.T) {
 	t.Run("MaxCacheTTL", func(t *testing.T) {
 		a := newFakeAS(t)
 		a.set("good", activeResponse()) // exp in an hour
-		v, clk := newTestVerifier(t, a, nil)
+		v, clk := newIntroVerifier(t, a, nil)
 		verify := func(wantCalls int64) {
 			t.Helper()
 			if _, err := v.Verify(context.Background(), "good"); err != nil {
@@ -588,9 +588,9 @@ func TestIntrospectionCacheExpiry(t *testing.T) {
 	t.Run("exp", func(t *testing.T) {
 		a := newFakeAS(t)
 		r := activeResponse()
-		r["exp"] = float64(testEpoch.Add(time.Minute).Unix())
+		r["exp"] = float64(introEpoch.Add(time.Minute).Unix())
 		a.set("short", r)
-		v, clk := newTestVerifier(t, a, nil)
+		v, clk := newIntroVerifier(t, a, nil)
 		if _, err := v.Verify(context.Background(), "short"); err != nil {
 			t.Fatalf("Verify: %v", err)
 		}
@@ -614,7 +614,7 @@ func TestIntrospectionCacheExpiry(t *testing.T) {
 		r := activeResponse()
 		delete(r, "exp")
 		a.set("forever", r)
-		v, clk := newTestVerifier(t, a, func(c *IntrospectionConfig) { c.MaxCacheTTL = time.Minute })
+		v, clk := newIntroVerifier(t, a, func(c *IntrospectionConfig) { c.MaxCacheTTL = time.Minute })
 		if _, err := v.Verify(context.Background(), "forever"); err != nil {
 			t.Fatalf("Verify: %v", err)
 		}
@@ -633,7 +633,7 @@ func TestIntrospectionCacheExpiry(t *testing.T) {
 func TestIntrospectionRevocation(t *testing.T) {
 	a := newFakeAS(t)
 	a.set("good", activeResponse())
-	v, clk := newTestVerifier(t, a, func(c *IntrospectionConfig) { c.MaxCacheTTL = 30 * time.Second })
+	v, clk := newIntroVerifier(t, a, func(c *IntrospectionConfig) { c.MaxCacheTTL = 30 * time.Second })
 	if _, err := v.Verify(context.Background(), "good"); err != nil {
 		t.Fatalf("Verify: %v", err)
 	}
@@ -650,7 +650,7 @@ func TestIntrospectionRevocation(t *testing.T) {
 // token reaches the server once in that time.
 func TestIntrospectionNegativeCache(t *testing.T) {
 	a := newFakeAS(t)
-	v, clk := newTestVerifier(t, a, nil)
+	v, clk := newIntroVerifier(t, a, nil)
 	for i := 0; i < 3; i++ {
 		_, err := v.Verify(context.Background(), "bad")
 		wantInvalid(t, err)
@@ -669,7 +669,7 @@ func TestIntrospectionNegativeCache(t *testing.T) {
 
 	// Negative: inactive results are not cached.
 	a2 := newFakeAS(t)
-	v, _ = newTestVerifier(t, a2, func(c *IntrospectionConfig) { c.NegativeCacheTTL = -1 })
+	v, _ = newIntroVerifier(t, a2, func(c *IntrospectionConfig) { c.NegativeCacheTTL = -1 })
 	for i := 0; i < 3; i++ {
 		_, err := v.Verify(context.Background(), "bad")
 		wantInvalid(t, err)
@@ -706,7 +706,7 @@ func TestIntrospectionSingleFlight(t *testing.T) {
 	a := newFakeAS(t)
 	a.set("good", activeResponse())
 	release := a.hold()
-	v, _ := newTestVerifier(t, a, func(c *IntrospectionConfig) { c.CacheSize = -1 })
+	v, _ := newIntroVerifier(t, a, func(c *IntrospectionConfig) { c.CacheSize = -1 })
 	const n = 50
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -743,7 +743,7 @@ func TestIntrospectionSingleFlightCancel(t *testing.T) {
 	release := a.hold()
 	entered := make(chan struct{}, 1)
 	a.entered = entered
-	v, _ := newTestVerifier(t, a, nil)
+	v, _ := newIntroVerifier(t, a, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	first := make(chan error, 1)
 	go func() {
@@ -773,7 +773,7 @@ func TestIntrospectionSingleFlightCancel(t *testing.T) {
 // A canceled context makes no request.
 func TestIntrospectionCanceled(t *testing.T) {
 	a := newFakeAS(t)
-	v, _ := newTestVerifier(t, a, nil)
+	v, _ := newIntroVerifier(t, a, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err := v.Verify(ctx, "tok")
@@ -787,9 +787,9 @@ func TestIntrospectionCanceled(t *testing.T) {
 // refused without a request.
 func TestIntrospectionTokenRefusedLocally(t *testing.T) {
 	a := newFakeAS(t)
-	v, _ := newTestVerifier(t, a, nil)
+	v, _ := newIntroVerifier(t, a, nil)
 	for name, tok := range map[string]string{
-		"oversize":  strings.Repeat("a", DefaultMaxTokenBytes+1),
+		"oversize":  strings.Repeat("a", DefaultIntrospectionMaxTokenBytes+1),
 		"1 MB":      strings.Repeat("a", 1<<20),
 		"empty":     "",
 		"space":     "a b",
@@ -805,13 +805,13 @@ func TestIntrospectionTokenRefusedLocally(t *testing.T) {
 		t.Errorf("%d requests, want 0", c)
 	}
 	// At the limit it is asked about.
-	_, err := v.Verify(context.Background(), strings.Repeat("a", DefaultMaxTokenBytes))
+	_, err := v.Verify(context.Background(), strings.Repeat("a", DefaultIntrospectionMaxTokenBytes))
 	wantInvalid(t, err)
 	if c := a.calls.Load(); c != 1 {
 		t.Errorf("%d requests for a token at the limit, want 1", c)
 	}
 	// The limit is an option.
-	v, _ = newTestVerifier(t, a, func(c *IntrospectionConfig) { c.MaxTokenBytes = 8 })
+	v, _ = newIntroVerifier(t, a, func(c *IntrospectionConfig) { c.MaxTokenBytes = 8 })
 	_, err = v.Verify(context.Background(), "123456789")
 	wantInvalid(t, err)
 	if c := a.calls.Load(); c != 1 {
@@ -825,7 +825,7 @@ func TestIntrospectionServerError(t *testing.T) {
 		a := newFakeAS(t)
 		a.set("good", activeResponse())
 		a.status = status
-		v, _ := newTestVerifier(t, a, nil)
+		v, _ := newIntroVerifier(t, a, nil)
 		_, err := v.Verify(context.Background(), "good")
 		wantUnavailable(t, err)
 		_, err = v.Verify(context.Background(), "good")
@@ -845,7 +845,7 @@ func TestIntrospectionServerError(t *testing.T) {
 // An unreachable server is 503.
 func TestIntrospectionUnreachable(t *testing.T) {
 	a := newFakeAS(t)
-	v, _ := newTestVerifier(t, a, nil)
+	v, _ := newIntroVerifier(t, a, nil)
 	a.srv.Close()
 	_, err := v.Verify(context.Background(), "good")
 	wantUnavailable(t, err)
@@ -856,7 +856,7 @@ func TestIntrospectionTimeout(t *testing.T) {
 	a := newFakeAS(t)
 	a.hold()
 	// A client of the caller's, without a timeout of its own.
-	v, _ := newTestVerifier(t, a, func(c *IntrospectionConfig) {
+	v, _ := newIntroVerifier(t, a, func(c *IntrospectionConfig) {
 		c.Timeout, c.HTTPClient = 50*time.Millisecond, &http.Client{}
 	})
 	_, err := v.Verify(context.Background(), "good")
@@ -873,7 +873,7 @@ func TestIntrospectionOversizeResponse(t *testing.T) {
 	r["padding"] = strings.Repeat("x", 2048)
 	a.set("big", r)
 	a.set("small", activeResponse())
-	v, _ := newTestVerifier(t, a, func(c *IntrospectionConfig) { c.MaxResponseBytes = 1024 })
+	v, _ := newIntroVerifier(t, a, func(c *IntrospectionConfig) { c.MaxResponseBytes = 1024 })
 	_, err := v.Verify(context.Background(), "big")
 	wantUnavailable(t, err)
 	if !strings.Contains(err.Error(), "over the limit of 1024 bytes") {
@@ -885,7 +885,7 @@ func TestIntrospectionOversizeResponse(t *testing.T) {
 	// The default is 64 KiB.
 	r["padding"] = strings.Repeat("x", DefaultIntrospectionMaxResponseBytes)
 	a.set("huge", r)
-	v, _ = newTestVerifier(t, a, nil)
+	v, _ = newIntroVerifier(t, a, nil)
 	_, err = v.Verify(context.Background(), "huge")
 	wantUnavailable(t, err)
 }
@@ -911,7 +911,7 @@ func TestIntrospectionMalformedResponse(t *testing.T) {
 	} {
 		a := newFakeAS(t)
 		a.raw = body
-		v, _ := newTestVerifier(t, a, nil)
+		v, _ := newIntroVerifier(t, a, nil)
 		_, err := v.Verify(context.Background(), "tok")
 		if err == nil || errors.Is(err, ErrInvalidToken) {
 			t.Errorf("response %q: %v, want an error not wrapping ErrInvalidToken", body, err)
@@ -929,7 +929,7 @@ func TestIntrospectionNoRedirect(t *testing.T) {
 	}))
 	defer redirect.Close()
 	v, err := NewIntrospectionVerifier(IntrospectionConfig{
-		Endpoint: redirect.URL, ClientID: "rs", ClientSecret: "secret", Audience: testAudience,
+		Endpoint: redirect.URL, ClientID: "rs", ClientSecret: "secret", Audience: introAudience,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -943,7 +943,7 @@ func TestIntrospectionNoRedirect(t *testing.T) {
 
 // The configuration is checked.
 func TestIntrospectionConfig(t *testing.T) {
-	good := IntrospectionConfig{Endpoint: "https://as.example.com/introspect", ClientID: "a", ClientSecret: "b", Audience: testAudience}
+	good := IntrospectionConfig{Endpoint: "https://as.example.com/introspect", ClientID: "a", ClientSecret: "b", Audience: introAudience}
 	if _, err := NewIntrospectionVerifier(good); err != nil {
 		t.Fatalf("good config: %v", err)
 	}
@@ -980,14 +980,14 @@ func TestSameAudience(t *testing.T) {
 		a, b string
 		want bool
 	}{
-		{testAudience, testAudience, true},
-		{"HTTPS://MCP.EXAMPLE.COM/mcp", testAudience, true},
-		{"https://mcp.example.com/MCP", testAudience, false},
-		{"https://mcp.example.com/mcp/", testAudience, false},
-		{"https://mcp.example.com", testAudience, false},
-		{"http://mcp.example.com/mcp", testAudience, false},
+		{introAudience, introAudience, true},
+		{"HTTPS://MCP.EXAMPLE.COM/mcp", introAudience, true},
+		{"https://mcp.example.com/MCP", introAudience, false},
+		{"https://mcp.example.com/mcp/", introAudience, false},
+		{"https://mcp.example.com", introAudience, false},
+		{"http://mcp.example.com/mcp", introAudience, false},
 		{"urn:x", "URN:X", false},
-		{"", testAudience, false},
+		{"", introAudience, false},
 	} {
 		if got := sameAudience(tc.a, tc.b); got != tc.want {
 			t.Errorf("sameAudience(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
@@ -1018,7 +1018,7 @@ func TestIntrospectionEndlessResponse(t *testing.T) {
 	}))
 	defer srv.Close()
 	v, err := NewIntrospectionVerifier(IntrospectionConfig{
-		Endpoint: srv.URL, ClientID: "rs", ClientSecret: "secret", Audience: testAudience,
+		Endpoint: srv.URL, ClientID: "rs", ClientSecret: "secret", Audience: introAudience,
 		MaxResponseBytes: 1024, Timeout: time.Minute,
 	})
 	if err != nil {
@@ -1046,9 +1046,9 @@ func TestIntrospectionCacheExpiredAnswer(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			a := newFakeAS(t)
 			r := activeResponse()
-			r["exp"] = float64(testEpoch.Add(-time.Hour).Unix())
+			r["exp"] = float64(introEpoch.Add(-time.Hour).Unix())
 			a.set("old", r)
-			v, clk := newTestVerifier(t, a, func(c *IntrospectionConfig) { c.NegativeCacheTTL = tc.negative })
+			v, clk := newIntroVerifier(t, a, func(c *IntrospectionConfig) { c.NegativeCacheTTL = tc.negative })
 			_, err := v.Verify(context.Background(), "old")
 			wantInvalid(t, err)
 			v.mu.Lock()
