@@ -50,7 +50,7 @@ func verify(t *testing.T, p *Provider, alg jose.SignatureAlgorithm, tok string) 
 	t.Helper()
 	var jwks jose.JSONWebKeySet
 	getJSON(t, p.JWKSURL(), &jwks)
-	jws, err := jose.ParseSigned(tok, []jose.SignatureAlgorithm{alg})
+	jws, err := jose.ParseSignedCompact(tok, []jose.SignatureAlgorithm{alg})
 	if err != nil {
 		t.Fatalf("parse %q: %v", tok, err)
 	}
@@ -59,7 +59,7 @@ func verify(t *testing.T, p *Provider, alg jose.SignatureAlgorithm, tok string) 
 	if len(keys) != 1 {
 		t.Fatalf("kid %q: %d keys in the JWKS %+v", kid, len(keys), jwks)
 	}
-	if keys[0].IsPublic() != true {
+	if !keys[0].IsPublic() {
 		t.Fatalf("JWKS key %q is not a public key", kid)
 	}
 	payload, err := jws.Verify(keys[0])
@@ -172,7 +172,7 @@ func TestProviderTokens(t *testing.T) {
 			}
 			var pk jose.JSONWebKeySet
 			getJSON(t, p.JWKSURL(), &pk)
-			jws, _ := jose.ParseSigned(qt.AccessToken, []jose.SignatureAlgorithm{alg})
+			jws, _ := jose.ParseSignedCompact(qt.AccessToken, []jose.SignatureAlgorithm{alg})
 			if len(pk.Key(jws.Signatures[0].Header.KeyID)) != 0 {
 				t.Error("the second provider's kid is in the first one's JWKS")
 			}
