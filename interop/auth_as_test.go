@@ -36,6 +36,9 @@ const (
 	scopeAdmin = "tools:admin"
 	// The resource server's own client at the provider, for introspection.
 	rsClientID, rsSecret = "mcp-server", "rs-secret"
+	// webClientID and webRedirect are the authorization-code client; no
+	// one listens at the redirect URI: the test's user agent stops there.
+	webClientID, webRedirect = "web", "http://127.0.0.1:1/callback"
 	// legacyRev is the revision a legacy (initialize) client speaks.
 	legacyRev = "2025-11-25"
 )
@@ -68,6 +71,9 @@ func addClients(p *oauthas.Provider, mcpURL string) {
 	p.AddClient(oauthas.Client{ID: "reader", Secret: "reader-secret", Audience: mcpURL, Scopes: []string{scopeRead}})
 	p.AddClient(oauthas.Client{ID: "short", Secret: "short-secret", Audience: mcpURL, TTL: 2 * time.Second})
 	p.AddClient(oauthas.Client{ID: rsClientID, Secret: rsSecret})
+	// web is a public client of the authorization-code grant (PKCE); its
+	// tokens' audience is the resource its requests name.
+	p.AddClient(oauthas.Client{ID: webClientID, RedirectURIs: []string{webRedirect}, Scopes: []string{scopeRead, scopeAdmin}})
 }
 
 // startAuthServer runs an mcpwire server (both eras, the default) whose
