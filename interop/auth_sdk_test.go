@@ -27,10 +27,12 @@ package interop
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/mcpwire/mcpwire/auth"
+	"github.com/mcpwire/mcpwire/interop/oauthas"
 	sdkauth "github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/auth/extauth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -98,17 +100,9 @@ func TestAuthSDKAuthorizationCode(t *testing.T) {
 	e := startAuthServer(t, jwtVerifier)
 	fetches := 0
 	h, err := sdkauth.NewAuthorizationCodeHandler(&sdkauth.AuthorizationCodeHandlerConfig{
-		PreregisteredClient: &oauthex.ClientCredentials{ClientID: webClientID, Issuer: e.as.URL},
-		RedirectURL:         webRedirect,
-		AuthorizationCodeFetcher: func(ctx context.Context, args *sdkauth.AuthorizationArgs) (*sdkauth.AuthorizationResult, error) {
-			fetches++
-			back, err := e.as.FollowAuthorization(ctx, args.URL, webRedirect)
-			if err != nil {
-				return nil, err
-			}
-			q := back.Query()
-			return &sdkauth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
-		},
+		PreregisteredClient:      &oauthex.ClientCredentials{ClientID: webClientID, Issuer: e.as.URL},
+		RedirectURL:              webRedirect,
+		AuthorizationCodeFetcher: userAgent(e.as, &fetches),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -122,5 +116,26 @@ func TestAuthSDKAuthorizationCode(t *testing.T) {
 	}
 	if fetches != 2 {
 		t.Errorf("%d authorizations, want 2 (the first 401, the step-up 403)", fetches)
+	}
+}
+
+// userAgent is an AuthorizationCodeFetcher that plays the browser: it
+// opens the authorization URL at the provider, whose login step approves
+// at once, and hands back what the redirect to webRedirect carries (an
+// error redirect is an error). It counts its runs in *n when n is not nil.
+func userAgent(as *oauthas.Provider, n *int) sdkauth.AuthorizationCodeFetcher {
+	return func(ctx context.Context, args *sdkauth.AuthorizationArgs) (*sdkauth.AuthorizationResult, error) {
+		if n != nil {
+			*n++
+		}
+		back, err := as.FollowAuthorization(ctx, args.URL, webRedirect)
+		if err != nil {
+			return nil, err
+		}
+		q := back.Query()
+		if e := q.Get("error"); e != "" {
+			return nil, fmt.Errorf("authorization refused: %s: %s", e, q.Get("error_description"))
+		}
+		return &sdkauth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
 	}
 }
