@@ -95,9 +95,12 @@ func (s *storage) approve(id string) error {
 	if !ok {
 		return fmt.Errorf("authorization request %q: %w", id, errNotFound)
 	}
-	r.subject = s.subject
-	r.authTime = time.Now()
-	r.done = true
+	// A copy: the library reads the request it was given without a lock.
+	done := *r
+	done.subject = s.subject
+	done.authTime = time.Now()
+	done.done = true
+	s.requests[id] = &done
 	return nil
 }
 
