@@ -163,26 +163,35 @@ func jwtVerifier(t *testing.T, e *authEnv) auth.Verifier {
 // introspectionVerifier builds the RFC 7662 verifier for e.as, the
 // resource server authenticating as its own client.
 func introspectionVerifier(t *testing.T, e *authEnv) auth.Verifier {
-	t.Helper()
-	v, err := auth.NewIntrospectionVerifier(auth.IntrospectionConfig{
-		Endpoint:     e.as.IntrospectionURL(),
-		ClientID:     rsClientID,
-		ClientSecret: rsSecret,
-		Issuer:       e.as.URL,
-		Audience:     e.mcpURL,
-	})
-	if err != nil {
-		t.Fatalf("NewIntrospectionVerifier: %v", err)
-	}
-	return v
+	return introspectionVerifierTTL(0)(t, e)
 }
 
-// token asks p for a client-credentials token (resource: the RFC 8707
-// parameter, empty for the client's default audience).
-func token(t *testing.T, p *oauthas.Provider, client string, scopes []string, resource string) string {
+// introspectionVerifierTTL is introspectionVerifier with MaxCacheTTL
+// (0: the default).
+func introspectionVerifierTTL(ttl time.Duration) func(*testing.T, *authEnv) auth.Verifier {
+	return func(t *testing.T, e *authEnv) auth.Verifier {
+		t.Helper()
+		v, err := auth.NewIntrospectionVerifier(auth.IntrospectionConfig{
+			Endpoint:     e.as.IntrospectionURL(),
+			ClientID:     rsClientID,
+			ClientSecret: rsSecret,
+			Issuer:       e.as.URL,
+			Audience:     e.mcpURL,
+			MaxCacheTTL:  ttl,
+		})
+		if err != nil {
+			t.Fatalf("NewIntrospectionVerifier: %v", err)
+		}
+		return v
+	}
+}
+
+// token asks p for a client-credentials token (resources: the RFC 8707
+// parameters, none or "" for the client's default audience).
+func token(t *testing.T, p *oauthas.Provider, client string, scopes []string, resources ...string) string {
 	t.Helper()
 	secrets := map[string]string{"app": "app-secret", "reader": "reader-secret", "short": "short-secret"}
-	tok, err := p.ClientCredentials(context.Background(), client, secrets[client], scopes, resource)
+	tok, err := p.ClientCredentials(context.Background(), client, secrets[client], scopes, resources...)
 	if err != nil {
 		t.Fatalf("token for %s: %v", client, err)
 	}
@@ -496,6 +505,15 @@ func TestAuthJWT(t *testing.T) {
 			wantChallenge(t, e, http.StatusUnauthorized, "invalid_token")
 	})
 
+	// RFC 9068 §3 / RFC 8707: a token for two resources (an "aud" array)
+	// is for this server when one of them is this server; an array of
+	// two other resources is not.
+	t.Run("audience array", func(t *testing.T) {
+		call(t, e.mcpURL, token(t, e.as, "app", []string{scopeRead}, otherAud, e.mcpURL), "whoami").wantOK(t, e.as.URL, "app")
+		call(t, e.mcpURL, token(t, e.as, "app", []string{scopeRead}, otherAud, otherAud+"2"), "whoami").
+			wantChallenge(t, e, http.StatusUnauthorized, "invalid_token")
+	})
+
 	// The provider rotates its signing key at run time: the verifier
 	// fetches the JWKS again on the unknown kid (past
 	// MinRefreshInterval) without a restart; the previous key's tokens
@@ -612,4 +630,33 @@ func expiry(t *testing.T, jwt string) time.Time {
 		t.Fatal(err)
 	}
 	return time.Unix(c.Exp, 0)
+}
+
+// TestAuthIntrospectionCache: the verifier's cache of active answers is
+// bounded by MaxCacheTTL and by the token's expiry (issue 11), checked
+// against the provider's real answers: a token revoked after its first
+// use is refused once MaxCacheTTL has passed, and an expired token once
+// its exp has passed, though both were cached as active.
+func TestAuthIntrospectionCache(t *testing.T) {
+	const ttl = 300 * time.Millisecond
+	e := startAuthServer(t, introspectionVerifierTTL(ttl))
+
+	t.Run("revoked after use", func(t *testing.T) {
+		tok := token(t, e.as, "app", []string{scopeRead})
+		call(t, e.mcpURL, tok, "whoami").wantOK(t, e.as.URL, "app")
+		if err := e.as.Revoke(context.Background(), "app", "app-secret", tok); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(ttl + 200*time.Millisecond)
+		call(t, e.mcpURL, tok, "whoami").wantChallenge(t, e, http.StatusUnauthorized, "invalid_token")
+	})
+
+	t.Run("expired after use", func(t *testing.T) {
+		// A long MaxCacheTTL: only the token's exp can end its entry.
+		e := startAuthServer(t, introspectionVerifierTTL(time.Hour))
+		tok := token(t, e.as, "short", nil)
+		call(t, e.mcpURL, tok, "whoami").wantOK(t, e.as.URL, "short")
+		time.Sleep(time.Until(expiry(t, tok)) + 1500*time.Millisecond)
+		call(t, e.mcpURL, tok, "whoami").wantChallenge(t, e, http.StatusUnauthorized, "invalid_token")
+	})
 }

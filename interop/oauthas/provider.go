@@ -189,16 +189,18 @@ type Token struct {
 }
 
 // ClientCredentials asks the token endpoint, over HTTP as any client
-// would, for an access token of the client-credentials grant. resource,
-// when not empty, is sent as the RFC 8707 "resource" parameter and
-// becomes the token's audience.
-func (p *Provider) ClientCredentials(ctx context.Context, clientID, secret string, scopes []string, resource string) (*Token, error) {
+// would, for an access token of the client-credentials grant. Each
+// resource that is not empty is sent as an RFC 8707 "resource" parameter;
+// together they become the token's audience (an array of them all).
+func (p *Provider) ClientCredentials(ctx context.Context, clientID, secret string, scopes []string, resources ...string) (*Token, error) {
 	form := url.Values{"grant_type": {"client_credentials"}}
 	if len(scopes) > 0 {
 		form.Set("scope", strings.Join(scopes, " "))
 	}
-	if resource != "" {
-		form.Set("resource", resource)
+	for _, r := range resources {
+		if r != "" {
+			form.Add("resource", r)
+		}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.TokenURL(), strings.NewReader(form.Encode()))
 	if err != nil {

@@ -133,6 +133,15 @@ func TestProviderTokens(t *testing.T) {
 				t.Errorf("aud with resource = %v, want [%s]", c["aud"], otherAud)
 			}
 
+			// Two resources: an audience array of both.
+			both, err := p.ClientCredentials(ctx, "app", "app-secret", nil, otherAud, testResource)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, c := verify(t, p, alg, both.AccessToken); !slices.Equal(c["aud"].([]any), []any{otherAud, testResource}) {
+				t.Errorf("aud with two resources = %v", c["aud"])
+			}
+
 			// A wrong secret gets no token.
 			if _, err := p.ClientCredentials(ctx, "app", "wrong", nil, ""); err == nil {
 				t.Error("token for a wrong client secret")
