@@ -55,10 +55,10 @@ type authEnv struct {
 
 // newProviders starts the two providers with the same clients (so that a
 // token of other differs from one of as only by its issuer and keys).
-func newProviders(t *testing.T) (*oauthas.Provider, *oauthas.Provider) {
+func newProviders(t *testing.T, opts oauthas.Options) (*oauthas.Provider, *oauthas.Provider) {
 	t.Helper()
-	as := oauthas.Start(t, oauthas.Options{})
-	other := oauthas.Start(t, oauthas.Options{})
+	as := oauthas.Start(t, opts)
+	other := oauthas.Start(t, opts)
 	return as, other
 }
 
@@ -84,7 +84,13 @@ func addClients(p *oauthas.Provider, mcpURL string) {
 // admin needs tools:admin (RequireScopes).
 func startAuthServer(t *testing.T, newVerifier func(t *testing.T, e *authEnv) auth.Verifier) *authEnv {
 	t.Helper()
-	as, other := newProviders(t)
+	return startAuthServerOpts(t, oauthas.Options{}, newVerifier)
+}
+
+// startAuthServerOpts is startAuthServer with providers of opts.
+func startAuthServerOpts(t *testing.T, opts oauthas.Options, newVerifier func(t *testing.T, e *authEnv) auth.Verifier) *authEnv {
+	t.Helper()
+	as, other := newProviders(t, opts)
 	hs := httptest.NewUnstartedServer(nil)
 	mcpURL := "http://" + hs.Listener.Addr().String() + "/mcp"
 	addClients(as, mcpURL)
@@ -210,6 +216,13 @@ type answer struct {
 // token (none when empty).
 func call(t *testing.T, mcpURL, bearer, tool string) answer {
 	t.Helper()
+	return callAuthz(t, mcpURL, bearer, tool, "")
+}
+
+// callAuthz is call with the Authorization header authz instead, when
+// authz is not empty.
+func callAuthz(t *testing.T, mcpURL, bearer, tool, authz string) answer {
+	t.Helper()
 	body, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0", "id": 1, "method": "tools/call",
 		"params": map[string]any{
@@ -220,11 +233,15 @@ func call(t *testing.T, mcpURL, bearer, tool string) answer {
 			},
 		},
 	})
-	return postMCP(t, mcpURL, bearer, body, map[string]string{
+	headers := map[string]string{
 		server.HeaderProtocolVersion: protocol.Revision,
 		server.HeaderMethod:          "tools/call",
 		server.HeaderName:            tool,
-	})
+	}
+	if authz != "" {
+		headers["Authorization"] = authz
+	}
+	return postMCP(t, mcpURL, bearer, body, headers)
 }
 
 func postMCP(t *testing.T, mcpURL, bearer string, body []byte, headers map[string]string) answer {
@@ -389,22 +406,26 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
-// kid is the key id in a JWS's protected header (unverified).
-func kid(t *testing.T, jwt string) string {
+// jwsHeader is a JWS's protected header (unverified).
+func jwsHeader(t *testing.T, jwt string) (h struct {
+	Kid string `json:"kid"`
+	Alg string `json:"alg"`
+}) {
 	t.Helper()
-	h, _, _ := strings.Cut(jwt, ".")
-	b, err := base64URL(h)
+	seg, _, _ := strings.Cut(jwt, ".")
+	b, err := base64URL(seg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var hdr struct {
-		Kid string `json:"kid"`
-	}
-	if err := json.Unmarshal(b, &hdr); err != nil {
+	if err := json.Unmarshal(b, &h); err != nil {
 		t.Fatal(err)
 	}
-	return hdr.Kid
+	return h
 }
+
+// kid and jwsAlg are the key id and algorithm of a JWS.
+func kid(t *testing.T, jwt string) string    { t.Helper(); return jwsHeader(t, jwt).Kid }
+func jwsAlg(t *testing.T, jwt string) string { t.Helper(); return jwsHeader(t, jwt).Alg }
 
 // TestAuthJWT: the JWT verifier (RFC 9068 access tokens checked against
 // the issuer's JWKS, found by discovery) against the real provider.
@@ -446,6 +467,11 @@ func TestAuthJWT(t *testing.T) {
 	// and calls a tool with it; the principal is issuer + subject.
 	t.Run("valid token", func(t *testing.T) {
 		call(t, e.mcpURL, token(t, e.as, "app", []string{scopeRead}, ""), "whoami").wantOK(t, e.as.URL, "app")
+	})
+
+	// RFC 6750 §2.1 / RFC 9110 §11.1: the scheme is case-insensitive.
+	t.Run("lower-case bearer", func(t *testing.T) {
+		callAuthz(t, e.mcpURL, "", "whoami", "bearer "+token(t, e.as, "app", []string{scopeRead})).wantOK(t, e.as.URL, "app")
 	})
 
 	// The same through the official Go SDK client (server/discover, then
@@ -659,4 +685,22 @@ func TestAuthIntrospectionCache(t *testing.T) {
 		time.Sleep(time.Until(expiry(t, tok)) + 1500*time.Millisecond)
 		call(t, e.mcpURL, tok, "whoami").wantChallenge(t, e, http.StatusUnauthorized, "invalid_token")
 	})
+}
+
+// TestAuthJWTRS256: RS256, the algorithm RFC 9068 §2.1 requires every
+// party to support (the other tests use the provider's default ES256):
+// a token, then a rotation to a new RSA key.
+func TestAuthJWTRS256(t *testing.T) {
+	e := startAuthServerOpts(t, oauthas.Options{Algorithm: "RS256"}, jwtVerifier)
+	tok := token(t, e.as, "app", []string{scopeRead})
+	if h := jwsAlg(t, tok); h != "RS256" {
+		t.Fatalf("alg %q, want RS256", h)
+	}
+	call(t, e.mcpURL, tok, "whoami").wantOK(t, e.as.URL, "app")
+	if _, err := e.as.RotateKey(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(150 * time.Millisecond) // past MinRefreshInterval
+	call(t, e.mcpURL, token(t, e.as, "app", []string{scopeRead}), "whoami").wantOK(t, e.as.URL, "app")
+	call(t, e.mcpURL, token(t, e.other, "app", []string{scopeRead}), "whoami").wantChallenge(t, e, http.StatusUnauthorized, "invalid_token")
 }
