@@ -30,6 +30,16 @@
 //	and would have to fill CallToolParams.InputResponses / RequestState
 //	itself; the test "mrtr_manual_retry" does exactly that, to exercise the
 //	wire format without the middleware.)
+//
+// Authorization (issue 11): package oauthas runs a real OAuth 2.1 / OIDC
+// authorization server on loopback (zitadel/oidc v3's op package; its own
+// tests check its tokens with go-jose). auth_as_test.go runs mcpwire's
+// JWT and introspection verifiers against its tokens; auth_sdk_test.go
+// and auth_example_test.go drive the SDK's own OAuth handlers headlessly
+// (extauth.ClientCredentialsHandler, and auth.AuthorizationCodeHandler
+// whose AuthorizationCodeFetcher plays the browser through
+// oauthas.Provider.FollowAuthorization). They are behind the build tag
+// authas until the auth API is merged: go test -tags authas ./...
 package interop
 
 // Sampling and roots are deprecated in 2026-07-28 (SEP-2577) but still part
