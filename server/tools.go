@@ -39,6 +39,7 @@ type tool struct {
 	output  *sjs.Schema
 	headers []headerParam
 	task    *TaskOptions // set by AsTask
+	scopes  []string     // set by RequireScopes
 }
 
 // headerParam is an argument mirrored into an Mcp-Param-* header.
@@ -469,6 +470,9 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 	t := s.lookupTool(p.Name)
 	if t == nil {
 		return nil, InvalidParams("Unknown tool: "+p.Name, nil)
+	}
+	if err := checkScopes(r, t.scopes); err != nil {
+		return nil, err // R-AUTH-08: before the arguments are looked at
 	}
 	args := json.RawMessage(p.Arguments)
 	if len(args) == 0 {
