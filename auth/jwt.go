@@ -28,6 +28,12 @@ const (
 	DefaultMaxTokenBytes = 16 << 10
 	// DefaultMaxJWKSBytes bounds the body of a JWKS or metadata response.
 	DefaultMaxJWKSBytes = 1 << 20
+	// DefaultCacheSize is how many verified tokens a JWTVerifier
+	// remembers (JWTConfig.CacheSize).
+	DefaultCacheSize = 4096
+	// DefaultCacheTTL is the longest a verified token is remembered
+	// (JWTConfig.CacheTTL); never past its exp.
+	DefaultCacheTTL = 5 * time.Minute
 	// DefaultHTTPTimeout bounds one fetch of a JWKS or metadata document
 	// when JWTConfig.HTTPClient is nil.
 	DefaultHTTPTimeout = 10 * time.Second
@@ -79,6 +85,18 @@ type JWTConfig struct {
 	// HTTPClient fetches the metadata and the JWKS (default: a client with
 	// DefaultHTTPTimeout). Its timeout bounds each fetch.
 	HTTPClient *http.Client
+	// CacheSize bounds the verified-token cache (default
+	// DefaultCacheSize; negative: no cache). A token that verified is
+	// remembered by its SHA-256 (the token itself is not kept) until its
+	// exp plus Leeway or CacheTTL, whichever is first, so that a client
+	// sending the same token again skips the signature check; when the
+	// cache is full the oldest entry goes. Refusals are never cached.
+	CacheSize int
+	// CacheTTL bounds how long a verified token is remembered (default
+	// DefaultCacheTTL). A key removed from the JWKS stops verifying new
+	// tokens at once, but a token it signed stays accepted until its
+	// entry expires.
+	CacheTTL time.Duration
 }
 
 // JWTVerifier verifies JWT access tokens (RFC 9068) against the issuer's
@@ -110,6 +128,7 @@ type JWTVerifier struct {
 	leeway   time.Duration
 	maxToken int
 	keys     *keySet
+	cache    *tokenCache // nil: CacheSize < 0
 	now      func() time.Time
 }
 
@@ -157,6 +176,12 @@ func NewJWTVerifier(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 	if cfg.HTTPClient == nil {
 		cfg.HTTPClient = &http.Client{Timeout: DefaultHTTPTimeout}
 	}
+	if cfg.CacheSize == 0 {
+		cfg.CacheSize = DefaultCacheSize
+	}
+	if cfg.CacheTTL <= 0 {
+		cfg.CacheTTL = DefaultCacheTTL
+	}
 	if cfg.JWKSURL == "" {
 		u, err := discoverJWKS(ctx, cfg.HTTPClient, cfg.Issuer, cfg.MaxJWKSBytes)
 		if err != nil {
@@ -167,6 +192,9 @@ func NewJWTVerifier(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 	v := &JWTVerifier{
 		issuer: cfg.Issuer, audience: aud, algs: algs, leeway: cfg.Leeway, maxToken: cfg.MaxTokenBytes,
 		now: time.Now,
+	}
+	if cfg.CacheSize > 0 {
+		v.cache = newTokenCache(cfg.CacheSize, cfg.CacheTTL)
 	}
 	v.keys = &keySet{url: cfg.JWKSURL, client: cfg.HTTPClient, maxBytes: cfg.MaxJWKSBytes, minInterval: cfg.MinRefreshInterval,
 		now: func() time.Time { return v.now() }}
@@ -181,11 +209,29 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrInvalidToken, fmt.Sprintf(format, args...))
 }
 
-// Verify implements Verifier.
+// Verify implements Verifier. The TokenInfo's Claims, Scopes and
+// Audience may be shared with other requests presenting the same token
+// (the cache, CacheSize): read them, do not modify them.
 func (v *JWTVerifier) Verify(ctx context.Context, token string) (*TokenInfo, error) {
 	if len(token) > v.maxToken {
 		return nil, invalid("token of %d bytes over the limit of %d", len(token), v.maxToken)
 	}
+	if v.cache == nil {
+		return v.verify(ctx, token)
+	}
+	key := cacheKey(token)
+	if ti, ok := v.cache.get(key, v.now()); ok {
+		return ti, nil
+	}
+	ti, err := v.verify(ctx, token)
+	if err == nil {
+		v.cache.put(key, ti, v.now(), v.leeway)
+	}
+	return ti, err
+}
+
+// verify checks a token from scratch.
+func (v *JWTVerifier) verify(ctx context.Context, token string) (*TokenInfo, error) {
 	jws, err := jose.ParseSignedCompact(token, v.algs)
 	if err != nil {
 		if alg, ok := headerAlg(token); ok && !slices.Contains(v.algs, jose.SignatureAlgorithm(alg)) {

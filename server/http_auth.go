@@ -104,12 +104,27 @@ func isToken(s string) bool {
 	return s != ""
 }
 
-// isToken68: RFC 7235 token68, the syntax of RFC 6750's b64token.
+// token68Lo and token68Hi are the bitmaps of the characters of RFC 7235
+// token68 before its trailing '=': ALPHA, DIGIT, "-", ".", "_", "~", "+",
+// "/" (bit c of Lo for c < 64, bit c-64 of Hi for 64 <= c < 128).
+const (
+	token68Lo = 1<<'+' | 1<<'-' | 1<<'.' | 1<<'/' | 0x3ff<<'0'
+	token68Hi = 0x3ffffff<<('A'-64) | 1<<('_'-64) | 0x3ffffff<<('a'-64) | 1<<('~'-64)
+)
+
+// isToken68: RFC 7235 token68, the syntax of RFC 6750's b64token. It runs
+// on every request over the whole token, hence the bitmaps.
 func isToken68(s string) bool {
 	i := 0
 	for ; i < len(s); i++ {
 		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/') {
+		var ok bool
+		if c < 64 {
+			ok = token68Lo>>c&1 != 0
+		} else if c < 128 {
+			ok = token68Hi>>(c-64)&1 != 0
+		}
+		if !ok {
 			break
 		}
 	}
