@@ -295,3 +295,58 @@ func TestAuthVerifierAndAuthenticateExclusive(t *testing.T) {
 	opts.Authenticate = xUser
 	authServer(t).Handler(opts)
 }
+
+// The principal of a verified request is the token's issuer and subject,
+// and what the Authenticate principal bound binds to it: sealed
+// requestState (R-MRTR-08) opens only for the same issuer and subject —
+// not for another subject, nor for the same subject of another issuer.
+func TestAuthPrincipalBindsState(t *testing.T) {
+	v := fakeVerifier{
+		"alice":       tokenFor("alice"),
+		"bob":         tokenFor("bob"),
+		"alice-other": {Issuer: "https://other-as.example.com", Subject: "alice"},
+	}
+	m := newMRTR(t, HTTPOptions{Verifier: v})
+	st := m.first(t, bearer("alice"))
+	before := m.calls.Load()
+	for _, tok := range []string{"bob", "alice-other"} {
+		if w, _ := m.retry(t, protocol.MethodToolsCall, "ask", st, accepted, bearer(tok)); w.code() != protocol.CodeInvalidParamsError || m.calls.Load() != before {
+			t.Errorf("R-MRTR-08: %s opened alice's state: %s", tok, w.raw)
+		}
+	}
+	if w, _ := m.retry(t, protocol.MethodToolsCall, "ask", st, accepted, bearer("alice")); w.Error != nil {
+		t.Errorf("alice's retry: %s", w.raw)
+	}
+}
+
+// Tasks are the token principal's (R-TASK-18), and a task's handler sees
+// the creating request's token.
+func TestAuthPrincipalOwnsTasks(t *testing.T) {
+	f := newTaskFixture(t, TaskConfig{})
+	subs := make(chan string, 1)
+	f.tool(t, "t", TaskOptions{Support: TaskOptional}, func(ctx context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+		sub := "<none>"
+		if ti := r.Token(); ti != nil {
+			sub = ti.Subject
+		}
+		subs <- sub
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	h := f.s.Handler(HTTPOptions{Verifier: fakeVerifier{"alice": tokenFor("alice"), "bob": tokenFor("bob")}})
+	w := tcall(t, h, "tools/call", tparams(tasksCaps, M{"name": "t", "arguments": M{}}), bearer("alice"))
+	id, _ := w.Result["taskId"].(string)
+	if id == "" {
+		t.Fatal(w.raw)
+	}
+	if sub := <-subs; sub != "alice" {
+		t.Errorf("the task's Request.Token: %q", sub)
+	}
+	if w := tcall(t, h, "tasks/get", tparams(tasksCaps, M{"taskId": id}), bearer("bob")); w.code() != protocol.CodeInvalidParamsError {
+		t.Errorf("R-TASK-18: bob read alice's task: %s", w.raw)
+	}
+	if w := tcall(t, h, "tasks/get", tparams(tasksCaps, M{"taskId": id}), bearer("alice")); w.Result["status"] != "working" {
+		t.Errorf("alice cannot read her task: %s", w.raw)
+	}
+	tcall(t, h, "tasks/cancel", tparams(tasksCaps, M{"taskId": id}), bearer("alice"))
+}
