@@ -350,3 +350,37 @@ func TestAuthPrincipalOwnsTasks(t *testing.T) {
 	}
 	tcall(t, h, "tasks/cancel", tparams(tasksCaps, M{"taskId": id}), bearer("alice"))
 }
+
+// The 401 and 400 answers on the legacy era's own requests: initialize,
+// and GET and DELETE of a session, each refused before anything else.
+func TestAuthStatusesLegacy(t *testing.T) {
+	h := authServer(t, WithEras(ErasBoth)).Handler(authOptions())
+	init := eraBody(0, "initialize", initParams("2025-06-18", ""))
+	for _, c := range []struct {
+		name   string
+		hdr    []string
+		status int
+		errStr string
+	}{
+		{"initialize without a token", nil, 401, ""},
+		{"initialize with an invalid token", []string{"Authorization", "Bearer nope"}, 401, `error="invalid_token"`},
+		{"initialize with two Authorization headers", []string{"Authorization", "Bearer reader", "Authorization", "Bearer reader"}, 400, `error="invalid_request"`},
+		{"initialize with Bearer and no token", []string{"Authorization", "Bearer"}, 400, `error="invalid_request"`},
+	} {
+		rec := eraRequest(t, h, http.MethodPost, init, c.hdr...)
+		ch := rec.Header().Get("WWW-Authenticate")
+		if rec.Code != c.status || !strings.Contains(ch, `resource_metadata="`+prmURL+`"`) || (c.errStr == "") != !strings.Contains(ch, "error=") || !strings.Contains(ch, c.errStr) {
+			t.Errorf("%s: %d %q", c.name, rec.Code, ch)
+		}
+		if rec.Header().Get(HeaderSessionID) != "" {
+			t.Errorf("%s: a session was minted", c.name)
+		}
+	}
+	c := newLegacyHTTP(t, h, "2025-11-25", "Authorization", "Bearer reader")
+	c.open("")
+	for _, verb := range []string{http.MethodGet, http.MethodDelete} {
+		if rec := eraRequest(t, h, verb, "", HeaderSessionID, c.sid, HeaderProtocolVersion, c.rev); rec.Code != 401 {
+			t.Errorf("%s of a session without a token: %d", verb, rec.Code)
+		}
+	}
+}
