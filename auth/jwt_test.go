@@ -186,6 +186,17 @@ func TestJWKSIgnoresSymmetricKeys(t *testing.T) {
 	if n := len(v.keys.snapshot()); n != 1 {
 		t.Fatalf("%d keys kept, want 1 (the RSA one)", n)
 	}
+	// A key for encryption only ("use": "enc") is not used either.
+	enc := newRSAKey(t, "e1")
+	ej := enc.jwk()
+	ej.Use = "enc"
+	encJWK, _ := json.Marshal(ej)
+	js.setRaw(oct, encJWK, rsaJWK)
+	clk0 := time.Now()
+	v2, _ := newTestVerifier(t, js, JWTConfig{})
+	if _, err := v2.Verify(context.Background(), enc.sign(t, validClaims(clk0), nil)); err == nil || err.Error() != `auth: invalid token: unknown key id "e1"` {
+		t.Errorf("a use=enc key verified: %v", err)
+	}
 	if _, err := v.Verify(context.Background(), k.sign(t, validClaims(clk.now()), nil)); err != nil {
 		t.Fatal(err)
 	}
