@@ -384,3 +384,33 @@ func TestAuthStatusesLegacy(t *testing.T) {
 		}
 	}
 }
+
+// A JSON-RPC batch of a 2025-03-26 session checks scopes too: the
+// refused element is the -32600 insufficient-scope error in the array
+// (one status answers the whole batch, so it stays 200), the others run.
+func TestAuthInsufficientScopeBatch(t *testing.T) {
+	h := authServer(t, WithEras(ErasBoth)).Handler(authOptions())
+	c := newLegacyHTTP(t, h, "2025-03-26", "Authorization", "Bearer reader")
+	c.open("")
+	rec := c.send(http.MethodPost, `[`+eraBody(1, "tools/call", `{"name":"admin","arguments":{}}`)+`,`+eraBody(2, "tools/call", `{"name":"whoami","arguments":{}}`)+`]`)
+	var out []struct {
+		ID     int             `json:"id"`
+		Error  *wireError      `json:"error"`
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &out); err != nil || len(out) != 2 {
+		t.Fatalf("%d %s", rec.Code, rec.Body)
+	}
+	for _, o := range out {
+		switch o.ID {
+		case 1:
+			if o.Error == nil || o.Error.Code != protocol.CodeInvalidRequestError || !strings.Contains(string(o.Error.Data), `"requiredScopes":["admin","write"]`) {
+				t.Errorf("admin in a batch: %+v", o)
+			}
+		case 2:
+			if o.Error != nil || !strings.Contains(string(o.Result), authIss+" alice|alice") {
+				t.Errorf("whoami in a batch: %+v %s", o.Error, o.Result)
+			}
+		}
+	}
+}
