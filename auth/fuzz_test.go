@@ -62,4 +62,3 @@ func FuzzChallenge(f *testing.F) {
 		}
 	})
 }
-
