@@ -30,6 +30,8 @@ type keySet struct {
 	mu      sync.Mutex
 	keys    []jose.JSONWebKey // the usable public signing keys
 	last    time.Time         // when the last fetch started (zero: never)
+	fetched time.Time         // when the last successful fetch started
+	maxAge  time.Duration     // a set older than this is fetched again (0: never)
 	pending *fetchCall        // the fetch in flight, nil when none
 	fetches int               // fetches started, for tests
 }
@@ -49,6 +51,14 @@ func (ks *keySet) snapshot() []jose.JSONWebKey {
 	ks.mu.Lock()
 	defer ks.mu.Unlock()
 	return ks.keys
+}
+
+// stale reports whether the set is older than maxAge: a key the issuer
+// removed (rotated out, or revoked) is not trusted for longer than that.
+func (ks *keySet) stale() bool {
+	ks.mu.Lock()
+	defer ks.mu.Unlock()
+	return ks.maxAge > 0 && ks.now().Sub(ks.fetched) >= ks.maxAge
 }
 
 // refresh fetches the set again unless a fetch started less than
@@ -83,7 +93,7 @@ func (ks *keySet) refresh(ctx context.Context, force bool) ([]jose.JSONWebKey, e
 	keys, err := ks.fetch(context.WithoutCancel(ctx))
 	ks.mu.Lock()
 	if err == nil {
-		ks.keys = keys
+		ks.keys, ks.fetched = keys, now
 	}
 	ks.pending = nil
 	c.err = err

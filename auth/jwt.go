@@ -34,6 +34,9 @@ const (
 	// DefaultCacheTTL is the longest a verified token is remembered
 	// (JWTConfig.CacheTTL); never past its exp.
 	DefaultCacheTTL = 5 * time.Minute
+	// DefaultJWKSMaxAge is how long a fetched JWKS is trusted before it is
+	// fetched again (JWTConfig.JWKSMaxAge).
+	DefaultJWKSMaxAge = time.Hour
 	// DefaultHTTPTimeout bounds one fetch of a JWKS or metadata document
 	// when JWTConfig.HTTPClient is nil.
 	DefaultHTTPTimeout = 10 * time.Second
@@ -76,6 +79,13 @@ type JWTConfig struct {
 	// negative: no bound, for tests only). Concurrent misses share one
 	// fetch.
 	MinRefreshInterval time.Duration
+	// JWKSMaxAge is how long a fetched JWKS is trusted: the first token
+	// verified after it fetches the set again (within MinRefreshInterval
+	// of the last attempt, at most once), so that a key the issuer
+	// removed stops verifying (default DefaultJWKSMaxAge; negative:
+	// never, only an unknown kid refreshes). If that fetch fails, the
+	// keys held are used and it is tried again MinRefreshInterval later.
+	JWKSMaxAge time.Duration
 	// MaxTokenBytes bounds a token's length, checked before anything is
 	// parsed (default DefaultMaxTokenBytes).
 	MaxTokenBytes int
@@ -167,6 +177,12 @@ func NewJWTVerifier(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 	case cfg.MinRefreshInterval < 0:
 		cfg.MinRefreshInterval = 0
 	}
+	switch {
+	case cfg.JWKSMaxAge == 0:
+		cfg.JWKSMaxAge = DefaultJWKSMaxAge
+	case cfg.JWKSMaxAge < 0:
+		cfg.JWKSMaxAge = 0
+	}
 	if cfg.MaxTokenBytes <= 0 {
 		cfg.MaxTokenBytes = DefaultMaxTokenBytes
 	}
@@ -197,7 +213,7 @@ func NewJWTVerifier(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 		v.cache = newTokenCache(cfg.CacheSize, cfg.CacheTTL)
 	}
 	v.keys = &keySet{url: cfg.JWKSURL, client: cfg.HTTPClient, maxBytes: cfg.MaxJWKSBytes, minInterval: cfg.MinRefreshInterval,
-		now: func() time.Time { return v.now() }}
+		maxAge: cfg.JWKSMaxAge, now: func() time.Time { return v.now() }}
 	if _, err := v.keys.refresh(ctx, true); err != nil {
 		return nil, err
 	}
@@ -260,6 +276,9 @@ func (v *JWTVerifier) verify(ctx context.Context, token string) (*TokenInfo, err
 
 // verifySignature finds the key and checks the signature.
 func (v *JWTVerifier) verifySignature(ctx context.Context, jws *jose.JSONWebSignature, kid, alg string) ([]byte, error) {
+	if v.keys.stale() {
+		_, _ = v.keys.refresh(ctx, false) // on failure (or rate-limited), the keys held serve
+	}
 	keys := v.keys.snapshot()
 	cands, known := candidates(keys, kid, alg)
 	if !known {

@@ -276,3 +276,36 @@ func TestJWKSBodyBound(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// A key the issuer removed stops verifying once the set is older than
+// JWKSMaxAge (it is fetched again on the next token); while the issuer
+// is unreachable the keys held keep serving.
+func TestJWKSMaxAge(t *testing.T) {
+	k := newRSAKey(t, "k1")
+	js := newJWKSServer(t, k)
+	v, clk := newTestVerifier(t, js, JWTConfig{JWKSMaxAge: 10 * time.Minute, CacheSize: -1})
+	if _, err := v.Verify(context.Background(), k.sign(t, validClaims(clk.now()), nil)); err != nil {
+		t.Fatal(err)
+	}
+	clk.advance(5 * time.Minute)
+	js.set(t) // k1 revoked
+	if _, err := v.Verify(context.Background(), k.sign(t, validClaims(clk.now()), nil)); err != nil || js.fetches.Load() != 1 {
+		t.Fatalf("within JWKSMaxAge: %v, %d fetches", err, js.fetches.Load())
+	}
+	clk.advance(6 * time.Minute)
+	if _, err := v.Verify(context.Background(), k.sign(t, validClaims(clk.now()), nil)); err == nil || js.fetches.Load() != 2 {
+		t.Fatalf("after JWKSMaxAge a removed key verified: %v, %d fetches", err, js.fetches.Load())
+	}
+	// The issuer down at the next refresh: the held keys (now k2) serve.
+	k2 := newECKey(t, "k2")
+	js.set(t, k2)
+	clk.advance(11 * time.Minute)
+	if _, err := v.Verify(context.Background(), k2.sign(t, validClaims(clk.now()), nil)); err != nil {
+		t.Fatal(err)
+	}
+	clk.advance(11 * time.Minute)
+	js.Close()
+	if _, err := v.Verify(context.Background(), k2.sign(t, validClaims(clk.now()), nil)); err != nil {
+		t.Fatalf("the issuer down: %v", err)
+	}
+}
