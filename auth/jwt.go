@@ -104,8 +104,8 @@ type JWTConfig struct {
 	CacheSize int
 	// CacheTTL bounds how long a verified token is remembered (default
 	// DefaultCacheTTL). A key removed from the JWKS stops verifying new
-	// tokens at once, but a token it signed stays accepted until its
-	// entry expires.
+	// tokens once the set is fetched again (JWKSMaxAge), but a token it
+	// signed that is cached stays accepted until its entry expires.
 	CacheTTL time.Duration
 }
 
