@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/mcpwire/mcpwire/auth"
 	"github.com/mcpwire/mcpwire/protocol"
@@ -413,4 +414,30 @@ func TestAuthInsufficientScopeBatch(t *testing.T) {
 			}
 		}
 	}
+}
+
+// A listen filter honours a task id only for the token principal that
+// created the task (R-TASK-18), as for the Authenticate principal.
+func TestAuthPrincipalListen(t *testing.T) {
+	f := newTaskFixture(t, TaskConfig{})
+	f.tool(t, "secret", TaskOptions{Support: TaskOptional}, func(ctx context.Context, _ *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	h := f.s.Handler(HTTPOptions{Verifier: fakeVerifier{"alice": tokenFor("alice"), "bob": tokenFor("bob")}})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	w := tcall(t, h, "tools/call", tparams(tasksCaps, M{"name": "secret", "arguments": M{}}), bearer("alice"))
+	id, _ := w.Result["taskId"].(string)
+	if id == "" {
+		t.Fatalf("tools/call: %s", w.raw)
+	}
+	for user, want := range map[string]int{"bob": 0, "alice": 1} {
+		p := tparams(tasksCaps, M{"notifications": M{"toolsListChanged": true, "taskIds": []string{id}}})
+		st := openListenWith(t, srv, user+"-sub", p, bearer(user))
+		if ids := ackTaskIDs(t, st.message(2*time.Second)); len(ids) != want {
+			t.Errorf("%s's acknowledgement lists %v, want %d", user, ids, want)
+		}
+	}
+	tcall(t, h, "tasks/cancel", tparams(tasksCaps, M{"taskId": id}), bearer("alice"))
 }
