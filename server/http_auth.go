@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/mcpwire/mcpwire/auth"
 	"github.com/mcpwire/mcpwire/protocol"
@@ -282,4 +283,22 @@ func (s *Server) SetToolScopes(name string, scopes ...string) error {
 	nt.scopes = slices.Clone(scopes)
 	s.tools[name] = &nt
 	return nil
+}
+
+// streamLifetime is how long a long-lived stream (a listen stream, a
+// legacy session's GET stream) may last: WithMaxStreamLifetime, and no
+// longer than the access token that opened it (a, nil without one), so
+// that a stream does not outlive its authorization. It then ends as at
+// its lifetime, and the client opens a new one with a fresh token. 0: no
+// bound.
+func (s *Server) streamLifetime(a *authInfo) time.Duration {
+	d := s.cfg.streamLifetime
+	if a == nil || a.token.Expiry.IsZero() {
+		return d
+	}
+	left := max(time.Until(a.token.Expiry), time.Millisecond)
+	if d <= 0 || left < d {
+		return left
+	}
+	return d
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -440,4 +441,49 @@ func TestAuthPrincipalListen(t *testing.T) {
 		}
 	}
 	tcall(t, h, "tasks/cancel", tparams(tasksCaps, M{"taskId": id}), bearer("alice"))
+}
+
+// A listen stream does not outlive the token that opened it: it ends, as
+// at WithMaxStreamLifetime, with its result when the token expires.
+func TestAuthListenEndsAtTokenExpiry(t *testing.T) {
+	s := authServer(t)
+	short := tokenFor("alice")
+	short.Expiry = time.Now().Add(300 * time.Millisecond)
+	srv := httptest.NewServer(s.Handler(HTTPOptions{Verifier: fakeVerifier{"short": short}}))
+	t.Cleanup(srv.Close)
+	st := openListenWith(t, srv, "sub-1", params(M{"notifications": M{"toolsListChanged": true}}), bearer("short"))
+	if m := st.message(2 * time.Second); m.method() != protocol.MethodNotificationsSubscriptionsAcknowledged {
+		t.Fatalf("first frame %s", m.raw)
+	}
+	if m := st.message(5 * time.Second); m.method() != "" || m.Result == nil {
+		t.Fatalf("the stream did not end with its result at the token's expiry: %s", m.raw)
+	}
+}
+
+// The same for a legacy session's GET stream: it ends (with a retry
+// field, as at its lifetime) when the token that opened it expires.
+func TestAuthLegacyStreamEndsAtTokenExpiry(t *testing.T) {
+	s := authServer(t, WithEras(ErasBoth))
+	short := tokenFor("alice")
+	short.Expiry = time.Now().Add(300 * time.Millisecond)
+	h := s.Handler(HTTPOptions{Verifier: fakeVerifier{"long": tokenFor("alice"), "short": short}})
+	c := newLegacyHTTP(t, h, "2025-11-25", "Authorization", "Bearer long")
+	c.open("")
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/mcp", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set(HeaderSessionID, c.sid)
+	req.Header.Set(HeaderProtocolVersion, c.rev)
+	req.Header.Set("Authorization", "Bearer short")
+	cl := &http.Client{Timeout: 5 * time.Second}
+	resp, err := cl.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || err != nil || !strings.Contains(string(body), "retry:") {
+		t.Fatalf("GET stream: %d %v %q", resp.StatusCode, err, body)
+	}
 }
