@@ -55,7 +55,9 @@ FUZZ_TARGETS = \
 	./server/:FuzzParseValue \
 	./server/:FuzzValueChecks \
 	./server/internal/sealed/:FuzzOpen \
-	./server/internal/legacy/:FuzzLegacyProject
+	./server/internal/legacy/:FuzzLegacyProject \
+	./auth/:FuzzJWTVerify \
+	./auth/:FuzzChallenge
 
 fuzz:
 	bash tools/fuzz/run.sh $(GO) $(FUZZTIME) $(FUZZ_TARGETS)

@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/atombender/go-jsonschema v0.24.1
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/goccy/go-json v0.12.0
 	github.com/google/jsonschema-go v0.4.3
 	github.com/redis/go-redis/v9 v9.23.0

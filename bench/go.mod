@@ -3,6 +3,7 @@ module github.com/mcpwire/mcpwire/bench
 go 1.26.0
 
 require (
+	github.com/go-jose/go-jose/v4 v4.1.9
 	github.com/go-json-experiment/json v1.27.2
 	github.com/goccy/go-json v0.12.0
 	github.com/mcpwire/mcpwire v0.0.0

@@ -32,12 +32,13 @@ type exchange struct {
 
 // outcome is what the transport writes back.
 type outcome struct {
-	body         []byte  // a JSON-RPC response; nil for an accepted notification
-	status       int     // HTTP status
-	notification bool    // the message was a notification: HTTP 202, no body
-	cancelled    bool    // the request was cancelled: send nothing (R-CANCEL-01)
-	retryAfter   int     // seconds, for HTTP 429's Retry-After
-	buf          *[]byte // body's buffer, when it comes from Server.bufs (see recycle)
+	body         []byte   // a JSON-RPC response; nil for an accepted notification
+	status       int      // HTTP status
+	notification bool     // the message was a notification: HTTP 202, no body
+	cancelled    bool     // the request was cancelled: send nothing (R-CANCEL-01)
+	retryAfter   int      // seconds, for HTTP 429's Retry-After
+	buf          *[]byte  // body's buffer, when it comes from Server.bufs (see recycle)
+	scopes       []string // an insufficient-scope refusal: 403 with a challenge naming them
 }
 
 // The order of checks on a request (documented in the package doc):
@@ -237,7 +238,7 @@ func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, 
 	}
 	s.inflight.Add(1)
 	defer s.inflight.Done()
-	r := &Request{Method: method, ID: id, Meta: meta, Principal: x.principal, out: x.out, ctx: ctx, maxInputs: s.cfg.maxInputs}
+	r := &Request{Method: method, ID: id, Meta: meta, Principal: x.principal, auth: authFrom(ctx), out: x.out, ctx: ctx, maxInputs: s.cfg.maxInputs}
 	r.rc = requestContext{Context: ctx, r: r}
 	if s.cfg.handlerTimeout > 0 && method != protocol.MethodSubscriptionsListen {
 		r.rc.deadline = time.Now().Add(s.cfg.handlerTimeout)
@@ -379,7 +380,7 @@ func (s *Server) dispatch(ctx context.Context, r *Request, params any, x *exchan
 	case *protocol.SubscriptionsListenRequestParams:
 		return s.listen(ctx, r, p, x)
 	case *protocol.PaginatedRequestParams:
-		return s.list(r.Method, p.Cursor)
+		return s.list(r, p.Cursor)
 	case *protocol.RequestParams:
 		if r.Method == protocol.MethodServerDiscover {
 			return s.discover(), nil
@@ -481,37 +482,55 @@ func (s *Server) page(keys []string, cursor *string) ([]string, *string, error) 
 
 // pageDefs cuts one page out of a registry whose keys are sorted, and
 // returns the definitions on it.
-func pageDefs[V, D any](s *Server, m map[string]V, sorted []string, cursor *string, def func(V) D) ([]D, *string, error) {
+func pageDefs[V, D any](s *Server, m map[string]V, sorted []string, cursor *string, def func(V) D, keep func(V) bool) ([]D, *string, error) {
 	keys, next, err := s.page(sorted, cursor)
 	if err != nil {
 		return nil, nil, err
 	}
 	out := make([]D, 0, len(keys))
 	for _, k := range keys {
-		out = append(out, def(m[k]))
+		if v := m[k]; keep == nil || keep(v) {
+			out = append(out, def(v))
+		}
 	}
 	return out, next, nil
 }
 
-func (s *Server) list(method string, cursor *string) (wireResult, error) {
+// list serves the four list methods. With HTTPOptions.FilterListsByScope,
+// a page leaves out what r's token may not use (it may then hold fewer
+// entries than the page size; the cursor is the same), and the answer is
+// private.
+func (s *Server) list(r *Request, cursor *string) (wireResult, error) {
+	method := r.Method
 	ttl, scope := s.cacheHint(method)
+	var keepTool func(*tool) bool
+	var keepPrompt func(*prompt) bool
+	var keepResource func(*resource) bool
+	var keepTemplate func(*template) bool
+	if filtersLists(r) {
+		scope = protocol.CacheScopePrivate
+		keepTool = func(t *tool) bool { return listable(r, t.scopes) }
+		keepPrompt = func(p *prompt) bool { return listable(r, p.scopes) }
+		keepResource = func(x *resource) bool { return listable(r, x.scopes) }
+		keepTemplate = func(x *template) bool { return listable(r, x.scopes) }
+	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	switch method {
 	case protocol.MethodToolsList:
-		tools, next, err := pageDefs(s, s.tools, cachedKeys(&s.sortedTools, s.tools), cursor, func(t *tool) protocol.Tool { return t.def })
+		tools, next, err := pageDefs(s, s.tools, cachedKeys(&s.sortedTools, s.tools), cursor, func(t *tool) protocol.Tool { return t.def }, keepTool)
 		if err != nil {
 			return nil, err
 		}
 		return &protocol.ListToolsResult{Tools: tools, NextCursor: next, TTLMs: ttl, CacheScope: scope}, nil
 	case protocol.MethodPromptsList:
-		prompts, next, err := pageDefs(s, s.prompts, cachedKeys(&s.sortedPrompts, s.prompts), cursor, func(p *prompt) protocol.Prompt { return p.def })
+		prompts, next, err := pageDefs(s, s.prompts, cachedKeys(&s.sortedPrompts, s.prompts), cursor, func(p *prompt) protocol.Prompt { return p.def }, keepPrompt)
 		if err != nil {
 			return nil, err
 		}
 		return &protocol.ListPromptsResult{Prompts: prompts, NextCursor: next, TTLMs: ttl, CacheScope: scope}, nil
 	case protocol.MethodResourcesList:
-		resources, next, err := pageDefs(s, s.resources, cachedKeys(&s.sortedResources, s.resources), cursor, func(r *resource) protocol.Resource { return r.def })
+		resources, next, err := pageDefs(s, s.resources, cachedKeys(&s.sortedResources, s.resources), cursor, func(r *resource) protocol.Resource { return r.def }, keepResource)
 		if err != nil {
 			return nil, err
 		}
@@ -522,7 +541,7 @@ func (s *Server) list(method string, cursor *string) (wireResult, error) {
 		for i, t := range s.templates {
 			byPos[fmt.Sprintf("%08d", i)] = t
 		}
-		templates, next, err := pageDefs(s, byPos, sortedKeys(byPos), cursor, func(t *template) protocol.ResourceTemplate { return t.def })
+		templates, next, err := pageDefs(s, byPos, sortedKeys(byPos), cursor, func(t *template) protocol.ResourceTemplate { return t.def }, keepTemplate)
 		if err != nil {
 			return nil, err
 		}

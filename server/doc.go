@@ -7,6 +7,21 @@
 // request behind a load balancer. It is served over Streamable HTTP by
 // (*Server).Handler and over stdio by (*Server).ServeStdio.
 //
+// # Authorization
+//
+// With HTTPOptions.Verifier (package auth: auth.JWTVerifier, or any
+// auth.Verifier), the Handler is an OAuth 2.1 resource server: before
+// the body is read, a request without a Bearer token is 401 with a
+// WWW-Authenticate challenge naming HTTPOptions.ResourceMetadataURL and
+// HTTPOptions.Scopes, a malformed Authorization header 400
+// (invalid_request), a refused token 401 (invalid_token), a verifier
+// outage 503. Tools, prompts and resources may need scopes
+// (RequireScopes, RequirePromptScopes, RequireResourceScopes): a request
+// whose token lacks one is 403 insufficient_scope, in either era. The
+// principal is the token's; handlers read the token's claims with
+// Request.Token. stdio has no token and checks no scope. See
+// docs/auth.md.
+//
 // # Order of checks
 //
 // Every request goes through the same steps, on both transports:
@@ -131,7 +146,8 @@
 // Over Streamable HTTP, initialize mints the session id: 256 random bits,
 // base64url, sent once in Mcp-Session-Id on its answer, and stored only as
 // its SHA-256 in LegacyConfig.Store (in memory by default), bound to the
-// principal of the Authenticate hook. Every later POST, GET and DELETE of
+// principal (the verified token's issuer and subject with
+// HTTPOptions.Verifier, or the Authenticate hook's). Every later POST, GET and DELETE of
 // the session carries it: without it a request is 400; an id that is
 // unknown, expired (IdleTimeout, MaxLifetime), evicted (a principal past
 // MaxSessionsPerPrincipal loses its least recently used session), deleted

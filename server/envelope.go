@@ -143,6 +143,11 @@ func (s *Server) recycle(bp *[]byte) {
 }
 
 func (s *Server) errorOutcome(id *protocol.RequestId, e *Error) outcome {
+	if e.scopes != nil {
+		out := s.errorOutcome(id, &Error{Code: e.Code, Message: e.Message, Data: e.Data})
+		out.status, out.scopes = http.StatusForbidden, e.scopes
+		return out
+	}
 	if e.Data == nil {
 		return outcome{body: appendErrorResponse(nil, id, e.Code, e.Message), status: httpStatus(e.Code), retryAfter: retryAfter(e)}
 	}

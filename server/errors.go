@@ -21,6 +21,9 @@ type Error struct {
 	// (resourceNotFound), which a legacy session gets as -32002 (H6); a
 	// handler's own -32602 is never rewritten.
 	notFound bool
+	// scopes, when set, marks the runtime's insufficient-scope refusal
+	// (checkScopes): HTTP 403 with a challenge naming them, in either era.
+	scopes []string
 }
 
 // Error implements the error interface.

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/mcpwire/mcpwire/auth"
 	"github.com/mcpwire/mcpwire/protocol"
 )
 
@@ -35,6 +36,40 @@ type HTTPOptions struct {
 	Authenticate func(r *http.Request) (principal string, err error)
 	// WWWAuthenticate is the challenge sent with 401 (default "Bearer").
 	WWWAuthenticate string
+
+	// Verifier, when set, makes the endpoint an OAuth 2.1 resource server
+	// (R-AUTH-05): every request's Authorization header is read and its
+	// Bearer token verified before the body is read, and the principal is
+	// the token's (TokenInfo.Principal). No token: 401 with
+	// `WWW-Authenticate: Bearer resource_metadata="…", scope="…"`; an
+	// invalid one (an error wrapping auth.ErrInvalidToken): 401 with
+	// error="invalid_token"; a malformed header: 400 with
+	// error="invalid_request"; any other Verify error: 503 with
+	// Retry-After (docs/auth.md). Handlers read the token with
+	// Request.Token. Verifier and Authenticate together are a
+	// configuration error: Handler panics.
+	Verifier auth.Verifier
+	// ResourceMetadataURL is the URL of the server's Protected Resource
+	// Metadata (auth.MetadataURL), sent as resource_metadata in every
+	// challenge (R-AUTH-03).
+	ResourceMetadataURL string
+	// Scopes are the scopes a 401's challenge advertises as scope=
+	// (R-AUTH-04): what a client should ask for to use the server at all.
+	// offline_access is never sent (R-AUTH-10).
+	Scopes []string
+	// ScopeSatisfies reports whether a token satisfies a scope an
+	// operation needs (RequireScopes), for issuers with scope hierarchies
+	// (R-AUTH-09: "files" implying "files:read", say). Default: the token
+	// carries the scope itself (TokenInfo.HasScope). It must be safe for
+	// concurrent use.
+	ScopeSatisfies func(have *auth.TokenInfo, need string) bool
+	// FilterListsByScope leaves out of tools/list, prompts/list,
+	// resources/list and resources/templates/list the entries whose scopes
+	// the request's token lacks (R-TOOL-02 lets lists vary by
+	// authorization). Those list answers then depend on the token: their
+	// cache hint is private, whatever WithCacheHint says, and a list
+	// result cached as public elsewhere must not be used with this on.
+	FilterListsByScope bool
 
 	// WriteTimeout bounds each write of a response (default
 	// DefaultStreamWriteTimeout, 30 s; negative: no bound): every event of
@@ -134,6 +169,9 @@ func (s *Server) Handler(opts HTTPOptions) http.Handler {
 		hosts[i] = strings.ToLower(h)
 	}
 	opts.AllowedHosts = hosts
+	if opts.Verifier != nil && opts.Authenticate != nil {
+		panic("server: HTTPOptions.Verifier and HTTPOptions.Authenticate are exclusive: set one")
+	}
 	if opts.WWWAuthenticate == "" {
 		opts.WWWAuthenticate = "Bearer"
 	}
@@ -234,7 +272,13 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	var principal string
-	if h.opts.Authenticate != nil {
+	if h.opts.Verifier != nil {
+		var ok bool
+		if r, ok = h.authorize(w, r); !ok {
+			return
+		}
+		principal = authFrom(r.Context()).token.Principal()
+	} else if h.opts.Authenticate != nil {
 		p, err := h.opts.Authenticate(r)
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", h.opts.WWWAuthenticate)
@@ -515,6 +559,9 @@ func (s *sseWriter) finish(out outcome) {
 		s.w.Header().Set("Content-Type", "application/json")
 		if out.retryAfter > 0 {
 			s.w.Header().Set("Retry-After", strconv.Itoa(out.retryAfter))
+		}
+		if out.scopes != nil {
+			s.w.Header().Set("WWW-Authenticate", s.h.insufficientScopeChallenge(out.scopes))
 		}
 		_ = s.deadline() // a client that does not read its response holds it WriteTimeout at most
 		s.w.WriteHeader(out.status)

@@ -494,7 +494,7 @@ func (s *Server) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.Requ
 	rounds := 0
 	for {
 		c := &legacyCall{
-			r: Request{Method: method, ID: id, Meta: meta, Principal: x.principal, out: x.out, ctx: ctx, maxInputs: s.cfg.maxInputs},
+			r: Request{Method: method, ID: id, Meta: meta, Principal: x.principal, auth: authFrom(ctx), out: x.out, ctx: ctx, maxInputs: s.cfg.maxInputs},
 			l: legacyRequest{rev: rev, bridge: x.bridge},
 		}
 		r := &c.r
@@ -525,8 +525,13 @@ func (s *Server) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.Requ
 				e = InternalError("Internal error")
 			}
 			status := http.StatusOK
-			if e.Code == CodeRateLimited {
+			switch {
+			case e.Code == CodeRateLimited:
 				status = http.StatusTooManyRequests // a throttle is a transport signal
+			case e.scopes != nil:
+				out := s.legacyErrorFor(rev, id, e, http.StatusForbidden) // R-AUTH-08 in a session too
+				out.scopes = e.scopes
+				return out
 			}
 			return s.legacyErrorFor(rev, id, e, status)
 		}

@@ -321,8 +321,8 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 		tick = t.C
 	}
 	var lifetime <-chan time.Time
-	if s.cfg.streamLifetime > 0 {
-		t := time.NewTimer(s.cfg.streamLifetime)
+	if d := s.streamLifetime(r.auth); d > 0 {
+		t := time.NewTimer(d)
 		defer t.Stop()
 		lifetime = t.C
 	}

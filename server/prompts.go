@@ -17,15 +17,21 @@ type PromptHandler func(ctx context.Context, req *Request, args map[string]strin
 type prompt struct {
 	def     protocol.Prompt
 	handler PromptHandler
+	scopes  []string // set by RequirePromptScopes
 }
 
 // AddPrompt registers a prompt; a name registered twice is replaced.
-func (s *Server) AddPrompt(def protocol.Prompt, h PromptHandler) error {
+// opts (RequirePromptScopes) configure it.
+func (s *Server) AddPrompt(def protocol.Prompt, h PromptHandler, opts ...PromptOption) error {
 	if def.Name == "" || h == nil {
 		return fmt.Errorf("server: a prompt needs a name and a handler")
 	}
+	p := &prompt{def: def, handler: h}
+	for _, o := range opts {
+		o(p)
+	}
 	s.mu.Lock()
-	s.prompts[def.Name] = &prompt{def: def, handler: h}
+	s.prompts[def.Name] = p
 	s.sortedPrompts.Store(nil)
 	s.mu.Unlock()
 	_ = s.NotifyPromptsChanged()
@@ -43,6 +49,9 @@ func (s *Server) getPrompt(ctx context.Context, r *Request, p *protocol.GetPromp
 	s.mu.RUnlock()
 	if pr == nil {
 		return nil, InvalidParams("Unknown prompt: "+p.Name, nil)
+	}
+	if err := checkScopes(r, pr.scopes); err != nil {
+		return nil, err
 	}
 	for _, a := range pr.def.Arguments {
 		if a.Required != nil && *a.Required {

@@ -26,7 +26,11 @@ type Request struct {
 	// Meta is the request's _meta: protocol version, client capabilities,
 	// client info, log level, progress token, and any other keys in Extra.
 	Meta protocol.RequestMetaObject
-	// Principal is what the HTTP Authenticate hook returned ("" without one).
+	// Principal is whom the request speaks for: the verified token's
+	// issuer and subject (TokenInfo.Principal) with HTTPOptions.Verifier,
+	// what the HTTP Authenticate hook returned with that, "" otherwise.
+	// Sealed request state, tasks, legacy sessions and listen streams are
+	// bound to it.
 	Principal string
 
 	inputResponses protocol.InputResponses
@@ -37,6 +41,7 @@ type Request struct {
 	salient        []byte     // the arguments' JSON, bound into sealed state (MRTR binding)
 	cache          *CacheHint // the handler's own cache hint (SetCacheHint)
 
+	auth     *authInfo      // the verified token (HTTPOptions.Verifier), nil without one
 	legacy   *legacyRequest // set for a request of a legacy session (Legacy)
 	out      notifier
 	ctx      context.Context // the request's own context: cancelled means send nothing

@@ -21,16 +21,27 @@ type ResourceHandler func(ctx context.Context, req *Request, uri string, vars ma
 type resource struct {
 	def     protocol.Resource
 	handler ResourceHandler
+	scopes  []string // set by RequireResourceScopes
 }
 
 type template struct {
 	def     protocol.ResourceTemplate
 	tmpl    *uritemplate.Template
 	handler ResourceHandler
+	scopes  []string // set by RequireResourceScopes
 }
 
-// AddResource registers a static resource under def.URI.
-func (s *Server) AddResource(def protocol.Resource, h ResourceHandler) error {
+func resourceOptions(opts []ResourceOption) resourceOpts {
+	var o resourceOpts
+	for _, f := range opts {
+		f(&o)
+	}
+	return o
+}
+
+// AddResource registers a static resource under def.URI. opts
+// (RequireResourceScopes) configure it.
+func (s *Server) AddResource(def protocol.Resource, h ResourceHandler, opts ...ResourceOption) error {
 	if def.URI == "" || def.Name == "" {
 		return fmt.Errorf("server: a resource needs a uri and a name")
 	}
@@ -38,7 +49,7 @@ func (s *Server) AddResource(def protocol.Resource, h ResourceHandler) error {
 		return fmt.Errorf("server: resource %s: nil handler", def.URI)
 	}
 	s.mu.Lock()
-	s.resources[def.URI] = &resource{def: def, handler: h}
+	s.resources[def.URI] = &resource{def: def, handler: h, scopes: resourceOptions(opts).scopes}
 	s.sortedResources.Store(nil)
 	s.mu.Unlock()
 	_ = s.NotifyResourcesChanged()
@@ -59,7 +70,9 @@ func (s *Server) RemoveResource(uri string) bool {
 // "/", "..", NUL or nothing at all ("t://a/%2E%2E%2Fetc/x" gives
 // "../etc"). A handler that builds a path, a query or a key from them must
 // validate them first; the raw URI is its uri argument.
-func (s *Server) AddResourceTemplate(def protocol.ResourceTemplate, h ResourceHandler) error {
+//
+// opts (RequireResourceScopes) configure it.
+func (s *Server) AddResourceTemplate(def protocol.ResourceTemplate, h ResourceHandler, opts ...ResourceOption) error {
 	t, err := uritemplate.New(def.URITemplate)
 	if err != nil {
 		return fmt.Errorf("server: resource template %q: %w", def.URITemplate, err)
@@ -68,7 +81,7 @@ func (s *Server) AddResourceTemplate(def protocol.ResourceTemplate, h ResourceHa
 		return fmt.Errorf("server: resource template %q needs a name and a handler", def.URITemplate)
 	}
 	s.mu.Lock()
-	s.templates = append(s.templates, &template{def: def, tmpl: t, handler: h})
+	s.templates = append(s.templates, &template{def: def, tmpl: t, handler: h, scopes: resourceOptions(opts).scopes})
 	s.mu.Unlock()
 	_ = s.NotifyResourcesChanged()
 	return nil
@@ -99,8 +112,9 @@ func (s *Server) readResource(ctx context.Context, r *Request, p *protocol.ReadR
 	s.mu.RUnlock()
 	var h ResourceHandler
 	var vars map[string]string
+	var need []string
 	if res != nil {
-		h = res.handler
+		h, need = res.handler, res.scopes
 	} else {
 		for _, t := range templates {
 			if m := t.tmpl.Match(p.URI); m != nil {
@@ -108,13 +122,16 @@ func (s *Server) readResource(ctx context.Context, r *Request, p *protocol.ReadR
 				for _, n := range t.tmpl.Varnames() {
 					vars[n] = varText(m.Get(n))
 				}
-				h = t.handler
+				h, need = t.handler, t.scopes
 				break
 			}
 		}
 	}
 	if h == nil {
 		return nil, resourceNotFound(p.URI)
+	}
+	if err := checkScopes(r, need); err != nil {
+		return nil, err
 	}
 	if err := s.prepareMRTR(r, p.URI, nil, p.InputResponses, p.RequestState); err != nil {
 		return nil, err

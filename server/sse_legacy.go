@@ -177,8 +177,8 @@ func (h *httpHandler) sessionStream(r *http.Request, sse *sseWriter, rec *Sessio
 		tick = t.C
 	}
 	var lifetime <-chan time.Time
-	if s.cfg.streamLifetime > 0 {
-		t := time.NewTimer(s.cfg.streamLifetime)
+	if d := s.streamLifetime(authFrom(ctx)); d > 0 {
+		t := time.NewTimer(d)
 		defer t.Stop()
 		lifetime = t.C
 	}

@@ -473,6 +473,7 @@ type taskOrigin struct {
 	meta      protocol.RequestMetaObject
 	principal string
 	target    string
+	auth      *authInfo // the creating request's token, for Request.Token
 }
 
 // newTaskID returns 144 random bits, base64url (R-TASK-18).
@@ -567,7 +568,7 @@ func (m *taskManager) start(ctx context.Context, r *Request, client string, t *t
 		m.s.log.Error("creating a task", "tool", t.def.Name, "err", err)
 		return nil, InternalError("Internal error: the task could not be created")
 	}
-	origin := taskOrigin{method: r.Method, id: r.ID, meta: r.Meta, principal: r.Principal, target: r.target}
+	origin := taskOrigin{method: r.Method, id: r.ID, meta: r.Meta, principal: r.Principal, target: r.target, auth: r.auth}
 	attached = false // run detaches
 	go m.run(rec, ttl, poll, t, args, origin, responses, state)
 	return &protocol.Result{ResultType: "task", Extra: detailed(rec, false)}, nil
@@ -725,7 +726,7 @@ func wireRequests(reqs map[string]protocol.InputRequest, issued map[string]bool)
 // request's method, _meta and principal, no transport (so no progress or
 // log notifications, R-TASK-14), the task's context.
 func (m *taskManager) taskRequest(ctx context.Context, o taskOrigin, task *Task, responses protocol.InputResponses, state []byte) *Request {
-	r := &Request{Method: o.method, ID: o.id, Meta: o.meta, Principal: o.principal, target: o.target, inputResponses: responses, state: state}
+	r := &Request{Method: o.method, ID: o.id, Meta: o.meta, Principal: o.principal, auth: o.auth, target: o.target, inputResponses: responses, state: state}
 	c := context.WithValue(ctx, taskKey{}, &taskBinding{task: task})
 	r.ctx = c
 	r.rc = requestContext{Context: c, r: r}

@@ -40,6 +40,7 @@ type tool struct {
 	headers []headerParam
 	task    *TaskOptions // set by AsTask
 	polling bool         // set by AllowPolling
+	scopes  []string     // set by RequireScopes
 }
 
 // AllowPolling registers a tool whose handler may call
@@ -485,6 +486,9 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 	t := s.lookupTool(p.Name)
 	if t == nil {
 		return nil, InvalidParams("Unknown tool: "+p.Name, nil)
+	}
+	if err := checkScopes(r, t.scopes); err != nil {
+		return nil, err // R-AUTH-08: before the arguments are looked at
 	}
 	args := json.RawMessage(p.Arguments)
 	if len(args) == 0 {

@@ -59,6 +59,7 @@ func main() {
 		"modern (2026-07-28 only) or legacy (2024-11-05 to 2025-11-25 only)")
 	rateLimit := flag.Float64("rate", 0, "limit tools/call to this many calls per second per principal or client address\n"+
 		"(bursts of twice as many; 0: no limit); over it: HTTP 429 with Retry-After, JSON-RPC code -31429")
+	authFl := registerAuthFlags(flag.CommandLine)
 	flag.Parse()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	eras, err := parseEras(*erasFlag)
@@ -90,15 +91,19 @@ func main() {
 		}
 		return
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", s.Handler(server.HTTPOptions{}))
-	hs := newHTTPServer(*addr, mux)
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		logger.Error("http", "err", err)
 		closeCluster()
 		os.Exit(1)
 	}
+	mux, err := newMux(ctx, s, authFl, "http://"+ln.Addr().String()+"/mcp")
+	if err != nil {
+		logger.Error("authorization", "err", err)
+		closeCluster()
+		os.Exit(1)
+	}
+	hs := newHTTPServer(*addr, mux)
 	logger.Info("serving", "url", "http://"+ln.Addr().String()+"/mcp")
 	if err := serveHTTP(ctx, logger, s, hs, ln, shutdownTimeout); err != nil {
 		logger.Error("http", "err", err)

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/mcpwire/mcpwire/auth"
+	"github.com/mcpwire/mcpwire/server"
+)
+
+// authFlags turn the example into an OAuth 2.1 resource server (package
+// auth): JWT access tokens of -auth-issuer, for -auth-audience, with the
+// scopes of -auth-scopes on the tools named there.
+type authFlags struct {
+	issuer, audience, jwks, scopes string
+}
+
+func registerAuthFlags(fs *flag.FlagSet) *authFlags {
+	a := &authFlags{}
+	fs.StringVar(&a.issuer, "auth-issuer", "", "require JWT access tokens (RFC 9068) of this issuer on Streamable HTTP; the Protected Resource\n"+
+		"Metadata is then served at /.well-known/oauth-protected-resource[/mcp]")
+	fs.StringVar(&a.audience, "auth-audience", "", "the audience the tokens must name (default: this server's own URL, http://<-http address>/mcp)")
+	fs.StringVar(&a.jwks, "auth-jwks", "", "the issuer's JWKS URL (default: discovered from the issuer's RFC 8414 or OpenID metadata)")
+	fs.StringVar(&a.scopes, "auth-scopes", "", "the scopes tools need: tool=scope,tool=scope,... (a tool named twice needs both)")
+	return a
+}
+
+func (a *authFlags) enabled() bool { return a.issuer != "" }
+
+// parseToolScopes reads -auth-scopes: tool=scope entries, comma-separated.
+func parseToolScopes(v string) (map[string][]string, []string, error) {
+	byTool := map[string][]string{}
+	var all []string
+	for _, e := range strings.Split(v, ",") {
+		e = strings.TrimSpace(e)
+		if e == "" {
+			continue
+		}
+		tool, scope, ok := strings.Cut(e, "=")
+		if !ok || tool == "" || scope == "" || strings.ContainsAny(scope, " \"\\") {
+			return nil, nil, fmt.Errorf("-auth-scopes: %q is not tool=scope", e)
+		}
+		byTool[tool] = append(byTool[tool], scope)
+		if !slices.Contains(all, scope) {
+			all = append(all, scope)
+		}
+	}
+	return byTool, all, nil
+}
+
+// newMux mounts s at /mcp; with -auth-issuer, behind a JWTVerifier, with
+// the metadata document at both well-known paths (auth.Mount). self is
+// the server's own URL, the default audience.
+func newMux(ctx context.Context, s *server.Server, a *authFlags, self string) (*http.ServeMux, error) {
+	mux := http.NewServeMux()
+	if !a.enabled() {
+		mux.Handle("/mcp", s.Handler(server.HTTPOptions{}))
+		return mux, nil
+	}
+	audience := a.audience
+	if audience == "" {
+		audience = self
+	}
+	resource, err := auth.CanonicalResource(audience)
+	if err != nil {
+		return nil, fmt.Errorf("-auth-audience: %w", err)
+	}
+	byTool, all, err := parseToolScopes(a.scopes)
+	if err != nil {
+		return nil, err
+	}
+	for tool, scopes := range byTool {
+		if err := s.SetToolScopes(tool, scopes...); err != nil {
+			return nil, fmt.Errorf("-auth-scopes: %w", err)
+		}
+	}
+	v, err := auth.NewJWTVerifier(ctx, auth.JWTConfig{Issuer: a.issuer, Audience: resource, JWKSURL: a.jwks})
+	if err != nil {
+		return nil, err
+	}
+	mdURL, err := auth.MetadataURL(resource)
+	if err != nil {
+		return nil, err
+	}
+	h := s.Handler(server.HTTPOptions{Verifier: v, ResourceMetadataURL: mdURL, Scopes: all})
+	md := auth.ProtectedResourceMetadata{
+		Resource: resource, AuthorizationServers: []string{a.issuer}, ScopesSupported: all,
+		BearerMethodsSupported: []string{"header"}, ResourceName: "mcpwire everything",
+	}
+	if err := auth.Mount(mux, "/mcp", h, md); err != nil {
+		return nil, err
+	}
+	return mux, nil
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/json"
+	"flag"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+
+	"github.com/mcpwire/mcpwire/server"
+)
+
+// The example with -auth-issuer (and -auth-jwks, -auth-scopes) serves
+// the Protected Resource Metadata at both well-known paths (R-AUTH-02,
+// R-AUTH-03), 401s a request without a token with the challenge naming
+// the document, 403s a tool whose scope the token lacks (R-AUTH-08), and
+// serves a token with it.
+func TestExampleAuth(t *testing.T) {
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	set, _ := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: key.Public(), KeyID: "e1", Algorithm: "ES256", Use: "sig"}}})
+	jwks := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write(set) }))
+	defer jwks.Close()
+	const issuer = "http://127.0.0.1:1/as"
+
+	s, err := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)), server.ErasBoth, cluster{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	self := "http://" + ln.Addr().String() + "/mcp"
+	fs := flag.NewFlagSet("everything", flag.ContinueOnError)
+	a := registerAuthFlags(fs)
+	if err := fs.Parse([]string{"-auth-issuer", issuer, "-auth-jwks", jwks.URL, "-auth-scopes", "test_simple_text=mcp:read,test_simple_text=mcp:text"}); err != nil {
+		t.Fatal(err)
+	}
+	mux, err := newMux(context.Background(), s, a, self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: mux}
+	go func() { _ = hs.Serve(ln) }()
+	defer hs.Close()
+	base := "http://" + ln.Addr().String()
+
+	for _, p := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"} {
+		resp, err := http.Get(base + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var md map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&md)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || md["resource"] != self || md["authorization_servers"].([]any)[0] != issuer || resp.Header.Get("Access-Control-Allow-Origin") != "*" {
+			t.Errorf("GET %s: %d %v", p, resp.StatusCode, md)
+		}
+	}
+
+	callTool := func(tok string) (*http.Response, string) {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_simple_text","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+		req, _ := http.NewRequest(http.MethodPost, self, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", "test_simple_text")
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		return resp, string(b)
+	}
+	mdURL := base + "/.well-known/oauth-protected-resource/mcp"
+	resp, _ := callTool("")
+	if want := `Bearer resource_metadata="` + mdURL + `", scope="mcp:read mcp:text"`; resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != want {
+		t.Errorf("no token: %d %q, want 401 %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), want)
+	}
+	mint := func(scope string) string {
+		sg, _ := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, (&jose.SignerOptions{}).WithType("at+jwt").WithHeader("kid", "e1"))
+		p, _ := json.Marshal(map[string]any{"iss": issuer, "sub": "alice", "aud": self, "scope": scope, "exp": time.Now().Add(time.Hour).Unix()})
+		obj, _ := sg.Sign(p)
+		out, _ := obj.CompactSerialize()
+		return out
+	}
+	resp, body := callTool(mint("mcp:read"))
+	if resp.StatusCode != 403 || !strings.Contains(resp.Header.Get("WWW-Authenticate"), `scope="mcp:read mcp:text", error="insufficient_scope"`) {
+		t.Errorf("one scope of two: %d %q %s", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
+	}
+	resp, body = callTool(mint("mcp:read mcp:text"))
+	if resp.StatusCode != 200 || !strings.Contains(body, "This is a simple text response") {
+		t.Errorf("both scopes: %d %s", resp.StatusCode, body)
+	}
+}
