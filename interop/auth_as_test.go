@@ -1,5 +1,3 @@
-//go:build authas
-
 package interop
 
 // mcpwire as an OAuth 2.1 resource server (package auth) against a real

@@ -1,5 +1,3 @@
-//go:build authas
-
 package interop
 
 // examples/everything with authorization on (its -auth-* flags), against

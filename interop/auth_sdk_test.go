@@ -1,5 +1,3 @@
-//go:build authas
-
 package interop
 
 // The official Go SDK's (v1.8.0) own OAuth client support, driven

@@ -38,8 +38,7 @@
 // and auth_example_test.go drive the SDK's own OAuth handlers headlessly
 // (extauth.ClientCredentialsHandler, and auth.AuthorizationCodeHandler
 // whose AuthorizationCodeFetcher plays the browser through
-// oauthas.Provider.FollowAuthorization). They are behind the build tag
-// authas until the auth API is merged: go test -tags authas ./...
+// oauthas.Provider.FollowAuthorization).
 package interop
 
 // Sampling and roots are deprecated in 2026-07-28 (SEP-2577) but still part
