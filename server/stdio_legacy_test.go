@@ -98,7 +98,7 @@ func TestStdioLegacyTranscript(t *testing.T) {
 				}
 				cursor = next
 			}
-			if got := strings.Join(names, ","); got != "ask,caps,count,echo,fail,hdr,logs,media,progress,structured,wait,whoami" {
+			if got := strings.Join(names, ","); got != "ask,caps,count,echo,fail,hdr,logs,media,progress,structured,wait,waitpoll,whoami" {
 				t.Errorf("tools listed: %s", got)
 			}
 			if w, _ := c.call(20, "tools/list", `{"cursor":"not-a-cursor"}`); w.code() != protocol.CodeInvalidParamsError {
