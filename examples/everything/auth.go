@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"net/http"
@@ -13,10 +14,13 @@ import (
 )
 
 // authFlags turn the example into an OAuth 2.1 resource server (package
-// auth): JWT access tokens of -auth-issuer, for -auth-audience, with the
-// scopes of -auth-scopes on the tools named there.
+// auth): access tokens of -auth-issuer, for -auth-audience, with the
+// scopes of -auth-scopes on the tools named there. The tokens are JWTs
+// checked against the issuer's keys, or, with -auth-introspect, opaque
+// tokens the issuer's introspection endpoint vouches for (RFC 7662).
 type authFlags struct {
 	issuer, audience, jwks, scopes string
+	introspect, clientID, secret   string
 }
 
 func registerAuthFlags(fs *flag.FlagSet) *authFlags {
@@ -26,7 +30,26 @@ func registerAuthFlags(fs *flag.FlagSet) *authFlags {
 	fs.StringVar(&a.audience, "auth-audience", "", "the audience the tokens must name (default: this server's own URL, http://<-http address>/mcp)")
 	fs.StringVar(&a.jwks, "auth-jwks", "", "the issuer's JWKS URL (default: discovered from the issuer's RFC 8414 or OpenID metadata)")
 	fs.StringVar(&a.scopes, "auth-scopes", "", "the scopes tools need: tool=scope,tool=scope,... (a tool named twice needs both)")
+	fs.StringVar(&a.introspect, "auth-introspect", "", "verify tokens at this RFC 7662 introspection endpoint of -auth-issuer instead of as JWTs\n"+
+		"(https, or http on loopback); -auth-issuer is still required (metadata, and the response's iss)")
+	fs.StringVar(&a.clientID, "auth-client-id", "", "with -auth-introspect: this server's client id at the introspection endpoint (HTTP Basic)")
+	fs.StringVar(&a.secret, "auth-client-secret", "", "with -auth-introspect: this server's client secret at the introspection endpoint")
 	return a
+}
+
+// check reports the flag combinations that cannot work: the
+// introspection flags without -auth-issuer or -auth-introspect, and
+// -auth-jwks beside -auth-introspect (which uses no keys).
+func (a *authFlags) check() error {
+	switch {
+	case a.issuer == "" && (a.audience != "" || a.jwks != "" || a.scopes != "" || a.introspect != "" || a.clientID != "" || a.secret != ""):
+		return errors.New("the -auth-* flags need -auth-issuer")
+	case a.introspect == "" && (a.clientID != "" || a.secret != ""):
+		return errors.New("-auth-client-id and -auth-client-secret need -auth-introspect")
+	case a.introspect != "" && a.jwks != "":
+		return errors.New("-auth-jwks and -auth-introspect exclude each other (introspection checks no signature)")
+	}
+	return nil
 }
 
 func (a *authFlags) enabled() bool { return a.issuer != "" }
@@ -52,10 +75,14 @@ func parseToolScopes(v string) (map[string][]string, []string, error) {
 	return byTool, all, nil
 }
 
-// newMux mounts s at /mcp; with -auth-issuer, behind a JWTVerifier, with
-// the metadata document at both well-known paths (auth.Mount). self is
-// the server's own URL, the default audience.
+// newMux mounts s at /mcp; with -auth-issuer, behind a JWTVerifier (or,
+// with -auth-introspect, an IntrospectionVerifier), with the metadata
+// document at both well-known paths (auth.Mount). self is the server's
+// own URL, the default audience.
 func newMux(ctx context.Context, s *server.Server, a *authFlags, self string) (*http.ServeMux, error) {
+	if err := a.check(); err != nil {
+		return nil, err
+	}
 	mux := http.NewServeMux()
 	if !a.enabled() {
 		mux.Handle("/mcp", s.Handler(server.HTTPOptions{}))
@@ -78,7 +105,7 @@ func newMux(ctx context.Context, s *server.Server, a *authFlags, self string) (*
 			return nil, fmt.Errorf("-auth-scopes: %w", err)
 		}
 	}
-	v, err := auth.NewJWTVerifier(ctx, auth.JWTConfig{Issuer: a.issuer, Audience: resource, JWKSURL: a.jwks})
+	v, err := a.verifier(ctx, resource)
 	if err != nil {
 		return nil, err
 	}
@@ -95,4 +122,21 @@ func newMux(ctx context.Context, s *server.Server, a *authFlags, self string) (*
 		return nil, err
 	}
 	return mux, nil
+}
+
+// verifier is the token check of the flags: introspection at
+// -auth-introspect, else JWTs against the issuer's (or -auth-jwks's)
+// keys; tokens must name resource as their audience.
+func (a *authFlags) verifier(ctx context.Context, resource string) (auth.Verifier, error) {
+	if a.introspect == "" {
+		return auth.NewJWTVerifier(ctx, auth.JWTConfig{Issuer: a.issuer, Audience: resource, JWKSURL: a.jwks})
+	}
+	v, err := auth.NewIntrospectionVerifier(auth.IntrospectionConfig{
+		Endpoint: a.introspect, ClientID: a.clientID, ClientSecret: a.secret,
+		Issuer: a.issuer, Audience: resource,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("-auth-introspect: %w", err)
+	}
+	return v, nil
 }

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -106,5 +107,112 @@ func TestExampleAuth(t *testing.T) {
 	resp, body = callTool(mint("mcp:read mcp:text"))
 	if resp.StatusCode != 200 || !strings.Contains(body, "This is a simple text response") {
 		t.Errorf("both scopes: %d %s", resp.StatusCode, body)
+	}
+}
+
+// The example with -auth-introspect asks the endpoint about each token,
+// authenticating as -auth-client-id/-auth-client-secret (RFC 7662 §2.1),
+// and serves a token the endpoint calls active for its own URL with the
+// tool's scope; it 403s one without the scope (R-AUTH-08) and 401s one
+// the endpoint calls inactive and one of another issuer (R-AUTH-05).
+func TestExampleAuthIntrospection(t *testing.T) {
+	const issuer = "http://127.0.0.1:1/as"
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	self := "http://" + ln.Addr().String() + "/mcp"
+	answers := map[string]map[string]any{
+		"admin":  {"active": true, "iss": issuer, "sub": "alice", "aud": self, "scope": "mcp:admin"},
+		"reader": {"active": true, "iss": issuer, "sub": "bob", "aud": self, "scope": "mcp:read"},
+		"other":  {"active": true, "iss": "http://127.0.0.1:2/as", "sub": "eve", "aud": self, "scope": "mcp:admin"},
+	}
+	var badAuth atomic.Int32
+	ep := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if id, secret, ok := r.BasicAuth(); !ok || id != "rs" || secret != "rs-secret" {
+			badAuth.Add(1)
+			http.Error(w, `{"error":"invalid_client"}`, http.StatusUnauthorized)
+			return
+		}
+		a, ok := answers[r.PostFormValue("token")]
+		if !ok {
+			a = map[string]any{"active": false}
+		}
+		_ = json.NewEncoder(w).Encode(a)
+	}))
+	defer ep.Close()
+
+	s, err := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)), server.ErasBoth, cluster{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs := flag.NewFlagSet("everything", flag.ContinueOnError)
+	a := registerAuthFlags(fs)
+	if err := fs.Parse([]string{"-auth-issuer", issuer, "-auth-introspect", ep.URL, "-auth-client-id", "rs", "-auth-client-secret", "rs-secret",
+		"-auth-scopes", "test_simple_text=mcp:admin"}); err != nil {
+		t.Fatal(err)
+	}
+	mux, err := newMux(context.Background(), s, a, self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: mux}
+	go func() { _ = hs.Serve(ln) }()
+	defer hs.Close()
+
+	for _, c := range []struct {
+		token, want string
+		status      int
+	}{
+		{"admin", "This is a simple text response", 200},
+		{"reader", `error="insufficient_scope"`, 403},
+		{"revoked", `error="invalid_token"`, 401},
+		{"other", `error="invalid_token"`, 401},
+	} {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_simple_text","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+		req, _ := http.NewRequest(http.MethodPost, self, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/call")
+		req.Header.Set("Mcp-Name", "test_simple_text")
+		req.Header.Set("Authorization", "Bearer "+c.token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != c.status || !strings.Contains(string(b)+resp.Header.Get("WWW-Authenticate"), c.want) {
+			t.Errorf("token %s: %d %q %s, want %d %s", c.token, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), b, c.status, c.want)
+		}
+	}
+	if n := badAuth.Load(); n != 0 {
+		t.Errorf("%d introspection requests without the client credentials", n)
+	}
+}
+
+// The -auth-* flags that cannot work together are refused before the
+// server starts.
+func TestAuthFlagsCheck(t *testing.T) {
+	for _, args := range [][]string{
+		{"-auth-introspect", "http://127.0.0.1:1/introspect"},
+		{"-auth-scopes", "test_simple_text=mcp:read"},
+		{"-auth-issuer", "http://127.0.0.1:1/as", "-auth-client-id", "rs", "-auth-client-secret", "x"},
+		{"-auth-issuer", "http://127.0.0.1:1/as", "-auth-introspect", "http://127.0.0.1:1/introspect", "-auth-jwks", "http://127.0.0.1:1/jwks"},
+		{"-auth-issuer", "http://127.0.0.1:1/as", "-auth-introspect", "http://127.0.0.1:1/introspect", "-auth-client-id", "rs"},
+		{"-auth-issuer", "http://127.0.0.1:1/as", "-auth-introspect", "http://example.com/introspect"},
+	} {
+		fs := flag.NewFlagSet("everything", flag.ContinueOnError)
+		a := registerAuthFlags(fs)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		s, err := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)), server.ErasBoth, cluster{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := newMux(context.Background(), s, a, "http://127.0.0.1:1/mcp"); err == nil {
+			t.Errorf("%q: accepted", args)
+		}
 	}
 }
