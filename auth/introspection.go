@@ -27,10 +27,6 @@ const (
 	// DefaultIntrospectionNegativeCacheTTL is the default
 	// IntrospectionConfig.NegativeCacheTTL.
 	DefaultIntrospectionNegativeCacheTTL = 10 * time.Second
-	// DefaultIntrospectionMaxTokenBytes is the default
-	// IntrospectionConfig.MaxTokenBytes, the longest token sent to the
-	// endpoint.
-	DefaultIntrospectionMaxTokenBytes = 16 << 10
 	// DefaultIntrospectionMaxResponseBytes is the default
 	// IntrospectionConfig.MaxResponseBytes.
 	DefaultIntrospectionMaxResponseBytes = 64 << 10
@@ -61,10 +57,12 @@ type IntrospectionConfig struct {
 	// Issuer (the endpoint is that issuer's) and TokenInfo.Issuer is set
 	// to it.
 	Issuer string
-	// Audience is this server's canonical URI (R-AUTH-12); it must be one
-	// of the response's "aud" values, scheme and host compared without
-	// regard to case. A response without "aud" is refused (RFC 8707,
-	// R-AUTH-05). Required.
+	// Audience is this server's canonical URI (R-AUTH-12); one of the
+	// response's "aud" values must name the same resource (SameResource:
+	// scheme and host without regard to case, the default port and one
+	// trailing slash dropped, the path's case kept). A response without
+	// "aud" is refused (RFC 8707, R-AUTH-05). Required, and an http or
+	// https URI (CanonicalResource), as JWTConfig.Audience.
 	Audience string
 	// CacheSize bounds the number of cached active results, and
 	// separately of cached inactive ones (so that a flood of bad tokens
@@ -80,7 +78,8 @@ type IntrospectionConfig struct {
 	// time. Default 10 seconds; negative: inactive results are not cached.
 	NegativeCacheTTL time.Duration
 	// MaxTokenBytes is the longest token sent to the endpoint; a longer
-	// one is refused (ErrInvalidToken) without a request. Default 16 KiB.
+	// one is refused (ErrInvalidToken) without a request. Default
+	// DefaultMaxTokenBytes (16 KiB), the bound JWTVerifier uses too.
 	MaxTokenBytes int
 	// MaxResponseBytes bounds the endpoint's response body; a longer one
 	// is an error (not ErrInvalidToken: 503). Default 64 KiB.
@@ -144,6 +143,10 @@ func NewIntrospectionVerifier(cfg IntrospectionConfig) (*IntrospectionVerifier, 
 	if cfg.Audience == "" {
 		return nil, errors.New("auth: IntrospectionConfig.Audience is required (R-AUTH-05)")
 	}
+	aud, err := CanonicalResource(cfg.Audience)
+	if err != nil {
+		return nil, fmt.Errorf("auth: IntrospectionConfig.Audience: %w", err)
+	}
 	if (cfg.ClientID == "") != (cfg.ClientSecret == "") {
 		return nil, errors.New("auth: IntrospectionConfig.ClientID and ClientSecret go together (both empty: no client authentication header)")
 	}
@@ -155,10 +158,10 @@ func NewIntrospectionVerifier(cfg IntrospectionConfig) (*IntrospectionVerifier, 
 		clientID:         cfg.ClientID,
 		secret:           cfg.ClientSecret,
 		issuer:           cfg.Issuer,
-		audience:         cfg.Audience,
+		audience:         aud,
 		maxCacheTTL:      orDefault(cfg.MaxCacheTTL, DefaultIntrospectionMaxCacheTTL),
 		negativeTTL:      orDefault(cfg.NegativeCacheTTL, DefaultIntrospectionNegativeCacheTTL),
-		maxTokenBytes:    orDefault(cfg.MaxTokenBytes, DefaultIntrospectionMaxTokenBytes),
+		maxTokenBytes:    orDefault(cfg.MaxTokenBytes, DefaultMaxTokenBytes),
 		maxResponseBytes: orDefault(cfg.MaxResponseBytes, DefaultIntrospectionMaxResponseBytes),
 		timeout:          orDefault(cfg.Timeout, DefaultIntrospectionTimeout),
 		leeway:           max(orDefault(cfg.Leeway, DefaultIntrospectionLeeway), 0),
@@ -466,7 +469,7 @@ func (v *IntrospectionVerifier) check(info *TokenInfo) error {
 	if v.issuer != "" && info.Issuer != v.issuer {
 		return fmt.Errorf("%w: issuer %q, want %q", ErrInvalidToken, info.Issuer, v.issuer)
 	}
-	if !slices.ContainsFunc(info.Audience, func(a string) bool { return sameAudience(a, v.audience) }) {
+	if !slices.ContainsFunc(info.Audience, func(a string) bool { return SameResource(a, v.audience) }) {
 		return fmt.Errorf("%w: audience %q does not include %q", ErrInvalidToken, info.Audience, v.audience)
 	}
 	now := v.now()
@@ -497,24 +500,4 @@ func cloneTokenInfo(info *TokenInfo) *TokenInfo {
 	c.Audience = slices.Clone(info.Audience)
 	c.Claims = maps.Clone(info.Claims)
 	return &c
-}
-
-// sameAudience reports whether the audience value a names the resource b:
-// equal, or equal but for the case of the scheme and host (R-AUTH-12).
-// The merge replaces it by SameResource.
-func sameAudience(a, b string) bool {
-	if a == b {
-		return true
-	}
-	ua, err := url.Parse(a)
-	if err != nil || ua.Scheme == "" || ua.Host == "" {
-		return false
-	}
-	ub, err := url.Parse(b)
-	if err != nil || ub.Scheme == "" || ub.Host == "" {
-		return false
-	}
-	ua.Scheme, ua.Host = strings.ToLower(ua.Scheme), strings.ToLower(ua.Host)
-	ub.Scheme, ub.Host = strings.ToLower(ub.Scheme), strings.ToLower(ub.Host)
-	return ua.String() == ub.String()
 }

@@ -228,8 +228,9 @@ func TestIntrospectionInactive(t *testing.T) {
 }
 
 // R-AUTH-05, R-AUTH-06: a token issued for another resource is refused;
-// R-AUTH-12: the scheme and host of the audience are compared without
-// regard to case, the path exactly.
+// R-AUTH-12: an audience is this server's when it names the same resource
+// (SameResource): scheme and host without regard to case, the default
+// port and one trailing slash dropped, the path's case and the rest kept.
 func TestIntrospectionAudience(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -240,6 +241,14 @@ func TestIntrospectionAudience(t *testing.T) {
 		{"another path", "https://mcp.example.com/other", false},
 		{"path case", "https://mcp.example.com/MCP", false},
 		{"upper-case scheme and host", "HTTPS://MCP.Example.COM/mcp", true},
+		{"default port", "https://mcp.example.com:443/mcp", true},
+		{"trailing slash", "https://mcp.example.com/mcp/", true},
+		{"another port", "https://mcp.example.com:8443/mcp", false},
+		{"http", "http://mcp.example.com/mcp", false},
+		{"the host only", "https://mcp.example.com", false},
+		{"a query", "https://mcp.example.com/mcp?x=1", false},
+		{"not a URI", "mcp.example.com/mcp", false},
+		{"empty", "", false},
 		{"array without it", []any{"https://a.example.com", "https://b.example.com"}, false},
 		{"missing", nil, false},
 		{"empty array", []any{}, false},
@@ -264,6 +273,23 @@ func TestIntrospectionAudience(t *testing.T) {
 			wantInvalid(t, err)
 		})
 	}
+}
+
+// The configured Audience is compared in its canonical form: one given
+// with an upper-case host, the default port and a trailing slash accepts
+// a token for the canonical URI, and not one for another path.
+func TestIntrospectionAudienceConfigCanonical(t *testing.T) {
+	a := newFakeAS(t)
+	a.set("tok", activeResponse())
+	r := activeResponse()
+	r["aud"] = "https://mcp.example.com/other"
+	a.set("other", r)
+	v, _ := newIntroVerifier(t, a, func(c *IntrospectionConfig) { c.Audience = "HTTPS://MCP.EXAMPLE.COM:443/mcp/" })
+	if _, err := v.Verify(context.Background(), "tok"); err != nil {
+		t.Fatalf("Verify: %v", err)
+	}
+	_, err := v.Verify(context.Background(), "other")
+	wantInvalid(t, err)
 }
 
 // R-AUTH-05: a token from another issuer is refused; a response without
@@ -789,7 +815,7 @@ func TestIntrospectionTokenRefusedLocally(t *testing.T) {
 	a := newFakeAS(t)
 	v, _ := newIntroVerifier(t, a, nil)
 	for name, tok := range map[string]string{
-		"oversize":  strings.Repeat("a", DefaultIntrospectionMaxTokenBytes+1),
+		"oversize":  strings.Repeat("a", DefaultMaxTokenBytes+1),
 		"1 MB":      strings.Repeat("a", 1<<20),
 		"empty":     "",
 		"space":     "a b",
@@ -805,7 +831,7 @@ func TestIntrospectionTokenRefusedLocally(t *testing.T) {
 		t.Errorf("%d requests, want 0", c)
 	}
 	// At the limit it is asked about.
-	_, err := v.Verify(context.Background(), strings.Repeat("a", DefaultIntrospectionMaxTokenBytes))
+	_, err := v.Verify(context.Background(), strings.Repeat("a", DefaultMaxTokenBytes))
 	wantInvalid(t, err)
 	if c := a.calls.Load(); c != 1 {
 		t.Errorf("%d requests for a token at the limit, want 1", c)
@@ -961,6 +987,8 @@ func TestIntrospectionConfig(t *testing.T) {
 		"other scheme":        func(c *IntrospectionConfig) { c.Endpoint = "ftp://as.example.com/introspect" },
 		"user info":           func(c *IntrospectionConfig) { c.Endpoint = "https://u:p@as.example.com/introspect" },
 		"no audience":         func(c *IntrospectionConfig) { c.Audience = "" },
+		"audience not a URI":  func(c *IntrospectionConfig) { c.Audience = "urn:mcp" },
+		"audience fragment":   func(c *IntrospectionConfig) { c.Audience = introAudience + "#x" },
 		"id without secret":   func(c *IntrospectionConfig) { c.ClientSecret = "" },
 		"secret without id":   func(c *IntrospectionConfig) { c.ClientID = "" },
 		"negative token size": func(c *IntrospectionConfig) { c.MaxTokenBytes = -1 },
@@ -971,26 +999,6 @@ func TestIntrospectionConfig(t *testing.T) {
 		edit(&c)
 		if _, err := NewIntrospectionVerifier(c); err == nil {
 			t.Errorf("%s: no error", name)
-		}
-	}
-}
-
-func TestSameAudience(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		want bool
-	}{
-		{introAudience, introAudience, true},
-		{"HTTPS://MCP.EXAMPLE.COM/mcp", introAudience, true},
-		{"https://mcp.example.com/MCP", introAudience, false},
-		{"https://mcp.example.com/mcp/", introAudience, false},
-		{"https://mcp.example.com", introAudience, false},
-		{"http://mcp.example.com/mcp", introAudience, false},
-		{"urn:x", "URN:X", false},
-		{"", introAudience, false},
-	} {
-		if got := sameAudience(tc.a, tc.b); got != tc.want {
-			t.Errorf("sameAudience(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
 		}
 	}
 }
