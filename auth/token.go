@@ -67,6 +67,11 @@ func (t *TokenInfo) HasScope(scope string) bool {
 // client gets 401 with error="invalid_token". Any other error means the
 // verifier could not decide (the issuer unreachable, say): the client
 // gets 503, and may retry.
+//
+// The TokenInfo of a valid token must name its Subject: the server binds
+// sessions, tasks and sealed state to Principal, and refuses a token
+// without a subject (401 invalid_token) rather than make every such token
+// one principal.
 type Verifier interface {
 	Verify(ctx context.Context, token string) (*TokenInfo, error)
 }

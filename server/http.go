@@ -247,15 +247,15 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodPost && (!dual || r.Method != http.MethodGet && r.Method != http.MethodDelete) {
 		if dual {
 			w.Header().Set("Allow", allowDual)
-			h.writeError(w, http.StatusMethodNotAllowed, &Error{Code: protocol.CodeInvalidRequestError, Message: "Method not allowed: the MCP endpoint accepts GET, POST and DELETE"})
+			h.refuseUnread(w, r, http.StatusMethodNotAllowed, &Error{Code: protocol.CodeInvalidRequestError, Message: "Method not allowed: the MCP endpoint accepts GET, POST and DELETE"})
 			return
 		}
 		w.Header().Set("Allow", http.MethodPost)
-		h.writeError(w, http.StatusMethodNotAllowed, &Error{Code: protocol.CodeInvalidRequestError, Message: "Method not allowed: the MCP endpoint accepts POST only"})
+		h.refuseUnread(w, r, http.StatusMethodNotAllowed, &Error{Code: protocol.CodeInvalidRequestError, Message: "Method not allowed: the MCP endpoint accepts POST only"})
 		return
 	}
 	if !h.hostAllowed(r.Host) {
-		h.writeError(w, http.StatusForbidden, &Error{Code: protocol.CodeInvalidRequestError, Message: "Forbidden: Host not allowed"})
+		h.refuseUnread(w, r, http.StatusForbidden, &Error{Code: protocol.CodeInvalidRequestError, Message: "Forbidden: Host not allowed"})
 		return
 	}
 	// Every Origin is checked: the header has a single value, and a
@@ -267,7 +267,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		u, err := url.Parse(o)
 		if err != nil || u.Host == "" || !h.hostAllowed(u.Host) {
-			h.writeError(w, http.StatusForbidden, &Error{Code: protocol.CodeInvalidRequestError, Message: "Forbidden: Origin not allowed"})
+			h.refuseUnread(w, r, http.StatusForbidden, &Error{Code: protocol.CodeInvalidRequestError, Message: "Forbidden: Origin not allowed"})
 			return
 		}
 	}
@@ -282,7 +282,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p, err := h.opts.Authenticate(r)
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", h.opts.WWWAuthenticate)
-			h.writeError(w, http.StatusUnauthorized, &Error{Code: protocol.CodeInvalidRequestError, Message: "Unauthorized"})
+			h.refuseUnread(w, r, http.StatusUnauthorized, &Error{Code: protocol.CodeInvalidRequestError, Message: "Unauthorized"})
 			return
 		}
 		principal = p
@@ -293,7 +293,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if ct := firstValue(r.Header, "Content-Type"); ct != "" && ct != "application/json" {
 		if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-			h.writeError(w, http.StatusUnsupportedMediaType, &Error{Code: protocol.CodeInvalidRequestError, Message: "Unsupported Content-Type: want application/json"})
+			h.refuseUnread(w, r, http.StatusUnsupportedMediaType, &Error{Code: protocol.CodeInvalidRequestError, Message: "Unsupported Content-Type: want application/json"})
 			return
 		}
 	}
@@ -303,6 +303,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	sse := &sseWriter{w: w, h: h}
 	if !sse.enter() {
+		closeUnread(w, r)
 		h.shed(w, "Server busy: too many requests in flight; retry later")
 		return
 	}
@@ -325,6 +326,24 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	h.serveModern(r, sse, body, principal, client)
+}
+
+// refuseUnread answers a request refused before its body was read. When
+// a body is coming, the connection closes after the answer: net/http
+// would otherwise read up to 256 KiB of the unread body before it writes
+// the answer, so that a client sending its body slowly would hold the
+// refusal (and a connection) back for as long as it likes.
+func (h *httpHandler) refuseUnread(w http.ResponseWriter, r *http.Request, status int, e *Error) {
+	closeUnread(w, r)
+	h.writeError(w, status, e)
+}
+
+// closeUnread asks for the connection to close after the answer when r
+// has a body that was not read.
+func closeUnread(w http.ResponseWriter, r *http.Request) {
+	if r.Body != nil && r.Body != http.NoBody {
+		w.Header().Set("Connection", "close")
+	}
 }
 
 // serveModern serves a POST through the modern pipeline, as a

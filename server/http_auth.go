@@ -154,16 +154,22 @@ func (h *httpHandler) authorize(w http.ResponseWriter, r *http.Request) (*http.R
 	switch kind {
 	case credsNone:
 		w.Header().Set("WWW-Authenticate", auth.Challenge(params))
-		h.writeError(w, http.StatusUnauthorized, &Error{Code: protocol.CodeInvalidRequestError, Message: "Unauthorized: a Bearer access token is required"})
+		h.refuseUnread(w, r, http.StatusUnauthorized, &Error{Code: protocol.CodeInvalidRequestError, Message: "Unauthorized: a Bearer access token is required"})
 		return nil, false
 	case credsMalformed:
 		params.Error = "invalid_request"
 		params.ErrorDescription = "malformed Authorization header"
 		w.Header().Set("WWW-Authenticate", auth.Challenge(params))
-		h.writeError(w, http.StatusBadRequest, &Error{Code: protocol.CodeInvalidRequestError, Message: "Bad Request: malformed Authorization header"})
+		h.refuseUnread(w, r, http.StatusBadRequest, &Error{Code: protocol.CodeInvalidRequestError, Message: "Bad Request: malformed Authorization header"})
 		return nil, false
 	}
 	ti, err := h.opts.Verifier.Verify(r.Context(), tok)
+	if err == nil && ti != nil && ti.Subject == "" {
+		// A token that names nobody would make every such token one
+		// principal, sharing sessions, tasks and sealed state.
+		h.s.log.Warn("the Verifier returned a token without a Subject: refused")
+		err = fmt.Errorf("%w: the token names no subject", auth.ErrInvalidToken)
+	}
 	switch {
 	case err == nil && ti != nil:
 	case err == nil || errors.Is(err, auth.ErrInvalidToken):
@@ -176,14 +182,14 @@ func (h *httpHandler) authorize(w http.ResponseWriter, r *http.Request) (*http.R
 		}
 		params.Error, params.ErrorDescription = "invalid_token", desc
 		w.Header().Set("WWW-Authenticate", auth.Challenge(params))
-		h.writeError(w, http.StatusUnauthorized, &Error{Code: protocol.CodeInvalidRequestError, Message: "Unauthorized: invalid access token"})
+		h.refuseUnread(w, r, http.StatusUnauthorized, &Error{Code: protocol.CodeInvalidRequestError, Message: "Unauthorized: invalid access token"})
 		return nil, false
 	default:
 		if r.Context().Err() == nil {
 			h.s.log.Warn("access token verification failed", "err", err)
 		}
 		w.Header().Set("Retry-After", "5")
-		h.writeError(w, http.StatusServiceUnavailable, &Error{Code: protocol.CodeInternalError, Message: "Service Unavailable: the access token could not be verified; retry later"})
+		h.refuseUnread(w, r, http.StatusServiceUnavailable, &Error{Code: protocol.CodeInternalError, Message: "Service Unavailable: the access token could not be verified; retry later"})
 		return nil, false
 	}
 	a := &authInfo{token: ti, satisfies: h.opts.ScopeSatisfies, filter: h.opts.FilterListsByScope}
