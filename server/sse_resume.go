@@ -280,6 +280,27 @@ func (l *streamLog) disconnectForPolling(retry time.Duration) bool {
 	return true
 }
 
+// takeOver lets the request's own connection go when a GET resumes its
+// stream while that connection is still attached: the client resumed, so
+// what follows reaches it on the resumed stream only, never on both (a
+// message goes on one stream, L1125/basic/transports.mdx, Multiple
+// Connections). It is done before the resume reads the log, so that no
+// event written meanwhile reaches both. It reports false when the
+// request may not detach (the detached bounds are full): the resume is
+// then refused.
+func (l *streamLog) takeOver() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.done || l.sse == nil || l.rid == nil {
+		return true
+	}
+	if !l.detachLocked() {
+		return false
+	}
+	l.letGoLocked()
+	return true
+}
+
 // connectionLost is called when the client's connection breaks while the
 // request runs: once an event with an id reached the client it can resume,
 // and the request goes on; otherwise nothing could ever deliver its
@@ -704,6 +725,12 @@ func (h *httpHandler) resumeRequest(r *http.Request, sse *sseWriter, rec *Sessio
 		}
 		evs, meta, err := st.Read(ctx, rec.Principal, rec.Key, stream, after, 0)
 		return evs, meta, wake, err
+	}
+	if l := s.logs.get(rec.Key, stream); l != nil && !l.takeOver() {
+		// Its request still writes to its own connection, and may not
+		// detach from it (the detached bounds are full).
+		writeAnswer(sse, s.errorOutcome(nil, invalidRequest(msgCannotResume(leid))))
+		return
 	}
 	evs, meta, wake, err := read(seq)
 	switch {

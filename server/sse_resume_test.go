@@ -804,3 +804,37 @@ func TestDisconnectForPollingNeedsAllowPolling(t *testing.T) {
 		t.Fatalf("nopoll: %d %s %s", rec.Code, rec.Header().Get("Content-Type"), rec.Body.Bytes())
 	}
 }
+
+// TestResumeTakesOverAttachedStream: a GET resuming the stream of a
+// request whose POST is still connected takes the stream over: what
+// follows, the response included, reaches the resumed stream only, and
+// the POST's stream ends without it (a message goes on one stream,
+// L1125/basic/transports.mdx, Multiple Connections). Found by the hostile
+// review: the response reached both streams. For a call on its HTTP
+// request's goroutine and for one on a worker (AllowPolling).
+func TestResumeTakesOverAttachedStream(t *testing.T) {
+	for _, tool := range []string{"slow", "slowpoll"} {
+		t.Run(tool, func(t *testing.T) {
+			f := newResumeFixture(t)
+			srv := getServer(t, f.Handler(HTTPOptions{}))
+			c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
+			c.open("")
+			_, ev := openStream(t, srv, c, http.MethodPost, eraBody(7, "tools/call", `{"name":"`+tool+`","_meta":{"progressToken":"p"}}`))
+			first := ev.upTo(func(e event) bool { return strings.Contains(e.data, "first") })
+			_, g := openStream(t, srv, c, http.MethodGet, "", "Last-Event-ID", first[len(first)-1].id)
+			if g == nil {
+				t.Fatal("the resume is not a stream")
+			}
+			close(f.gate)
+			resumed := g.all()
+			if len(resumed) != 2 || !strings.Contains(resumed[0].data, "second") || !isResponse(resumed[1]) {
+				t.Fatalf("the resumed stream: %v", resumed)
+			}
+			for _, e := range ev.all() {
+				if isResponse(e) || strings.Contains(e.data, "second") {
+					t.Errorf("the POST's stream got %v after the resume took it over", e)
+				}
+			}
+		})
+	}
+}
