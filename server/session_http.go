@@ -363,7 +363,13 @@ func (s *Server) findSession(ctx context.Context, sids []string, principal strin
 		return nil, notFound()
 	}
 	key := sessionKey(sids[0])
-	rec, err := s.cfg.legacy.Store.Get(ctx, principal, key)
+	var rec *SessionRecord
+	var err error
+	if ms, ok := s.cfg.legacy.Store.(*MemorySessionStore); ok {
+		rec, err = ms.shared(principal, key) // read only here: no copy
+	} else {
+		rec, err = s.cfg.legacy.Store.Get(ctx, principal, key)
+	}
 	switch {
 	case errors.Is(err, ErrSessionNotFound):
 		s.sessions.drop(key) // the session ended without a DELETE: its cached state goes

@@ -15,7 +15,9 @@ import (
 type MemorySessionStore struct {
 	now func() time.Time
 
-	mu        sync.Mutex
+	mu sync.Mutex
+	// sessions holds records that are never changed once stored: Update
+	// and Touch store a changed copy, so that shared can hand one out.
 	sessions  map[string]*SessionRecord
 	byScope   map[quotaScope]map[string]struct{} // the keys PerPrincipal counts together
 	answers   map[string]map[string]memoryAnswer // by session key, then request id
@@ -112,6 +114,15 @@ func (m *MemorySessionStore) Get(_ context.Context, principal, key string) (*Ses
 	return r.Clone(), nil
 }
 
+// shared is Get without the copy, for the server's own reads: the record
+// is the stored one, which the store never changes, and which the caller
+// must not change either.
+func (m *MemorySessionStore) shared(principal, key string) (*SessionRecord, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.lookup(principal, key)
+}
+
 // Touch implements SessionStore.
 func (m *MemorySessionStore) Touch(_ context.Context, principal, key string, idleUntil time.Time) error {
 	m.mu.Lock()
@@ -124,7 +135,9 @@ func (m *MemorySessionStore) Touch(_ context.Context, principal, key string, idl
 		idleUntil = r.ExpiresAt
 	}
 	if idleUntil.After(r.IdleUntil) {
-		r.IdleUntil = idleUntil
+		c := *r // its Subscriptions and Pending are never changed in place either
+		c.IdleUntil = idleUntil
+		m.sessions[key] = &c
 	}
 	return nil
 }
