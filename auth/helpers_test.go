@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -91,12 +92,13 @@ func (k testKey) sign(t testing.TB, claims map[string]any, hdr map[jose.HeaderKe
 }
 
 // jwksServer serves a key set that the test may change, counting the
-// fetches.
+// fetches; a handler the test sets with override answers instead.
 type jwksServer struct {
 	*httptest.Server
-	mu      sync.Mutex
-	keys    []json.RawMessage
-	fetches atomic.Int64
+	mu       sync.Mutex
+	keys     []json.RawMessage
+	fetches  atomic.Int64
+	override atomic.Pointer[http.HandlerFunc]
 }
 
 func newJWKSServer(t testing.TB, keys ...testKey) *jwksServer {
@@ -105,14 +107,32 @@ func newJWKSServer(t testing.TB, keys ...testKey) *jwksServer {
 	js.set(t, keys...)
 	js.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		js.fetches.Add(1)
-		js.mu.Lock()
-		doc, _ := json.Marshal(map[string]any{"keys": js.keys})
-		js.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(doc)
+		if h := js.override.Load(); h != nil {
+			(*h)(w, r)
+			return
+		}
+		js.serveKeys(w)
 	}))
 	t.Cleanup(js.Close)
 	return js
+}
+
+// serveKeys writes the key set.
+func (js *jwksServer) serveKeys(w http.ResponseWriter) {
+	js.mu.Lock()
+	doc, _ := json.Marshal(map[string]any{"keys": js.keys})
+	js.mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(doc)
+}
+
+// answer makes h answer the fetches from now on (nil: the key set again).
+func (js *jwksServer) answer(h http.HandlerFunc) {
+	if h == nil {
+		js.override.Store(nil)
+		return
+	}
+	js.override.Store(&h)
 }
 
 func (js *jwksServer) set(t testing.TB, keys ...testKey) {
@@ -156,6 +176,9 @@ func newTestVerifier(t testing.TB, js *jwksServer, cfg JWTConfig) (*JWTVerifier,
 		cfg.Audience = testAudience
 	}
 	cfg.JWKSURL = js.URL
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
 	v, err := NewJWTVerifier(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -180,4 +203,28 @@ func (c *fakeClock) advance(d time.Duration) {
 	c.mu.Lock()
 	c.t = c.t.Add(d)
 	c.mu.Unlock()
+}
+
+// wait blocks until the key set has no fetch in flight; a fetch that
+// does not end within 10 s fails the test.
+func (ks *keySet) wait(t testing.TB) {
+	t.Helper()
+	ks.mu.Lock()
+	c := ks.pending
+	ks.mu.Unlock()
+	if c == nil {
+		return
+	}
+	select {
+	case <-c.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a JWKS fetch is still running after 10 s")
+	}
+}
+
+// fetchCount is how many fetches the key set started.
+func (ks *keySet) fetchCount() int {
+	ks.mu.Lock()
+	defer ks.mu.Unlock()
+	return ks.fetches
 }

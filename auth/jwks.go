@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"sync"
 	"time"
@@ -17,21 +18,27 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 )
 
-// keySet is the issuer's JSON Web Key Set as last fetched, refreshed on
-// an unknown kid at most once per minInterval; concurrent misses share
-// one fetch.
+// keySet is the issuer's JSON Web Key Set as last fetched. A fetch
+// starts at most once per minInterval (an unknown kid, or a set older
+// than maxAge); concurrent callers share the one in flight. Every fetch
+// runs detached from the request that started it and is bounded by
+// fetchTimeout, so none outlives it and no caller waits longer than its
+// own context allows.
 type keySet struct {
-	url         string
-	client      *http.Client
-	maxBytes    int64
-	minInterval time.Duration
-	now         func() time.Time
+	url          string
+	client       *http.Client
+	maxBytes     int64
+	minInterval  time.Duration
+	fetchTimeout time.Duration // bounds one fetch (besides the client's own Timeout)
+	maxAge       time.Duration // a set older than this is fetched again (0: never)
+	log          *slog.Logger
+	now          func() time.Time
 
 	mu      sync.Mutex
 	keys    []jose.JSONWebKey // the usable public signing keys
 	last    time.Time         // when the last fetch started (zero: never)
+	lastErr error             // how the last finished fetch failed (nil: it succeeded)
 	fetched time.Time         // when the last successful fetch started
-	maxAge  time.Duration     // a set older than this is fetched again (0: never)
 	pending *fetchCall        // the fetch in flight, nil when none
 	fetches int               // fetches started, for tests
 }
@@ -39,12 +46,28 @@ type keySet struct {
 // fetchCall is one fetch in flight, which concurrent callers wait on.
 type fetchCall struct {
 	done chan struct{}
+	keys []jose.JSONWebKey
 	err  error
 }
 
-// errRateLimited: the key is unknown and the set was fetched less than
-// minInterval ago.
+// errRateLimited: the key is unknown, and the last fetch, less than
+// minInterval ago, succeeded without it. After a failed fetch the caller
+// gets an errUnavailable instead: the set is not known to lack the key.
 var errRateLimited = errors.New("auth: JWKS refresh rate-limited")
+
+// errUnavailable is the error of a refresh refused by the rate limit
+// while the last fetch failed: the verifier cannot decide (it does not
+// wrap ErrInvalidToken).
+type errUnavailable struct {
+	retryIn time.Duration
+	last    error
+}
+
+func (e *errUnavailable) Error() string {
+	return fmt.Sprintf("auth: JWKS unavailable (next fetch in %v): %v", e.retryIn.Round(time.Second), e.last)
+}
+
+func (e *errUnavailable) Unwrap() error { return e.last }
 
 // snapshot returns the current keys (never modified in place).
 func (ks *keySet) snapshot() []jose.JSONWebKey {
@@ -61,45 +84,75 @@ func (ks *keySet) stale() bool {
 	return ks.maxAge > 0 && ks.now().Sub(ks.fetched) >= ks.maxAge
 }
 
-// refresh fetches the set again unless a fetch started less than
-// minInterval ago (errRateLimited, unless force); a caller that finds a
-// fetch in flight waits for it and shares its outcome.
-func (ks *keySet) refresh(ctx context.Context, force bool) ([]jose.JSONWebKey, error) {
+// begin returns the fetch in flight, or starts one unless a fetch
+// started less than minInterval ago (unless force): then the error is
+// errRateLimited when that fetch succeeded, an *errUnavailable when it
+// failed. The fetch runs in its own goroutine, detached from ctx (one
+// caller's cancel does not fail the others' wait) but keeping its values.
+func (ks *keySet) begin(ctx context.Context, force bool) (*fetchCall, error) {
 	ks.mu.Lock()
+	defer ks.mu.Unlock()
 	if c := ks.pending; c != nil {
-		ks.mu.Unlock()
-		select {
-		case <-c.done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		if c.err != nil {
-			return nil, c.err
-		}
-		return ks.snapshot(), nil
+		return c, nil
 	}
 	now := ks.now()
 	if !force && !ks.last.IsZero() && now.Sub(ks.last) < ks.minInterval {
-		ks.mu.Unlock()
+		if ks.lastErr != nil {
+			return nil, &errUnavailable{retryIn: ks.minInterval - now.Sub(ks.last), last: ks.lastErr}
+		}
 		return nil, errRateLimited
 	}
 	c := &fetchCall{done: make(chan struct{})}
 	ks.pending, ks.last = c, now
 	ks.fetches++
-	ks.mu.Unlock()
+	go ks.run(context.WithoutCancel(ctx), c, now, !force)
+	return c, nil
+}
 
-	// The fetch is shared: it is not cancelled with the request that
-	// started it, only bounded by the client's timeout.
-	keys, err := ks.fetch(context.WithoutCancel(ctx))
+// run performs the fetch c, started at start, and publishes its outcome;
+// a failure is logged when logFailure (not for the start-up fetch, whose
+// error NewJWTVerifier returns).
+func (ks *keySet) run(ctx context.Context, c *fetchCall, start time.Time, logFailure bool) {
+	ctx, cancel := context.WithTimeout(ctx, ks.fetchTimeout)
+	defer cancel()
+	keys, err := ks.fetch(ctx)
 	ks.mu.Lock()
 	if err == nil {
-		ks.keys, ks.fetched = keys, now
+		ks.keys, ks.fetched = keys, start
 	}
+	ks.lastErr = err
 	ks.pending = nil
-	c.err = err
+	c.keys, c.err = keys, err
 	ks.mu.Unlock()
 	close(c.done)
-	return keys, err
+	if err != nil && logFailure {
+		// At most one a minInterval: fetches are rate-limited.
+		ks.log.WarnContext(ctx, "auth: JWKS fetch failed; the keys held keep serving",
+			"url", ks.url, "retry_after", ks.minInterval, "err", err)
+	}
+}
+
+// refresh fetches the set again (see begin) and waits for the outcome,
+// or for ctx.
+func (ks *keySet) refresh(ctx context.Context, force bool) ([]jose.JSONWebKey, error) {
+	c, err := ks.begin(ctx, force)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case <-c.done:
+		return c.keys, c.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// refreshInBackground starts a fetch of a stale set, unless one is in
+// flight or the rate limit refuses it, and returns at once: the keys
+// held serve meanwhile. A failure keeps them (and is logged by run); the
+// next token after minInterval tries again.
+func (ks *keySet) refreshInBackground(ctx context.Context) {
+	_, _ = ks.begin(ctx, false)
 }
 
 // fetch GETs the set and keeps its usable keys: public (the public half

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"net/http"
 	"slices"
@@ -74,17 +75,24 @@ type JWTConfig struct {
 	// Leeway is the clock skew allowed on exp and nbf (default
 	// DefaultLeeway; negative: none).
 	Leeway time.Duration
-	// MinRefreshInterval is the least time between two JWKS fetches
-	// triggered by an unknown kid (default DefaultMinRefreshInterval;
-	// negative: no bound, for tests only). Concurrent misses share one
-	// fetch.
+	// MinRefreshInterval is the least time between two JWKS fetches,
+	// whether triggered by an unknown kid or by JWKSMaxAge, and whether
+	// the last one succeeded or failed (default
+	// DefaultMinRefreshInterval; negative: no bound, for tests only).
+	// Concurrent misses share one fetch. Within the interval an unknown
+	// kid is refused as ErrInvalidToken only if the last fetch succeeded
+	// (the set is known to lack it); if it failed, the error does not
+	// wrap ErrInvalidToken (the verifier cannot decide: 503).
 	MinRefreshInterval time.Duration
 	// JWKSMaxAge is how long a fetched JWKS is trusted: the first token
-	// verified after it fetches the set again (within MinRefreshInterval
-	// of the last attempt, at most once), so that a key the issuer
-	// removed stops verifying (default DefaultJWKSMaxAge; negative:
-	// never, only an unknown kid refreshes). If that fetch fails, the
-	// keys held are used and it is tried again MinRefreshInterval later.
+	// verified after it starts a fetch of the set in the background
+	// (within MinRefreshInterval of the last attempt, at most once), so
+	// that a key the issuer removed stops verifying once it is done
+	// (default DefaultJWKSMaxAge; negative: never, only an unknown kid
+	// refreshes). No token waits for it: one whose kid the held set has
+	// is verified with the held keys at once. If that fetch fails, the
+	// keys held are used, the failure is logged, and it is tried again
+	// MinRefreshInterval later.
 	JWKSMaxAge time.Duration
 	// MaxTokenBytes bounds a token's length, checked before anything is
 	// parsed (default DefaultMaxTokenBytes).
@@ -93,8 +101,12 @@ type JWTConfig struct {
 	// documents (default DefaultMaxJWKSBytes).
 	MaxJWKSBytes int64
 	// HTTPClient fetches the metadata and the JWKS (default: a client with
-	// DefaultHTTPTimeout). Its timeout bounds each fetch.
+	// DefaultHTTPTimeout). Its Timeout bounds each fetch; a JWKS fetch
+	// is bounded by DefaultHTTPTimeout when the client has none.
 	HTTPClient *http.Client
+	// Logger receives a warning when a JWKS fetch fails (at most one per
+	// MinRefreshInterval). Default: slog.Default().
+	Logger *slog.Logger
 	// CacheSize bounds the verified-token cache (default
 	// DefaultCacheSize; negative: no cache). A token that verified is
 	// remembered by its SHA-256 (the token itself is not kept) until its
@@ -123,7 +135,9 @@ type JWTConfig struct {
 //   - a key of the JWKS with its "kid" (any key when it has none) fits
 //     the algorithm (kty and curve, the key's own "alg" and "use" when
 //     set) and verifies the signature. An unknown kid refreshes the set
-//     once, at most once per MinRefreshInterval;
+//     once, at most once per MinRefreshInterval; it is invalid only when
+//     the last fetch succeeded without it (after a failed fetch the error
+//     does not wrap ErrInvalidToken until a fetch succeeds);
 //   - "iss" equals Issuer; "aud" names Audience; "exp" is present and
 //     not past, "nbf" (when present) not ahead, both with Leeway; "sub"
 //     is present (it is half of the principal).
@@ -198,6 +212,13 @@ func NewJWTVerifier(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 	if cfg.CacheTTL <= 0 {
 		cfg.CacheTTL = DefaultCacheTTL
 	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	fetchTimeout := cfg.HTTPClient.Timeout
+	if fetchTimeout <= 0 {
+		fetchTimeout = DefaultHTTPTimeout
+	}
 	if cfg.JWKSURL == "" {
 		u, err := discoverJWKS(ctx, cfg.HTTPClient, cfg.Issuer, cfg.MaxJWKSBytes)
 		if err != nil {
@@ -213,7 +234,7 @@ func NewJWTVerifier(ctx context.Context, cfg JWTConfig) (*JWTVerifier, error) {
 		v.cache = newTokenCache(cfg.CacheSize, cfg.CacheTTL)
 	}
 	v.keys = &keySet{url: cfg.JWKSURL, client: cfg.HTTPClient, maxBytes: cfg.MaxJWKSBytes, minInterval: cfg.MinRefreshInterval,
-		maxAge: cfg.JWKSMaxAge, now: func() time.Time { return v.now() }}
+		fetchTimeout: fetchTimeout, maxAge: cfg.JWKSMaxAge, log: cfg.Logger, now: func() time.Time { return v.now() }}
 	if _, err := v.keys.refresh(ctx, true); err != nil {
 		return nil, err
 	}
@@ -277,16 +298,17 @@ func (v *JWTVerifier) verify(ctx context.Context, token string) (*TokenInfo, err
 // verifySignature finds the key and checks the signature.
 func (v *JWTVerifier) verifySignature(ctx context.Context, jws *jose.JSONWebSignature, kid, alg string) ([]byte, error) {
 	if v.keys.stale() {
-		_, _ = v.keys.refresh(ctx, false) // on failure (or rate-limited), the keys held serve
+		v.keys.refreshInBackground(ctx) // the keys held serve meanwhile, and on its failure
 	}
 	keys := v.keys.snapshot()
 	cands, known := candidates(keys, kid, alg)
 	if !known {
+		// Waits for the fetch in flight (perhaps the one just started).
 		fresh, err := v.keys.refresh(ctx, false)
 		switch {
-		case errors.Is(err, errRateLimited):
+		case errors.Is(err, errRateLimited): // the last fetch, which succeeded, lacked it
 			return nil, invalid("unknown key id %q", kid)
-		case err != nil:
+		case err != nil: // this fetch, or the last one, failed: cannot decide
 			return nil, fmt.Errorf("auth: refreshing the JWKS for key id %q: %w", kid, err)
 		}
 		if cands, known = candidates(fresh, kid, alg); !known {

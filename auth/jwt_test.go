@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -278,8 +279,9 @@ func TestJWKSBodyBound(t *testing.T) {
 }
 
 // A key the issuer removed stops verifying once the set is older than
-// JWKSMaxAge (it is fetched again on the next token); while the issuer
-// is unreachable the keys held keep serving.
+// JWKSMaxAge (the next token starts a fetch in the background, and is
+// verified with the held keys meanwhile); while the issuer is unreachable
+// the keys held keep serving.
 func TestJWKSMaxAge(t *testing.T) {
 	k := newRSAKey(t, "k1")
 	js := newJWKSServer(t, k)
@@ -293,8 +295,16 @@ func TestJWKSMaxAge(t *testing.T) {
 		t.Fatalf("within JWKSMaxAge: %v, %d fetches", err, js.fetches.Load())
 	}
 	clk.advance(6 * time.Minute)
+	gate := make(chan struct{})
+	js.answer(func(w http.ResponseWriter, _ *http.Request) { <-gate; js.serveKeys(w) })
+	if _, err := v.Verify(context.Background(), k.sign(t, validClaims(clk.now()), nil)); err != nil {
+		t.Fatalf("after JWKSMaxAge, before the re-fetch is done: %v", err)
+	}
+	close(gate)
+	v.keys.wait(t)
+	js.answer(nil)
 	if _, err := v.Verify(context.Background(), k.sign(t, validClaims(clk.now()), nil)); err == nil || js.fetches.Load() != 2 {
-		t.Fatalf("after JWKSMaxAge a removed key verified: %v, %d fetches", err, js.fetches.Load())
+		t.Fatalf("after JWKSMaxAge and its re-fetch a removed key verified: %v, %d fetches", err, js.fetches.Load())
 	}
 	// The issuer down at the next refresh: the held keys (now k2) serve.
 	k2 := newECKey(t, "k2")
@@ -303,9 +313,13 @@ func TestJWKSMaxAge(t *testing.T) {
 	if _, err := v.Verify(context.Background(), k2.sign(t, validClaims(clk.now()), nil)); err != nil {
 		t.Fatal(err)
 	}
+	v.keys.wait(t)
 	clk.advance(11 * time.Minute)
 	js.Close()
-	if _, err := v.Verify(context.Background(), k2.sign(t, validClaims(clk.now()), nil)); err != nil {
-		t.Fatalf("the issuer down: %v", err)
+	for range 2 {
+		if _, err := v.Verify(context.Background(), k2.sign(t, validClaims(clk.now()), nil)); err != nil {
+			t.Fatalf("the issuer down: %v", err)
+		}
+		v.keys.wait(t)
 	}
 }
