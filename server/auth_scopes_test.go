@@ -264,3 +264,31 @@ func TestAuthFilteredToolStillAnswersInsufficientScope(t *testing.T) {
 		t.Errorf("unknown tool: %d %s", rec.Code, w.raw)
 	}
 }
+
+// R-AUTH-08 (documented in docs/auth.md, Percent-encoded aliases): a
+// scoped static resource and an unscoped template matching the same
+// decoded URI: the alias test://secre%74 misses the static entry and
+// reaches the template's handler, which needs no scope. Scoping the
+// template too closes it.
+func TestAuthScopedResourceAliasReachesTemplate(t *testing.T) {
+	for _, scoped := range []bool{false, true} {
+		s := authServer(t)
+		var opts []ResourceOption
+		if scoped {
+			opts = append(opts, RequireResourceScopes("admin"))
+		}
+		if err := s.AddResourceTemplate(protocol.ResourceTemplate{URITemplate: "test://{name}", Name: "any"}, func(_ context.Context, _ *Request, uri string, vars map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+			return TextContents(uri, "text/plain", "name="+vars["name"]), nil
+		}, opts...); err != nil {
+			t.Fatal(err)
+		}
+		h := s.Handler(authOptions())
+		if rec := post(t, h, rpc(1, "resources/read", params(M{"uri": "test://secret"})), bearer("reader")); rec.Code != 403 {
+			t.Errorf("scoped=%v: the exact URI: %d %s", scoped, rec.Code, rec.Body)
+		}
+		rec := post(t, h, rpc(2, "resources/read", params(M{"uri": "test://secre%74"})), bearer("reader"))
+		if want := map[bool]int{false: 200, true: 403}[scoped]; rec.Code != want {
+			t.Errorf("scoped=%v: the alias: %d %s, want %d", scoped, rec.Code, rec.Body, want)
+		}
+	}
+}

@@ -184,7 +184,9 @@ type leaver interface {
 // permission withdrawn later takes effect at the client's next listen
 // (streams end after WithMaxStreamLifetime). It must be safe for
 // concurrent use. Without this option every principal may watch every
-// resource it can name.
+// resource it can name and read: a URI whose RequireResourceScopes the
+// request's token lacks is left out the same way before mayWatch is
+// asked, and each update is checked against the stream's token again.
 func WithSubscriptionAuthorizer(mayWatch func(ctx context.Context, principal, uri string) bool) Option {
 	return func(c *config) { c.mayWatch = mayWatch }
 }
