@@ -39,6 +39,7 @@ type outcome struct {
 	retryAfter   int      // seconds, for HTTP 429's Retry-After
 	buf          *[]byte  // body's buffer, when it comes from Server.bufs (see recycle)
 	scopes       []string // an insufficient-scope refusal: 403 with a challenge naming them
+	expired      bool     // a stream refused for an expired token: 401 invalid_token
 }
 
 // The order of checks on a request (documented in the package doc):

@@ -17,7 +17,11 @@
 // (invalid_request), a refused token 401 (invalid_token), a verifier
 // outage 503. Tools, prompts and resources may need scopes
 // (RequireScopes, RequirePromptScopes, RequireResourceScopes): a request
-// whose token lacks one is 403 insufficient_scope, in either era. The
+// whose token lacks one is 403 insufficient_scope, in either era; so is
+// completion/complete of a ref naming such a prompt or resource, and a
+// legacy resources/subscribe of such a resource, while a listen filter
+// leaves such a resource out as if unknown. A listen or legacy GET stream
+// opened with a token already past its exp is 401 invalid_token. The
 // principal is the token's; handlers read the token's claims with
 // Request.Token. stdio has no token and checks no scope. See
 // docs/auth.md.
@@ -137,7 +141,8 @@
 // logging/setLevel sets the level of the session's later requests (none
 // is sent before it, unless LegacyConfig.DefaultLogLevel);
 // resources/subscribe accepts a URI that names a resource or matches a
-// template and that WithSubscriptionAuthorizer allows (-32002 otherwise),
+// template and that WithSubscriptionAuthorizer allows (-32002 otherwise;
+// 403 insufficient_scope when the token lacks its RequireResourceScopes),
 // up to LegacyConfig.MaxSubscriptions. A session that declared the
 // capability gets notifications/{tools,prompts,resources}/list_changed,
 // without params, and notifications/resources/updated for its
@@ -254,7 +259,8 @@
 // by leaving the request open. Its first message is
 // notifications/subscriptions/acknowledged with the honoured part of the
 // filter: the list changes asked for, and the resourceSubscriptions URIs
-// that name a resource or match a template of this server and that
+// that name a resource or match a template of this server, whose
+// RequireResourceScopes the token holds, and that
 // WithSubscriptionAuthorizer, if set, lets the principal watch (others
 // are left out alike, A21). Under the tasks extension,
 // notifications.taskIds are honoured only for tasks that exist when the

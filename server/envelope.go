@@ -148,6 +148,11 @@ func (s *Server) errorOutcome(id *protocol.RequestId, e *Error) outcome {
 		out.status, out.scopes = http.StatusForbidden, e.scopes
 		return out
 	}
+	if e.expired {
+		out := s.errorOutcome(id, &Error{Code: e.Code, Message: e.Message, Data: e.Data})
+		out.status, out.expired = http.StatusUnauthorized, true
+		return out
+	}
 	if e.Data == nil {
 		return outcome{body: appendErrorResponse(nil, id, e.Code, e.Message), status: httpStatus(e.Code), retryAfter: retryAfter(e)}
 	}

@@ -24,6 +24,9 @@ type Error struct {
 	// scopes, when set, marks the runtime's insufficient-scope refusal
 	// (checkScopes): HTTP 403 with a challenge naming them, in either era.
 	scopes []string
+	// expired marks the refusal of a long-lived stream opened with an
+	// expired token (expiredToken): HTTP 401 invalid_token.
+	expired bool
 }
 
 // Error implements the error interface.

@@ -582,6 +582,9 @@ func (s *sseWriter) finish(out outcome) {
 		if out.scopes != nil {
 			s.w.Header().Set("WWW-Authenticate", s.h.insufficientScopeChallenge(out.scopes))
 		}
+		if out.expired {
+			s.w.Header().Set("WWW-Authenticate", s.h.expiredTokenChallenge())
+		}
 		_ = s.deadline() // a client that does not read its response holds it WriteTimeout at most
 		s.w.WriteHeader(out.status)
 		_, _ = s.w.Write(out.body)

@@ -254,9 +254,7 @@ func checkScopes(r *Request, need []string) error {
 	}
 	for _, s := range need {
 		if !r.auth.satisfies(r.auth.token, s) {
-			e := newError(protocol.CodeInvalidRequestError, "Forbidden: insufficient scope", map[string]any{"requiredScopes": need})
-			e.scopes = need
-			return e
+			return insufficientScope(need)
 		}
 	}
 	return nil

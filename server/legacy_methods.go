@@ -53,13 +53,23 @@ func (s *Server) legacySetLevel(ctx context.Context, sess legacySession, rev leg
 // resource or match a template of this server, and be one that
 // WithSubscriptionAuthorizer lets the principal watch; otherwise -32002,
 // the legacy not-found code, the same for both (a refusal tells nothing).
-// At most MaxSubscriptions per session (-32602).
+// A URI whose scopes (RequireResourceScopes) the request's token lacks
+// gets what resources/read of it gets in the session: HTTP 403
+// insufficient_scope with the challenge (R-AUTH-08). At most
+// MaxSubscriptions per session (-32602).
 func (s *Server) legacySubscribe(ctx context.Context, sess legacySession, rev legacy.Rev, id protocol.RequestId, uri, principal string) outcome {
 	if max := s.maxURIBytes(); len(uri) > max {
 		return s.legacyErrorOutcome(rev, &id, InvalidParams(fmt.Sprintf("Invalid params: uri has %d bytes, more than the limit of %d", len(uri), max), nil), http.StatusOK)
 	}
+	a := authFrom(ctx)
+	if need, known := s.resourceScopes(uri); known && a.lacks(need) {
+		e := insufficientScope(need)
+		out := s.legacyErrorOutcome(rev, &id, e, http.StatusForbidden)
+		out.scopes = e.scopes
+		return out
+	}
 	var f listenFilter
-	if err := s.knownResources(ctx, principal, []string{uri}, &f); err != nil {
+	if err := s.knownResources(ctx, a, principal, []string{uri}, &f); err != nil {
 		return s.legacyErrorOutcome(rev, &id, InternalError("Internal error"), http.StatusOK)
 	}
 	if !f.resources.has(uri) {

@@ -184,7 +184,9 @@ type leaver interface {
 // permission withdrawn later takes effect at the client's next listen
 // (streams end after WithMaxStreamLifetime). It must be safe for
 // concurrent use. Without this option every principal may watch every
-// resource it can name.
+// resource it can name and read: a URI whose RequireResourceScopes the
+// request's token lacks is left out the same way before mayWatch is
+// asked, and each update is checked against the stream's token again.
 func WithSubscriptionAuthorizer(mayWatch func(ctx context.Context, principal, uri string) bool) Option {
 	return func(c *config) { c.mayWatch = mayWatch }
 }
@@ -276,7 +278,13 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // A stream over WithMaxListenStreams is refused first. One that can no
 // longer be written to (the client is gone, or stopped reading and a
 // write timed out: HTTPOptions.WriteTimeout) ends with nothing more sent.
+// A token already past its exp (accepted within the Verifier's leeway)
+// opens no stream: 401 invalid_token, so that the client refreshes it
+// rather than reopen a stream that would end at once.
 func (s *Server) listen(ctx context.Context, r *Request, p *protocol.SubscriptionsListenRequestParams, x *exchange) (wireResult, error) {
+	if r.auth.tokenExpired() {
+		return nil, expiredToken()
+	}
 	s.listeners.Add(1)
 	defer s.listeners.Done()
 	key := streamKey(r, x)
@@ -488,7 +496,7 @@ func (s *Server) honored(ctx context.Context, r *Request, p *protocol.Subscripti
 	if want.ResourcesListChanged != nil && *want.ResourcesListChanged {
 		got.ResourcesListChanged = &yes
 	}
-	if err := s.knownResources(ctx, r.Principal, want.ResourceSubscriptions, f); err != nil {
+	if err := s.knownResources(ctx, r.auth, r.Principal, want.ResourceSubscriptions, f); err != nil {
 		return nil, err
 	}
 	if err := s.ownTasks(ctx, r.Principal, taskIDs, f); err != nil {
@@ -533,11 +541,14 @@ func (s *Server) ownTasks(ctx context.Context, principal string, ids []string, f
 }
 
 // knownResources adds to f, once each and in the order asked, the URIs
-// that name a resource or match a template of this server and that
-// principal may watch. Templates are matched, and the authorizer called,
-// without holding s.mu, which a long match would otherwise hold against
-// registrations (and, behind a waiting writer, every request).
-func (s *Server) knownResources(ctx context.Context, principal string, uris []string, f *listenFilter) error {
+// that name a resource or match a template of this server, whose scopes
+// token a holds (RequireResourceScopes: the resource's, else the first
+// matching template's, as resources/read decides; a nil a checks none),
+// and that principal may watch. A URI refused for its scopes is left out
+// exactly like an unknown one. Templates are matched, and the authorizer
+// called, without holding s.mu, which a long match would otherwise hold
+// against registrations (and, behind a waiting writer, every request).
+func (s *Server) knownResources(ctx context.Context, a *authInfo, principal string, uris []string, f *listenFilter) error {
 	if len(uris) == 0 {
 		return nil
 	}
@@ -550,16 +561,19 @@ func (s *Server) knownResources(ctx context.Context, principal string, uris []st
 		}
 	}
 	known := make([]bool, len(unique))
+	found := make([]bool, len(unique)) // a resource or a template decided
 	s.mu.RLock()
 	for i, uri := range unique {
-		_, known[i] = s.resources[uri]
+		if res := s.resources[uri]; res != nil {
+			found[i], known[i] = true, !a.lacks(res.scopes)
+		}
 	}
 	// templates only grows by append: the elements of this snapshot
 	// never change.
 	templates := s.templates
 	s.mu.RUnlock()
 	for i, uri := range unique {
-		if known[i] {
+		if found[i] {
 			continue
 		}
 		if ctx.Err() != nil {
@@ -567,7 +581,7 @@ func (s *Server) knownResources(ctx context.Context, principal string, uris []st
 		}
 		for _, t := range templates {
 			if t.tmpl.Match(uri) != nil {
-				known[i] = true
+				known[i] = !a.lacks(t.scopes)
 				break
 			}
 		}
@@ -611,7 +625,7 @@ func (s *Server) deliver(r *Request, ev Event, lf *listenFilter, tag *protocol.N
 			return r.sendAlways(protocol.MethodNotificationsResourcesListChanged, &protocol.NotificationParams{Meta: tag})
 		}
 	case EventResourceUpdated:
-		if lf.resources.has(ev.URI) {
+		if lf.resources.has(ev.URI) && s.mayReceiveUpdate(r.auth, ev.URI) {
 			return r.sendAlways(protocol.MethodNotificationsResourcesUpdated, &protocol.ResourceUpdatedNotificationParams{Meta: tag, URI: ev.URI})
 		}
 	case EventTask:

@@ -85,12 +85,20 @@ func (s *Server) getPrompt(ctx context.Context, r *Request, p *protocol.GetPromp
 }
 
 // CompletionHandler serves completion/complete. It returns at most 100
-// values (R-COMP-02); more are cut off and hasMore is set.
+// values (R-COMP-02); more are cut off and hasMore is set. It is not
+// called for a ref whose prompt (RequirePromptScopes) or resource or
+// template (RequireResourceScopes) needs a scope the request's token
+// lacks: that request gets the 403 prompts/get or resources/read would.
 type CompletionHandler func(ctx context.Context, req *Request, p *protocol.CompleteRequestParams) (*protocol.CompleteResult, error)
 
 func (s *Server) complete(ctx context.Context, r *Request, p *protocol.CompleteRequestParams) (wireResult, error) {
 	if s.cfg.completion == nil {
 		return nil, MethodNotFound(protocol.MethodCompletionComplete)
+	}
+	// What the ref names is guarded as prompts/get and resources/read
+	// guard it (R-AUTH-08): completions may reveal its arguments' values.
+	if err := checkScopes(r, s.completionScopes(p.Ref)); err != nil {
+		return nil, err
 	}
 	res, err := s.cfg.completion(ctx, r, p)
 	if err != nil {

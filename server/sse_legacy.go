@@ -106,6 +106,10 @@ func (h *httpHandler) sessionStream(r *http.Request, sse *sseWriter, rec *Sessio
 		h.resumeRequest(r, sse, rec, leStream, leSeq) // G5: a request's stream
 		return
 	}
+	if authFrom(r.Context()).tokenExpired() {
+		writeAnswer(sse, s.errorOutcome(nil, expiredToken())) // it would end at once: refresh first
+		return
+	}
 	conv, caps, err := s.sessionConv(rec)
 	if err != nil {
 		s.log.Error("restoring a session", "err", err)
@@ -176,8 +180,9 @@ func (h *httpHandler) sessionStream(r *http.Request, sse *sseWriter, rec *Sessio
 		defer t.Stop()
 		tick = t.C
 	}
+	tok := authFrom(ctx) // nil without a Verifier
 	var lifetime <-chan time.Time
-	if d := s.streamLifetime(authFrom(ctx)); d > 0 {
+	if d := s.streamLifetime(tok); d > 0 {
 		t := time.NewTimer(d)
 		defer t.Stop()
 		lifetime = t.C
@@ -224,7 +229,7 @@ func (h *httpHandler) sessionStream(r *http.Request, sse *sseWriter, rec *Sessio
 			case EventToolsChanged, EventPromptsChanged, EventResourcesChanged:
 				msg = listChanged(st.rev, st.caps, ev.Kind)
 			case EventResourceUpdated:
-				if _, ok := subs[ev.URI]; ok {
+				if _, ok := subs[ev.URI]; ok && s.mayReceiveUpdate(tok, ev.URI) {
 					msg = resourceUpdated(st.rev, ev.URI)
 				}
 			case EventSession: // SessionSubs, SessionResync

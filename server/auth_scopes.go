@@ -1,0 +1,124 @@
+package server
+
+import (
+	"time"
+
+	"github.com/mcpwire/mcpwire/auth"
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// This file holds the scope rules that reach beyond the operation a scope
+// was declared on: the resources a subscription watches, the prompt or
+// resource a completion names, and a stream opened with an expired token.
+
+// lacks reports whether a's token lacks one of need (false without a
+// token: stdio, or HTTP without a Verifier, checks no scope).
+func (a *authInfo) lacks(need []string) bool {
+	if a == nil || len(need) == 0 {
+		return false
+	}
+	for _, sc := range need {
+		if !a.satisfies(a.token, sc) {
+			return true
+		}
+	}
+	return false
+}
+
+// insufficientScope is the refusal of an operation needing scopes a
+// token lacks: -32600 with data {"requiredScopes": need}, and HTTP 403
+// with a challenge naming them (R-AUTH-08).
+func insufficientScope(need []string) *Error {
+	e := newError(protocol.CodeInvalidRequestError, "Forbidden: insufficient scope", map[string]any{"requiredScopes": need})
+	e.scopes = need
+	return e
+}
+
+// resourceScopes returns the scopes resources/read of uri needs, and
+// whether uri names a resource or matches a template at all: the static
+// resource's, else those of the first template that matches, exactly as
+// readResource picks its handler. Templates are matched without holding
+// s.mu (see readResource).
+func (s *Server) resourceScopes(uri string) (need []string, known bool) {
+	s.mu.RLock()
+	res := s.resources[uri]
+	templates := s.templates
+	s.mu.RUnlock()
+	if res != nil {
+		return res.scopes, true
+	}
+	for _, t := range templates {
+		if t.tmpl.Match(uri) != nil {
+			return t.scopes, true
+		}
+	}
+	return nil, false
+}
+
+// completionScopes returns the scopes of what a completion/complete ref
+// names: a prompt's (prompts/get), or for ref/resource those of the
+// static resource with that URI, else of the template whose text it is,
+// else of the first template matching it (resources/read). A ref that
+// names nothing needs none: the completion handler answers it as before.
+func (s *Server) completionScopes(ref protocol.CompleteRequestParamsRef) []string {
+	switch v := ref.Value.(type) {
+	case *protocol.PromptReference:
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+		if p := s.prompts[v.Name]; p != nil {
+			return p.scopes
+		}
+	case *protocol.ResourceTemplateReference:
+		s.mu.RLock()
+		res := s.resources[v.URI]
+		templates := s.templates
+		s.mu.RUnlock()
+		if res != nil {
+			return res.scopes
+		}
+		for _, t := range templates {
+			if t.def.URITemplate == v.URI {
+				return t.scopes
+			}
+		}
+		need, _ := s.resourceScopes(v.URI)
+		return need
+	}
+	return nil
+}
+
+// tokenExpired reports whether a's token is already past its exp, though
+// the Verifier accepted it (within its leeway). A long-lived stream opened
+// with it would end at once, and the client, reopening it with the same
+// token, would loop: such a stream is refused with 401 invalid_token
+// instead (expiredToken), so that the client refreshes first.
+func (a *authInfo) tokenExpired() bool {
+	return a != nil && !a.token.Expiry.IsZero() && !time.Now().Before(a.token.Expiry)
+}
+
+// expiredToken is the refusal of a stream opened with an expired token:
+// HTTP 401 with `error="invalid_token", error_description="token expired"`.
+func expiredToken() *Error {
+	return &Error{Code: protocol.CodeInvalidRequestError, Message: "Unauthorized: the access token has expired", expired: true}
+}
+
+// mayReceiveUpdate re-checks, as notifications/resources/updated of uri
+// is delivered on a stream opened with token a, that a still holds the
+// scopes the URI needs: its scopes may have changed since the stream
+// acknowledged it (a resource registered again with other scopes, a
+// scoped static resource added at a URI that a template matched). A URI no longer served
+// is left to the filter, as before. Without a token there is no check.
+func (s *Server) mayReceiveUpdate(a *authInfo, uri string) bool {
+	if a == nil {
+		return true
+	}
+	need, _ := s.resourceScopes(uri)
+	return !a.lacks(need)
+}
+
+// expiredTokenChallenge is the WWW-Authenticate of expiredToken's 401, as
+// the Verifier's own refusal of an expired token reads (R-AUTH-07).
+func (h *httpHandler) expiredTokenChallenge() string {
+	return auth.Challenge(auth.ChallengeParams{ResourceMetadata: h.opts.ResourceMetadataURL, Scopes: h.opts.Scopes,
+		Error: "invalid_token", ErrorDescription: "token expired"})
+}

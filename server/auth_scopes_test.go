@@ -1,0 +1,294 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// scopedResourcesServer is authServer (test://secret needs admin) with a
+// template vault://{name} that needs admin too, and an unscoped resource
+// test://public.
+func scopedResourcesServer(t *testing.T, opts ...Option) *Server {
+	t.Helper()
+	s := authServer(t, opts...)
+	read := func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+		return TextContents(uri, "text/plain", "x"), nil
+	}
+	if err := s.AddResourceTemplate(protocol.ResourceTemplate{URITemplate: "vault://{name}", Name: "vault"}, read, RequireResourceScopes("admin")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AddResource(protocol.Resource{URI: "test://public", Name: "public"}, read); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// ackedResources is the resourceSubscriptions of a listen acknowledgement.
+func ackedResources(t *testing.T, ack *wire) []string {
+	t.Helper()
+	if ack.method() != protocol.MethodNotificationsSubscriptionsAcknowledged {
+		t.Fatalf("want the acknowledgement, got %s", ack.raw)
+	}
+	n, _ := ack.params()["notifications"].(M)
+	raw, _ := n["resourceSubscriptions"].([]any)
+	var out []string
+	for _, u := range raw {
+		out = append(out, u.(string))
+	}
+	return out
+}
+
+// R-AUTH-08, R-SUB-03: a listen filter naming a resource (or a URI a
+// template matches) whose scopes the token lacks leaves it out of the
+// acknowledgement exactly like an unknown URI, and its updates are not
+// delivered; a token with the scopes gets both.
+func TestAuthListenLeavesOutScopedResources(t *testing.T) {
+	s := scopedResourcesServer(t)
+	srv := httptest.NewServer(s.Handler(authOptions()))
+	t.Cleanup(srv.Close)
+	asked := []string{"test://secret", "vault://x", "test://public", "test://unknown"}
+	p := params(M{"notifications": M{"resourceSubscriptions": asked}})
+	reader := openListenWith(t, srv, "r", p, bearer("reader"))
+	if got := ackedResources(t, reader.message(2*time.Second)); !slices.Equal(got, []string{"test://public"}) {
+		t.Errorf("reader's acknowledgement lists %v, want only test://public", got)
+	}
+	admin := openListenWith(t, srv, "a", p, bearer("admin"))
+	if got := ackedResources(t, admin.message(2*time.Second)); !slices.Equal(got, asked[:3]) {
+		t.Errorf("admin's acknowledgement lists %v, want %v", got, asked[:3])
+	}
+	for _, uri := range []string{"test://secret", "vault://x", "test://public"} {
+		_ = s.NotifyResourceUpdated(uri)
+	}
+	if m := reader.message(2 * time.Second); m.params()["uri"] != "test://public" {
+		t.Errorf("reader's first update is %s, want test://public's (no update of a scoped resource)", m.raw)
+	}
+	for _, want := range asked[:3] {
+		if m := admin.message(2 * time.Second); m.params()["uri"] != want {
+			t.Errorf("admin's update: %s, want %s", m.raw, want)
+		}
+	}
+}
+
+// R-AUTH-08: delivery re-checks the scopes: a resource acknowledged
+// unscoped and then registered again with RequireResourceScopes sends no
+// more updates to a stream whose token lacks them.
+func TestAuthListenDeliveryRechecksScopes(t *testing.T) {
+	s := scopedResourcesServer(t)
+	srv := httptest.NewServer(s.Handler(authOptions()))
+	t.Cleanup(srv.Close)
+	read := func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+		return TextContents(uri, "text/plain", "x"), nil
+	}
+	if err := s.AddResource(protocol.Resource{URI: "test://later", Name: "later"}, read); err != nil {
+		t.Fatal(err)
+	}
+	st := openListenWith(t, srv, "r", params(M{"notifications": M{"resourceSubscriptions": []string{"test://later", "test://public"}}}), bearer("reader"))
+	if got := ackedResources(t, st.message(2*time.Second)); len(got) != 2 {
+		t.Fatalf("acknowledged %v", got)
+	}
+	if err := s.AddResource(protocol.Resource{URI: "test://later", Name: "later"}, read, RequireResourceScopes("admin")); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.NotifyResourceUpdated("test://later")
+	_ = s.NotifyResourceUpdated("test://public")
+	if m := st.message(2 * time.Second); m.params()["uri"] != "test://public" {
+		t.Errorf("after the resource became scoped, the stream got %s, want test://public's update", m.raw)
+	}
+}
+
+// R-AUTH-08 in a legacy session: resources/subscribe of a resource (or a
+// template's URI) whose scopes the token lacks is answered as
+// resources/read of it is, 403 insufficient_scope with the challenge;
+// unsubscribe stays harmless; an unknown URI is still -32002 with 200.
+func TestAuthLegacySubscribeNeedsResourceScopes(t *testing.T) {
+	h := scopedResourcesServer(t, WithEras(ErasBoth)).Handler(authOptions())
+	c := newLegacyHTTP(t, h, "2025-11-25", "Authorization", "Bearer reader")
+	c.open("")
+	want := `Bearer resource_metadata="` + prmURL + `", scope="admin", error="insufficient_scope", error_description="the access token lacks a scope this operation needs"`
+	for i, uri := range []string{"test://secret", "vault://x"} {
+		_, _, read := c.call(10+i, "resources/read", `{"uri":"`+uri+`"}`)
+		w, _, rec := c.call(20+i, "resources/subscribe", `{"uri":"`+uri+`"}`)
+		if rec.Code != 403 || read.Code != 403 || w.code() != protocol.CodeInvalidRequestError || rec.Header().Get("WWW-Authenticate") != want {
+			t.Errorf("subscribe %s: %d %q %s (read: %d)", uri, rec.Code, rec.Header().Get("WWW-Authenticate"), w.raw, read.Code)
+		}
+		if w, _, rec := c.call(30+i, "resources/unsubscribe", `{"uri":"`+uri+`"}`); rec.Code != 200 || w.isError() {
+			t.Errorf("unsubscribe %s: %d %s", uri, rec.Code, w.raw)
+		}
+	}
+	if w, _, rec := c.call(40, "resources/subscribe", `{"uri":"test://public"}`); rec.Code != 200 || w.isError() {
+		t.Errorf("subscribe test://public: %d %s", rec.Code, w.raw)
+	}
+	if w, _, rec := c.call(41, "resources/subscribe", `{"uri":"test://unknown"}`); rec.Code != 200 || w.code() != -32002 {
+		t.Errorf("subscribe of an unknown URI: %d %s", rec.Code, w.raw)
+	}
+	admin := newLegacyHTTP(t, h, "2025-11-25", "Authorization", "Bearer admin")
+	admin.open("")
+	if w, _, rec := admin.call(1, "resources/subscribe", `{"uri":"vault://x"}`); rec.Code != 200 || w.isError() {
+		t.Errorf("admin's subscribe: %d %s", rec.Code, w.raw)
+	}
+}
+
+// R-AUTH-08: a legacy GET stream re-checks the scopes of each update
+// against its own token: a session subscribed with a token of the same
+// principal that held admin does not pass test://secret's updates to a
+// stream opened with one that does not.
+func TestAuthLegacyStreamRechecksScopes(t *testing.T) {
+	s := scopedResourcesServer(t, WithEras(ErasBoth))
+	h := s.Handler(HTTPOptions{Verifier: fakeVerifier{"strong": tokenFor("alice", "admin"), "weak": tokenFor("alice")}})
+	srv := getServer(t, h)
+	c := newLegacyHTTP(t, h, "2025-11-25", "Authorization", "Bearer strong")
+	c.open("")
+	for _, uri := range []string{"test://secret", "test://public"} {
+		if w, _, rec := c.call(1, "resources/subscribe", `{"uri":"`+uri+`"}`); rec.Code != 200 || w.isError() {
+			t.Fatalf("subscribe %s: %d %s", uri, rec.Code, w.raw)
+		}
+	}
+	weak := *c
+	weak.hdr = []string{"Authorization", "Bearer weak"}
+	ev := openGET(t, srv, &weak)
+	_ = s.NotifyResourceUpdated("test://secret")
+	_ = s.NotifyResourceUpdated("test://public")
+	if w := ev.message(); w.params()["uri"] != "test://public" {
+		t.Errorf("the weak token's stream got %s, want test://public's update only", w.raw)
+	}
+}
+
+// R-AUTH-08: completion/complete of a ref whose prompt or resource needs
+// scopes the token lacks gets the 403 prompts/get or resources/read
+// would, before the completion handler runs, in both eras.
+func TestAuthCompletionNeedsRefScopes(t *testing.T) {
+	calls := 0
+	s := scopedResourcesServer(t, WithEras(ErasBoth), WithCompletion(func(context.Context, *Request, *protocol.CompleteRequestParams) (*protocol.CompleteResult, error) {
+		calls++
+		return &protocol.CompleteResult{Completion: protocol.CompleteResultCompletion{Values: []string{"v"}}}, nil
+	}))
+	h := s.Handler(authOptions())
+	want := `Bearer resource_metadata="` + prmURL + `", scope="admin", error="insufficient_scope", error_description="the access token lacks a scope this operation needs"`
+	refs := []M{
+		{"type": "ref/prompt", "name": "secret"},
+		{"type": "ref/resource", "uri": "test://secret"},
+		{"type": "ref/resource", "uri": "vault://{name}"}, // the template's text
+		{"type": "ref/resource", "uri": "vault://x"},      // a URI it matches
+	}
+	complete := func(ref M) M { return params(M{"ref": ref, "argument": M{"name": "a", "value": ""}}) }
+	for _, ref := range refs {
+		rec := post(t, h, rpc(1, "completion/complete", complete(ref)), bearer("reader"))
+		if w := single(t, rec); rec.Code != 403 || w.code() != protocol.CodeInvalidRequestError || rec.Header().Get("WWW-Authenticate") != want {
+			t.Errorf("%v: %d %q %s", ref, rec.Code, rec.Header().Get("WWW-Authenticate"), w.raw)
+		}
+	}
+	if calls != 0 {
+		t.Errorf("the completion handler ran %d times for refused refs", calls)
+	}
+	c := newLegacyHTTP(t, h, "2025-11-25", "Authorization", "Bearer reader")
+	c.open("")
+	if w, _, rec := c.call(2, "completion/complete", `{"ref":{"type":"ref/prompt","name":"secret"},"argument":{"name":"a","value":""}}`); rec.Code != 403 || w.code() != protocol.CodeInvalidRequestError || calls != 0 {
+		t.Errorf("legacy completion of a scoped prompt: %d %s (handler calls %d)", rec.Code, w.raw, calls)
+	}
+	// With the scopes, or for refs that need none, the handler answers.
+	for _, ref := range refs {
+		if rec := post(t, h, rpc(1, "completion/complete", complete(ref)), bearer("admin")); rec.Code != 200 {
+			t.Errorf("%v as admin: %d %s", ref, rec.Code, rec.Body)
+		}
+	}
+	for _, ref := range []M{{"type": "ref/resource", "uri": "test://public"}, {"type": "ref/prompt", "name": "unknown"}} {
+		if rec := post(t, h, rpc(1, "completion/complete", complete(ref)), bearer("reader")); rec.Code != 200 {
+			t.Errorf("%v as reader: %d %s", ref, rec.Code, rec.Body)
+		}
+	}
+	if calls != len(refs)+2 {
+		t.Errorf("handler calls %d, want %d", calls, len(refs)+2)
+	}
+}
+
+// R-AUTH-07: a listen stream, or a legacy GET stream, opened with a token
+// already past its exp (which a Verifier accepts within its leeway) is
+// refused with 401 invalid_token "token expired", so that the client
+// refreshes the token instead of reopening a stream that ends at once.
+// A token with time left opens its stream (TestAuthListenEndsAtTokenExpiry).
+func TestAuthStreamRefusedForExpiredToken(t *testing.T) {
+	s := authServer(t, WithEras(ErasBoth))
+	late := tokenFor("alice")
+	late.Expiry = time.Now().Add(-5 * time.Second)
+	opts := authOptions()
+	opts.Verifier = fakeVerifier{"late": late, "good": tokenFor("alice")}
+	h := s.Handler(opts)
+	want := `Bearer resource_metadata="` + prmURL + `", scope="read", error="invalid_token", error_description="token expired"`
+	rec := post(t, h, rpc("sub-1", "subscriptions/listen", params(M{"notifications": M{"toolsListChanged": true}})), bearer("late"))
+	if w := single(t, rec); rec.Code != 401 || w.code() != protocol.CodeInvalidRequestError || rec.Header().Get("WWW-Authenticate") != want {
+		t.Errorf("listen with an expired token: %d %q %s", rec.Code, rec.Header().Get("WWW-Authenticate"), rec.Body)
+	}
+	// A request that is not a stream is served with the same token.
+	if rec := post(t, h, rpc(2, "tools/call", params(M{"name": "whoami"})), bearer("late")); rec.Code != 200 {
+		t.Errorf("tools/call with the token: %d %s", rec.Code, rec.Body)
+	}
+	c := newLegacyHTTP(t, h, "2025-11-25", "Authorization", "Bearer good")
+	c.open("")
+	srv := getServer(t, h)
+	req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set(HeaderSessionID, c.sid)
+	req.Header.Set(HeaderProtocolVersion, c.rev)
+	req.Header.Set("Authorization", "Bearer late")
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != want {
+		t.Errorf("legacy GET with an expired token: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+}
+
+// R-AUTH-08, R-TOOL-02 (documented in docs/auth.md, Lists): with
+// FilterListsByScope a tool left out of the list still answers a call
+// with 403 insufficient_scope naming its scopes, the step-up signal, so a
+// client learns that the tool exists; an unknown tool is -32602 (400).
+// This is intended: the 403 is what lets the client ask for the scope.
+func TestAuthFilteredToolStillAnswersInsufficientScope(t *testing.T) {
+	opts := authOptions()
+	opts.FilterListsByScope = true
+	h := authServer(t).Handler(opts)
+	rec := post(t, h, rpc(1, "tools/call", params(M{"name": "admin"})), bearer("reader"))
+	if w := single(t, rec); rec.Code != 403 || w.code() != protocol.CodeInvalidRequestError || rec.Header().Get("WWW-Authenticate") == "" {
+		t.Errorf("hidden tool: %d %q %s", rec.Code, rec.Header().Get("WWW-Authenticate"), w.raw)
+	}
+	rec = post(t, h, rpc(2, "tools/call", params(M{"name": "nonexistent"})), bearer("reader"))
+	if w := single(t, rec); rec.Code != 400 || w.code() != protocol.CodeInvalidParamsError {
+		t.Errorf("unknown tool: %d %s", rec.Code, w.raw)
+	}
+}
+
+// R-AUTH-08 (documented in docs/auth.md, Percent-encoded aliases): a
+// scoped static resource and an unscoped template matching the same
+// decoded URI: the alias test://secre%74 misses the static entry and
+// reaches the template's handler, which needs no scope. Scoping the
+// template too closes it.
+func TestAuthScopedResourceAliasReachesTemplate(t *testing.T) {
+	for _, scoped := range []bool{false, true} {
+		s := authServer(t)
+		var opts []ResourceOption
+		if scoped {
+			opts = append(opts, RequireResourceScopes("admin"))
+		}
+		if err := s.AddResourceTemplate(protocol.ResourceTemplate{URITemplate: "test://{name}", Name: "any"}, func(_ context.Context, _ *Request, uri string, vars map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+			return TextContents(uri, "text/plain", "name="+vars["name"]), nil
+		}, opts...); err != nil {
+			t.Fatal(err)
+		}
+		h := s.Handler(authOptions())
+		if rec := post(t, h, rpc(1, "resources/read", params(M{"uri": "test://secret"})), bearer("reader")); rec.Code != 403 {
+			t.Errorf("scoped=%v: the exact URI: %d %s", scoped, rec.Code, rec.Body)
+		}
+		rec := post(t, h, rpc(2, "resources/read", params(M{"uri": "test://secre%74"})), bearer("reader"))
+		if want := map[bool]int{false: 200, true: 403}[scoped]; rec.Code != want {
+			t.Errorf("scoped=%v: the alias: %d %s, want %d", scoped, rec.Code, rec.Body, want)
+		}
+	}
+}
