@@ -96,6 +96,12 @@ type IntrospectionConfig struct {
 	HTTPClient *http.Client
 }
 
+// introspectionResult is one answer of the authorization server: info
+// for an active token, nil for an inactive one.
+type introspectionResult struct {
+	info *TokenInfo
+}
+
 // IntrospectionVerifier is a Verifier that asks an authorization server
 // about each token (RFC 7662) and caches the answers. It is safe for
 // concurrent use.
@@ -121,8 +127,8 @@ type IntrospectionVerifier struct {
 	now func() time.Time
 
 	mu       sync.Mutex
-	active   *lruCache
-	inactive *lruCache
+	active   *lru[introspectionResult]
+	inactive *lru[introspectionResult]
 	inflight map[tokenKey]*introspectionCall
 }
 
@@ -170,7 +176,7 @@ func NewIntrospectionVerifier(cfg IntrospectionConfig) (*IntrospectionVerifier, 
 		inflight:         make(map[tokenKey]*introspectionCall),
 	}
 	size := orDefault(cfg.CacheSize, DefaultIntrospectionCacheSize)
-	v.active, v.inactive = newLRUCache(size), newLRUCache(size)
+	v.active, v.inactive = newLRU[introspectionResult](size), newLRU[introspectionResult](size)
 	if v.client == nil {
 		v.client = &http.Client{
 			Timeout: v.timeout,
@@ -243,7 +249,7 @@ func (v *IntrospectionVerifier) Verify(ctx context.Context, token string) (*Toke
 			return nil, fmt.Errorf("%w: token has a byte outside visible ASCII", ErrInvalidToken)
 		}
 	}
-	res, err := v.lookup(ctx, keyOf(token), token)
+	res, err := v.lookup(ctx, cacheKey(token), token)
 	if err != nil {
 		return nil, err
 	}

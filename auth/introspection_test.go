@@ -487,7 +487,7 @@ func TestIntrospectionCacheKey(t *testing.T) {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	if _, ok := v.active.byKey[keyOf("good")]; !ok || v.active.len() != 1 {
+	if _, ok := v.active.byKey[cacheKey("good")]; !ok || v.active.len() != 1 {
 		t.Errorf("the cache holds %d entries, not the token's digest", v.active.len())
 	}
 }
@@ -712,7 +712,7 @@ func waitJoined(t *testing.T, v *IntrospectionVerifier, token string, n int) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		v.mu.Lock()
-		call := v.inflight[keyOf(token)]
+		call := v.inflight[cacheKey(token)]
 		joined := call != nil && call.waiters == n
 		v.mu.Unlock()
 		if joined {

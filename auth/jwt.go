@@ -112,7 +112,7 @@ type JWTConfig struct {
 	// remembered by its SHA-256 (the token itself is not kept) until its
 	// exp plus Leeway or CacheTTL, whichever is first, so that a client
 	// sending the same token again skips the signature check; when the
-	// cache is full the oldest entry goes. Refusals are never cached.
+	// cache is full the least recently used entry goes. Refusals are never cached.
 	CacheSize int
 	// CacheTTL bounds how long a verified token is remembered (default
 	// DefaultCacheTTL). A key removed from the JWKS stops verifying new
