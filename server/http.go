@@ -288,6 +288,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		principal = p
 	}
 	if r.Method != http.MethodPost {
+		closeUnread(w, r)                   // a GET or DELETE body is never read
 		h.serveSessionVerb(w, r, principal) // GET or DELETE, dual era only
 		return
 	}
@@ -339,9 +340,11 @@ func (h *httpHandler) refuseUnread(w http.ResponseWriter, r *http.Request, statu
 }
 
 // closeUnread asks for the connection to close after the answer when r
-// has a body that was not read.
+// has a body that was not read. Only HTTP/1 needs it: an HTTP/2 stream's
+// unread body holds nothing back, and Go's HTTP/2 server would turn the
+// header into a GOAWAY of the whole connection.
 func closeUnread(w http.ResponseWriter, r *http.Request) {
-	if r.Body != nil && r.Body != http.NoBody {
+	if r.ProtoMajor == 1 && r.Body != nil && r.Body != http.NoBody {
 		w.Header().Set("Connection", "close")
 	}
 }

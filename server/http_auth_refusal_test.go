@@ -3,10 +3,12 @@ package server
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -69,5 +71,70 @@ func TestTokenWithoutSubjectRefused(t *testing.T) {
 	rec := post(t, h, rpc(1, "tools/call", params(M{"name": "whoami"})), bearer("nosub"))
 	if rec.Code != http.StatusUnauthorized || !strings.Contains(rec.Header().Get("WWW-Authenticate"), `error="invalid_token", error_description="the token names no subject"`) {
 		t.Fatalf("%d %q %s", rec.Code, rec.Header().Get("WWW-Authenticate"), rec.Body.Bytes())
+	}
+}
+
+// A GET or DELETE whose body is never read (its refusals: 405 without a
+// session id, 404 for an unknown one) is answered at once too, the
+// connection closing (second hostile review: they waited for the body).
+func TestSessionVerbRefusalDoesNotWaitForBody(t *testing.T) {
+	srv := httptest.NewServer(authServer(t).Handler(HTTPOptions{}))
+	defer srv.Close()
+	for _, tc := range []struct{ verb, hdr, status string }{
+		{"GET", "", "405"},
+		{"GET", "Mcp-Session-Id: bogus\r\n", "404"},
+		{"DELETE", "", "405"},
+		{"DELETE", "Mcp-Session-Id: bogus\r\n", "404"},
+	} {
+		t.Run(tc.verb+" "+tc.status, func(t *testing.T) {
+			conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer conn.Close()
+			fmt.Fprintf(conn, "%s / HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n%sContent-Length: 1000\r\n\r\n{", tc.verb, tc.hdr)
+			_ = conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+			if err != nil {
+				t.Fatalf("no answer within 2 s while the body is pending: %v", err)
+			}
+			defer resp.Body.Close()
+			if got := fmt.Sprint(resp.StatusCode); got != tc.status || !resp.Close {
+				t.Errorf("status %s, close %v; want %s and the connection closed", got, resp.Close, tc.status)
+			}
+		})
+	}
+}
+
+// Over HTTP/2 a refusal keeps the connection: an unread body holds
+// nothing back there, and Connection: close would make Go's server send
+// a GOAWAY (second hostile review: ten 401s cost ten TLS connections).
+func TestRefusalOverHTTP2KeepsConnection(t *testing.T) {
+	srv := httptest.NewUnstartedServer(authServer(t).Handler(authOptions()))
+	srv.EnableHTTP2 = true
+	var conns atomic.Int64
+	srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.StartTLS()
+	defer srv.Close()
+	c := srv.Client()
+	for i := range 10 {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{}`))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := c.Do(req)
+		if err != nil {
+			t.Fatalf("refused request %d: %v", i, err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.ProtoMajor != 2 || resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("refused request %d: %s %d", i, resp.Proto, resp.StatusCode)
+		}
+	}
+	if n := conns.Load(); n != 1 {
+		t.Errorf("%d connections for 10 refusals over HTTP/2, want 1", n)
 	}
 }

@@ -280,12 +280,20 @@ func (l *streamLog) disconnectForPolling(retry time.Duration) bool {
 	return true
 }
 
+// attached reports whether the request's own connection still receives
+// the stream.
+func (l *streamLog) attached() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return !l.done && l.sse != nil && l.rid != nil
+}
+
 // takeOver lets the request's own connection go when a GET resumes its
 // stream while that connection is still attached: the client resumed, so
 // what follows reaches it on the resumed stream only, never on both (a
 // message goes on one stream, L1125/basic/transports.mdx, Multiple
-// Connections). It is done before the resume reads the log, so that no
-// event written meanwhile reaches both. It reports false when the
+// Connections). The resume is checked first (a refused one changes
+// nothing), and reads the log again after it. It reports false when the
 // request may not detach (the detached bounds are full): the resume is
 // then refused.
 func (l *streamLog) takeOver() bool {
@@ -726,13 +734,20 @@ func (h *httpHandler) resumeRequest(r *http.Request, sse *sseWriter, rec *Sessio
 		evs, meta, err := st.Read(ctx, rec.Principal, rec.Key, stream, after, 0)
 		return evs, meta, wake, err
 	}
-	if l := s.logs.get(rec.Key, stream); l != nil && !l.takeOver() {
-		// Its request still writes to its own connection, and may not
-		// detach from it (the detached bounds are full).
-		writeAnswer(sse, s.errorOutcome(nil, invalidRequest(msgCannotResume(leid))))
-		return
-	}
 	evs, meta, wake, err := read(seq)
+	if err == nil && seq <= meta.Last {
+		if l := s.logs.get(rec.Key, stream); l != nil && l.attached() {
+			// The resume is valid: it takes the stream over from the
+			// request's own connection, then reads what was written up
+			// to that moment.
+			if !l.takeOver() {
+				// The request may not detach (the bounds are full).
+				writeAnswer(sse, s.errorOutcome(nil, invalidRequest(msgCannotResume(leid))))
+				return
+			}
+			evs, meta, wake, err = read(seq)
+		}
+	}
 	switch {
 	case errors.Is(err, ErrStreamNotFound), errors.Is(err, ErrEventsTruncated), err == nil && seq > meta.Last:
 		writeAnswer(sse, s.errorOutcome(nil, invalidRequest(msgCannotResume(leid))))

@@ -838,3 +838,31 @@ func TestResumeTakesOverAttachedStream(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusedResumeLeavesStreamAttached: a GET that cannot resume the
+// stream of a request still attached to its POST (a seq past the last
+// event) is refused and changes nothing: the POST's stream goes on and
+// gets the response (second hostile review: the refused resume had taken
+// the stream over all the same).
+func TestRefusedResumeLeavesStreamAttached(t *testing.T) {
+	for _, tool := range []string{"slow", "slowpoll"} {
+		t.Run(tool, func(t *testing.T) {
+			f := newResumeFixture(t)
+			srv := getServer(t, f.Handler(HTTPOptions{}))
+			c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
+			c.open("")
+			_, ev := openStream(t, srv, c, http.MethodPost, eraBody(7, "tools/call", `{"name":"`+tool+`","_meta":{"progressToken":"p"}}`))
+			first := ev.upTo(func(e event) bool { return strings.Contains(e.data, "first") })
+			id := first[len(first)-1].id
+			resp, _ := openStream(t, srv, c, http.MethodGet, "", "Last-Event-ID", id[:strings.IndexByte(id, '.')]+".999999")
+			if resp.StatusCode != http.StatusBadRequest {
+				t.Fatalf("the bogus resume: %d", resp.StatusCode)
+			}
+			close(f.gate)
+			got := ev.all()
+			if len(got) == 0 || !isResponse(got[len(got)-1]) {
+				t.Errorf("the POST's stream after a refused resume: %v", got)
+			}
+		})
+	}
+}
