@@ -5,11 +5,13 @@ import (
 
 	"github.com/mcpwire/mcpwire/auth"
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/protocol/mcp20251125"
 )
 
 // This file holds the scope rules that reach beyond the operation a scope
 // was declared on: the resources a subscription watches, the prompt or
-// resource a completion names, and a stream opened with an expired token.
+// resource a completion names, a stream opened with an expired token, and
+// what a resumed stream may replay.
 
 // lacks reports whether a's token lacks one of need (false without a
 // token: stdio, or HTTP without a Verifier, checks no scope).
@@ -87,6 +89,28 @@ func (s *Server) completionScopes(ref protocol.CompleteRequestParamsRef) []strin
 	return nil
 }
 
+// operationScopes returns the scopes the operation of a request's params
+// needs (tools/call, prompts/get, resources/read; none for the rest): a
+// GET resuming the request's stream must carry a token with them too.
+func (s *Server) operationScopes(params any) []string {
+	switch p := params.(type) {
+	case *protocol.CallToolRequestParams:
+		if t := s.lookupTool(p.Name); t != nil {
+			return t.scopes
+		}
+	case *protocol.GetPromptRequestParams:
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+		if pr := s.prompts[p.Name]; pr != nil {
+			return pr.scopes
+		}
+	case *protocol.ReadResourceRequestParams:
+		need, _ := s.resourceScopes(p.URI)
+		return need
+	}
+	return nil
+}
+
 // tokenExpired reports whether a's token is already past its exp, though
 // the Verifier accepted it (within its leeway). A long-lived stream opened
 // with it would end at once, and the client, reopening it with the same
@@ -100,6 +124,38 @@ func (a *authInfo) tokenExpired() bool {
 // HTTP 401 with `error="invalid_token", error_description="token expired"`.
 func expiredToken() *Error {
 	return &Error{Code: protocol.CodeInvalidRequestError, Message: "Unauthorized: the access token has expired", expired: true}
+}
+
+// replayable is the standalone stream's replay for a GET whose token is
+// a: without the resources/updated events of resources it may no longer
+// receive (the stream's events were checked against the token that was
+// then connected; R-AUTH-08).
+func (s *Server) replayable(a *authInfo, replay []StoredEvent) []StoredEvent {
+	if a == nil {
+		return replay
+	}
+	kept := replay[:0:0]
+	for _, ev := range replay {
+		if uri, ok := updatedURI(ev.Data); ok && !s.mayReceiveUpdate(a, uri) {
+			continue
+		}
+		kept = append(kept, ev)
+	}
+	return kept
+}
+
+// updatedURI returns the uri of a notifications/resources/updated
+// message as the standalone stream logged it.
+func updatedURI(data []byte) (string, bool) {
+	var n mcp20251125.JSONRPCNotification
+	if mcp20251125.Unmarshal(data, &n) != nil || n.Method != mcp20251125.MethodNotificationsResourcesUpdated || n.Params == nil {
+		return "", false
+	}
+	var p mcp20251125.ResourceUpdatedNotificationParams
+	if mcp20251125.Unmarshal(n.Params, &p) != nil {
+		return "", false
+	}
+	return p.URI, true
 }
 
 // mayReceiveUpdate re-checks, as notifications/resources/updated of uri

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -289,6 +290,39 @@ func TestAuthScopedResourceAliasReachesTemplate(t *testing.T) {
 		rec := post(t, h, rpc(2, "resources/read", params(M{"uri": "test://secre%74"})), bearer("reader"))
 		if want := map[bool]int{false: 200, true: 403}[scoped]; rec.Code != want {
 			t.Errorf("scoped=%v: the alias: %d %s, want %d", scoped, rec.Code, rec.Body, want)
+		}
+	}
+}
+
+// R-AUTH-08: a GET resuming the standalone stream with a weaker token of
+// the same principal gets the replay without the resources/updated of
+// resources that token may not receive (second hostile review: the
+// replay carried what the stronger token had been sent).
+func TestAuthStandaloneReplayRechecksScopes(t *testing.T) {
+	s := scopedResourcesServer(t, WithEras(ErasBoth))
+	h := s.Handler(HTTPOptions{Verifier: fakeVerifier{"strong": tokenFor("alice", "admin"), "weak": tokenFor("alice")}})
+	srv := getServer(t, h)
+	c := newLegacyHTTP(t, h, "2025-11-25", "Authorization", "Bearer strong")
+	c.open("")
+	for _, uri := range []string{"test://secret", "test://public"} {
+		if w, _, rec := c.call(1, "resources/subscribe", `{"uri":"`+uri+`"}`); rec.Code != 200 || w.isError() {
+			t.Fatalf("subscribe %s: %d %s", uri, rec.Code, w.raw)
+		}
+	}
+	ev := openGET(t, srv, c)
+	_ = s.NotifyResourceUpdated("test://secret")
+	_ = s.NotifyResourceUpdated("test://public")
+	got := ev.upTo(func(e event) bool { return strings.Contains(e.data, "test://public") })
+	if len(got) < 3 || !strings.HasSuffix(got[0].id, ".0") {
+		t.Fatalf("the strong token's stream: %v", got)
+	}
+	weak := *c
+	weak.hdr = []string{"Authorization", "Bearer weak"}
+	g := openGET(t, srv, &weak, "Last-Event-ID", got[0].id)
+	replay := g.upTo(func(e event) bool { return strings.Contains(e.data, "test://public") })
+	for _, e := range replay {
+		if strings.Contains(e.data, "test://secret") {
+			t.Errorf("the weak token's replay carries %s", e.data)
 		}
 	}
 }

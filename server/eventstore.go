@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 )
@@ -74,6 +75,10 @@ type StreamMeta struct {
 	// retained); Last the Seq of the newest event written (0: none).
 	Oldest int64 `json:"oldest"`
 	Last   int64 `json:"last"`
+	// Scopes are those the request's operation needs (RequireScopes and
+	// the like): a GET resuming the stream must carry a token with them
+	// (R-AUTH-08). Empty for the standalone stream.
+	Scopes []string `json:"scopes,omitempty"`
 }
 
 // ReplayLimits bound what an EventStore keeps for a session's streams.
@@ -225,6 +230,7 @@ func (m *MemoryEventStore) Open(_ context.Context, principal, session, stream st
 	m.sweep(now)
 	if st := m.find(principal, session, stream, now); st != nil {
 		st.meta.RequestID, st.meta.Owner, st.meta.LeaseUntil, st.meta.Done = meta.RequestID, meta.Owner, meta.LeaseUntil, false
+		st.meta.Scopes = slices.Clone(meta.Scopes)
 		st.lim = lim
 		m.keep(st, now.Add(lim.Retention))
 		return nil
@@ -248,7 +254,7 @@ func (m *MemoryEventStore) Open(_ context.Context, principal, session, stream st
 		}
 	}
 	st := &memStream{principal: principal, scope: scope, id: stream, lim: lim, lastWrite: now, until: now.Add(lim.Retention)}
-	st.meta = StreamMeta{RequestID: meta.RequestID, Owner: meta.Owner, LeaseUntil: meta.LeaseUntil, Oldest: 1}
+	st.meta = StreamMeta{RequestID: meta.RequestID, Owner: meta.Owner, LeaseUntil: meta.LeaseUntil, Oldest: 1, Scopes: slices.Clone(meta.Scopes)}
 	if lim.Retention <= 0 {
 		st.until = now.Add(100 * 365 * 24 * time.Hour)
 	}

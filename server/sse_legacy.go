@@ -120,6 +120,7 @@ func (h *httpHandler) sessionStream(r *http.Request, sse *sseWriter, rec *Sessio
 	// G5 for the standalone stream: a take-over that continues it, or a
 	// fresh one when its log is gone.
 	replay, last, resumed := s.standaloneResume(ctx, rec, leStream, leSeq)
+	replay = s.replayable(authFrom(ctx), replay)
 	id := leStream
 	if !resumed {
 		if id, err = newSessionStreamID(rec.Key, true); err != nil {

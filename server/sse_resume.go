@@ -71,6 +71,7 @@ type streamLog struct {
 	reqID              json.RawMessage // the request's id as JSON, set at open; nil for the standalone stream
 	rid                *protocol.RequestId
 	priming            bool // V = 2025-11-25: a priming event first, polling allowed
+	scopes             []string // the scopes the request's operation needs (StreamMeta.Scopes)
 	inline             bool // served on its HTTP request's goroutine: no polling (AllowPolling)
 
 	mu        sync.Mutex
@@ -143,7 +144,7 @@ func (l *streamLog) openLocked(prime bool) {
 	}
 	now := s.now()
 	ctx, cancel := storeCtx()
-	err := l.store().Open(ctx, l.principal, l.session, l.id, StreamMeta{RequestID: l.reqID, Owner: s.instance, LeaseUntil: now.Add(streamLease)}, s.replayLimits())
+	err := l.store().Open(ctx, l.principal, l.session, l.id, StreamMeta{RequestID: l.reqID, Owner: s.instance, LeaseUntil: now.Add(streamLease), Scopes: l.scopes}, s.replayLimits())
 	cancel()
 	if err != nil {
 		s.log.Error("event store", "op", "open", "err", err)
@@ -539,6 +540,9 @@ func (h *httpHandler) sessionRequestResumable(r *http.Request, sse *sseWriter, r
 	s.inflight.Add(1)
 	var call bool
 	run.out, run.params, call = s.legacyPrepare(ctx, &run.sess, m, &run.x)
+	if call {
+		l.scopes = s.operationScopes(run.params)
+	}
 	if !call || !s.mayPoll(run.params) {
 		// Served here, on the request's goroutine: the handler cannot let
 		// the connection go (DisconnectForPolling does nothing), but a
@@ -735,7 +739,8 @@ func (h *httpHandler) resumeRequest(r *http.Request, sse *sseWriter, rec *Sessio
 		return evs, meta, wake, err
 	}
 	evs, meta, wake, err := read(seq)
-	if err == nil && seq <= meta.Last {
+	a := authFrom(ctx)
+	if err == nil && seq <= meta.Last && !a.tokenExpired() && !a.lacks(meta.Scopes) {
 		if l := s.logs.get(rec.Key, stream); l != nil && l.attached() {
 			// The resume is valid: it takes the stream over from the
 			// request's own connection, then reads what was written up
@@ -758,6 +763,12 @@ func (h *httpHandler) resumeRequest(r *http.Request, sse *sseWriter, rec *Sessio
 		out.retryAfter = 1
 		writeAnswer(sse, out)
 		return
+	case a.tokenExpired():
+		writeAnswer(sse, s.errorOutcome(nil, expiredToken())) // as a GET stream: refresh first
+		return
+	case a.lacks(meta.Scopes):
+		writeAnswer(sse, s.errorOutcome(nil, insufficientScope(meta.Scopes))) // what the request itself would get (R-AUTH-08)
+		return
 	}
 	s.listeners.Add(1)
 	defer s.listeners.Done()
@@ -778,6 +789,15 @@ func (h *httpHandler) resumeRequest(r *http.Request, sse *sseWriter, rec *Sessio
 	}
 	poll := time.NewTicker(s.cfg.legacy.PollInterval)
 	defer poll.Stop()
+	// Like a GET stream, the resumed one lasts no longer than the token
+	// that opened it (streamLifetime); the client then resumes again with
+	// a fresh one.
+	var lifetime <-chan time.Time
+	if d := s.streamLifetime(a); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		lifetime = t.C
+	}
 	after := seq
 	for {
 		for _, ev := range evs {
@@ -812,6 +832,9 @@ func (h *httpHandler) resumeRequest(r *http.Request, sse *sseWriter, rec *Sessio
 				return
 			case <-taken:
 				sse.retryField(s.cfg.legacy.RetryInterval) // another resume took the stream over
+				return
+			case <-lifetime:
+				sse.retryField(s.cfg.legacy.RetryInterval)
 				return
 			case <-tick:
 				if !sse.keepAlive() {

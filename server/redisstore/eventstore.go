@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -87,7 +88,8 @@ end
 `
 
 // KEYS: meta, events, streams. ARGV: stream, requestId, owner, lease ms,
-// now ms, maxEvents, maxBytes, maxStreams, retention ms, base, forever ms.
+// now ms, maxEvents, maxBytes, maxStreams, retention ms, base, forever ms,
+// scopes (space separated).
 var evOpenScript = redis.NewScript(evLib + `
 local now = tonumber(ARGV[5])
 local ret = tonumber(ARGV[9])
@@ -96,7 +98,7 @@ if ret <= 0 then u = now + tonumber(ARGV[11]) end
 local cur = redis.call('HGET', KEYS[1], 'until')
 if cur and tonumber(cur) > now then
   redis.call('HSET', KEYS[1], 'requestId', ARGV[2], 'owner', ARGV[3], 'lease', ARGV[4], 'done', '0',
-    'maxEvents', ARGV[6], 'maxBytes', ARGV[7], 'retention', ARGV[9])
+    'maxEvents', ARGV[6], 'maxBytes', ARGV[7], 'retention', ARGV[9], 'scopes', ARGV[12])
   if u > tonumber(cur) then
     redis.call('HSET', KEYS[1], 'until', u)
     redis.call('PEXPIREAT', KEYS[1], u)
@@ -122,7 +124,7 @@ if maxS > 0 then
 end
 redis.call('HSET', KEYS[1], 'requestId', ARGV[2], 'owner', ARGV[3], 'lease', ARGV[4], 'done', '0',
   'oldest', '1', 'last', '0', 'bytes', '0', 'maxEvents', ARGV[6], 'maxBytes', ARGV[7], 'retention', ARGV[9],
-  'until', u, 'written', now)
+  'until', u, 'written', now, 'scopes', ARGV[12])
 redis.call('PEXPIREAT', KEYS[1], u)
 redis.call('ZADD', KEYS[3], now, ARGV[1])
 keepUntil(KEYS[3], u, now)
@@ -163,9 +165,9 @@ return 'ok'
 // KEYS: meta, events. ARGV: now ms, after, max.
 var evReadScript = redis.NewScript(`
 local now = tonumber(ARGV[1])
-local f = redis.call('HMGET', KEYS[1], 'until', 'requestId', 'owner', 'lease', 'done', 'oldest', 'last')
+local f = redis.call('HMGET', KEYS[1], 'until', 'requestId', 'owner', 'lease', 'done', 'oldest', 'last', 'scopes')
 if not f[1] or tonumber(f[1]) <= now then return {'nf'} end
-local out = {'ok', f[2], f[3], f[4], f[5], f[6], f[7]}
+local out = {'ok', f[2], f[3], f[4], f[5], f[6], f[7], f[8] or ''}
 if tonumber(ARGV[2]) + 1 < tonumber(f[6]) then
   out[1] = 'trunc'
   return out
@@ -260,7 +262,7 @@ func (s *EventStore) Open(ctx context.Context, principal, session, stream string
 	}
 	return s.run(ctx, "opening", evOpenScript, s.keys(principal, session, stream),
 		stream, string(m.RequestID), m.Owner, ms(m.LeaseUntil), ms(s.now()),
-		lim.MaxEvents, lim.MaxBytes, lim.MaxStreams, durMs(lim.Retention), s.base(principal, session), forever)
+		lim.MaxEvents, lim.MaxBytes, lim.MaxStreams, durMs(lim.Retention), s.base(principal, session), forever, strings.Join(m.Scopes, " "))
 }
 
 // Append implements server.EventStore.
@@ -292,18 +294,18 @@ func (s *EventStore) Read(ctx context.Context, principal, session, stream string
 	default:
 		return nil, server.StreamMeta{}, eventError("reading", fmt.Errorf("unexpected reply %v", res))
 	}
-	if len(res) < 7 {
+	if len(res) < 8 {
 		return nil, server.StreamMeta{}, eventError("reading", fmt.Errorf("short reply %v", res))
 	}
-	m := server.StreamMeta{Owner: str(2), LeaseUntil: time.UnixMilli(num(3)).UTC(), Done: str(4) == "1", Oldest: num(5), Last: num(6)}
+	m := server.StreamMeta{Owner: str(2), LeaseUntil: time.UnixMilli(num(3)).UTC(), Done: str(4) == "1", Oldest: num(5), Last: num(6), Scopes: strings.Fields(str(7))}
 	if r := str(1); r != "" {
 		m.RequestID = json.RawMessage(r)
 	}
 	if str(0) == "trunc" {
 		return nil, m, server.ErrEventsTruncated
 	}
-	evs := make([]server.StoredEvent, 0, len(res)-7)
-	for _, v := range res[7:] {
+	evs := make([]server.StoredEvent, 0, len(res)-8)
+	for _, v := range res[8:] {
 		e, _ := v.(string)
 		i := 0
 		for i < len(e) && e[i] != ':' {

@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -60,7 +61,7 @@ var lim = server.ReplayLimits{MaxEvents: 100, MaxBytes: 1 << 20, MaxStreams: 4, 
 
 func open(t *testing.T, st server.EventStore, clk Clock, principal, session, stream string, l server.ReplayLimits) {
 	t.Helper()
-	m := server.StreamMeta{RequestID: json.RawMessage(`7`), Owner: "inst-a", LeaseUntil: clk.Now().Add(45 * time.Second)}
+	m := server.StreamMeta{RequestID: json.RawMessage(`7`), Owner: "inst-a", LeaseUntil: clk.Now().Add(45 * time.Second), Scopes: []string{"files:read", "admin"}}
 	if err := st.Open(ctx, principal, session, stream, m, l); err != nil {
 		t.Fatalf("Open %s: %v", stream, err)
 	}
@@ -101,7 +102,7 @@ func openAppendRead(t *testing.T, st server.EventStore, clk Clock) {
 	if err != nil || len(evs) != 0 {
 		t.Fatalf("Read of a new stream: %v %v", evs, err)
 	}
-	if m.Oldest != 1 || m.Last != 0 || m.Done || m.Owner != "inst-a" || string(m.RequestID) != "7" {
+	if m.Oldest != 1 || m.Last != 0 || m.Done || m.Owner != "inst-a" || string(m.RequestID) != "7" || !slices.Equal(m.Scopes, []string{"files:read", "admin"}) {
 		t.Errorf("meta of a new stream: %+v", m)
 	}
 	appendN(t, st, "alice", "s1", "streamAAAAAA", 1, 5, 0)
