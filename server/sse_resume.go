@@ -70,9 +70,9 @@ type streamLog struct {
 	id                 string          // minted when a request's stream opens (a JSON answer needs none)
 	reqID              json.RawMessage // the request's id as JSON, set at open; nil for the standalone stream
 	rid                *protocol.RequestId
-	priming            bool // V = 2025-11-25: a priming event first, polling allowed
+	priming            bool     // V = 2025-11-25: a priming event first, polling allowed
 	scopes             []string // the scopes the request's operation needs (StreamMeta.Scopes)
-	inline             bool // served on its HTTP request's goroutine: no polling (AllowPolling)
+	inline             bool     // served on its HTTP request's goroutine: no polling (AllowPolling)
 
 	mu        sync.Mutex
 	sse       *sseWriter // the client's connection; nil once let go
