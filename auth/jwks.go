@@ -159,7 +159,7 @@ func (ks *keySet) refreshInBackground(ctx context.Context) {
 // of a private key), of a kind this verifier checks signatures with, and
 // with "use" absent or "sig". A symmetric ("oct") key is ignored, so
 // that no HMAC secret can come from a JWKS; a member that does not parse
-// is skipped, not fatal.
+// is skipped, not fatal. A set with no usable key is an error.
 func (ks *keySet) fetch(ctx context.Context) ([]jose.JSONWebKey, error) {
 	body, err := getJSON(ctx, ks.client, ks.url, ks.maxBytes)
 	if err != nil {
@@ -188,6 +188,12 @@ func (ks *keySet) fetch(ctx context.Context) ([]jose.JSONWebKey, error) {
 			continue // symmetric, or a kind we do not verify with
 		}
 		keys = append(keys, k)
+	}
+	if len(keys) == 0 {
+		// An empty or unusable set is a failed fetch: the held keys keep
+		// serving, rather than every token being refused until the next
+		// refresh.
+		return nil, fmt.Errorf("auth: JWKS %s: no usable signing key", ks.url)
 	}
 	return keys, nil
 }

@@ -23,6 +23,12 @@ func TestJWKSOutageUnknownKidNotInvalid(t *testing.T) {
 		{"down", func(http.ResponseWriter, *http.Request) { panic(http.ErrAbortHandler) }}, // the connection drops
 		{"5xx", func(w http.ResponseWriter, _ *http.Request) { http.Error(w, "oops", http.StatusBadGateway) }},
 		{"bad body", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("<html>")) }},
+		// A set with no usable key (second hostile review: it replaced
+		// the held keys with none, refusing every token).
+		{"empty set", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte(`{"keys":[]}`)) }},
+		{"only a symmetric key", func(w http.ResponseWriter, _ *http.Request) {
+			_, _ = w.Write([]byte(`{"keys":[{"kty":"oct","kid":"k2","k":"c2VjcmV0"}]}`))
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			k := newRSAKey(t, "k1")

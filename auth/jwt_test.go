@@ -290,7 +290,7 @@ func TestJWKSMaxAge(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk.advance(5 * time.Minute)
-	js.set(t) // k1 revoked
+	js.set(t, newECKey(t, "k-other")) // k1 revoked (an empty set would be a failed fetch)
 	if _, err := v.Verify(context.Background(), k.sign(t, validClaims(clk.now()), nil)); err != nil || js.fetches.Load() != 1 {
 		t.Fatalf("within JWKSMaxAge: %v, %d fetches", err, js.fetches.Load())
 	}

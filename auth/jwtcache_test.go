@@ -46,7 +46,7 @@ func TestJWTCache(t *testing.T) {
 	if _, err := v2.Verify(ctx, tok2); err != nil {
 		t.Fatal(err)
 	}
-	js.set(t) // the key leaves the JWKS
+	js.set(t, newECKey(t, "k-other")) // the key leaves the JWKS
 	v2.keys.mu.Lock()
 	v2.keys.keys = nil
 	v2.keys.mu.Unlock()
