@@ -64,17 +64,19 @@ type headerParam struct {
 	typ  string   // "string", "integer" or "boolean"
 }
 
-var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
-
 // AddTool registers a tool with its raw inputSchema (and optional
 // outputSchema). The schemas are compiled once, here: the default dialect
 // is JSON Schema 2020-12, "$schema" may select another, only local "$ref"s
 // resolve (nothing is ever fetched, R-SCHEMA-05), and nesting is bounded
 // (WithMaxSchemaDepth). x-mcp-header annotations are checked (R-HDR-10).
-// Registering a name twice replaces the tool. opts (AsTask) configure it.
+// A name outside the form R-TOOL-04 recommends (1-128 characters of
+// [A-Za-z0-9_.-]) is accepted with a warning in the log, or refused under
+// WithStrictNames; an empty name is refused. Registering a name twice
+// replaces the tool, so names stay unique (R-TOOL-04). opts (AsTask)
+// configure it.
 func (s *Server) AddTool(def protocol.Tool, h ToolHandler, opts ...ToolOption) error {
-	if !toolNameRE.MatchString(def.Name) {
-		return fmt.Errorf("server: tool name %q: want 1-128 characters of [A-Za-z0-9_.-] (R-TOOL-04)", def.Name)
+	if err := s.checkName("tool", def.Name); err != nil {
+		return err
 	}
 	if h == nil {
 		return fmt.Errorf("server: tool %s: nil handler", def.Name)
