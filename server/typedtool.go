@@ -28,8 +28,10 @@ import (
 //
 // Out is any type encoding/json can encode, or:
 //   - *protocol.CallToolResult: the handler builds the result itself
-//     (text, images, its own isError) and it is sent as it is;
-//   - any: the tool declares no outputSchema; a nil value makes a result
+//     (text, images, its own isError) and it is sent as it is; the tool
+//     declares no outputSchema unless def gives one;
+//   - any (or another interface type): the tool declares no outputSchema
+//     unless def gives one; a nil value makes a result
 //     with no content and no structuredContent, a *protocol.CallToolResult
 //     value is sent as it is, any other value is encoded as for a typed
 //     Out.
@@ -89,7 +91,7 @@ func AddTypedTool[In, Out any](s *Server, def protocol.Tool, h func(ctx context.
 			}
 			return any(out).(*protocol.CallToolResult), nil
 		}, opts...)
-	case isAny(outT):
+	case outT.Kind() == reflect.Interface:
 		// No outputSchema unless one is given.
 	default:
 		outSchema, err := jsonschema.ForType(outT, nil)

@@ -169,6 +169,12 @@ func TestAddTypedToolTypes(t *testing.T) {
 		{name: "Out CallToolResult", add: func(s *Server) error {
 			return AddTypedTool(s, protocol.Tool{Name: "t"}, func(context.Context, *Request, ok) (*protocol.CallToolResult, error) { return TextResult("hi"), nil })
 		}, schema: `"type":"object"`},
+		{name: "Out another interface, nil", add: func(s *Server) error {
+			return AddTypedTool(s, protocol.Tool{Name: "t"}, func(context.Context, *Request, ok) (fmt.Stringer, error) { return nil, nil })
+		}, schema: `"type":"object"`},
+		{name: "In another interface refused", add: func(s *Server) error {
+			return AddTypedTool(s, protocol.Tool{Name: "t"}, func(context.Context, *Request, fmt.Stringer) (int, error) { return 0, nil })
+		}, err: "AddTypedTool[In=fmt.Stringer]: In must be"},
 		{name: "In int refused", add: func(s *Server) error {
 			return AddTypedTool(s, protocol.Tool{Name: "t"}, func(context.Context, *Request, int) (int, error) { return 0, nil })
 		}, err: "AddTypedTool[In=int]: In must be a struct, a pointer to one, struct{}, a map with string keys, json.RawMessage or any"},
