@@ -21,10 +21,15 @@ type prompt struct {
 }
 
 // AddPrompt registers a prompt; a name registered twice is replaced.
-// opts (RequirePromptScopes) configure it.
+// Its name is held to the rule of tool names (R-TOOL-04): outside it, a
+// warning in the log, or an error under WithStrictNames; an empty name is
+// refused. opts (RequirePromptScopes) configure it.
 func (s *Server) AddPrompt(def protocol.Prompt, h PromptHandler, opts ...PromptOption) error {
-	if def.Name == "" || h == nil {
-		return fmt.Errorf("server: a prompt needs a name and a handler")
+	if err := s.checkName("prompt", def.Name); err != nil {
+		return err
+	}
+	if h == nil {
+		return fmt.Errorf("server: prompt %s: nil handler", def.Name)
 	}
 	p := &prompt{def: def, handler: h}
 	for _, o := range opts {

@@ -213,8 +213,8 @@ func TestAddTypedToolShapes(t *testing.T) {
 	if fmt.Sprint(w.Result["structuredContent"]) != "[3 3]" {
 		t.Errorf("%s", w.raw)
 	}
-	if err := AddTypedTool(s, protocol.Tool{Name: "bad name"}, func(context.Context, *Request, in) (int, error) { return 0, nil }); err == nil {
-		t.Error("R-TOOL-04: bad name accepted by AddTypedTool")
+	if err := AddTypedTool(newServer(t, WithStrictNames()), protocol.Tool{Name: "bad name"}, func(context.Context, *Request, in) (int, error) { return 0, nil }); err == nil {
+		t.Error("R-TOOL-04: bad name accepted by AddTypedTool under WithStrictNames")
 	}
 }
 

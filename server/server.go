@@ -94,6 +94,7 @@ type config struct {
 	maxWork           int64 // WithMaxValidationWork; 0: the default
 	maxValues         int   // WithMaxArgumentValues; 0: the default
 	assertFormat      bool  // WithFormatAssertion
+	strictNames       bool  // WithStrictNames
 	maxStreamsPer     int   // WithMaxListenStreams; 0: the default, < 0: none
 	maxStreams        int   // WithMaxListenStreams; 0: the default, < 0: none
 }

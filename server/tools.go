@@ -13,8 +13,6 @@ import (
 	"strconv"
 	"strings"
 
-	goccy "github.com/goccy/go-json"
-	"github.com/google/jsonschema-go/jsonschema"
 	sjs "github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/language"
 	"golang.org/x/text/message"
@@ -66,17 +64,19 @@ type headerParam struct {
 	typ  string   // "string", "integer" or "boolean"
 }
 
-var toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
-
 // AddTool registers a tool with its raw inputSchema (and optional
 // outputSchema). The schemas are compiled once, here: the default dialect
 // is JSON Schema 2020-12, "$schema" may select another, only local "$ref"s
 // resolve (nothing is ever fetched, R-SCHEMA-05), and nesting is bounded
 // (WithMaxSchemaDepth). x-mcp-header annotations are checked (R-HDR-10).
-// Registering a name twice replaces the tool. opts (AsTask) configure it.
+// A name outside the form R-TOOL-04 recommends (1-128 characters of
+// [A-Za-z0-9_.-]) is accepted with a warning in the log, or refused under
+// WithStrictNames; an empty name is refused. Registering a name twice
+// replaces the tool, so names stay unique (R-TOOL-04). opts (AsTask)
+// configure it.
 func (s *Server) AddTool(def protocol.Tool, h ToolHandler, opts ...ToolOption) error {
-	if !toolNameRE.MatchString(def.Name) {
-		return fmt.Errorf("server: tool name %q: want 1-128 characters of [A-Za-z0-9_.-] (R-TOOL-04)", def.Name)
+	if err := s.checkName("tool", def.Name); err != nil {
+		return err
 	}
 	if h == nil {
 		return fmt.Errorf("server: tool %s: nil handler", def.Name)
@@ -122,83 +122,6 @@ func (s *Server) AddTool(def protocol.Tool, h ToolHandler, opts ...ToolOption) e
 // RemoveTool unregisters a tool; it reports whether it was there.
 func (s *Server) RemoveTool(name string) bool {
 	return unregister(s, s.tools, name, &s.sortedTools, s.NotifyToolsChanged)
-}
-
-// AddTypedTool registers a tool whose arguments decode into In and whose
-// result is Out: the input and output schemas are inferred from the Go
-// types (github.com/google/jsonschema-go), Out becomes structuredContent and
-// its JSON also goes into a text block (R-TOOL-07). def.InputSchema and
-// def.OutputSchema are filled in.
-//
-// When Out is *protocol.CallToolResult, the handler builds the result
-// itself (text, images, its own isError): it is sent as it is, and the
-// tool declares no outputSchema.
-func AddTypedTool[In, Out any](s *Server, def protocol.Tool, h func(ctx context.Context, req *Request, in In) (Out, error), opts ...ToolOption) error {
-	inSchema, err := jsonschema.For[In](nil)
-	if err != nil {
-		return fmt.Errorf("server: tool %s: input type: %w", def.Name, err)
-	}
-	if err := schemaInto(inSchema, &def.InputSchema); err != nil {
-		return fmt.Errorf("server: tool %s: input schema: %w", def.Name, err)
-	}
-	if _, ok := any(*new(Out)).(*protocol.CallToolResult); ok {
-		def.OutputSchema = nil
-		return s.AddTool(def, func(ctx context.Context, req *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
-			in, err := typedArgs[In](args)
-			if err != nil {
-				return nil, err
-			}
-			out, err := h(ctx, req, in)
-			if err != nil {
-				return nil, err
-			}
-			return any(out).(*protocol.CallToolResult), nil
-		}, opts...)
-	}
-	outSchema, err := jsonschema.For[Out](nil)
-	if err != nil {
-		return fmt.Errorf("server: tool %s: output type: %w", def.Name, err)
-	}
-	def.OutputSchema = new(protocol.ToolOutputSchema)
-	if err := schemaInto(outSchema, def.OutputSchema); err != nil {
-		return fmt.Errorf("server: tool %s: output schema: %w", def.Name, err)
-	}
-	return s.AddTool(def, func(ctx context.Context, req *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
-		in, err := typedArgs[In](args)
-		if err != nil {
-			return nil, err
-		}
-		out, err := h(ctx, req, in)
-		if err != nil {
-			return nil, err
-		}
-		b, err := goccy.Marshal(out)
-		if err != nil {
-			return nil, fmt.Errorf("encoding the result: %w", err)
-		}
-		return &protocol.CallToolResult{
-			Content:           []protocol.ContentBlock{{Value: &protocol.TextContent{Text: string(b)}}},
-			StructuredContent: b,
-		}, nil
-	}, opts...)
-}
-
-// typedArgs decodes validated tool arguments into In.
-func typedArgs[In any](args json.RawMessage) (In, error) {
-	var in In
-	if err := goccy.Unmarshal(args, &in); err != nil {
-		return in, InvalidParams("arguments: "+err.Error(), nil)
-	}
-	return in, nil
-}
-
-// schemaInto converts an inferred schema into a generated schema type.
-func schemaInto(sch *jsonschema.Schema, dst interface{ UnmarshalJSON([]byte) error }) error {
-	b, err := json.Marshal(sch)
-	if err != nil {
-		return err
-	}
-	return dst.UnmarshalJSON(b)
 }
 
 // noLoader refuses every URL: only references inside the schema resolve.

@@ -1,0 +1,136 @@
+package server
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// recorder is a slog.Handler that keeps the records it is given.
+type recorder struct {
+	mu      sync.Mutex
+	records []slog.Record
+}
+
+func (r *recorder) Enabled(context.Context, slog.Level) bool { return true }
+func (r *recorder) Handle(_ context.Context, rec slog.Record) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.records = append(r.records, rec.Clone())
+	return nil
+}
+func (r *recorder) WithAttrs([]slog.Attr) slog.Handler { return r }
+func (r *recorder) WithGroup(string) slog.Handler      { return r }
+
+// warnings returns the warnings logged, as "message name=value ...".
+func (r *recorder) warnings() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, rec := range r.records {
+		if rec.Level != slog.LevelWarn {
+			continue
+		}
+		s := rec.Message
+		rec.Attrs(func(a slog.Attr) bool {
+			s += " " + a.String()
+			return true
+		})
+		out = append(out, s)
+	}
+	return out
+}
+
+// names lists the names in a tools/list or prompts/list result.
+func names(t *testing.T, s *Server, method, member string) string {
+	t.Helper()
+	w := call(t, s.Handler(HTTPOptions{}), 1, method, params(nil))
+	var out []string
+	for _, x := range w.Result[member].([]any) {
+		out = append(out, x.(M)["name"].(string))
+	}
+	return strings.Join(out, ",")
+}
+
+// TestNameRule: a tool or prompt name outside 1-128 characters of
+// [A-Za-z0-9_.-] (R-TOOL-04, a SHOULD) is accepted with a warning in the
+// server's log, and refused under WithStrictNames; an empty name is
+// refused either way; a name registered twice is replaced, so names stay
+// unique (R-TOOL-04).
+func TestNameRule(t *testing.T) {
+	ph := func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
+		return &protocol.GetPromptResult{}, nil
+	}
+	type in struct{}
+	th := func(context.Context, *Request, in) (string, error) { return "ok", nil }
+	register := map[string]func(s *Server, name string) error{
+		"AddTool": func(s *Server, name string) error {
+			return s.AddTool(protocol.Tool{Name: name}, textTool("ok"))
+		},
+		"AddTypedTool": func(s *Server, name string) error {
+			return AddTypedTool(s, protocol.Tool{Name: name}, th)
+		},
+		"AddPrompt": func(s *Server, name string) error {
+			return s.AddPrompt(protocol.Prompt{Name: name}, ph)
+		},
+	}
+	list := func(how string) (string, string) {
+		if how == "AddPrompt" {
+			return protocol.MethodPromptsList, "prompts"
+		}
+		return protocol.MethodToolsList, "tools"
+	}
+	bad := []string{"a b", "a,b", "grüße", "x/y", strings.Repeat("a", 129)}
+	for how, add := range register {
+		t.Run(how, func(t *testing.T) {
+			method, member := list(how)
+			for _, name := range bad {
+				rec := &recorder{}
+				s := newServer(t, WithLogger(slog.New(rec)))
+				if err := add(s, name); err != nil {
+					t.Errorf("%q refused by default: %v", name, err)
+				}
+				if got := names(t, s, method, member); got != name {
+					t.Errorf("%q: listed %q", name, got)
+				}
+				w := rec.warnings()
+				if len(w) != 1 || !strings.Contains(w[0], "R-TOOL-04") || !strings.Contains(w[0], name) {
+					t.Errorf("%q: warnings %q, want one naming it and R-TOOL-04", name, w)
+				}
+
+				rec = &recorder{}
+				s = newServer(t, WithLogger(slog.New(rec)), WithStrictNames())
+				err := add(s, name)
+				if err == nil || !strings.Contains(err.Error(), "WithStrictNames") {
+					t.Errorf("%q under WithStrictNames: error %v", name, err)
+				}
+				if got := names(t, s, method, member); got != "" {
+					t.Errorf("%q under WithStrictNames: listed %q", name, got)
+				}
+			}
+			for _, opts := range [][]Option{nil, {WithStrictNames()}} {
+				rec := &recorder{}
+				s := newServer(t, append([]Option{WithLogger(slog.New(rec))}, opts...)...)
+				if err := add(s, ""); err == nil {
+					t.Error("an empty name accepted")
+				}
+				if err := add(s, "a.b_c-D9"); err != nil {
+					t.Errorf("a good name refused: %v", err)
+				}
+				if err := add(s, "a.b_c-D9"); err != nil {
+					t.Errorf("re-registering a name: %v", err)
+				}
+				if got := names(t, s, method, member); got != "a.b_c-D9" {
+					t.Errorf("after registering a name twice: listed %q, want it once", got)
+				}
+				if w := rec.warnings(); len(w) != 0 {
+					t.Errorf("warnings for good names: %q", w)
+				}
+			}
+		})
+	}
+}
