@@ -78,6 +78,9 @@ func (cfg *config) answerInputs(ctx context.Context, reqs protocol.InputRequests
 			if err != nil {
 				return nil, fmt.Errorf("OnElicit %q: %w", key, err)
 			}
+			if res == nil {
+				return nil, fmt.Errorf("OnElicit %q returned no result", key)
+			}
 			v = res
 		case *protocol.CreateMessageRequest:
 			if cfg.onSample == nil {
@@ -87,6 +90,9 @@ func (cfg *config) answerInputs(ctx context.Context, reqs protocol.InputRequests
 			if err != nil {
 				return nil, fmt.Errorf("OnSample %q: %w", key, err)
 			}
+			if res == nil {
+				return nil, fmt.Errorf("OnSample %q returned no result", key)
+			}
 			v = res
 		case *protocol.ListRootsRequest:
 			if cfg.onRoots == nil {
@@ -95,6 +101,9 @@ func (cfg *config) answerInputs(ctx context.Context, reqs protocol.InputRequests
 			res, err := cfg.onRoots(ctx, r)
 			if err != nil {
 				return nil, fmt.Errorf("OnRoots %q: %w", key, err)
+			}
+			if res == nil {
+				return nil, fmt.Errorf("OnRoots %q returned no result", key)
 			}
 			v = res
 		default:
