@@ -118,6 +118,18 @@ func (c *Client) callConfig(opts []Option) config {
 }
 
 func (c *Client) do(ctx context.Context, cfg *config, method, name string, params map[string]any) (json.RawMessage, error) {
+	r, err := c.newRequest(ctx, cfg, method, name, params)
+	if err != nil {
+		return nil, err
+	}
+	rec := httptest.NewRecorder()
+	c.h.ServeHTTP(rec, r)
+	return answer(rec)
+}
+
+// newRequest builds the POST of method with the 2026-07-28 headers and
+// the params plus _meta.
+func (c *Client) newRequest(ctx context.Context, cfg *config, method, name string, params map[string]any) (*http.Request, error) {
 	meta, err := cfg.metaObject()
 	if err != nil {
 		return nil, err
@@ -146,9 +158,7 @@ func (c *Client) do(ctx context.Context, cfg *config, method, name string, param
 	for k, v := range cfg.headers {
 		r.Header.Set(k, v)
 	}
-	rec := httptest.NewRecorder()
-	c.h.ServeHTTP(rec, r)
-	return answer(rec)
+	return r, nil
 }
 
 // metaObject is the request's _meta.
