@@ -124,7 +124,7 @@ func (c *Client) do(ctx context.Context, cfg *config, method, name string, param
 	}
 	rec := httptest.NewRecorder()
 	c.h.ServeHTTP(rec, r)
-	return answer(rec)
+	return answer(rec, cfg.onNotify)
 }
 
 // newRequest builds the POST of method with the 2026-07-28 headers and
@@ -201,9 +201,9 @@ func (cfg *config) metaObject() (map[string]json.RawMessage, error) {
 }
 
 // answer reads the response of rec: one JSON message, or an event stream
-// whose last message with an id is the response (notifications before
-// it are skipped).
-func answer(rec *httptest.ResponseRecorder) (json.RawMessage, error) {
+// whose last message with an id is the response; the notifications
+// before it go to onNotify, in order, when it is set.
+func answer(rec *httptest.ResponseRecorder, onNotify func(Notification)) (json.RawMessage, error) {
 	raw := rec.Body.Bytes()
 	var frames [][]byte
 	if strings.HasPrefix(rec.Header().Get("Content-Type"), "text/event-stream") {
@@ -215,13 +215,23 @@ func answer(rec *httptest.ResponseRecorder) (json.RawMessage, error) {
 	} else if len(bytes.TrimSpace(raw)) > 0 {
 		frames = append(frames, raw)
 	}
-	for i := len(frames) - 1; i >= 0; i-- {
+	for i, f := range frames {
 		var m message
-		if err := json.Unmarshal(frames[i], &m); err != nil {
-			return nil, &Error{Status: rec.Code, Message: strings.TrimSpace(string(frames[i]))}
+		if err := json.Unmarshal(f, &m); err != nil {
+			return nil, &Error{Status: rec.Code, Message: strings.TrimSpace(string(f))}
 		}
 		if m.Method != "" || len(m.ID) == 0 {
+			if onNotify != nil && m.Method != "" {
+				var p struct {
+					Params json.RawMessage `json:"params"`
+				}
+				_ = json.Unmarshal(f, &p)
+				onNotify(Notification{Method: m.Method, Params: p.Params})
+			}
 			continue
+		}
+		if i != len(frames)-1 {
+			return nil, &Error{Status: rec.Code, Message: "messages after the response"}
 		}
 		if m.Error != nil {
 			return nil, &Error{Status: rec.Code, Code: m.Error.Code, Message: m.Error.Message, Data: m.Error.Data}

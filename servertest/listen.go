@@ -77,7 +77,7 @@ func (c *Client) Listen(ctx context.Context, filter protocol.SubscriptionFilter,
 		}
 		rec.Code = w.status
 		rec.Body = bytes.NewBuffer(body)
-		if _, err := answer(rec); err != nil {
+		if _, err := answer(rec, nil); err != nil {
 			return nil, err
 		}
 		return nil, &Error{Status: w.status, Message: "subscriptions/listen answered with a result and no stream"}

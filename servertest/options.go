@@ -45,6 +45,7 @@ type config struct {
 	onSample   SampleFunc
 	onRoots    RootsFunc
 	maxRounds  int
+	onNotify   func(Notification)
 	httpOpts   *server.HTTPOptions
 }
 
@@ -122,3 +123,10 @@ func WithMaxRounds(n int) Option { return func(c *config) { c.maxRounds = n } }
 func WithHTTPOptions(opts server.HTTPOptions) Option {
 	return func(c *config) { c.httpOpts = &opts }
 }
+
+// OnNotification sets a callback for the notifications the server sends
+// in the answer of a call before its response (progress with a
+// progressToken in WithMeta, log messages with
+// "io.modelcontextprotocol/logLevel"), called in order before the call
+// returns. Listen streams deliver theirs through Stream.Next instead.
+func OnNotification(f func(Notification)) Option { return func(c *config) { c.onNotify = f } }
