@@ -80,3 +80,26 @@ func ExampleClient_CallTool() {
 	// asked: Which date?
 	// Booked a table for 2026-08-01
 }
+
+func ExampleClient_Listen() {
+	s, _ := server.New(protocol.Implementation{Name: "demo", Version: "1.0.0"})
+	c := servertest.New(s)
+	ctx := context.Background()
+
+	yes := true
+	st, err := c.Listen(ctx, protocol.SubscriptionFilter{ToolsListChanged: &yes})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer st.Close()
+	n, _ := st.Next(ctx) // the server acknowledges the subscription first
+	fmt.Println(n.Method)
+
+	_ = s.NotifyToolsChanged()
+	n, _ = st.Next(ctx)
+	fmt.Println(n.Method)
+	// Output:
+	// notifications/subscriptions/acknowledged
+	// notifications/tools/list_changed
+}
