@@ -205,3 +205,29 @@ func TestPromptResourceComplete(t *testing.T) {
 		t.Errorf("completion %q", got)
 	}
 }
+
+// TestConcurrentCalls: one Client is used from many goroutines at once
+// (run under -race), each call with its own principal.
+func TestConcurrentCalls(t *testing.T) {
+	s := newServer(t)
+	addTool(t, s, "who", func(_ context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+		return server.TextResult(r.Principal), nil
+	})
+	c := servertest.New(s)
+	errs := make(chan error, 16)
+	for i := range 16 {
+		go func() {
+			p := fmt.Sprintf("p%d", i)
+			res, err := c.CallTool(context.Background(), "who", nil, servertest.WithPrincipal(p))
+			if err == nil && res.Content[0].Value.(*protocol.TextContent).Text != p {
+				err = fmt.Errorf("call as %s answered %s", p, res.Content[0].Value.(*protocol.TextContent).Text)
+			}
+			errs <- err
+		}()
+	}
+	for range 16 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
