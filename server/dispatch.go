@@ -255,7 +255,10 @@ func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, 
 	}
 	if err != nil {
 		e, ok := asError(err)
-		if !ok || !emittable(e.Code) {
+		switch {
+		case !ok:
+			e = s.plainError(r, err)
+		case !emittable(e.Code):
 			s.log.Error("handler failed", "method", method, "err", err)
 			e = InternalError("Internal error")
 		}
@@ -423,8 +426,7 @@ func (s *Server) handlerError(r *Request, err error) (wireResult, error) {
 	if e, ok := asError(err); ok {
 		return nil, e
 	}
-	s.log.Error("handler failed", "method", r.Method, "target", r.target, "err", err)
-	return nil, InternalError("Internal error")
+	return nil, s.plainError(r, err)
 }
 
 func (s *Server) discover() *protocol.DiscoverResult {

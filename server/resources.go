@@ -14,8 +14,11 @@ import (
 // ResourceHandler reads one resource. uri is the URI the client asked
 // for; for a template it matched the template, and vars holds the values
 // of its variables. It returns the contents (text or blob). Returning
-// ErrNotFound (or any *Error) answers with that error; it may also return
-// an *InputRequired (R-MRTR-02 allows it on resources/read).
+// ErrNotFound (or any *Error) answers with that error, its code kept; it
+// may also return an *InputRequired (R-MRTR-02 allows it on
+// resources/read). Any other error is logged and answered with -32603
+// "Internal error", its text shown only under WithErrorDetails (package
+// documentation, "Handler errors").
 type ResourceHandler func(ctx context.Context, req *Request, uri string, vars map[string]string) ([]protocol.ReadResourceResultContentsElem, error)
 
 type resource struct {

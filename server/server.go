@@ -95,6 +95,7 @@ type config struct {
 	maxValues         int   // WithMaxArgumentValues; 0: the default
 	assertFormat      bool  // WithFormatAssertion
 	strictNames       bool  // WithStrictNames
+	errorDetails      bool  // WithErrorDetails
 	maxStreamsPer     int   // WithMaxListenStreams; 0: the default, < 0: none
 	maxStreams        int   // WithMaxListenStreams; 0: the default, < 0: none
 }
