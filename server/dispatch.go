@@ -539,10 +539,11 @@ func (s *Server) list(r *Request, cursor *string) (wireResult, error) {
 		}
 		return &protocol.ListResourcesResult{Resources: resources, NextCursor: next, TTLMs: ttl, CacheScope: scope}, nil
 	case protocol.MethodResourcesTemplatesList:
-		// Templates are listed in registration order: keyed by position.
+		// Templates are listed in registration order: keyed by their
+		// registration number, so that a removal moves no cursor.
 		byPos := make(map[string]*template, len(s.templates))
-		for i, t := range s.templates {
-			byPos[fmt.Sprintf("%08d", i)] = t
+		for _, t := range s.templates {
+			byPos[fmt.Sprintf("%020d", t.seq)] = t
 		}
 		templates, next, err := pageDefs(s, byPos, sortedKeys(byPos), cursor, func(t *template) protocol.ResourceTemplate { return t.def }, keepTemplate)
 		if err != nil {
