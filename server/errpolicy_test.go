@@ -125,3 +125,37 @@ func TestErrorPolicyTypedError(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorPolicyLegacy: a legacy session (stdio, 2025-06-18) gets the
+// same policy: hidden by default, the text under WithErrorDetails, a
+// tool's error as isError.
+func TestErrorPolicyLegacy(t *testing.T) {
+	secret := errors.New("db password rejected at 10.0.0.7")
+	for _, details := range []bool{false, true} {
+		var logs bytes.Buffer
+		opts := []Option{WithEras(ErasBoth)}
+		if details {
+			opts = append(opts, WithErrorDetails())
+		}
+		c := startLegacyStdio(t, errPolicyServer(t, secret, &logs, opts...), "2025-06-18")
+		c.open(`{}`)
+		want := "Internal error"
+		if details {
+			want = secret.Error()
+		}
+		for i, m := range []struct{ method, params string }{
+			{protocol.MethodPromptsGet, `{"name":"fail"}`},
+			{protocol.MethodResourcesRead, `{"uri":"test://fail"}`},
+			{protocol.MethodCompletionComplete, `{"ref":{"type":"ref/prompt","name":"fail"},"argument":{"name":"a","value":""}}`},
+		} {
+			w, _ := c.call(i+1, m.method, m.params)
+			if w.code() != protocol.CodeInternalError || w.Error.Message != want {
+				t.Errorf("details %v, %s: %s", details, m.method, w.raw)
+			}
+		}
+		w, _ := c.call(9, protocol.MethodToolsCall, `{"name":"fail","arguments":{}}`)
+		if w.Error != nil || !w.isError() || resultText(t, w) != secret.Error() {
+			t.Errorf("details %v, tool: %s", details, w.raw)
+		}
+	}
+}
