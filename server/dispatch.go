@@ -255,7 +255,10 @@ func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, 
 	}
 	if err != nil {
 		e, ok := asError(err)
-		if !ok || !emittable(e.Code) {
+		switch {
+		case !ok:
+			e = s.plainError(r, err)
+		case !emittable(e.Code):
 			s.log.Error("handler failed", "method", method, "err", err)
 			e = InternalError("Internal error")
 		}
@@ -423,8 +426,7 @@ func (s *Server) handlerError(r *Request, err error) (wireResult, error) {
 	if e, ok := asError(err); ok {
 		return nil, e
 	}
-	s.log.Error("handler failed", "method", r.Method, "target", r.target, "err", err)
-	return nil, InternalError("Internal error")
+	return nil, s.plainError(r, err)
 }
 
 func (s *Server) discover() *protocol.DiscoverResult {
@@ -537,10 +539,11 @@ func (s *Server) list(r *Request, cursor *string) (wireResult, error) {
 		}
 		return &protocol.ListResourcesResult{Resources: resources, NextCursor: next, TTLMs: ttl, CacheScope: scope}, nil
 	case protocol.MethodResourcesTemplatesList:
-		// Templates are listed in registration order: keyed by position.
+		// Templates are listed in registration order: keyed by their
+		// registration number, so that a removal moves no cursor.
 		byPos := make(map[string]*template, len(s.templates))
-		for i, t := range s.templates {
-			byPos[fmt.Sprintf("%08d", i)] = t
+		for _, t := range s.templates {
+			byPos[fmt.Sprintf("%020d", t.seq)] = t
 		}
 		templates, next, err := pageDefs(s, byPos, sortedKeys(byPos), cursor, func(t *template) protocol.ResourceTemplate { return t.def }, keepTemplate)
 		if err != nil {

@@ -240,6 +240,29 @@
 // lists and resources/read carry ttlMs and cacheScope (WithCacheHint;
 // default 0 and "private"); input_required results never do.
 //
+// # Handler errors
+//
+// What a handler's error becomes is the same for every kind of handler:
+//
+//   - An *Error (InvalidParams, MissingCapability, or one built by hand)
+//     reaches the client as it is, code, message and data, from a tool,
+//     prompt, resource or completion handler alike. Only a code that
+//     JSON-RPC reserves (-32768 to -32000) without the spec defining it
+//     is replaced by -32603 "Internal error". ErrNotFound from a
+//     resource handler is the -32602 "Resource not found" error.
+//   - An *InputRequired (Request.AskInput) from a tool, prompt or
+//     resource handler is an input_required result, not an error.
+//   - Any other error from a tool handler is a tool execution error: a
+//     result with isError set and the error's text as its only content,
+//     which the model reads (tools.mdx, error handling).
+//   - Any other error from a prompt, resource or completion handler is
+//     logged (WithLogger) with the method and the target, and the client
+//     receives -32603 "Internal error" without the error's text, which
+//     may say what a client must not know. WithErrorDetails sends the
+//     text as the message instead.
+//   - A panic is logged with its stack and answered with -32603
+//     "Internal error", with or without WithErrorDetails.
+//
 // # Multi round-trip requests
 //
 // A tools/call, prompts/get or resources/read handler asks the client for

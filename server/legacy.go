@@ -520,7 +520,10 @@ func (s *Server) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.Requ
 		}
 		if err != nil {
 			e, ok := asError(err)
-			if !ok || !emittable(e.Code) {
+			switch {
+			case !ok:
+				e = s.plainError(r, err)
+			case !emittable(e.Code):
 				s.log.Error("handler failed", "method", method, "err", err)
 				e = InternalError("Internal error")
 			}

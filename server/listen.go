@@ -568,8 +568,8 @@ func (s *Server) knownResources(ctx context.Context, a *authInfo, principal stri
 			found[i], known[i] = true, !a.lacks(res.scopes)
 		}
 	}
-	// templates only grows by append: the elements of this snapshot
-	// never change.
+	// templates grows by append and is replaced on removal: the elements
+	// of this snapshot never change.
 	templates := s.templates
 	s.mu.RUnlock()
 	for i, uri := range unique {

@@ -92,7 +92,7 @@ func (b *blockingBroker) Publish(ctx context.Context, ev Event) error {
 }
 
 // TestUnregisterPublishesOutsideTheLock checks that RemoveTool,
-// RemovePrompt and RemoveResource tell the broker once the registry's lock
+// RemovePrompt, RemoveResource and RemoveResourceTemplate tell the broker once the registry's lock
 // is released: while a Publish hangs, other requests are served (hostile
 // review D11: they waited for the broker behind the write lock).
 func TestUnregisterPublishesOutsideTheLock(t *testing.T) {
@@ -110,12 +110,18 @@ func TestUnregisterPublishesOutsideTheLock(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	if err := s.AddResourceTemplate(protocol.ResourceTemplate{URITemplate: "t://{x}", Name: "t"}, func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+		return TextContents(uri, "", "t"), nil
+	}); err != nil {
+		t.Fatal(err)
+	}
 	s.cfg.broker = b // from here on, every Publish blocks until released
 	h := s.Handler(HTTPOptions{})
 	for name, remove := range map[string]func() bool{
-		"RemoveTool":     func() bool { return s.RemoveTool("b") },
-		"RemovePrompt":   func() bool { return s.RemovePrompt("p") },
-		"RemoveResource": func() bool { return s.RemoveResource("r://x") },
+		"RemoveTool":             func() bool { return s.RemoveTool("b") },
+		"RemovePrompt":           func() bool { return s.RemovePrompt("p") },
+		"RemoveResource":         func() bool { return s.RemoveResource("r://x") },
+		"RemoveResourceTemplate": func() bool { return s.RemoveResourceTemplate("t://{x}") },
 	} {
 		done := make(chan bool)
 		go func() { done <- remove() }()

@@ -11,7 +11,10 @@ import (
 // PromptHandler serves prompts/get for one prompt. args holds the
 // arguments the client sent; the runtime has already checked that every
 // required argument is present (R-PROMPT-03). It may return an
-// *InputRequired.
+// *InputRequired. An *Error it returns reaches the client with its code;
+// any other error is logged and answered with -32603 "Internal error",
+// its text shown only under WithErrorDetails (package documentation,
+// "Handler errors").
 type PromptHandler func(ctx context.Context, req *Request, args map[string]string) (*protocol.GetPromptResult, error)
 
 type prompt struct {
@@ -94,6 +97,9 @@ func (s *Server) getPrompt(ctx context.Context, r *Request, p *protocol.GetPromp
 // called for a ref whose prompt (RequirePromptScopes) or resource or
 // template (RequireResourceScopes) needs a scope the request's token
 // lacks: that request gets the 403 prompts/get or resources/read would.
+// An *Error it returns reaches the client with its code; any other error
+// is logged and answered with -32603 "Internal error", its text shown
+// only under WithErrorDetails (package documentation, "Handler errors").
 type CompletionHandler func(ctx context.Context, req *Request, p *protocol.CompleteRequestParams) (*protocol.CompleteResult, error)
 
 func (s *Server) complete(ctx context.Context, r *Request, p *protocol.CompleteRequestParams) (wireResult, error) {
@@ -110,8 +116,7 @@ func (s *Server) complete(ctx context.Context, r *Request, p *protocol.CompleteR
 		if e, ok := asError(err); ok {
 			return nil, e
 		}
-		s.log.Error("completion handler failed", "err", err)
-		return nil, InternalError("completion failed")
+		return nil, s.plainError(r, err)
 	}
 	if res == nil {
 		res = &protocol.CompleteResult{}

@@ -14,8 +14,11 @@ import (
 // ResourceHandler reads one resource. uri is the URI the client asked
 // for; for a template it matched the template, and vars holds the values
 // of its variables. It returns the contents (text or blob). Returning
-// ErrNotFound (or any *Error) answers with that error; it may also return
-// an *InputRequired (R-MRTR-02 allows it on resources/read).
+// ErrNotFound (or any *Error) answers with that error, its code kept; it
+// may also return an *InputRequired (R-MRTR-02 allows it on
+// resources/read). Any other error is logged and answered with -32603
+// "Internal error", its text shown only under WithErrorDetails (package
+// documentation, "Handler errors").
 type ResourceHandler func(ctx context.Context, req *Request, uri string, vars map[string]string) ([]protocol.ReadResourceResultContentsElem, error)
 
 type resource struct {
@@ -29,6 +32,7 @@ type template struct {
 	tmpl    *uritemplate.Template
 	handler ResourceHandler
 	scopes  []string // set by RequireResourceScopes
+	seq     uint64   // registration number: its resources/templates/list cursor key
 }
 
 func resourceOptions(opts []ResourceOption) resourceOpts {
@@ -81,10 +85,37 @@ func (s *Server) AddResourceTemplate(def protocol.ResourceTemplate, h ResourceHa
 		return fmt.Errorf("server: resource template %q needs a name and a handler", def.URITemplate)
 	}
 	s.mu.Lock()
-	s.templates = append(s.templates, &template{def: def, tmpl: t, handler: h, scopes: resourceOptions(opts).scopes})
+	s.templateSeq++
+	// A new slice when there is no room, and never a write to an element a
+	// reader's snapshot holds: the snapshots stay as they were.
+	s.templates = append(s.templates, &template{def: def, tmpl: t, handler: h, scopes: resourceOptions(opts).scopes, seq: s.templateSeq})
 	s.mu.Unlock()
 	_ = s.NotifyResourcesChanged()
 	return nil
+}
+
+// RemoveResourceTemplate unregisters the resource template registered
+// under uriTemplate (every one, if it was added more than once) and sends
+// notifications/resources/list_changed as AddResourceTemplate does. It
+// reports whether there was one. Reads and lists already under way finish
+// with the templates they started with.
+func (s *Server) RemoveResourceTemplate(uriTemplate string) bool {
+	s.mu.Lock()
+	kept := make([]*template, 0, len(s.templates))
+	for _, t := range s.templates {
+		if t.def.URITemplate != uriTemplate {
+			kept = append(kept, t)
+		}
+	}
+	removed := len(kept) != len(s.templates)
+	if removed {
+		s.templates = kept // a new slice: snapshots taken before keep theirs
+	}
+	s.mu.Unlock()
+	if removed {
+		_ = s.NotifyResourcesChanged()
+	}
+	return removed
 }
 
 // ErrNotFound is what a resource handler returns for a URI it does not
@@ -104,8 +135,8 @@ func (s *Server) readResource(ctx context.Context, r *Request, p *protocol.ReadR
 	}
 	s.mu.RLock()
 	res := s.resources[p.URI]
-	// templates only grows by append: the elements of this snapshot never
-	// change, and matching (which costs in proportion to the URI) runs
+	// templates grows by append and is replaced on removal, never changed
+	// in place: the elements of this snapshot never change, and matching (which costs in proportion to the URI) runs
 	// without the lock, so that no registration, and no request behind it,
 	// waits for it.
 	templates := s.templates

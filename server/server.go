@@ -95,6 +95,7 @@ type config struct {
 	maxValues         int   // WithMaxArgumentValues; 0: the default
 	assertFormat      bool  // WithFormatAssertion
 	strictNames       bool  // WithStrictNames
+	errorDetails      bool  // WithErrorDetails
 	maxStreamsPer     int   // WithMaxListenStreams; 0: the default, < 0: none
 	maxStreams        int   // WithMaxListenStreams; 0: the default, < 0: none
 }
@@ -221,7 +222,8 @@ type Server struct {
 	tools        map[string]*tool
 	prompts      map[string]*prompt
 	resources    map[string]*resource
-	templates    []*template
+	templates    []*template // replaced on removal, never changed in place
+	templateSeq  uint64      // the last template's registration number (under mu)
 	// The registries' names in order, for the lists: built by the first
 	// list after a change (under mu's read lock) and reset by every change
 	// (under its write lock).

@@ -25,7 +25,9 @@ import (
 // ("{}" when the client sent none). Returning an error that is not an
 // *Error or an *InputRequired makes a tool execution error: a result with
 // isError set and the error's text, which the model can read (tools.mdx,
-// error handling). Return an *Error for a protocol error.
+// error handling), with or without WithErrorDetails; ErrorResult builds
+// the same result. Return an *Error for a protocol error: it reaches the
+// client with its code. See the package documentation, "Handler errors".
 type ToolHandler func(ctx context.Context, req *Request, args json.RawMessage) (*protocol.CallToolResult, error)
 
 type tool struct {
