@@ -18,7 +18,7 @@ func BenchmarkIntrospectionCacheHit(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	clk := &introClock{t: introEpoch}
+	clk := &fakeClock{t: introEpoch}
 	v.now = clk.now
 	ctx := context.Background()
 	if _, err := v.Verify(ctx, "good"); err != nil {
@@ -48,7 +48,7 @@ func BenchmarkIntrospectionMiss(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	clk := &introClock{t: introEpoch}
+	clk := &fakeClock{t: introEpoch}
 	v.now = clk.now
 	ctx := context.Background()
 	b.ReportAllocs()

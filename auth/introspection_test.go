@@ -101,24 +101,6 @@ func (a *fakeAS) set(token string, resp map[string]any) {
 	a.responses[token] = resp
 }
 
-// introClock is the verifier's clock in tests.
-type introClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *introClock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *introClock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 var introEpoch = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
 // activeResponse is the response for a good token at introEpoch: valid for
@@ -138,7 +120,7 @@ func activeResponse() map[string]any {
 	}
 }
 
-func newIntroVerifier(t *testing.T, a *fakeAS, edit func(*IntrospectionConfig)) (*IntrospectionVerifier, *introClock) {
+func newIntroVerifier(t *testing.T, a *fakeAS, edit func(*IntrospectionConfig)) (*IntrospectionVerifier, *fakeClock) {
 	t.Helper()
 	cfg := IntrospectionConfig{
 		Endpoint:     a.srv.URL + "/introspect",
@@ -154,7 +136,7 @@ func newIntroVerifier(t *testing.T, a *fakeAS, edit func(*IntrospectionConfig)) 
 	if err != nil {
 		t.Fatalf("NewIntrospectionVerifier: %v", err)
 	}
-	clk := &introClock{t: introEpoch}
+	clk := &fakeClock{t: introEpoch}
 	v.now = clk.now
 	return v, clk
 }

@@ -540,8 +540,8 @@ func (h *httpHandler) sessionRequestResumable(r *http.Request, sse *sseWriter, r
 	s.inflight.Add(1)
 	var call bool
 	run.out, run.params, call = s.legacyPrepare(ctx, &run.sess, m, &run.x)
-	if call {
-		l.scopes = s.operationScopes(run.params)
+	if call && authFrom(ctx) != nil {
+		l.scopes = s.operationScopes(run.params) // only a verified token is checked against them
 	}
 	if !call || !s.mayPoll(run.params) {
 		// Served here, on the request's goroutine: the handler cannot let
