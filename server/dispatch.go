@@ -437,6 +437,9 @@ func (s *Server) discover() *protocol.DiscoverResult {
 		TTLMs:             ttl,
 		CacheScope:        scope,
 	}
+	if !s.cfg.omitServerInfo {
+		res.Meta = s.discoverMeta // shared and read-only, as resultMeta
+	}
 	if s.cfg.instructions != "" {
 		in := s.cfg.instructions
 		res.Instructions = &in

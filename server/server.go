@@ -71,6 +71,7 @@ type config struct {
 	maxStateBytes     int
 	maxSchemaDepth    int
 	omitServerInfo    bool
+	fullServerInfo    bool
 	completion        CompletionHandler
 	shutdownTimeout   time.Duration
 	declareLogging    bool
@@ -151,6 +152,15 @@ func WithMaxSchemaDepth(n int) Option { return func(c *config) { c.maxSchemaDept
 // result _meta (R-META-04 allows it when configured).
 func WithoutServerInfo() Option { return func(c *config) { c.omitServerInfo = true } }
 
+// WithFullServerInfo puts the whole Implementation given to New (title,
+// description, icons, websiteUrl) in every result's serverInfo. Without
+// it, a result's serverInfo carries the name and the version only, the
+// members the schema requires (R-META-04): it is there for logs and
+// debugging, and icons would repeat on every response. server/discover
+// (R-DISC-03) and a legacy initialize carry the whole Implementation
+// either way.
+func WithFullServerInfo() Option { return func(c *config) { c.fullServerInfo = true } }
+
 // WithCompletion installs the completion/complete handler and declares
 // the completions capability.
 func WithCompletion(h CompletionHandler) Option { return func(c *config) { c.completion = h } }
@@ -178,6 +188,8 @@ type Server struct {
 	// resultMeta is the _meta put on results that have none: serverInfo.
 	// It is shared by every response and never modified.
 	resultMeta *protocol.ResultMetaObject
+	// discoverMeta is server/discover's _meta: the whole Implementation.
+	discoverMeta *protocol.ResultMetaObject
 	// bufs recycles response body buffers (*[]byte) between requests.
 	bufs sync.Pool
 
@@ -294,20 +306,25 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("server: state keys: %w", err)
 	}
-	serverInfo := impl
+	serverInfo := protocol.Implementation{Name: impl.Name, Version: impl.Version}
+	if c.fullServerInfo {
+		serverInfo = impl
+	}
+	fullInfo := impl
 	s := &Server{
-		impl:       impl,
-		resultMeta: &protocol.ResultMetaObject{ServerInfo: &serverInfo},
-		cfg:        c,
-		log:        c.logger,
-		sealer:     sealed.NewSealer(ring, sealed.Options{TTL: c.stateTTL, MaxBytes: c.maxStateBytes}),
-		closing:    make(chan struct{}),
-		extensions: map[string]protocol.JSONObject{},
-		extMethods: map[string]extMethod{},
-		tools:      map[string]*tool{},
-		prompts:    map[string]*prompt{},
-		resources:  map[string]*resource{},
-		now:        time.Now,
+		impl:         impl,
+		resultMeta:   &protocol.ResultMetaObject{ServerInfo: &serverInfo},
+		discoverMeta: &protocol.ResultMetaObject{ServerInfo: &fullInfo},
+		cfg:          c,
+		log:          c.logger,
+		sealer:       sealed.NewSealer(ring, sealed.Options{TTL: c.stateTTL, MaxBytes: c.maxStateBytes}),
+		closing:      make(chan struct{}),
+		extensions:   map[string]protocol.JSONObject{},
+		extMethods:   map[string]extMethod{},
+		tools:        map[string]*tool{},
+		prompts:      map[string]*prompt{},
+		resources:    map[string]*resource{},
+		now:          time.Now,
 	}
 	if s.dual() {
 		if s.instance, err = newStreamID(); err != nil {

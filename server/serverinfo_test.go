@@ -1,0 +1,61 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// richImpl is an Implementation with every optional member set.
+func richImpl() protocol.Implementation {
+	return protocol.Implementation{
+		Name: "rich", Version: "2.0.0", Title: Ptr("Rich"), Description: Ptr("A server with icons."),
+		WebsiteURL: Ptr("https://example.com"),
+		Icons:      []protocol.Icon{{Src: "https://example.com/icon.png", MIMEType: Ptr("image/png")}},
+	}
+}
+
+// TestResultServerInfoTrimmed checks that a result's serverInfo carries
+// the name and version only (the members R-META-04 requires), while
+// server/discover carries the whole Implementation (R-DISC-03), and that
+// WithFullServerInfo puts the whole of it on every result.
+func TestResultServerInfoTrimmed(t *testing.T) {
+	for _, full := range []bool{false, true} {
+		opts := []Option{WithLogger(discard())}
+		if full {
+			opts = append(opts, WithFullServerInfo())
+		}
+		s, err := New(richImpl(), opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		addTool(t, s, `{"name":"echo","inputSchema":{"type":"object"}}`,
+			func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+				return TextResult("ok"), nil
+			})
+		h := s.Handler(HTTPOptions{})
+		for _, c := range []struct {
+			method string
+			params M
+			whole  bool
+		}{
+			{protocol.MethodServerDiscover, params(nil), true},
+			{protocol.MethodToolsList, params(nil), full},
+			{protocol.MethodToolsCall, params(M{"name": "echo"}), full},
+		} {
+			w := call(t, h, 1, c.method, c.params)
+			m, _ := w.Result["_meta"].(M)
+			info, _ := m[keyInfo].(M)
+			if info["name"] != "rich" || info["version"] != "2.0.0" {
+				t.Fatalf("full=%v %s: R-META-04: serverInfo %v", full, c.method, info)
+			}
+			_, icons := info["icons"]
+			_, title := info["title"]
+			if icons != c.whole || title != c.whole {
+				t.Errorf("full=%v %s: serverInfo %v: want the whole Implementation %v", full, c.method, info, c.whole)
+			}
+		}
+	}
+}
