@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"sync"
 	"time"
 
@@ -42,6 +43,7 @@ type Request struct {
 	cache          *CacheHint // the handler's own cache hint (SetCacheHint)
 
 	auth     *authInfo      // the verified token (HTTPOptions.Verifier), nil without one
+	log      *slog.Logger   // the server's log (WithLogger), for LogHandler
 	legacy   *legacyRequest // set for a request of a legacy session (Legacy)
 	out      notifier
 	ctx      context.Context // the request's own context: cancelled means send nothing

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"log/slog"
 
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -28,6 +29,9 @@ type TestRequestOptions struct {
 	// MaxInputRequests is AskInput's limit on input requests; 0 is
 	// DefaultMaxInputRequests, a negative value no limit.
 	MaxInputRequests int
+	// Logger receives what the handler logs through Request.Logger (no
+	// notification is sent from a test request); nil is slog.Default().
+	Logger *slog.Logger
 }
 
 // NewTestRequest returns a Request for calling a handler directly in a
@@ -64,6 +68,7 @@ func NewTestRequest(opts TestRequestOptions) *Request {
 		inputResponses: opts.InputResponses,
 		state:          opts.State,
 		maxInputs:      maxInputs,
+		log:            opts.Logger,
 	}
 }
 
