@@ -145,6 +145,12 @@ func (s *Server) compileSchema(raw []byte) (*sjs.Schema, error) {
 // that only a $dynamicRef may reach (through a $dynamicAnchor no keyword
 // leads to), tamed as well, for argIndex to see.
 func (s *Server) compileSchemaAll(raw []byte) (*sjs.Schema, []*sjs.Schema, error) {
+	return compileToolSchema(raw, s.cfg.maxSchemaDepth, s.cfg.assertFormat)
+}
+
+// compileToolSchema is compileSchemaAll with the server's settings given:
+// the nesting limit and whether "format" asserts.
+func compileToolSchema(raw []byte, maxDepth int, assertFormat bool) (*sjs.Schema, []*sjs.Schema, error) {
 	doc, err := sjs.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, nil, err
@@ -155,13 +161,13 @@ func (s *Server) compileSchemaAll(raw []byte) (*sjs.Schema, []*sjs.Schema, error
 	if c := schemaCost(doc, DefaultMaxSchemaCost); c > DefaultMaxSchemaCost {
 		return nil, nil, fmt.Errorf("validating against this schema may take more than %d steps (its $refs expand too far)", DefaultMaxSchemaCost)
 	}
-	if d := depth(doc, 0); d > s.cfg.maxSchemaDepth {
-		return nil, nil, fmt.Errorf("schema nests %d levels, more than the limit of %d", d, s.cfg.maxSchemaDepth)
+	if d := depth(doc, 0); d > maxDepth {
+		return nil, nil, fmt.Errorf("schema nests %d levels, more than the limit of %d", d, maxDepth)
 	}
 	c := sjs.NewCompiler()
 	c.DefaultDraft(sjs.Draft2020)
 	c.UseLoader(noLoader{})
-	if s.cfg.assertFormat {
+	if assertFormat {
 		c.AssertFormat() // in every dialect (else tameSchema drops it)
 	}
 	const loc = "mcpwire:///tool-schema.json"
@@ -180,7 +186,7 @@ func (s *Server) compileSchemaAll(raw []byte) (*sjs.Schema, []*sjs.Schema, error
 			extra = append(extra, sch)
 		}
 	}
-	tameSchema(append([]*sjs.Schema{root}, extra...), s.cfg.assertFormat)
+	tameSchema(append([]*sjs.Schema{root}, extra...), assertFormat)
 	return root, extra, nil
 }
 
