@@ -117,9 +117,7 @@ func addTools(s *server.Server) error {
 		return err
 	}
 	headerTool := describe("test_x_mcp_header", "Echoes a region that is mirrored into the Mcp-Param-Region header.")
-	headerTool.InputSchema.Extra = protocol.Members{
-		{Name: "properties", Value: json.RawMessage(`{"region":{"type":"string","x-mcp-header":"Region"}}`)},
-	}
+	headerTool.InputSchema = server.MustInputSchema(`{"type":"object","properties":{"region":{"type":"string","x-mcp-header":"Region"}}}`)
 	if err := s.AddTool(headerTool, func(_ context.Context, _ *server.Request, args json.RawMessage) (*protocol.CallToolResult, error) {
 		var in struct {
 			Region string `json:"region"`
@@ -130,16 +128,23 @@ func addTools(s *server.Server) error {
 		return err
 	}
 	schemaTool := describe("json_schema_2020_12_tool", "Has a JSON Schema 2020-12 input schema with $defs, $ref, allOf, anyOf and if/then/else.")
-	schemaTool.InputSchema.Schema = ptr("https://json-schema.org/draft/2020-12/schema")
-	schemaTool.InputSchema.Extra = protocol.Members{
-		{Name: "$defs", Value: json.RawMessage(`{"address":{"$anchor":"addressDef","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}}`)},
-		{Name: "properties", Value: json.RawMessage(`{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"},"contactMethod":{"type":"string","enum":["phone","email"]},"phone":{"type":"string"},"email":{"type":"string"}}`)},
-		{Name: "allOf", Value: json.RawMessage(`[{"anyOf":[{"required":["phone"]},{"required":["email"]}]}]`)},
-		{Name: "if", Value: json.RawMessage(`{"properties":{"contactMethod":{"const":"phone"}},"required":["contactMethod"]}`)},
-		{Name: "then", Value: json.RawMessage(`{"required":["phone"]}`)},
-		{Name: "else", Value: json.RawMessage(`{"required":["email"]}`)},
-		{Name: "additionalProperties", Value: json.RawMessage(`false`)},
-	}
+	schemaTool.InputSchema = server.MustInputSchema(`{
+		"$schema": "https://json-schema.org/draft/2020-12/schema",
+		"type": "object",
+		"$defs": {"address": {"$anchor": "addressDef", "type": "object", "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+		"properties": {
+			"name": {"type": "string"},
+			"address": {"$ref": "#/$defs/address"},
+			"contactMethod": {"type": "string", "enum": ["phone", "email"]},
+			"phone": {"type": "string"},
+			"email": {"type": "string"}
+		},
+		"allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+		"if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+		"then": {"required": ["phone"]},
+		"else": {"required": ["email"]},
+		"additionalProperties": false
+	}`)
 	return s.AddTool(schemaTool, func(_ context.Context, _ *server.Request, args json.RawMessage) (*protocol.CallToolResult, error) {
 		return server.TextResult("Validated: " + string(args)), nil
 	})
