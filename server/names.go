@@ -1,9 +1,34 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"regexp"
 )
+
+// ErrDuplicate is wrapped by the error of AddTool, AddTypedTool and
+// AddPrompt for a name that is already registered: a tool's name is
+// unique within its server (R-TOOL-04), and a prompt's is held to the
+// same rule, so that registering two things under one name by mistake
+// shows at start-up. Replace (tools) and ReplacePrompt (prompts) replace
+// the registration on purpose, as a server whose offer changes at run
+// time does.
+var ErrDuplicate = errors.New("name already registered")
+
+// Replace lets AddTool and AddTypedTool replace a tool registered under
+// the same name, instead of failing with ErrDuplicate. Calls already
+// running finish with the tool they started with; listen streams get
+// notifications/tools/list_changed.
+func Replace() ToolOption {
+	return func(_ *Server, t *tool) error {
+		t.replace = true
+		return nil
+	}
+}
+
+// ReplacePrompt lets AddPrompt replace a prompt registered under the same
+// name, instead of failing with ErrDuplicate.
+func ReplacePrompt() PromptOption { return func(p *prompt) { p.replace = true } }
 
 // nameRE is the form tool names SHOULD take (R-TOOL-04); prompt names are
 // held to it too.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"strings"
 	"sync"
@@ -59,22 +60,32 @@ func names(t *testing.T, s *Server, method, member string) string {
 // TestNameRule: a tool or prompt name outside 1-128 characters of
 // [A-Za-z0-9_.-] (R-TOOL-04, a SHOULD) is accepted with a warning in the
 // server's log, and refused under WithStrictNames; an empty name is
-// refused either way; a name registered twice is replaced, so names stay
-// unique (R-TOOL-04).
+// refused either way; a name registered twice is an error wrapping
+// ErrDuplicate, so names stay unique (R-TOOL-04), unless Replace (tools)
+// or ReplacePrompt (prompts) says to replace it.
 func TestNameRule(t *testing.T) {
 	ph := func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
 		return &protocol.GetPromptResult{}, nil
 	}
 	type in struct{}
 	th := func(context.Context, *Request, in) (string, error) { return "ok", nil }
-	register := map[string]func(s *Server, name string) error{
-		"AddTool": func(s *Server, name string) error {
+	register := map[string]func(s *Server, name string, replace ...bool) error{
+		"AddTool": func(s *Server, name string, replace ...bool) error {
+			if len(replace) > 0 {
+				return s.AddTool(protocol.Tool{Name: name}, textTool("ok"), Replace())
+			}
 			return s.AddTool(protocol.Tool{Name: name}, textTool("ok"))
 		},
-		"AddTypedTool": func(s *Server, name string) error {
+		"AddTypedTool": func(s *Server, name string, replace ...bool) error {
+			if len(replace) > 0 {
+				return AddTypedTool(s, protocol.Tool{Name: name}, th, Replace())
+			}
 			return AddTypedTool(s, protocol.Tool{Name: name}, th)
 		},
-		"AddPrompt": func(s *Server, name string) error {
+		"AddPrompt": func(s *Server, name string, replace ...bool) error {
+			if len(replace) > 0 {
+				return s.AddPrompt(protocol.Prompt{Name: name}, ph, ReplacePrompt())
+			}
 			return s.AddPrompt(protocol.Prompt{Name: name}, ph)
 		},
 	}
@@ -121,8 +132,11 @@ func TestNameRule(t *testing.T) {
 				if err := add(s, "a.b_c-D9"); err != nil {
 					t.Errorf("a good name refused: %v", err)
 				}
-				if err := add(s, "a.b_c-D9"); err != nil {
-					t.Errorf("re-registering a name: %v", err)
+				if err := add(s, "a.b_c-D9"); !errors.Is(err, ErrDuplicate) || !strings.Contains(err.Error(), "a.b_c-D9") {
+					t.Errorf("re-registering a name: %v, want ErrDuplicate naming it", err)
+				}
+				if err := add(s, "a.b_c-D9", true); err != nil {
+					t.Errorf("replacing a name on purpose: %v", err)
 				}
 				if got := names(t, s, method, member); got != "a.b_c-D9" {
 					t.Errorf("after registering a name twice: listed %q, want it once", got)

@@ -21,12 +21,13 @@ type prompt struct {
 	def     protocol.Prompt
 	handler PromptHandler
 	scopes  []string // set by RequirePromptScopes
+	replace bool     // set by ReplacePrompt
 }
 
-// AddPrompt registers a prompt; a name registered twice is replaced.
-// Its name is held to the rule of tool names (R-TOOL-04): outside it, a
+// AddPrompt registers a prompt. A name already registered is an error
+// wrapping ErrDuplicate, unless opts has ReplacePrompt. Its name is held to the rule of tool names (R-TOOL-04): outside it, a
 // warning in the log, or an error under WithStrictNames; an empty name is
-// refused. opts (RequirePromptScopes) configure it.
+// refused. opts (RequirePromptScopes, ReplacePrompt) configure it.
 func (s *Server) AddPrompt(def protocol.Prompt, h PromptHandler, opts ...PromptOption) error {
 	if err := s.checkName("prompt", def.Name); err != nil {
 		return err
@@ -39,6 +40,10 @@ func (s *Server) AddPrompt(def protocol.Prompt, h PromptHandler, opts ...PromptO
 		o(p)
 	}
 	s.mu.Lock()
+	if _, ok := s.prompts[def.Name]; ok && !p.replace {
+		s.mu.Unlock()
+		return fmt.Errorf("server: prompt %s: %w (ReplacePrompt replaces it)", def.Name, ErrDuplicate)
+	}
 	s.prompts[def.Name] = p
 	s.sortedPrompts.Store(nil)
 	s.mu.Unlock()

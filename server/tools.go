@@ -41,6 +41,7 @@ type tool struct {
 	task    *TaskOptions // set by AsTask
 	polling bool         // set by AllowPolling
 	scopes  []string     // set by RequireScopes
+	replace bool         // set by Replace
 }
 
 // AllowPolling registers a tool whose handler may call
@@ -73,8 +74,9 @@ type headerParam struct {
 // (WithMaxSchemaDepth). x-mcp-header annotations are checked (R-HDR-10).
 // A name outside the form R-TOOL-04 recommends (1-128 characters of
 // [A-Za-z0-9_.-]) is accepted with a warning in the log, or refused under
-// WithStrictNames; an empty name is refused. Registering a name twice
-// replaces the tool, so names stay unique (R-TOOL-04). opts (AsTask)
+// WithStrictNames; an empty name is refused. A name already registered
+// is an error wrapping ErrDuplicate, since names are unique (R-TOOL-04),
+// unless opts has Replace. opts (AsTask, RequireScopes, Replace)
 // configure it.
 func (s *Server) AddTool(def protocol.Tool, h ToolHandler, opts ...ToolOption) error {
 	if err := s.checkName("tool", def.Name); err != nil {
@@ -114,6 +116,10 @@ func (s *Server) AddTool(def protocol.Tool, h ToolHandler, opts ...ToolOption) e
 		}
 	}
 	s.mu.Lock()
+	if _, ok := s.tools[def.Name]; ok && !t.replace {
+		s.mu.Unlock()
+		return fmt.Errorf("server: tool %s: %w (Replace replaces it)", def.Name, ErrDuplicate)
+	}
 	s.tools[def.Name] = t
 	s.sortedTools.Store(nil)
 	s.mu.Unlock()

@@ -446,7 +446,7 @@ func TestAddTypedTool(t *testing.T) {
 func TestToolReplaceRemove(t *testing.T) {
 	s := newServer(t)
 	addTool(t, s, `{"name":"t","inputSchema":{"type":"object"}}`, textTool("one"))
-	addTool(t, s, `{"name":"t","inputSchema":{"type":"object"}}`, textTool("two"))
+	addTool(t, s, `{"name":"t","inputSchema":{"type":"object"}}`, textTool("two"), Replace())
 	h := s.Handler(HTTPOptions{})
 	if w := call(t, h, 1, protocol.MethodToolsCall, params(M{"name": "t"})); w.text(t, 0) != "two" {
 		t.Errorf("not replaced: %s", w.raw)

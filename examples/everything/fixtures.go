@@ -95,7 +95,7 @@ func addTools(s *server.Server) error {
 		func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
 			err := s.AddTool(withProps(describe("test_dynamic_tool", "A tool registered at run time.")), func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
 				return server.TextResult("dynamic"), nil
-			})
+			}, server.Replace())
 			if err != nil {
 				return nil, err
 			}
@@ -108,7 +108,7 @@ func addTools(s *server.Server) error {
 			err := s.AddPrompt(protocol.Prompt{Name: "test_dynamic_prompt", Description: ptr("A prompt registered at run time.")},
 				func(context.Context, *server.Request, map[string]string) (*protocol.GetPromptResult, error) {
 					return &protocol.GetPromptResult{Messages: []protocol.PromptMessage{{Role: protocol.RoleUser, Content: server.Text("dynamic")}}}, nil
-				})
+				}, server.ReplacePrompt())
 			if err != nil {
 				return nil, err
 			}
