@@ -71,6 +71,7 @@ func buildModel(s *schemas.Schema, defPath string) (*Model, error) {
 	}
 	b.methods()
 	b.errorCodes()
+	linkDocs(b.m)
 	return b.m, nil
 }
 

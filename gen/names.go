@@ -57,17 +57,9 @@ func splitWords(s string) []string {
 	return out
 }
 
-var linkRE = regexp.MustCompile(`\{@link\s+([^}|\s]+)(?:\s*\|\s*([^}]+))?\}`)
-
-// docText cleans a schema description for a Go doc comment: TypeScript
-// {@link X | text} references become "text (X)" or just X.
+// docText is a schema description as the model keeps it until the whole
+// model is built; linkDocs (doclinks.go) then renders its {@link …}
+// references.
 func docText(s string) string {
-	s = linkRE.ReplaceAllStringFunc(s, func(m string) string {
-		sub := linkRE.FindStringSubmatch(m)
-		if sub[2] != "" {
-			return strings.TrimSpace(sub[2]) + " (" + sub[1] + ")"
-		}
-		return sub[1]
-	})
 	return strings.TrimSpace(s)
 }

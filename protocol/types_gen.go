@@ -91,7 +91,7 @@ type BaseMetadata struct {
 	// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 	// even by those unfamiliar with domain-specific terminology.
 	//
-	// If not provided, the name should be used for display (except for Tool,
+	// If not provided, the name should be used for display (except for [Tool],
 	// where `annotations.title` should be given precedence over using `name`,
 	// if present).
 	//
@@ -280,7 +280,7 @@ type CallToolRequestParams struct {
 	Extra Members
 }
 
-// CallToolResult: The result returned by the server for a CallToolRequesttools/call request.
+// CallToolResult: The result returned by the server for a tools/call request ([CallToolRequest]).
 //
 // Schema: #/$defs/CallToolResult
 type CallToolResult struct {
@@ -333,7 +333,7 @@ type CallToolResult struct {
 	Extra Members
 }
 
-// CallToolResultResponse: A successful response from the server for a CallToolRequesttools/call request.
+// CallToolResultResponse: A successful response from the server for a tools/call request ([CallToolRequest]).
 //
 // Schema: #/$defs/CallToolResultResponse
 type CallToolResultResponse struct {
@@ -371,7 +371,7 @@ func (*CallToolResult) isCallToolResultResponseResult()      {}
 
 // CancelledNotification: This notification is sent by the client to indicate that it is cancelling a request it previously issued.
 //
-// On stdio, the server also sends this notification, solely to terminate a SubscriptionsListenRequestsubscriptions/listen stream: it references the ID of the `subscriptions/listen` request that opened the stream. Servers MUST NOT use this notification to cancel any other request.
+// On stdio, the server also sends this notification, solely to terminate a subscriptions/listen stream ([SubscriptionsListenRequest]): it references the ID of the `subscriptions/listen` request that opened the stream. Servers MUST NOT use this notification to cancel any other request.
 //
 // The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.
 //
@@ -435,7 +435,7 @@ type ClientCapabilities struct {
 	// (e.g., "io.modelcontextprotocol/oauth-client-credentials"), and values are
 	// per-extension settings objects. An empty object indicates support with no settings.
 	//
-	// Keys MUST follow the {@link MetaObject`_meta` key naming rules}, with a
+	// Keys MUST follow the `_meta` key naming rules ([MetaObject]), with a
 	// mandatory prefix.
 	//
 	// Member "extensions". Optional.
@@ -506,7 +506,7 @@ type ClientCapabilitiesSampling struct {
 
 // ClientNotification: This notification is sent by the client to indicate that it is cancelling a request it previously issued.
 //
-// On stdio, the server also sends this notification, solely to terminate a SubscriptionsListenRequestsubscriptions/listen stream: it references the ID of the `subscriptions/listen` request that opened the stream. Servers MUST NOT use this notification to cancel any other request.
+// On stdio, the server also sends this notification, solely to terminate a subscriptions/listen stream ([SubscriptionsListenRequest]): it references the ID of the `subscriptions/listen` request that opened the stream. Servers MUST NOT use this notification to cancel any other request.
 //
 // The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.
 //
@@ -664,7 +664,7 @@ type CompleteRequestParamsRefValue interface {
 func (*PromptReference) isCompleteRequestParamsRef()           {}
 func (*ResourceTemplateReference) isCompleteRequestParamsRef() {}
 
-// CompleteResult: The result returned by the server for a CompleteRequestcompletion/complete request.
+// CompleteResult: The result returned by the server for a completion/complete request ([CompleteRequest]).
 //
 // Schema: #/$defs/CompleteResult
 type CompleteResult struct {
@@ -712,7 +712,7 @@ type CompleteResultCompletion struct {
 	Extra Members
 }
 
-// CompleteResultResponse: A successful response from the server for a CompleteRequestcompletion/complete request.
+// CompleteResultResponse: A successful response from the server for a completion/complete request ([CompleteRequest]).
 //
 // Schema: #/$defs/CompleteResultResponse
 type CompleteResultResponse struct {
@@ -778,7 +778,7 @@ type CreateMessageRequestParams struct {
 	//
 	// Default is `"none"`. The values `"thisServer"` and `"allServers"` are deprecated (SEP-2596): servers SHOULD
 	// omit this field or use `"none"`, and SHOULD only use the deprecated values if the client declares
-	// ClientCapabilities.sampling.context.
+	// [ClientCapabilitiesSampling.Context].
 	//
 	// Member "includeContext". Optional.
 	IncludeContext *CreateMessageRequestParamsIncludeContext
@@ -816,14 +816,14 @@ type CreateMessageRequestParams struct {
 	Temperature *float64
 
 	// Controls how the model uses tools.
-	// The client MUST return an error if this field is provided but ClientCapabilities.sampling.tools is not declared.
+	// The client MUST return an error if this field is provided but [ClientCapabilitiesSampling.Tools] is not declared.
 	// Default is `{ mode: "auto" }`.
 	//
 	// Member "toolChoice". Optional.
 	ToolChoice *ToolChoice
 
 	// Tools that the model may use during generation.
-	// The client MUST return an error if this field is provided but ClientCapabilities.sampling.tools is not declared.
+	// The client MUST return an error if this field is provided but [ClientCapabilitiesSampling.Tools] is not declared.
 	//
 	// Member "tools". Optional.
 	Tools []Tool
@@ -838,7 +838,7 @@ type CreateMessageRequestParams struct {
 //
 // Default is `"none"`. The values `"thisServer"` and `"allServers"` are deprecated (SEP-2596): servers SHOULD
 // omit this field or use `"none"`, and SHOULD only use the deprecated values if the client declares
-// ClientCapabilities.sampling.context.
+// [ClientCapabilitiesSampling.Context].
 //
 // Schema: #/$defs/CreateMessageRequestParams/properties/includeContext
 type CreateMessageRequestParamsIncludeContext string
@@ -864,7 +864,7 @@ func (v CreateMessageRequestParamsIncludeContext) Valid() bool {
 	return false
 }
 
-// CreateMessageResult: The result returned by the client for a CreateMessageRequestsampling/createMessage request.
+// CreateMessageResult: The result returned by the client for a sampling/createMessage request ([CreateMessageRequest]).
 // The client should inform the user before returning the sampled message, to allow them
 // to inspect the response (human in the loop) and decide whether to allow the server to see it.
 //
@@ -960,7 +960,7 @@ func (*DiscoverRequest) JSONRPC() string { return "2.0" }
 // Method returns the const value of the member "method", which Marshal always writes.
 func (*DiscoverRequest) Method() string { return "server/discover" }
 
-// DiscoverResult: The result returned by the server for a DiscoverRequestserver/discover request.
+// DiscoverResult: The result returned by the server for a server/discover request ([DiscoverRequest]).
 //
 // Schema: #/$defs/DiscoverResult
 type DiscoverResult struct {
@@ -1030,7 +1030,7 @@ type DiscoverResult struct {
 	Extra Members
 }
 
-// DiscoverResultResponse: A successful response from the server for a DiscoverRequestserver/discover request.
+// DiscoverResultResponse: A successful response from the server for a server/discover request ([DiscoverRequest]).
 //
 // Schema: #/$defs/DiscoverResultResponse
 type DiscoverResultResponse struct {
@@ -1153,7 +1153,7 @@ type ElicitRequestURLParams struct {
 // Mode returns the const value of the member "mode", which Marshal always writes.
 func (*ElicitRequestURLParams) Mode() string { return "url" }
 
-// ElicitResult: The result returned by the client for an ElicitRequestelicitation/create request.
+// ElicitResult: The result returned by the client for an elicitation/create request ([ElicitRequest]).
 //
 // Schema: #/$defs/ElicitResult
 type ElicitResult struct {
@@ -1426,7 +1426,7 @@ type GetPromptRequestParams struct {
 	Extra Members
 }
 
-// GetPromptResult: The result returned by the server for a GetPromptRequestprompts/get request.
+// GetPromptResult: The result returned by the server for a prompts/get request ([GetPromptRequest]).
 //
 // Schema: #/$defs/GetPromptResult
 type GetPromptResult struct {
@@ -1457,7 +1457,7 @@ type GetPromptResult struct {
 	Extra Members
 }
 
-// GetPromptResultResponse: A successful response from the server for a GetPromptRequestprompts/get request.
+// GetPromptResultResponse: A successful response from the server for a prompts/get request ([GetPromptRequest]).
 //
 // Schema: #/$defs/GetPromptResultResponse
 type GetPromptResultResponse struct {
@@ -1694,7 +1694,7 @@ type Implementation struct {
 	// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 	// even by those unfamiliar with domain-specific terminology.
 	//
-	// If not provided, the name should be used for display (except for Tool,
+	// If not provided, the name should be used for display (except for [Tool],
 	// where `annotations.title` should be given precedence over using `name`,
 	// if present).
 	//
@@ -1803,7 +1803,7 @@ type InputResponseRequestParams struct {
 }
 
 // InputResponses: A map of client responses to server-initiated requests.
-// Keys correspond to the keys in the InputRequests map;
+// Keys correspond to the keys in the [InputRequests] map;
 // values are the client's result for each request.
 //
 // Schema: #/$defs/InputResponses
@@ -2023,7 +2023,7 @@ func (*JSONRPCResultResponse) JSONRPC() string { return "2.0" }
 // It holds raw JSON text, validated strictly on decode and on encode.
 type JSONValue json.RawMessage
 
-// LegacyTitledEnumSchema: Use TitledSingleSelectEnumSchema instead.
+// LegacyTitledEnumSchema: Use [TitledSingleSelectEnumSchema] instead.
 // This interface will be removed in a future version.
 //
 // Schema: #/$defs/LegacyTitledEnumSchema
@@ -2075,7 +2075,7 @@ func (*ListPromptsRequest) JSONRPC() string { return "2.0" }
 // Method returns the const value of the member "method", which Marshal always writes.
 func (*ListPromptsRequest) Method() string { return "prompts/list" }
 
-// ListPromptsResult: The result returned by the server for a ListPromptsRequestprompts/list request.
+// ListPromptsResult: The result returned by the server for a prompts/list request ([ListPromptsRequest]).
 //
 // Schema: #/$defs/ListPromptsResult
 type ListPromptsResult struct {
@@ -2133,7 +2133,7 @@ type ListPromptsResult struct {
 	Extra Members
 }
 
-// ListPromptsResultResponse: A successful response from the server for a ListPromptsRequestprompts/list request.
+// ListPromptsResultResponse: A successful response from the server for a prompts/list request ([ListPromptsRequest]).
 //
 // Schema: #/$defs/ListPromptsResultResponse
 type ListPromptsResultResponse struct {
@@ -2172,7 +2172,7 @@ func (*ListResourceTemplatesRequest) JSONRPC() string { return "2.0" }
 // Method returns the const value of the member "method", which Marshal always writes.
 func (*ListResourceTemplatesRequest) Method() string { return "resources/templates/list" }
 
-// ListResourceTemplatesResult: The result returned by the server for a ListResourceTemplatesRequestresources/templates/list request.
+// ListResourceTemplatesResult: The result returned by the server for a resources/templates/list request ([ListResourceTemplatesRequest]).
 //
 // Schema: #/$defs/ListResourceTemplatesResult
 type ListResourceTemplatesResult struct {
@@ -2230,7 +2230,7 @@ type ListResourceTemplatesResult struct {
 	Extra Members
 }
 
-// ListResourceTemplatesResultResponse: A successful response from the server for a ListResourceTemplatesRequestresources/templates/list request.
+// ListResourceTemplatesResultResponse: A successful response from the server for a resources/templates/list request ([ListResourceTemplatesRequest]).
 //
 // Schema: #/$defs/ListResourceTemplatesResultResponse
 type ListResourceTemplatesResultResponse struct {
@@ -2269,7 +2269,7 @@ func (*ListResourcesRequest) JSONRPC() string { return "2.0" }
 // Method returns the const value of the member "method", which Marshal always writes.
 func (*ListResourcesRequest) Method() string { return "resources/list" }
 
-// ListResourcesResult: The result returned by the server for a ListResourcesRequestresources/list request.
+// ListResourcesResult: The result returned by the server for a resources/list request ([ListResourcesRequest]).
 //
 // Schema: #/$defs/ListResourcesResult
 type ListResourcesResult struct {
@@ -2327,7 +2327,7 @@ type ListResourcesResult struct {
 	Extra Members
 }
 
-// ListResourcesResultResponse: A successful response from the server for a ListResourcesRequestresources/list request.
+// ListResourcesResultResponse: A successful response from the server for a resources/list request ([ListResourcesRequest]).
 //
 // Schema: #/$defs/ListResourcesResultResponse
 type ListResourcesResultResponse struct {
@@ -2376,8 +2376,8 @@ type ListRootsRequestParams struct {
 	Extra Members
 }
 
-// ListRootsResult: The result returned by the client for a ListRootsRequestroots/list request.
-// This result contains an array of Root objects, each representing a root directory
+// ListRootsResult: The result returned by the client for a roots/list request ([ListRootsRequest]).
+// This result contains an array of [Root] objects, each representing a root directory
 // or file that the server can operate on.
 //
 // Schema: #/$defs/ListRootsResult
@@ -2411,7 +2411,7 @@ func (*ListToolsRequest) JSONRPC() string { return "2.0" }
 // Method returns the const value of the member "method", which Marshal always writes.
 func (*ListToolsRequest) Method() string { return "tools/list" }
 
-// ListToolsResult: The result returned by the server for a ListToolsRequesttools/list request.
+// ListToolsResult: The result returned by the server for a tools/list request ([ListToolsRequest]).
 //
 // Schema: #/$defs/ListToolsResult
 type ListToolsResult struct {
@@ -2469,7 +2469,7 @@ type ListToolsResult struct {
 	Extra Members
 }
 
-// ListToolsResultResponse: A successful response from the server for a ListToolsRequesttools/list request.
+// ListToolsResultResponse: A successful response from the server for a tools/list request ([ListToolsRequest]).
 //
 // Schema: #/$defs/ListToolsResultResponse
 type ListToolsResultResponse struct {
@@ -2594,7 +2594,7 @@ type MetaObject struct {
 //
 // In MCP, a server returns this error when a client invokes a method the server does not implement — either a genuinely unknown method, or one gated behind a server capability the server did not advertise (e.g., calling `prompts/list` when the `prompts` capability was not advertised).
 //
-// A request that requires a client capability the client did not declare is signalled instead by MissingRequiredClientCapabilityError (`-32021`).
+// A request that requires a client capability the client did not declare is signalled instead by [MissingRequiredClientCapabilityError] (`-32021`).
 //
 // Schema: #/$defs/MethodNotFoundError
 type MethodNotFoundError struct {
@@ -2775,13 +2775,13 @@ type Notification struct {
 	Extra Members
 }
 
-// NotificationMetaObject: Extends MetaObject with additional notification-specific fields. All key naming rules from `MetaObject` apply.
+// NotificationMetaObject: Extends [MetaObject] with additional notification-specific fields. All key naming rules from `MetaObject` apply.
 //
 // Schema: #/$defs/NotificationMetaObject
 type NotificationMetaObject struct {
 	// Identifies the subscription stream a notification was delivered on. The
 	// server MUST include this key on every notification delivered via a
-	// SubscriptionsListenRequestsubscriptions/listen stream, so the
+	// subscriptions/listen stream ([SubscriptionsListenRequest]), so the
 	// client can correlate the notification with the originating subscription.
 	// The key is absent on notifications not delivered via a subscription
 	// stream (e.g. progress notifications for an in-flight request), which is
@@ -2996,7 +2996,7 @@ func (*ProgressNotification) JSONRPC() string { return "2.0" }
 // Method returns the const value of the member "method", which Marshal always writes.
 func (*ProgressNotification) Method() string { return "notifications/progress" }
 
-// ProgressNotificationParams: Parameters for a ProgressNotificationnotifications/progress notification.
+// ProgressNotificationParams: Parameters for a notifications/progress notification ([ProgressNotification]).
 //
 // Schema: #/$defs/ProgressNotificationParams
 type ProgressNotificationParams struct {
@@ -3110,7 +3110,7 @@ type Prompt struct {
 	// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 	// even by those unfamiliar with domain-specific terminology.
 	//
-	// If not provided, the name should be used for display (except for Tool,
+	// If not provided, the name should be used for display (except for [Tool],
 	// where `annotations.title` should be given precedence over using `name`,
 	// if present).
 	//
@@ -3144,7 +3144,7 @@ type PromptArgument struct {
 	// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 	// even by those unfamiliar with domain-specific terminology.
 	//
-	// If not provided, the name should be used for display (except for Tool,
+	// If not provided, the name should be used for display (except for [Tool],
 	// where `annotations.title` should be given precedence over using `name`,
 	// if present).
 	//
@@ -3156,7 +3156,7 @@ type PromptArgument struct {
 	Extra Members
 }
 
-// PromptListChangedNotification: An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This is only delivered on a SubscriptionsListenRequestsubscriptions/listen stream when the client requested it via the `promptsListChanged` filter field.
+// PromptListChangedNotification: An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This is only delivered on a subscriptions/listen stream ([SubscriptionsListenRequest]) when the client requested it via the `promptsListChanged` filter field.
 //
 // Schema: #/$defs/PromptListChangedNotification
 type PromptListChangedNotification struct {
@@ -3176,7 +3176,7 @@ func (*PromptListChangedNotification) Method() string { return "notifications/pr
 
 // PromptMessage: Describes a message returned as part of a prompt.
 //
-// This is similar to SamplingMessage, but also supports the embedding of
+// This is similar to [SamplingMessage], but also supports the embedding of
 // resources from the MCP server.
 //
 // Schema: #/$defs/PromptMessage
@@ -3204,7 +3204,7 @@ type PromptReference struct {
 	// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 	// even by those unfamiliar with domain-specific terminology.
 	//
-	// If not provided, the name should be used for display (except for Tool,
+	// If not provided, the name should be used for display (except for [Tool],
 	// where `annotations.title` should be given precedence over using `name`,
 	// if present).
 	//
@@ -3263,7 +3263,7 @@ type ReadResourceRequestParams struct {
 	Extra Members
 }
 
-// ReadResourceResult: The result returned by the server for a ReadResourceRequestresources/read request.
+// ReadResourceResult: The result returned by the server for a resources/read request ([ReadResourceRequest]).
 //
 // Schema: #/$defs/ReadResourceResult
 type ReadResourceResult struct {
@@ -3333,7 +3333,7 @@ type ReadResourceResultContentsElemValue interface {
 func (*TextResourceContents) isReadResourceResultContentsElem() {}
 func (*BlobResourceContents) isReadResourceResultContentsElem() {}
 
-// ReadResourceResultResponse: A successful response from the server for a ReadResourceRequestresources/read request.
+// ReadResourceResultResponse: A successful response from the server for a resources/read request ([ReadResourceRequest]).
 //
 // Schema: #/$defs/ReadResourceResultResponse
 type ReadResourceResultResponse struct {
@@ -3427,7 +3427,7 @@ func (x RequestId) String() string {
 	return "<unset>"
 }
 
-// RequestMetaObject: Extends MetaObject with additional request-specific fields. All key naming rules from `MetaObject` apply.
+// RequestMetaObject: Extends [MetaObject] with additional request-specific fields. All key naming rules from `MetaObject` apply.
 //
 // Schema: #/$defs/RequestMetaObject
 type RequestMetaObject struct {
@@ -3444,7 +3444,7 @@ type RequestMetaObject struct {
 	// include this field on every request unless specifically configured not
 	// to do so.
 	//
-	// The Implementation schema requires `name` and `version`; other
+	// The [Implementation] schema requires `name` and `version`; other
 	// fields are optional.
 	//
 	// The value is self-reported by the client and is not verified by the
@@ -3457,8 +3457,8 @@ type RequestMetaObject struct {
 
 	// The desired log level for this request. Optional.
 	//
-	// If absent, the server MUST NOT send any LoggingMessageNotificationnotifications/message
-	// notifications for this request. The client opts in to log messages by
+	// If absent, the server MUST NOT send any notifications/message
+	// notifications ([LoggingMessageNotification]) for this request. The client opts in to log messages by
 	// explicitly setting a level. Replaces the former `logging/setLevel` RPC.
 	//
 	// Member "io.modelcontextprotocol/logLevel". Optional.
@@ -3469,12 +3469,12 @@ type RequestMetaObject struct {
 	// For the HTTP transport, this value MUST match the `MCP-Protocol-Version`
 	// header; otherwise the server MUST return a `400 Bad Request`. If the
 	// server does not support the requested version, it MUST return an
-	// UnsupportedProtocolVersionError.
+	// [UnsupportedProtocolVersionError].
 	//
 	// Member "io.modelcontextprotocol/protocolVersion". Required.
 	ProtocolVersion string
 
-	// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by ProgressNotificationnotifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
+	// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress ([ProgressNotification])). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
 	//
 	// Member "progressToken". Optional.
 	ProgressToken *ProgressToken
@@ -3548,7 +3548,7 @@ type Resource struct {
 	// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 	// even by those unfamiliar with domain-specific terminology.
 	//
-	// If not provided, the name should be used for display (except for Tool,
+	// If not provided, the name should be used for display (except for [Tool],
 	// where `annotations.title` should be given precedence over using `name`,
 	// if present).
 	//
@@ -3589,7 +3589,7 @@ type ResourceContents struct {
 
 // ResourceLink: A resource that the server is capable of reading, included in a prompt or tool call result.
 //
-// Note: resource links returned by tools are not guaranteed to appear in the results of ListResourcesRequestresources/list requests.
+// Note: resource links returned by tools are not guaranteed to appear in the results of resources/list requests ([ListResourcesRequest]).
 //
 // Schema: #/$defs/ResourceLink
 type ResourceLink struct {
@@ -3641,7 +3641,7 @@ type ResourceLink struct {
 	// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 	// even by those unfamiliar with domain-specific terminology.
 	//
-	// If not provided, the name should be used for display (except for Tool,
+	// If not provided, the name should be used for display (except for [Tool],
 	// where `annotations.title` should be given precedence over using `name`,
 	// if present).
 	//
@@ -3661,7 +3661,7 @@ type ResourceLink struct {
 // Type returns the const value of the member "type", which Marshal always writes.
 func (*ResourceLink) Type() string { return "resource_link" }
 
-// ResourceListChangedNotification: An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This is only delivered on a SubscriptionsListenRequestsubscriptions/listen stream when the client requested it via the `resourcesListChanged` filter field.
+// ResourceListChangedNotification: An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This is only delivered on a subscriptions/listen stream ([SubscriptionsListenRequest]) when the client requested it via the `resourcesListChanged` filter field.
 //
 // Schema: #/$defs/ResourceListChangedNotification
 type ResourceListChangedNotification struct {
@@ -3743,7 +3743,7 @@ type ResourceTemplate struct {
 	// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 	// even by those unfamiliar with domain-specific terminology.
 	//
-	// If not provided, the name should be used for display (except for Tool,
+	// If not provided, the name should be used for display (except for [Tool],
 	// where `annotations.title` should be given precedence over using `name`,
 	// if present).
 	//
@@ -3777,7 +3777,7 @@ type ResourceTemplateReference struct {
 // Type returns the const value of the member "type", which Marshal always writes.
 func (*ResourceTemplateReference) Type() string { return "ref/resource" }
 
-// ResourceUpdatedNotification: A notification from the server to the client, informing it that a resource has changed and may need to be read again. This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a SubscriptionsListenRequestsubscriptions/listen request.
+// ResourceUpdatedNotification: A notification from the server to the client, informing it that a resource has changed and may need to be read again. This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a subscriptions/listen request ([SubscriptionsListenRequest]).
 //
 // Schema: #/$defs/ResourceUpdatedNotification
 type ResourceUpdatedNotification struct {
@@ -3835,7 +3835,7 @@ type Result struct {
 	Extra Members
 }
 
-// ResultMetaObject: Extends MetaObject with additional result-specific fields. All key naming rules from `MetaObject` apply.
+// ResultMetaObject: Extends [MetaObject] with additional result-specific fields. All key naming rules from `MetaObject` apply.
 //
 // Schema: #/$defs/ResultMetaObject
 type ResultMetaObject struct {
@@ -3843,7 +3843,7 @@ type ResultMetaObject struct {
 	// include this field on every response unless specifically configured not
 	// to do so.
 	//
-	// The Implementation schema requires `name` and `version`; other
+	// The [Implementation] schema requires `name` and `version`; other
 	// fields are optional.
 	//
 	// The value is self-reported by the server and is not verified by the
@@ -3859,11 +3859,11 @@ type ResultMetaObject struct {
 	Extra Members
 }
 
-// ResultType: Indicates the type of a Result object, allowing the client to
+// ResultType: Indicates the type of a [Result] object, allowing the client to
 // determine how to parse the response.
 //
 // complete - the request completed successfully and the result contains the final content.
-// input_required - the request requires additional input and the result contains an InputRequiredResult object with instructions for the client to provide additional input before retrying the original request.
+// input_required - the request requires additional input and the result contains an [InputRequiredResult] object with instructions for the client to provide additional input before retrying the original request.
 //
 // Schema: #/$defs/ResultType
 type ResultType string
@@ -4009,7 +4009,7 @@ type ServerCapabilities struct {
 	// (e.g., "io.modelcontextprotocol/tasks"), and values are per-extension settings
 	// objects. An empty object indicates support with no settings.
 	//
-	// Keys MUST follow the {@link MetaObject`_meta` key naming rules}, with a
+	// Keys MUST follow the `_meta` key naming rules ([MetaObject]), with a
 	// mandatory prefix.
 	//
 	// Member "extensions". Optional.
@@ -4228,30 +4228,30 @@ func (v StringSchemaFormat) Valid() bool {
 }
 
 // SubscriptionFilter: The set of notification types a client may opt in to on a
-// SubscriptionsListenRequestsubscriptions/listen request.
+// subscriptions/listen request ([SubscriptionsListenRequest]).
 //
 // Each notification type is **opt-in**; the server **MUST NOT** send
 // notification types the client has not explicitly requested here.
 //
 // Schema: #/$defs/SubscriptionFilter
 type SubscriptionFilter struct {
-	// If true, receive PromptListChangedNotificationnotifications/prompts/list_changed.
+	// If true, receive notifications/prompts/list_changed ([PromptListChangedNotification]).
 	//
 	// Member "promptsListChanged". Optional.
 	PromptsListChanged *bool
 
-	// Subscribe to ResourceUpdatedNotificationnotifications/resources/updated for these resource URIs.
+	// Subscribe to notifications/resources/updated ([ResourceUpdatedNotification]) for these resource URIs.
 	// Replaces the former `resources/subscribe` RPC.
 	//
 	// Member "resourceSubscriptions". Optional.
 	ResourceSubscriptions []string
 
-	// If true, receive ResourceListChangedNotificationnotifications/resources/list_changed.
+	// If true, receive notifications/resources/list_changed ([ResourceListChangedNotification]).
 	//
 	// Member "resourcesListChanged". Optional.
 	ResourcesListChanged *bool
 
-	// If true, receive ToolListChangedNotificationnotifications/tools/list_changed.
+	// If true, receive notifications/tools/list_changed ([ToolListChangedNotification]).
 	//
 	// Member "toolsListChanged". Optional.
 	ToolsListChanged *bool
@@ -4262,7 +4262,7 @@ type SubscriptionFilter struct {
 }
 
 // SubscriptionsAcknowledgedNotification: Sent by the server to acknowledge that a
-// SubscriptionsListenRequestsubscriptions/listen subscription has been
+// subscriptions/listen subscription ([SubscriptionsListenRequest]) has been
 // established and to report which notification types it agreed to honor.
 //
 // This notification MUST be the first message the server sends carrying the
@@ -4290,7 +4290,7 @@ func (*SubscriptionsAcknowledgedNotification) Method() string {
 	return "notifications/subscriptions/acknowledged"
 }
 
-// SubscriptionsAcknowledgedNotificationParams: Parameters for a SubscriptionsAcknowledgedNotificationnotifications/subscriptions/acknowledged notification.
+// SubscriptionsAcknowledgedNotificationParams: Parameters for a notifications/subscriptions/acknowledged notification ([SubscriptionsAcknowledgedNotification]).
 //
 // Schema: #/$defs/SubscriptionsAcknowledgedNotificationParams
 type SubscriptionsAcknowledgedNotificationParams struct {
@@ -4333,7 +4333,7 @@ func (*SubscriptionsListenRequest) JSONRPC() string { return "2.0" }
 // Method returns the const value of the member "method", which Marshal always writes.
 func (*SubscriptionsListenRequest) Method() string { return "subscriptions/listen" }
 
-// SubscriptionsListenRequestParams: Parameters for a SubscriptionsListenRequestsubscriptions/listen request.
+// SubscriptionsListenRequestParams: Parameters for a subscriptions/listen request ([SubscriptionsListenRequest]).
 //
 // Schema: #/$defs/SubscriptionsListenRequestParams
 type SubscriptionsListenRequestParams struct {
@@ -4352,8 +4352,8 @@ type SubscriptionsListenRequestParams struct {
 	Extra Members
 }
 
-// SubscriptionsListenResult: The response to a SubscriptionsListenRequestsubscriptions/listen
-// request, signalling that the subscription has ended gracefully (for example,
+// SubscriptionsListenResult: The response to a subscriptions/listen
+// request ([SubscriptionsListenRequest]), signalling that the subscription has ended gracefully (for example,
 // during server shutdown). Because the listen stream is long-lived, this result
 // is sent only when the server tears the subscription down; an abrupt transport
 // close carries no response. The result body is otherwise empty.
@@ -4379,8 +4379,8 @@ type SubscriptionsListenResult struct {
 	Extra Members
 }
 
-// SubscriptionsListenResultMetaObject: Extends ResultMetaObject with the subscription-stream identifier carried by a
-// SubscriptionsListenResult. All key naming rules from `MetaObject` apply.
+// SubscriptionsListenResultMetaObject: Extends [ResultMetaObject] with the subscription-stream identifier carried by a
+// [SubscriptionsListenResult]. All key naming rules from `MetaObject` apply.
 //
 // Schema: #/$defs/SubscriptionsListenResultMetaObject
 type SubscriptionsListenResultMetaObject struct {
@@ -4388,7 +4388,7 @@ type SubscriptionsListenResultMetaObject struct {
 	// include this field on every response unless specifically configured not
 	// to do so.
 	//
-	// The Implementation schema requires `name` and `version`; other
+	// The [Implementation] schema requires `name` and `version`; other
 	// fields are optional.
 	//
 	// The value is self-reported by the server and is not verified by the
@@ -4413,8 +4413,8 @@ type SubscriptionsListenResultMetaObject struct {
 	Extra Members
 }
 
-// SubscriptionsListenResultResponse: A successful response from the server for a SubscriptionsListenRequestsubscriptions/listen
-// request, sent when the server tears the subscription down gracefully.
+// SubscriptionsListenResultResponse: A successful response from the server for a subscriptions/listen
+// request ([SubscriptionsListenRequest]), sent when the server tears the subscription down gracefully.
 //
 // Schema: #/$defs/SubscriptionsListenResultResponse
 type SubscriptionsListenResultResponse struct {
@@ -4662,7 +4662,7 @@ type Tool struct {
 	Name string
 
 	// An optional JSON Schema object defining the structure of the tool's output returned in
-	// the structuredContent field of a CallToolResult. This can be any valid JSON Schema 2020-12.
+	// the structuredContent field of a [CallToolResult]. This can be any valid JSON Schema 2020-12.
 	//
 	// Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
 	//
@@ -4672,7 +4672,7 @@ type Tool struct {
 	// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
 	// even by those unfamiliar with domain-specific terminology.
 	//
-	// If not provided, the name should be used for display (except for Tool,
+	// If not provided, the name should be used for display (except for [Tool],
 	// where `annotations.title` should be given precedence over using `name`,
 	// if present).
 	//
@@ -4684,7 +4684,7 @@ type Tool struct {
 	Extra Members
 }
 
-// ToolAnnotations: Additional properties describing a Tool to clients.
+// ToolAnnotations: Additional properties describing a [Tool] to clients.
 //
 // NOTE: all properties in `ToolAnnotations` are **hints**.
 // They are not guaranteed to provide a faithful description of
@@ -4816,7 +4816,7 @@ type ToolInputSchema struct {
 // Type returns the const value of the member "type", which Marshal always writes.
 func (*ToolInputSchema) Type() string { return "object" }
 
-// ToolListChangedNotification: An optional notification from the server to the client, informing it that the list of tools it offers has changed. This is only delivered on a SubscriptionsListenRequestsubscriptions/listen stream when the client requested it via the `toolsListChanged` filter field.
+// ToolListChangedNotification: An optional notification from the server to the client, informing it that the list of tools it offers has changed. This is only delivered on a subscriptions/listen stream ([SubscriptionsListenRequest]) when the client requested it via the `toolsListChanged` filter field.
 //
 // Schema: #/$defs/ToolListChangedNotification
 type ToolListChangedNotification struct {
@@ -4835,7 +4835,7 @@ func (*ToolListChangedNotification) JSONRPC() string { return "2.0" }
 func (*ToolListChangedNotification) Method() string { return "notifications/tools/list_changed" }
 
 // ToolOutputSchema: An optional JSON Schema object defining the structure of the tool's output returned in
-// the structuredContent field of a CallToolResult. This can be any valid JSON Schema 2020-12.
+// the structuredContent field of a [CallToolResult]. This can be any valid JSON Schema 2020-12.
 //
 // Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
 //
@@ -4861,7 +4861,7 @@ type ToolResultContent struct {
 
 	// The unstructured result content of the tool use.
 	//
-	// This has the same format as CallToolResult.content and can include text, images,
+	// This has the same format as [CallToolResult.Content] and can include text, images,
 	// audio, resource links, and embedded resources.
 	//
 	// Member "content". Required.
@@ -4878,7 +4878,7 @@ type ToolResultContent struct {
 	// An optional structured result value.
 	//
 	// This can be any JSON value (object, array, string, number, boolean, or null).
-	// If the tool defined an Tool.outputSchema, this SHOULD conform to that schema.
+	// If the tool defined an [Tool.OutputSchema], this SHOULD conform to that schema.
 	//
 	// Member "structuredContent". Optional.
 	// Holds raw JSON, validated strictly on decode and on encode.
@@ -4886,7 +4886,7 @@ type ToolResultContent struct {
 
 	// The ID of the tool use this result corresponds to.
 	//
-	// This MUST match the ID from a previous ToolUseContent.
+	// This MUST match the ID from a previous [ToolUseContent].
 	//
 	// Member "toolUseId". Required.
 	ToolUseID string
