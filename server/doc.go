@@ -236,7 +236,10 @@
 // # Results
 //
 // Every result carries resultType and, unless WithoutServerInfo,
-// _meta["io.modelcontextprotocol/serverInfo"]. server/discover, the four
+// _meta["io.modelcontextprotocol/serverInfo"]: the name and version given
+// to New, the members the schema requires, while server/discover carries
+// the whole Implementation (title, icons, ...; WithFullServerInfo puts it
+// on every result). server/discover, the four
 // lists and resources/read carry ttlMs and cacheScope (WithCacheHint;
 // default 0 and "private"); input_required results never do.
 //
