@@ -239,7 +239,7 @@ func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, 
 	}
 	s.inflight.Add(1)
 	defer s.inflight.Done()
-	r := &Request{Method: method, ID: id, Meta: meta, Principal: x.principal, auth: authFrom(ctx), out: x.out, ctx: ctx, maxInputs: s.cfg.maxInputs, log: s.log}
+	r := &Request{Method: method, ID: id, Meta: meta, Principal: x.principal, auth: authFrom(ctx), out: x.out, ctx: ctx, maxInputs: s.cfg.maxInputs, log: s.log, header: x.headers}
 	r.rc = requestContext{Context: ctx, r: r}
 	if s.cfg.handlerTimeout > 0 && method != protocol.MethodSubscriptionsListen {
 		r.rc.deadline = time.Now().Add(s.cfg.handlerTimeout)
@@ -362,6 +362,10 @@ func (s *Server) dispatchRecovered(ctx context.Context, r *Request, params any, 
 			res, err = nil, InternalError("Internal error")
 		}
 	}()
+	r.params = params
+	if s.chain != nil {
+		return s.viaMiddleware(ctx, r, params, x)
+	}
 	return s.dispatch(ctx, r, params, x)
 }
 

@@ -494,7 +494,7 @@ func (s *Server) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.Requ
 	rounds := 0
 	for {
 		c := &legacyCall{
-			r: Request{Method: method, ID: id, Meta: meta, Principal: x.principal, auth: authFrom(ctx), out: x.out, ctx: ctx, maxInputs: s.cfg.maxInputs, log: s.log},
+			r: Request{Method: method, ID: id, Meta: meta, Principal: x.principal, auth: authFrom(ctx), out: x.out, ctx: ctx, maxInputs: s.cfg.maxInputs, log: s.log, header: x.headers},
 			l: legacyRequest{rev: rev, bridge: x.bridge},
 		}
 		r := &c.r

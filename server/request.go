@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -44,6 +45,9 @@ type Request struct {
 
 	auth     *authInfo      // the verified token (HTTPOptions.Verifier), nil without one
 	log      *slog.Logger   // the server's log (WithLogger), for LogHandler
+	params   any            // the decoded params (Params)
+	header   http.Header    // the HTTP request's headers (Header); nil on stdio
+	mwx      *exchange      // a copy of the exchange, for the middleware chain's last step
 	legacy   *legacyRequest // set for a request of a legacy session (Legacy)
 	out      notifier
 	ctx      context.Context // the request's own context: cancelled means send nothing

@@ -72,6 +72,7 @@ type config struct {
 	maxSchemaDepth    int
 	omitServerInfo    bool
 	fullServerInfo    bool
+	middleware        []Middleware
 	completion        CompletionHandler
 	shutdownTimeout   time.Duration
 	declareLogging    bool
@@ -188,6 +189,8 @@ type Server struct {
 	// resultMeta is the _meta put on results that have none: serverInfo.
 	// It is shared by every response and never modified.
 	resultMeta *protocol.ResultMetaObject
+	// chain is the middleware around dispatch (WithMiddleware); nil: none.
+	chain Handler
 	// discoverMeta is server/discover's _meta: the whole Implementation.
 	discoverMeta *protocol.ResultMetaObject
 	// bufs recycles response body buffers (*[]byte) between requests.
@@ -326,6 +329,7 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 		resources:    map[string]*resource{},
 		now:          time.Now,
 	}
+	s.chain = s.buildChain()
 	if s.dual() {
 		if s.instance, err = newStreamID(); err != nil {
 			return nil, fmt.Errorf("server: instance id: %w", err)

@@ -38,10 +38,11 @@ type tool struct {
 	index   *argIndex   // inputSchema's declared names and validation work, for checkArgs
 	output  *sjs.Schema
 	headers []headerParam
-	task    *TaskOptions // set by AsTask
-	polling bool         // set by AllowPolling
-	scopes  []string     // set by RequireScopes
-	replace bool         // set by Replace
+	task    *TaskOptions     // set by AsTask
+	polling bool             // set by AllowPolling
+	scopes  []string         // set by RequireScopes
+	replace bool             // set by Replace
+	wrap    []ToolMiddleware // set by WrapTool
 }
 
 // AllowPolling registers a tool whose handler may call
@@ -115,6 +116,7 @@ func (s *Server) AddTool(def protocol.Tool, h ToolHandler, opts ...ToolOption) e
 			return fmt.Errorf("server: tool %s: %w", def.Name, err)
 		}
 	}
+	t.handler = wrapTool(t.handler, t.wrap)
 	s.mu.Lock()
 	if _, ok := s.tools[def.Name]; ok && !t.replace {
 		s.mu.Unlock()

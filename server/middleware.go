@@ -1,0 +1,168 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// Handler serves one request that passed the protocol checks: the
+// method's own handler, or the middleware (WithMiddleware) between the
+// runtime and it.
+type Handler func(ctx context.Context, req *Request) (Result, error)
+
+// Result is what a Handler returns: a pointer to the generated result
+// type of the request's method (*protocol.CallToolResult for tools/call,
+// *protocol.ListToolsResult, *protocol.GetPromptResult,
+// *protocol.ReadResourceResult, *protocol.CompleteResult,
+// *protocol.DiscoverResult, *protocol.SubscriptionsListenResult, an
+// extension's own), or *protocol.InputRequiredResult when the handler
+// asks the client for input. A result in a legacy session has the same
+// 2026-07-28 types: it is converted to the session's revision after the
+// middleware (docs/conversion.md).
+type Result any
+
+// Middleware wraps a Handler: it may look at the request, refuse it by
+// returning an error, call next, and look at or replace what next
+// returned.
+type Middleware func(next Handler) Handler
+
+// WithMiddleware runs mw around the handler of every request, on both
+// transports and in both eras; the first is the outermost: with
+// WithMiddleware(a, b), a calls b, which calls the handler. Given more
+// than once, the lists add up in that order.
+//
+// Middleware runs after the protocol checks (the package's "Order of
+// checks": steps 1 to 6, and for tools/call the Mcp-Param-* headers of
+// step 7; in a legacy session steps 1 to 8) and before the handler. So it
+// never sees a request a check refused, and it sees the request's
+// method, id, _meta, principal, era, headers (Request.Header) and
+// decoded params (Request.Params, Request.Name). Inside it, in this
+// order: the rate limit of tools/call, the tool's existence and scopes,
+// argument validation and the sealed request state (an unknown tool, a
+// missing scope or invalid arguments come back to it as the error or
+// isError result the client gets), then the handler.
+//
+// A middleware may:
+//   - refuse: return an *Error, which reaches the client with its code and
+//     HTTP status (a plain error becomes -32603, as a handler's does;
+//     see "Handler errors");
+//   - replace the result with another of the same type, or change it:
+//     the envelope (resultType, serverInfo) is added after it, and a
+//     result of a legacy session is converted after it;
+//   - add to the context it passes to next.
+//
+// It may not change the Request, its Meta or its params, which the
+// handler and the runtime read after it; it must return a result or an
+// error, not both nil (that is -32603, logged). subscriptions/listen's
+// handler returns when the stream ends, so a middleware sees its
+// duration. Legacy-only session methods (initialize, ping,
+// logging/setLevel, resources/subscribe and resources/unsubscribe) are
+// served by the session layer and do not pass through middleware.
+//
+// With no middleware the runtime calls the handler directly, at no cost.
+func WithMiddleware(mw ...Middleware) Option {
+	return func(c *config) { c.middleware = append(c.middleware, mw...) }
+}
+
+// ToolMiddleware wraps one tool's handler (WrapTool).
+type ToolMiddleware func(next ToolHandler) ToolHandler
+
+// WrapTool wraps the handler of one tool in mw, the first outermost, for
+// policy that concerns that tool alone: a rate limit, an audit. It runs
+// inside the server's middleware, after the tool's arguments were
+// validated, and sees them as the handler does; a task (AsTask) runs it
+// inside the task. For AddTypedTool the handler it wraps is the typed
+// handler's adapter: args are the JSON arguments, and the result is the
+// CallToolResult built from Out.
+func WrapTool(mw ...ToolMiddleware) ToolOption {
+	return func(_ *Server, t *tool) error {
+		t.wrap = append(t.wrap, mw...)
+		return nil
+	}
+}
+
+// wrapTool applies a tool's WrapTool middleware to its handler.
+func wrapTool(h ToolHandler, mw []ToolMiddleware) ToolHandler {
+	for i := len(mw) - 1; i >= 0; i-- {
+		h = mw[i](h)
+	}
+	return h
+}
+
+// buildChain wraps the runtime's dispatch in the configured middleware.
+func (s *Server) buildChain() Handler {
+	if len(s.cfg.middleware) == 0 {
+		return nil
+	}
+	var h Handler = func(ctx context.Context, r *Request) (Result, error) {
+		return s.dispatch(ctx, r, r.params, r.mwx)
+	}
+	for i := len(s.cfg.middleware) - 1; i >= 0; i-- {
+		h = s.cfg.middleware[i](h)
+	}
+	return h
+}
+
+// viaMiddleware runs a request's handler through the middleware chain.
+// The exchange is copied into the Request for the chain's last step, so
+// that without middleware x stays where its caller put it.
+func (s *Server) viaMiddleware(ctx context.Context, r *Request, params any, x *exchange) (wireResult, error) {
+	if p, ok := params.(*protocol.CallToolRequestParams); ok && x.viaHTTP {
+		// Step 7's header checks, before any middleware sees the request.
+		if t := s.lookupTool(p.Name); t != nil && len(t.headers) > 0 {
+			if e := checkParamHeaders(t.headers, headerArgs(p.Arguments, t.headers), x.headers); e != nil {
+				return nil, e
+			}
+		}
+	}
+	xc := *x
+	r.mwx = &xc
+	res, err := s.chain(ctx, r)
+	if res == nil && err == nil {
+		s.log.Error("server: middleware returned neither a result nor an error", "method", r.Method)
+		return nil, InternalError("Internal error")
+	}
+	return res, err
+}
+
+// Params returns the request's params decoded into the method's
+// generated type: *protocol.CallToolRequestParams for tools/call,
+// *protocol.GetPromptRequestParams, *protocol.ReadResourceRequestParams,
+// *protocol.CompleteRequestParams,
+// *protocol.SubscriptionsListenRequestParams,
+// *protocol.PaginatedRequestParams for the lists,
+// *protocol.RequestParams for server/discover, and the params' JSON
+// (json.RawMessage) for an extension's method. In a legacy session they
+// are the converted 2026-07-28 params; in a task (AsTask), nil. Treat
+// them as read-only.
+func (r *Request) Params() any {
+	if p, ok := r.params.(*extParams); ok {
+		return json.RawMessage(p.raw)
+	}
+	return r.params
+}
+
+// Name returns the tool or prompt name of tools/call and prompts/get, or
+// the URI of resources/read: what the Mcp-Name header mirrors. It is ""
+// for other methods.
+func (r *Request) Name() string {
+	switch p := r.params.(type) {
+	case *protocol.CallToolRequestParams:
+		return p.Name
+	case *protocol.GetPromptRequestParams:
+		return p.Name
+	case *protocol.ReadResourceRequestParams:
+		return p.URI
+	case nil:
+		return r.target // a task's Request: the tool's name
+	}
+	return ""
+}
+
+// Header returns the headers of the HTTP request that carried this
+// request, the session's POST in a legacy session; nil on stdio and in
+// a task. Treat it as read-only.
+func (r *Request) Header() http.Header { return r.header }

@@ -1,0 +1,234 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// seen records what a middleware saw of each request.
+type seen struct {
+	mu   sync.Mutex
+	reqs []string // method name legacy principal header-or-"-"
+	errs []error
+}
+
+func (v *seen) middleware(next Handler) Handler {
+	return func(ctx context.Context, r *Request) (Result, error) {
+		hdr := "-"
+		if h := r.Header(); h != nil {
+			hdr = h.Get("X-Trace")
+		}
+		res, err := next(ctx, r)
+		v.mu.Lock()
+		v.reqs = append(v.reqs, strings.Join([]string{r.Method, r.Name(), map[bool]string{true: "legacy", false: "modern"}[r.Legacy()], r.Principal, hdr}, " "))
+		v.errs = append(v.errs, err)
+		v.mu.Unlock()
+		return res, err
+	}
+}
+
+func (v *seen) list() []string {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return append([]string(nil), v.reqs...)
+}
+
+// refuser refuses tools/call of "echo" with a typed error, and replaces
+// the text of every other tool's result.
+func refuser(next Handler) Handler {
+	return func(ctx context.Context, r *Request) (Result, error) {
+		if p, ok := r.Params().(*protocol.CallToolRequestParams); ok && p.Name == "echo" {
+			return nil, &Error{Code: CodeRateLimited, Message: "quota exceeded for echo"}
+		}
+		res, err := next(ctx, r)
+		if c, ok := res.(*protocol.CallToolResult); ok && err == nil {
+			c.Content = []protocol.ContentBlock{Text("changed by middleware")}
+		}
+		return res, err
+	}
+}
+
+// TestMiddlewareHTTP checks, over Streamable HTTP: a refusal reaches the
+// client with its code and status; a changed result is what the client
+// sees, with the envelope still on it (R-BASE-05, R-META-04); the
+// middleware sees method, name, era, principal and headers; and it never
+// sees a request that failed a header check (R-HDR-04, R-HDR-07) or the
+// version check (R-VER-01).
+func TestMiddlewareHTTP(t *testing.T) {
+	v := &seen{}
+	s := fixture(t, WithMiddleware(v.middleware, refuser))
+	h := s.Handler(HTTPOptions{Authenticate: xUser})
+
+	rec := post(t, h, rpc(1, protocol.MethodToolsCall, params(M{"name": "echo", "arguments": M{"text": "x"}})), func(r *http.Request) {
+		r.Header.Set("X-User", "ann")
+		r.Header.Set("X-Trace", "t1")
+	})
+	w := single(t, rec)
+	if rec.Code != http.StatusTooManyRequests || w.code() != CodeRateLimited || !strings.Contains(w.Error.Message, "quota") {
+		t.Errorf("refusal: %d %s, want 429 and %d", rec.Code, w.raw, CodeRateLimited)
+	}
+	w = single(t, post(t, h, rpc(2, protocol.MethodToolsCall, params(M{"name": "hdr", "arguments": M{"region": "eu"}})), func(r *http.Request) {
+		r.Header.Set(HeaderParamPrefix+"Region", "eu")
+	}))
+	if w.Error != nil || w.text(t, 0) != "changed by middleware" || w.Result["resultType"] != "complete" {
+		t.Errorf("changed result: %s", w.raw)
+	}
+	if m, _ := w.Result["_meta"].(M); m[keyInfo] == nil {
+		t.Errorf("R-META-04: the envelope is missing after a middleware: %s", w.raw)
+	}
+	if w := call(t, h, 3, protocol.MethodToolsList, params(nil)); w.Error != nil {
+		t.Errorf("tools/list: %s", w.raw)
+	}
+	// Refused by the checks before any middleware runs.
+	mismatch := post(t, h, rpc(4, protocol.MethodToolsCall, params(M{"name": "echo", "arguments": M{"text": "x"}})), func(r *http.Request) {
+		r.Header.Set(HeaderName, "other")
+	})
+	paramMismatch := post(t, h, rpc(5, protocol.MethodToolsCall, params(M{"name": "hdr", "arguments": M{"region": "eu"}})), func(r *http.Request) {
+		r.Header.Set(HeaderParamPrefix+"Region", "us")
+	})
+	badVersion := post(t, h, rpc(6, protocol.MethodToolsList, withMeta(meta(keyVersion, "1999-01-01"), nil)), nil)
+	for _, c := range []struct {
+		name string
+		rec  int
+		want int64
+	}{{"Mcp-Name", mismatch.Code, protocol.CodeHeaderMismatchError}, {"Mcp-Param-Region", paramMismatch.Code, protocol.CodeHeaderMismatchError}} {
+		if c.rec != http.StatusBadRequest {
+			t.Errorf("%s mismatch: status %d", c.name, c.rec)
+		}
+	}
+	if badVersion.Code != http.StatusBadRequest {
+		t.Errorf("bad version: %d %s", badVersion.Code, badVersion.Body.Bytes())
+	}
+	got := v.list()
+	want := []string{
+		"tools/call hdr modern  ",
+		"tools/list  modern  ",
+	}
+	// The refused echo never reached v: refuser is inside v, so v saw
+	// it with the refusal.
+	want = append([]string{"tools/call echo modern ann t1"}, want...)
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("middleware saw\n%q\nwant\n%q", got, want)
+	}
+	var e *Error
+	if !errors.As(v.errs[0], &e) || e.Code != CodeRateLimited {
+		t.Errorf("outer middleware saw error %v, want the inner refusal", v.errs[0])
+	}
+}
+
+// TestMiddlewareStdio checks the same chain on stdio: the refusal's code,
+// the changed result, and no headers.
+func TestMiddlewareStdio(t *testing.T) {
+	v := &seen{}
+	s := fixture(t, WithMiddleware(v.middleware, refuser))
+	msgs := stdio(t, s,
+		string(rpc(1, protocol.MethodToolsCall, params(M{"name": "echo", "arguments": M{"text": "x"}}))),
+		string(rpc(2, protocol.MethodToolsCall, params(M{"name": "hdr", "arguments": M{"region": "eu"}}))),
+		string(rpc(3, protocol.MethodToolsList, withMeta(meta(keyVersion, "1999-01-01"), nil))),
+	)
+	byID := map[string]*wire{}
+	for _, m := range msgs {
+		byID[string(m.members["id"])] = m
+	}
+	if w := byID["1"]; w == nil || w.code() != CodeRateLimited {
+		t.Errorf("stdio refusal: %v", w)
+	}
+	if w := byID["2"]; w == nil || w.Error != nil || w.text(t, 0) != "changed by middleware" {
+		t.Errorf("stdio changed result: %v", w)
+	}
+	if w := byID["3"]; w == nil || w.code() != protocol.CodeUnsupportedProtocolVersionError {
+		t.Errorf("stdio bad version: %v", w)
+	}
+	got := v.list()
+	if len(got) != 2 || !strings.HasSuffix(got[0], " -") && !strings.HasSuffix(got[1], " -") {
+		t.Errorf("stdio: middleware saw %q, want the two calls without headers", got)
+	}
+}
+
+// TestMiddlewareLegacySession checks that a 2025-11-25 session's calls go
+// through the same middleware, with Legacy set and the session POST's
+// headers, and that the changed result is converted for the session.
+func TestMiddlewareLegacySession(t *testing.T) {
+	v := &seen{}
+	s := fixture(t, WithMiddleware(v.middleware, refuser))
+	c := newLegacyHTTP(t, s.Handler(HTTPOptions{Authenticate: xUser}), "2025-11-25", "X-User", "bob", "X-Trace", "t9")
+	c.open(`{}`)
+	w, _, rec := c.call(1, protocol.MethodToolsCall, `{"name":"echo","arguments":{"text":"x"}}`)
+	if w.code() != CodeRateLimited || rec.Code != http.StatusTooManyRequests {
+		t.Errorf("legacy refusal: %d %s", rec.Code, w.raw)
+	}
+	w, _, _ = c.call(2, protocol.MethodToolsCall, `{"name":"hdr","arguments":{"region":"eu"}}`)
+	if w.Error != nil || w.text(t, 0) != "changed by middleware" {
+		t.Errorf("legacy changed result: %s", w.raw)
+	}
+	if _, ok := w.Result["resultType"]; ok {
+		t.Errorf("legacy result carries resultType: %s", w.raw)
+	}
+	got := v.list()
+	want := "tools/call echo legacy bob t9|tools/call hdr legacy bob t9"
+	if strings.Join(got, "|") != want {
+		t.Errorf("legacy: middleware saw %q, want %q", got, want)
+	}
+}
+
+// TestMiddlewareContractErrors checks what a middleware cannot do: return
+// neither a result nor an error (-32603), or a plain error (hidden as
+// -32603 by the error policy).
+func TestMiddlewareContractErrors(t *testing.T) {
+	nothing := func(Handler) Handler {
+		return func(context.Context, *Request) (Result, error) { return nil, nil }
+	}
+	plain := func(Handler) Handler {
+		return func(context.Context, *Request) (Result, error) { return nil, errors.New("secret detail") }
+	}
+	for name, mw := range map[string]Middleware{"nothing": nothing, "plain": plain} {
+		h := fixture(t, WithMiddleware(mw)).Handler(HTTPOptions{})
+		rec := post(t, h, rpc(1, protocol.MethodToolsList, params(nil)), nil)
+		w := single(t, rec)
+		if w.code() != protocol.CodeInternalError || rec.Code != http.StatusInternalServerError || strings.Contains(string(w.raw), "secret") {
+			t.Errorf("%s: %d %s", name, rec.Code, w.raw)
+		}
+	}
+}
+
+// TestWrapTool checks per-tool middleware: it wraps one tool only, runs
+// after argument validation (it never sees invalid arguments) and in the
+// order given, and applies to a typed tool.
+func TestWrapTool(t *testing.T) {
+	var order []string
+	mark := func(tag string) ToolMiddleware {
+		return func(next ToolHandler) ToolHandler {
+			return func(ctx context.Context, r *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+				order = append(order, tag+":"+string(args))
+				return next(ctx, r, args)
+			}
+		}
+	}
+	s := newServer(t)
+	addTool(t, s, `{"name":"wrapped","inputSchema":{"type":"object","properties":{"n":{"type":"integer"}}}}`, textTool("w"), WrapTool(mark("a"), mark("b")))
+	addTool(t, s, `{"name":"plain","inputSchema":{"type":"object"}}`, textTool("p"))
+	type in struct {
+		N int `json:"n"`
+	}
+	if err := AddTypedTool(s, protocol.Tool{Name: "typed"}, func(_ context.Context, _ *Request, v in) (int, error) { return v.N, nil }, WrapTool(mark("t"))); err != nil {
+		t.Fatal(err)
+	}
+	h := s.Handler(HTTPOptions{})
+	call(t, h, 1, protocol.MethodToolsCall, params(M{"name": "wrapped", "arguments": M{"n": 1}}))
+	if w := call(t, h, 2, protocol.MethodToolsCall, params(M{"name": "wrapped", "arguments": M{"n": "x"}})); !w.isError() {
+		t.Errorf("invalid arguments: %s", w.raw)
+	}
+	call(t, h, 3, protocol.MethodToolsCall, params(M{"name": "plain"}))
+	call(t, h, 4, protocol.MethodToolsCall, params(M{"name": "typed", "arguments": M{"n": 5}}))
+	want := `a:{"n":1}|b:{"n":1}|t:{"n":5}`
+	if got := strings.Join(order, "|"); got != want {
+		t.Errorf("tool middleware ran %q, want %q", got, want)
+	}
+}
