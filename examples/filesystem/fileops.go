@@ -131,7 +131,7 @@ func (f *fsys) walk(p string, depth, max int, fn func(visit) error) (top string,
 		if err := fn(v); err != nil {
 			return err
 		}
-		if e.IsDir() && v.depth >= depth {
+		if e.IsDir() && depth >= 0 && v.depth >= depth {
 			return fs.SkipDir
 		}
 		return nil

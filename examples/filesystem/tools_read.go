@@ -117,7 +117,7 @@ type readTextIn struct {
 
 func (f *fsys) readTextFile(_ context.Context, _ *server.Request, in readTextIn) (*protocol.CallToolResult, error) {
 	if in.Head < 0 || in.Tail < 0 || (in.Head > 0 && in.Tail > 0) {
-		return nil, server.InvalidParams("head and tail are positive, and at most one of them is given", nil)
+		return nil, errors.New("head and tail are positive, and at most one of them is given")
 	}
 	b, err := f.readFile(in.Path, f.lim.MaxReadBytes, in.Head > 0 || in.Tail > 0, in.Tail > 0)
 	if err != nil {
@@ -131,7 +131,10 @@ func (f *fsys) readTextFile(_ context.Context, _ *server.Request, in readTextIn)
 	case in.Head > 0:
 		text = headLines(b, in.Head)
 	case in.Tail > 0:
-		lines := strings.SplitAfter(strings.TrimSuffix(text, "\n"), "\n")
+		lines := strings.SplitAfter(text, "\n")
+		if lines[len(lines)-1] == "" {
+			lines = lines[:len(lines)-1]
+		}
 		text = strings.Join(lines[max(0, len(lines)-in.Tail):], "")
 	}
 	return server.TextResult(text), nil
@@ -190,8 +193,8 @@ func (f *fsys) readMultipleFiles(_ context.Context, _ *server.Request, in pathsI
 		b, err := f.readFile(p, f.lim.MaxReadBytes, false, false)
 		var oe *outsideError
 		switch {
-		case errors.As(err, &oe):
-			return filesOut{}, err // a path outside fails the call: the others are not read
+		case errors.As(err, &oe), errors.Is(err, errNUL):
+			return filesOut{}, err // a refused path fails the call: the others are not read
 		case err != nil:
 			out.Files = append(out.Files, fileText{Path: p, Error: err.Error()})
 		case !isText(b):

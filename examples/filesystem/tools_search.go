@@ -26,7 +26,7 @@ type searchFilesOut struct {
 
 func (f *fsys) searchFiles(_ context.Context, _ *server.Request, in searchFilesIn) (searchFilesOut, error) {
 	if _, err := path.Match(in.Pattern, ""); err != nil {
-		return searchFilesOut{}, server.InvalidParams(fmt.Sprintf("pattern %q: %v", in.Pattern, err), nil)
+		return searchFilesOut{}, fmt.Errorf("pattern %q: %w", in.Pattern, err)
 	}
 	out := searchFilesOut{Matches: []string{}}
 	_, trunc, err := f.walk(in.Path, -1, f.lim.MaxWalkEntries, func(v visit) error {
@@ -49,11 +49,11 @@ func (f *fsys) searchFiles(_ context.Context, _ *server.Request, in searchFilesI
 }
 
 type searchContentIn struct {
-	Path          string `json:"path" jsonschema:"the directory to search under, recursively (or one file)"`
-	Query         string `json:"query" jsonschema:"the text to find, or a regular expression (RE2 syntax) when mode is regexp"`
-	Mode          string `json:"mode,omitempty" jsonschema:"substring (the default) or regexp"`
-	FilePattern   string `json:"filePattern,omitempty" jsonschema:"only files whose name matches this glob"`
-	IgnoreCase    bool   `json:"ignoreCase,omitempty"`
+	Path        string `json:"path" jsonschema:"the directory to search under, recursively (or one file)"`
+	Query       string `json:"query" jsonschema:"the text to find, or a regular expression (RE2 syntax) when mode is regexp"`
+	Mode        string `json:"mode,omitempty" jsonschema:"substring (the default) or regexp"`
+	FilePattern string `json:"filePattern,omitempty" jsonschema:"only files whose name matches this glob"`
+	IgnoreCase  bool   `json:"ignoreCase,omitempty"`
 }
 
 type contentMatch struct {
@@ -63,9 +63,9 @@ type contentMatch struct {
 }
 
 type searchContentOut struct {
-	Matches      []contentMatch `json:"matches"`
-	FilesSearched int           `json:"filesSearched"`
-	Truncated    bool           `json:"truncated,omitempty" jsonschema:"the search stopped at a limit (-max-results, -max-walk-entries, -max-search-bytes)"`
+	Matches       []contentMatch `json:"matches"`
+	FilesSearched int            `json:"filesSearched"`
+	Truncated     bool           `json:"truncated,omitempty" jsonschema:"the search stopped at a limit (-max-results, -max-walk-entries, -max-search-bytes)"`
 }
 
 // searchContent finds lines of text files that hold a substring or match
@@ -139,11 +139,11 @@ func matcher(in searchContentIn) (func(string) bool, error) {
 		}
 		re, err := regexp.Compile(expr)
 		if err != nil {
-			return nil, server.InvalidParams(fmt.Sprintf("query: %v", err), nil)
+			return nil, fmt.Errorf("query: %w", err)
 		}
 		return re.MatchString, nil
 	}
-	return nil, server.InvalidParams(fmt.Sprintf("mode %q: want substring or regexp", in.Mode), nil)
+	return nil, fmt.Errorf("mode %q: want substring or regexp", in.Mode)
 }
 
 // cut shortens s to at most n bytes, on a rune boundary.
@@ -156,4 +156,3 @@ func cut(s string, n int) string {
 	}
 	return s[:n] + "…"
 }
-

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/mcpwire/mcpwire/server"
@@ -114,8 +115,14 @@ func (f *fsys) moveFile(_ context.Context, _ *server.Request, in moveIn) (moveOu
 	if err != nil {
 		return moveOut{}, err
 	}
-	if _, err := sd.root.Lstat(srel); err != nil {
+	// Stat, not Lstat: a symlink leading outside is refused as a source
+	// too, although moving the link itself would stay inside; so is a
+	// destination whose parent leads outside.
+	if _, err := sd.root.Stat(srel); err != nil {
 		return moveOut{}, f.pathError(in.Source, err)
+	}
+	if _, err := dd.root.Stat(filepath.Dir(drel)); err != nil {
+		return moveOut{}, f.pathError(in.Destination, err)
 	}
 	if _, err := dd.root.Lstat(drel); err == nil {
 		return moveOut{}, fmt.Errorf("destination %q exists: move_file does not replace", in.Destination)
