@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/mcpwire/mcpwire/protocol"
@@ -84,6 +85,7 @@ func (f *fsys) dirListing(d *dir, rel, uri string) ([]protocol.ReadResourceResul
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("listing %s: %w", uri, err)
 	}
+	slices.SortFunc(es, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	var sb strings.Builder
 	for _, e := range es {
 		en := entryOf(e)
