@@ -46,6 +46,9 @@ var pathTools = []struct {
 	{"edit_file", func(p string) map[string]any {
 		return map[string]any{"path": p, "edits": []map[string]string{{"oldText": "TOPSECRET", "newText": "edited"}}}
 	}},
+	{"edit_file-dry", func(p string) map[string]any {
+		return map[string]any{"path": p, "dryRun": true, "edits": []map[string]string{{"oldText": "TOPSECRET", "newText": "edited"}}}
+	}},
 	{"create_directory", func(p string) map[string]any { return map[string]any{"path": p + "/newdir"} }},
 	{"move_file", func(p string) map[string]any { return map[string]any{"source": p, "destination": "moved"} }},
 	{"move_file-destination", func(p string) map[string]any { return map[string]any{"source": "a.txt", "destination": p + "-moved"} }},
@@ -71,7 +74,7 @@ func TestEscapesRefused(t *testing.T) {
 				if pt.tool == "move_file-destination" {
 					args["destination"] = p
 				}
-				msg := callFails(t, c, strings.TrimSuffix(strings.TrimSuffix(pt.tool, "-tail"), "-destination"), args)
+				msg := callFails(t, c, toolName(pt.tool), args)
 				want := "outside the allowed directories"
 				if e.name == "nul" {
 					want = "NUL byte"
@@ -92,6 +95,12 @@ func TestEscapesRefused(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(tr.root, "a.txt")); err != nil || string(b) != "alpha\nbeta\ngamma\n" {
 		t.Errorf("root/a.txt changed: %q %v", b, err)
 	}
+}
+
+// toolName is the tool of a pathTools row: its name up to a "-".
+func toolName(row string) string {
+	name, _, _ := strings.Cut(row, "-")
+	return name
 }
 
 // pathNamed is the path the tool's error names for the escape p.
