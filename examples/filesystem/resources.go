@@ -81,12 +81,14 @@ func (f *fsys) dirListing(d *dir, rel, uri string) ([]protocol.ReadResourceResul
 		return nil, notFound(err)
 	}
 	defer fh.Close()
-	es, err := fh.ReadDir(f.lim.MaxResults)
+	es, err := fh.ReadDir(f.lim.MaxResults + 1)
 	if err != nil && !errors.Is(err, io.EOF) {
 		return nil, fmt.Errorf("listing %s: %w", uri, err)
 	}
 	slices.SortFunc(es, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	var sb strings.Builder
+	more := len(es) > f.lim.MaxResults
+	es = es[:min(len(es), f.lim.MaxResults)]
 	for _, e := range es {
 		en := entryOf(e)
 		if en.Type == "[FILE]" {
@@ -94,6 +96,9 @@ func (f *fsys) dirListing(d *dir, rel, uri string) ([]protocol.ReadResourceResul
 		} else {
 			fmt.Fprintf(&sb, "%s %s\n", en.Type, en.Name)
 		}
+	}
+	if more {
+		sb.WriteString("… more entries than -max-results\n")
 	}
 	return server.TextContents(uri, "text/plain; charset=utf-8", sb.String()), nil
 }

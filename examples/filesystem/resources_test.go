@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -101,7 +100,11 @@ func TestRootsAsResources(t *testing.T) {
 	if tc, ok := res.Contents[0].Value.(*protocol.TextResourceContents); !ok || tc.Text != "[FILE] d.txt (6 bytes)\n" {
 		t.Errorf("root2: %+v", res.Contents[0].Value)
 	}
-	if u, _ := url.Parse(fileURI(tr.root)); u.Scheme != "file" {
-		t.Errorf("uri %s", fileURI(tr.root))
+	lim := defaultLimits()
+	lim.MaxResults = 1
+	res, err = newClient(t, tr, lim).ReadResource(context.Background(), fileURI(filepath.Join(tr.root, "sub")))
+	mustOK(t, err)
+	if tc := res.Contents[0].Value.(*protocol.TextResourceContents); tc.Text != "[FILE] b.txt (6 bytes)\n… more entries than -max-results\n" {
+		t.Errorf("sub with -max-results 1: %q", tc.Text)
 	}
 }

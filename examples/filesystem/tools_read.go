@@ -171,7 +171,7 @@ func (f *fsys) readMediaFile(_ context.Context, _ *server.Request, in pathIn) (*
 }
 
 type pathsIn struct {
-	Paths []string `json:"paths" jsonschema:"the text files to read; each is read alone, and one that fails says why"`
+	Paths []string `json:"paths" jsonschema:"the text files to read (-max-read-bytes in all); one that cannot be read says why"`
 }
 
 type fileText struct {
@@ -189,8 +189,10 @@ func (f *fsys) readMultipleFiles(_ context.Context, _ *server.Request, in pathsI
 		return filesOut{}, fmt.Errorf("%d paths, more than the limit of %d (-max-results)", len(in.Paths), f.lim.MaxResults)
 	}
 	out := filesOut{Files: []fileText{}}
+	left := f.lim.MaxReadBytes // for all the files together
 	for _, p := range in.Paths {
-		b, err := f.readFile(p, f.lim.MaxReadBytes, false, false)
+		b, err := f.readFile(p, left, false, false)
+		left -= int64(len(b))
 		var oe *outsideError
 		switch {
 		case errors.As(err, &oe), errors.Is(err, errNUL):

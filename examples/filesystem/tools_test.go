@@ -178,6 +178,12 @@ func TestReadMultipleFiles(t *testing.T) {
 		t.Errorf("got %+v", out)
 	}
 	lim := defaultLimits()
+	lim.MaxReadBytes = 20 // a.txt (17) fits, then 3 bytes are left
+	call(t, newClient(t, tr, lim), "read_multiple_files", map[string]any{"paths": []string{"a.txt", "sub/b.txt"}}, &out)
+	if out.Files[0].Content == "" || !strings.Contains(out.Files[1].Error, "-max-read-bytes") {
+		t.Errorf("-max-read-bytes 20 for both: %+v", out)
+	}
+	lim = defaultLimits()
 	lim.MaxResults = 1
 	if msg := callFails(t, newClient(t, tr, lim), "read_multiple_files", map[string]any{"paths": []string{"a.txt", "sub/b.txt"}}); !strings.Contains(msg, "-max-results") {
 		t.Errorf("over the limit: %q", msg)
