@@ -195,7 +195,9 @@ func TestGetFileInfo(t *testing.T) {
 	c := newClient(t, tr, defaultLimits())
 	var out infoOut
 	call(t, c, "get_file_info", map[string]any{"path": "a.txt"}, &out)
-	if out.Size != 17 || out.IsDir || out.Mode != "-rw-r--r--" || out.ModTime.IsZero() || out.Path != filepath.Join(tr.root, "a.txt") {
+	want, err := os.Stat(filepath.Join(tr.root, "a.txt"))
+	mustOK(t, err)
+	if out.Size != 17 || out.IsDir || out.Mode != want.Mode().String() || !out.ModTime.Equal(want.ModTime()) || out.Path != filepath.Join(tr.root, "a.txt") {
 		t.Errorf("a.txt: %+v", out)
 	}
 	call(t, c, "get_file_info", map[string]any{"path": "inlink"}, &out)
