@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
@@ -104,8 +105,8 @@ type visit struct {
 // order, symlinks listed but not followed) through its root, calling fn
 // with each entry until fn returns fs.SkipAll or an error, or after max
 // entries (truncated is then true); it descends depth levels at most.
-// It returns the absolute path of p.
-func (f *fsys) walk(p string, depth, max int, fn func(visit) error) (top string, truncated bool, err error) {
+// It returns the absolute path of p. It stops when ctx ends.
+func (f *fsys) walk(ctx context.Context, p string, depth, max int, fn func(visit) error) (top string, truncated bool, err error) {
 	d, rel, info, err := f.stat(p)
 	if err != nil {
 		return "", false, err
@@ -116,6 +117,9 @@ func (f *fsys) walk(p string, depth, max int, fn func(visit) error) (top string,
 	n := 0
 	start := filepath.ToSlash(filepath.Clean(rel))
 	err = fs.WalkDir(d.root.FS(), start, func(path string, e fs.DirEntry, err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err() // the request was cancelled
+		}
 		if err != nil || path == start {
 			return nil // an unreadable entry is left out, the walk goes on
 		}

@@ -94,13 +94,13 @@ type treeOut struct {
 	Truncated bool        `json:"truncated,omitempty" jsonschema:"more entries than -max-tree-entries"`
 }
 
-func (f *fsys) directoryTree(_ context.Context, _ *server.Request, in treeIn) (treeOut, error) {
+func (f *fsys) directoryTree(ctx context.Context, _ *server.Request, in treeIn) (treeOut, error) {
 	depth := f.lim.MaxTreeDepth
 	if in.MaxDepth > 0 && in.MaxDepth < depth {
 		depth = in.MaxDepth
 	}
 	out := treeOut{Entries: []treeEntry{}}
-	top, trunc, err := f.walk(in.Path, depth, f.lim.MaxTreeEntries, func(v visit) error {
+	top, trunc, err := f.walk(ctx, in.Path, depth, f.lim.MaxTreeEntries, func(v visit) error {
 		en := entryOf(v.e)
 		out.Entries = append(out.Entries, treeEntry{Path: v.sub, Type: en.Type, Size: en.Size, Depth: v.depth})
 		return nil

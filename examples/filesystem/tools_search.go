@@ -24,12 +24,12 @@ type searchFilesOut struct {
 	Truncated bool     `json:"truncated,omitempty" jsonschema:"the search stopped at -max-results matches or -max-walk-entries entries"`
 }
 
-func (f *fsys) searchFiles(_ context.Context, _ *server.Request, in searchFilesIn) (searchFilesOut, error) {
+func (f *fsys) searchFiles(ctx context.Context, _ *server.Request, in searchFilesIn) (searchFilesOut, error) {
 	if _, err := path.Match(in.Pattern, ""); err != nil {
 		return searchFilesOut{}, fmt.Errorf("pattern %q: %w", in.Pattern, err)
 	}
 	out := searchFilesOut{Matches: []string{}}
-	_, trunc, err := f.walk(in.Path, -1, f.lim.MaxWalkEntries, func(v visit) error {
+	_, trunc, err := f.walk(ctx, in.Path, -1, f.lim.MaxWalkEntries, func(v visit) error {
 		name := v.e.Name()
 		if strings.Contains(in.Pattern, "/") {
 			name = v.sub
@@ -71,7 +71,7 @@ type searchContentOut struct {
 // searchContent finds lines of text files that hold a substring or match
 // a regular expression (RE2: linear in the input, whatever the pattern).
 // Files that are not text or are larger than -max-read-bytes are skipped.
-func (f *fsys) searchContent(_ context.Context, _ *server.Request, in searchContentIn) (searchContentOut, error) {
+func (f *fsys) searchContent(ctx context.Context, _ *server.Request, in searchContentIn) (searchContentOut, error) {
 	match, err := matcher(in)
 	if err != nil {
 		return searchContentOut{}, err
@@ -110,9 +110,12 @@ func (f *fsys) searchContent(_ context.Context, _ *server.Request, in searchCont
 		return out, err
 	}
 	if !info.IsDir() {
-		return out, search(d, rel, info.Name())
+		if err := search(d, rel, info.Name()); err != nil && err != fs.SkipAll {
+			return out, err
+		}
+		return out, nil
 	}
-	_, trunc, err := f.walk(in.Path, -1, f.lim.MaxWalkEntries, func(v visit) error {
+	_, trunc, err := f.walk(ctx, in.Path, -1, f.lim.MaxWalkEntries, func(v visit) error {
 		if !v.e.Type().IsRegular() {
 			return nil
 		}

@@ -266,6 +266,10 @@ func TestSearchContent(t *testing.T) {
 	if len(out.Matches) != 2 || !out.Truncated {
 		t.Errorf("-max-results 2: %+v", out)
 	}
+	call(t, newClient(t, tr, lim), "search_content", map[string]any{"path": "a.txt", "query": "a"}, &out)
+	if len(out.Matches) != 2 || !out.Truncated {
+		t.Errorf("one file, -max-results 2: %+v", out)
+	}
 	lim = defaultLimits()
 	lim.MaxSearchBytes = 20
 	call(t, newClient(t, tr, lim), "search_content", map[string]any{"path": ".", "query": "a"}, &out)
