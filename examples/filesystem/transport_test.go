@@ -41,10 +41,10 @@ func TestOverHTTP(t *testing.T) {
 	}
 }
 
-// TestOverStdio calls list_allowed_directories over stdio (ServeStdio on
-// pipes), as a 2026-07-28 client: one line in, one line out.
-func TestOverStdio(t *testing.T) {
-	tr := newTree(t)
+// stdio runs the server on pipes; send writes a line and returns the
+// next line the server writes.
+func stdio(t *testing.T, tr tree) (send func(line string) string) {
+	t.Helper()
 	s := newTestServer(t, tr, defaultLimits())
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -54,12 +54,12 @@ func TestOverStdio(t *testing.T) {
 		served <- s.ServeStdio(ctx, inR, outW)
 		_ = outW.Close()
 	}()
-	defer func() {
+	t.Cleanup(func() {
 		cancel()
 		_ = inW.Close()
 		<-served
-	}()
-	lines := make(chan string, 1)
+	})
+	lines := make(chan string, 16)
 	go func() {
 		sc := bufio.NewScanner(outR)
 		for sc.Scan() {
@@ -67,21 +67,60 @@ func TestOverStdio(t *testing.T) {
 		}
 		close(lines)
 	}()
-	_, err := io.WriteString(inW, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_allowed_directories","arguments":{},`+modernMeta+"}}\n")
-	mustOK(t, err)
-	select {
-	case line := <-lines:
-		var m struct {
-			ID     int `json:"id"`
-			Result struct {
-				StructuredContent dirsOut `json:"structuredContent"`
-			} `json:"result"`
+	return func(line string) string {
+		t.Helper()
+		_, err := io.WriteString(inW, line+"\n")
+		mustOK(t, err)
+		if strings.Contains(line, `"id"`) {
+			select {
+			case l := <-lines:
+				return l
+			case <-time.After(10 * time.Second):
+				t.Fatal("no answer on stdout within 10 s")
+			}
 		}
-		mustOK(t, json.Unmarshal([]byte(line), &m))
-		if m.ID != 7 || len(m.Result.StructuredContent.Directories) != 2 || m.Result.StructuredContent.Directories[0] != tr.root {
-			t.Errorf("got %s", line)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("no answer on stdout within 10 s")
+		return ""
+	}
+}
+
+// TestOverStdio calls list_allowed_directories over stdio (ServeStdio on
+// pipes), as a 2026-07-28 client: one line in, one line out.
+func TestOverStdio(t *testing.T) {
+	tr := newTree(t)
+	send := stdio(t, tr)
+	line := send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_allowed_directories","arguments":{},` + modernMeta + "}}")
+	var m struct {
+		ID     int `json:"id"`
+		Result struct {
+			StructuredContent dirsOut `json:"structuredContent"`
+		} `json:"result"`
+	}
+	mustOK(t, json.Unmarshal([]byte(line), &m))
+	if m.ID != 7 || len(m.Result.StructuredContent.Directories) != 2 || m.Result.StructuredContent.Directories[0] != tr.root {
+		t.Errorf("got %s", line)
+	}
+}
+
+// TestLegacyStdio: a 2025-06-18 client (initialize) gets the same
+// confinement; a resource outside is -32002 in its revision (H6, the
+// conversion of the server's resource-not-found), never the content.
+func TestLegacyStdio(t *testing.T) {
+	tr := newTree(t)
+	send := stdio(t, tr)
+	if l := send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`); !strings.Contains(l, `"protocolVersion":"2025-06-18"`) {
+		t.Fatalf("initialize: %s", l)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	l := send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"linkfile"}}}`)
+	if !strings.Contains(l, `"isError":true`) || !strings.Contains(l, "outside the allowed directories") || strings.Contains(l, secret) {
+		t.Errorf("read_text_file linkfile: %s", l)
+	}
+	l = send(`{"jsonrpc":"2.0","id":3,"method":"resources/read","params":{"uri":"file:///etc/passwd"}}`)
+	if !strings.Contains(l, `"code":-32002`) || strings.Contains(l, "root:") {
+		t.Errorf("resources/read file:///etc/passwd: %s", l)
+	}
+	l = send(`{"jsonrpc":"2.0","id":4,"method":"resources/read","params":{"uri":"` + fileURI(tr.root+"/sub/b.txt") + `"}}`)
+	if !strings.Contains(l, `"text":"bravo\n"`) {
+		t.Errorf("resources/read sub/b.txt: %s", l)
 	}
 }
