@@ -1,0 +1,49 @@
+package main
+
+import "flag"
+
+// limits bounds what one tool call may read, list or walk. Each has a
+// default and a flag (registerLimits).
+type limits struct {
+	// MaxReadBytes bounds the bytes read from one file (read_text_file,
+	// read_media_file, each file of read_multiple_files, the file://
+	// template, the files search_content reads).
+	MaxReadBytes int64
+	// MaxResults bounds the entries of list_directory, the paths of
+	// read_multiple_files, the matches of search_files and search_content.
+	MaxResults int
+	// MaxTreeEntries bounds the entries of directory_tree.
+	MaxTreeEntries int
+	// MaxTreeDepth bounds the depth directory_tree descends to.
+	MaxTreeDepth int
+	// MaxWalkEntries bounds the entries search_files and search_content
+	// visit in one call.
+	MaxWalkEntries int
+	// MaxSearchBytes bounds the bytes search_content reads in one call.
+	MaxSearchBytes int64
+}
+
+// defaultLimits are the limits without flags.
+func defaultLimits() limits {
+	return limits{
+		MaxReadBytes:   8 << 20,
+		MaxResults:     1000,
+		MaxTreeEntries: 2000,
+		MaxTreeDepth:   8,
+		MaxWalkEntries: 100_000,
+		MaxSearchBytes: 64 << 20,
+	}
+}
+
+// registerLimits declares a flag for each limit, its default from
+// defaultLimits, and returns where they are stored.
+func registerLimits(fl *flag.FlagSet) *limits {
+	l := defaultLimits()
+	fl.Int64Var(&l.MaxReadBytes, "max-read-bytes", l.MaxReadBytes, "bytes read from one file at most")
+	fl.IntVar(&l.MaxResults, "max-results", l.MaxResults, "entries of list_directory, paths of read_multiple_files, matches of search_files and search_content, at most")
+	fl.IntVar(&l.MaxTreeEntries, "max-tree-entries", l.MaxTreeEntries, "entries of directory_tree at most")
+	fl.IntVar(&l.MaxTreeDepth, "max-tree-depth", l.MaxTreeDepth, "levels directory_tree descends at most")
+	fl.IntVar(&l.MaxWalkEntries, "max-walk-entries", l.MaxWalkEntries, "entries search_files and search_content visit in one call at most")
+	fl.Int64Var(&l.MaxSearchBytes, "max-search-bytes", l.MaxSearchBytes, "bytes search_content reads in one call at most")
+	return &l
+}
