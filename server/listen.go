@@ -322,6 +322,9 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 		return gone()
 	}
 	filter.compact()
+	// The params (a filter may list thousands of URIs) are not kept for
+	// the stream's lifetime: Request.Params is nil from here on.
+	r.params = nil
 	var tick <-chan time.Time
 	if _, ok := r.out.(keepAliver); ok && s.cfg.keepAlive > 0 {
 		t := time.NewTicker(s.cfg.keepAlive)

@@ -136,8 +136,10 @@ func (s *Server) viaMiddleware(ctx context.Context, r *Request, params any, x *e
 // *protocol.PaginatedRequestParams for the lists,
 // *protocol.RequestParams for server/discover, and the params' JSON
 // (json.RawMessage) for an extension's method. In a legacy session they
-// are the converted 2026-07-28 params; in a task (AsTask), nil. Treat
-// them as read-only.
+// are the converted 2026-07-28 params; in a task (AsTask), nil; and for
+// subscriptions/listen, nil once the stream is open, since a filter's
+// params are not kept for the stream's lifetime. Treat them as
+// read-only.
 func (r *Request) Params() any {
 	if p, ok := r.params.(*extParams); ok {
 		return json.RawMessage(p.raw)
