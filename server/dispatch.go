@@ -24,6 +24,7 @@ type wireResult any
 type exchange struct {
 	viaHTTP   bool        // the message came over Streamable HTTP
 	headers   http.Header // the HTTP request's headers (nil on stdio)
+	peer      string      // the HTTP request's RemoteAddr ("" on stdio)
 	remote    string      // the client key (HTTP: the address, IPv6 by its prefix, or HTTPOptions.ClientKey), for the per-client limits
 	principal string
 	out       notifier
@@ -239,7 +240,7 @@ func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, 
 	}
 	s.inflight.Add(1)
 	defer s.inflight.Done()
-	r := &Request{Method: method, ID: id, Meta: meta, Principal: x.principal, auth: authFrom(ctx), out: x.out, ctx: ctx, maxInputs: s.cfg.maxInputs, log: s.log, header: x.headers}
+	r := &Request{Method: method, ID: id, Meta: meta, Principal: x.principal, auth: authFrom(ctx), out: x.out, ctx: ctx, maxInputs: s.cfg.maxInputs, log: s.log, header: x.headers, peer: x.peer, notifyMeta: s.cfg.notifyMeta}
 	r.rc = requestContext{Context: ctx, r: r}
 	if s.cfg.handlerTimeout > 0 && method != protocol.MethodSubscriptionsListen {
 		r.rc.deadline = time.Now().Add(s.cfg.handlerTimeout)

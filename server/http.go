@@ -352,7 +352,7 @@ func closeUnread(w http.ResponseWriter, r *http.Request) {
 // serveModern serves a POST through the modern pipeline, as a
 // 2026-07-28-only server does.
 func (h *httpHandler) serveModern(r *http.Request, sse *sseWriter, body []byte, principal, client string) {
-	out := h.s.process(r.Context(), body, &exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: client})
+	out := h.s.process(r.Context(), body, &exchange{viaHTTP: true, headers: r.Header, peer: r.RemoteAddr, principal: principal, out: sse, remote: client})
 	sse.finish(out)
 	h.s.recycle(out.buf)
 }

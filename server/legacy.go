@@ -494,7 +494,7 @@ func (s *Server) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.Requ
 	rounds := 0
 	for {
 		c := &legacyCall{
-			r: Request{Method: method, ID: id, Meta: meta, Principal: x.principal, auth: authFrom(ctx), out: x.out, ctx: ctx, maxInputs: s.cfg.maxInputs, log: s.log, header: x.headers},
+			r: Request{Method: method, ID: id, Meta: meta, Principal: x.principal, auth: authFrom(ctx), out: x.out, ctx: ctx, maxInputs: s.cfg.maxInputs, log: s.log, header: x.headers, peer: x.peer, notifyMeta: s.cfg.notifyMeta},
 			l: legacyRequest{rev: rev, bridge: x.bridge},
 		}
 		r := &c.r

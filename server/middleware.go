@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -162,6 +163,44 @@ func (r *Request) Name() string {
 		return r.target // a task's Request: the tool's name
 	}
 	return ""
+}
+
+// RemoteAddr returns the network address of the HTTP client that sent
+// the request (http.Request.RemoteAddr), "" on stdio and in a task.
+func (r *Request) RemoteAddr() string { return r.peer }
+
+// WithNotificationMeta sets f to add members to the _meta of every
+// notification a request sends while it runs (Progress, Log, Logger):
+// f gets the context the handler passed and calls set for each member.
+// It is how trace context reaches the client (the _meta keys traceparent,
+// tracestate and baggage, SEP-414): an OpenTelemetry propagator's Inject
+// with a carrier whose Set is set. A key f sets twice keeps the last
+// value; keys of the protocol's own (io.modelcontextprotocol/...) are not
+// f's to set and are left as they are.
+func WithNotificationMeta(f func(ctx context.Context, set func(key, value string))) Option {
+	return func(c *config) { c.notifyMeta = f }
+}
+
+// addNotificationMeta runs f on the _meta of a notification's params.
+func addNotificationMeta(ctx context.Context, f func(ctx context.Context, set func(key, value string)), params any) {
+	var meta **protocol.NotificationMetaObject
+	switch p := params.(type) {
+	case *protocol.ProgressNotificationParams:
+		meta = &p.Meta
+	case *protocol.LoggingMessageNotificationParams:
+		meta = &p.Meta
+	default:
+		return
+	}
+	f(ctx, func(key, value string) {
+		if strings.HasPrefix(key, "io.modelcontextprotocol/") {
+			return
+		}
+		if *meta == nil {
+			*meta = &protocol.NotificationMetaObject{}
+		}
+		(*meta).Extra.Set(key, jsonText(value))
+	})
 }
 
 // Header returns the headers of the HTTP request that carried this

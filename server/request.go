@@ -43,19 +43,23 @@ type Request struct {
 	salient        []byte     // the arguments' JSON, bound into sealed state (MRTR binding)
 	cache          *CacheHint // the handler's own cache hint (SetCacheHint)
 
-	auth     *authInfo      // the verified token (HTTPOptions.Verifier), nil without one
-	log      *slog.Logger   // the server's log (WithLogger), for LogHandler
-	params   any            // the decoded params (Params)
-	header   http.Header    // the HTTP request's headers (Header); nil on stdio
-	mwx      *exchange      // a copy of the exchange, for the middleware chain's last step
-	legacy   *legacyRequest // set for a request of a legacy session (Legacy)
-	out      notifier
-	ctx      context.Context // the request's own context: cancelled means send nothing
-	rc       requestContext  // the handler's context, carrying r
-	mu       sync.Mutex
-	progress float64 // the last progress sent, when sentAny
-	sentAny  bool
-	done     bool
+	auth   *authInfo    // the verified token (HTTPOptions.Verifier), nil without one
+	log    *slog.Logger // the server's log (WithLogger), for LogHandler
+	params any          // the decoded params (Params)
+	header http.Header  // the HTTP request's headers (Header); nil on stdio
+	mwx    *exchange    // a copy of the exchange, for the middleware chain's last step
+	peer   string       // the HTTP request's RemoteAddr (RemoteAddr)
+	// notifyMeta adds _meta members to the notifications sent for the
+	// request (WithNotificationMeta).
+	notifyMeta func(ctx context.Context, set func(key, value string))
+	legacy     *legacyRequest // set for a request of a legacy session (Legacy)
+	out        notifier
+	ctx        context.Context // the request's own context: cancelled means send nothing
+	rc         requestContext  // the handler's context, carrying r
+	mu         sync.Mutex
+	progress   float64 // the last progress sent, when sentAny
+	sentAny    bool
+	done       bool
 }
 
 // ProtocolVersion is the revision the client speaks on this request. In a
@@ -148,6 +152,9 @@ func (r *Request) cancelled() bool {
 func (r *Request) send(ctx context.Context, method string, params any, admit func() bool) bool {
 	if ctx.Err() != nil || r.out == nil || r.cancelled() {
 		return false
+	}
+	if r.notifyMeta != nil {
+		addNotificationMeta(ctx, r.notifyMeta, params)
 	}
 	var msg []byte
 	if r.legacy != nil {

@@ -73,6 +73,7 @@ type config struct {
 	omitServerInfo    bool
 	fullServerInfo    bool
 	middleware        []Middleware
+	notifyMeta        func(ctx context.Context, set func(key, value string))
 	completion        CompletionHandler
 	shutdownTimeout   time.Duration
 	declareLogging    bool

@@ -548,7 +548,7 @@ func (h *httpHandler) runSessionRequest(r *http.Request, sse *sseWriter, rec *Se
 		}
 	}
 	sess := &httpSession{s: s, rec: rec, cv: conv, caps: caps}
-	x := &exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: client,
+	x := &exchange{viaHTTP: true, headers: r.Header, peer: r.RemoteAddr, principal: principal, out: sse, remote: client,
 		bridge: &httpBridge{s: s, principal: rec.Principal, key: rec.Key, sse: sse}}
 	return s.serveLegacy(ctx, sess, m, x)
 }

@@ -536,7 +536,7 @@ func (h *httpHandler) sessionRequestResumable(r *http.Request, sse *sseWriter, r
 	sse.log, l.cancel, l.expiresAt = l, cancel, rec.ExpiresAt
 	run.sess = httpSession{s: s, rec: rec, cv: conv, caps: caps}
 	run.bridge = httpBridge{s: s, principal: rec.Principal, key: rec.Key, sse: sse}
-	run.x = exchange{viaHTTP: true, headers: r.Header, principal: principal, out: sse, remote: client, bridge: &run.bridge}
+	run.x = exchange{viaHTTP: true, headers: r.Header, peer: r.RemoteAddr, principal: principal, out: sse, remote: client, bridge: &run.bridge}
 	s.inflight.Add(1)
 	var call bool
 	run.out, run.params, call = s.legacyPrepare(ctx, &run.sess, m, &run.x)

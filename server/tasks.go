@@ -726,7 +726,7 @@ func wireRequests(reqs map[string]protocol.InputRequest, issued map[string]bool)
 // request's method, _meta and principal, no transport (so no progress or
 // log notifications, R-TASK-14), the task's context.
 func (m *taskManager) taskRequest(ctx context.Context, o taskOrigin, task *Task, responses protocol.InputResponses, state []byte) *Request {
-	r := &Request{Method: o.method, ID: o.id, Meta: o.meta, Principal: o.principal, auth: o.auth, target: o.target, inputResponses: responses, state: state, log: m.s.log}
+	r := &Request{Method: o.method, ID: o.id, Meta: o.meta, Principal: o.principal, auth: o.auth, target: o.target, inputResponses: responses, state: state, log: m.s.log, notifyMeta: m.s.cfg.notifyMeta}
 	c := context.WithValue(ctx, taskKey{}, &taskBinding{task: task})
 	r.ctx = c
 	r.rc = requestContext{Context: c, r: r}
