@@ -1,0 +1,139 @@
+package mcpotel
+
+import (
+	"context"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
+)
+
+// Middleware returns the server middleware (server.WithMiddleware) that
+// gives every request a span and records its duration (the package
+// documentation lists what it records). Instruments that the meter fails
+// to create are replaced by no-op ones, and the error goes to the
+// OpenTelemetry error handler (otel.Handle).
+func Middleware(opts ...Option) server.Middleware {
+	t := newTelemetry(newConfig(opts))
+	return func(next server.Handler) server.Handler {
+		return func(ctx context.Context, r *server.Request) (server.Result, error) {
+			return t.serve(ctx, r, next)
+		}
+	}
+}
+
+// telemetry is what the middleware records with.
+type telemetry struct {
+	tracer   trace.Tracer
+	prop     propagation.TextMapPropagator
+	fields   []string // the propagator's fields, looked for in _meta
+	duration metric.Float64Histogram
+	active   metric.Int64UpDownCounter
+}
+
+func newTelemetry(c config) *telemetry {
+	t := &telemetry{
+		tracer: c.tp.Tracer(ScopeName),
+		prop:   c.prop,
+		fields: c.prop.Fields(),
+	}
+	t.duration, t.active = newInstruments(c.mp.Meter(ScopeName))
+	return t
+}
+
+// serve runs one request in its span.
+func (t *telemetry) serve(ctx context.Context, r *server.Request, next server.Handler) (server.Result, error) {
+	start := time.Now()
+	parent, link := t.parent(ctx, r)
+	spanOpts := [2]trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
+	n := 1
+	if link.IsValid() {
+		spanOpts[1] = trace.WithLinks(trace.Link{SpanContext: link})
+		n = 2
+	}
+	sctx, span := t.tracer.Start(parent, spanName(r), spanOpts[:n]...)
+	recording := span.IsRecording()
+	if recording {
+		var buf [maxAttrs]attribute.KeyValue
+		span.SetAttributes(spanAttributes(commonAttributes(buf[:0], r), r)...)
+	}
+	active := t.active.Enabled(ctx)
+	if active {
+		t.active.Add(ctx, 1, metric.WithAttributes(keyMethod.String(r.Method)))
+	}
+	finished := false
+	defer func() {
+		if !finished { // a panic, which the server answers with -32603
+			t.finish(ctx, r, span, recording, active, start, outcome{
+				errorType: codeString(protocol.CodeInternalError), code: protocol.CodeInternalError, description: "panic",
+			})
+		}
+	}()
+	res, err := next(sctx, r)
+	finished = true
+	t.finish(ctx, r, span, recording, active, start, outcomeOf(res, err))
+	return res, err
+}
+
+// finish ends the span and records the measurements.
+func (t *telemetry) finish(ctx context.Context, r *server.Request, span trace.Span, recording, active bool, start time.Time, o outcome) {
+	if recording && o.errorType != "" {
+		var buf [2]attribute.KeyValue
+		span.SetAttributes(errorAttributes(buf[:0], o)...)
+		span.SetStatus(codes.Error, o.description)
+	}
+	span.End()
+	if t.duration.Enabled(ctx) {
+		var buf [maxAttrs]attribute.KeyValue
+		kv := errorAttributes(commonAttributes(buf[:0], r), o)
+		t.duration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(kv...))
+	}
+	if active {
+		t.active.Add(ctx, -1, metric.WithAttributes(keyMethod.String(r.Method)))
+	}
+}
+
+// parent returns the context to start the server span in: ctx with the
+// remote span context from _meta or, when _meta has none of the
+// propagators' fields, from the HTTP headers. When one was found and ctx
+// already held a valid span, that span is returned as the link.
+func (t *telemetry) parent(ctx context.Context, r *server.Request) (context.Context, trace.SpanContext) {
+	var extracted context.Context
+	mc := metaCarrier{m: r.Meta.Extra}
+	switch {
+	case len(t.fields) == 0:
+		return ctx, trace.SpanContext{}
+	case mc.has(t.fields):
+		extracted = t.prop.Extract(ctx, &mc)
+	case r.Header() != nil:
+		extracted = t.prop.Extract(ctx, propagation.HeaderCarrier(r.Header()))
+	default:
+		return ctx, trace.SpanContext{}
+	}
+	ambient := trace.SpanContextFromContext(ctx)
+	if !ambient.IsValid() {
+		return extracted, trace.SpanContext{}
+	}
+	if trace.SpanContextFromContext(extracted).Equal(ambient) {
+		return extracted, trace.SpanContext{} // nothing extracted: the ambient span stays the parent
+	}
+	return extracted, ambient
+}
+
+// spanName is "{mcp.method.name} {target}" with the tool or prompt name
+// as target, the method alone for others.
+func spanName(r *server.Request) string {
+	switch r.Method {
+	case protocol.MethodToolsCall, protocol.MethodPromptsGet:
+		if n := r.Name(); n != "" {
+			return r.Method + " " + n
+		}
+	}
+	return r.Method
+}
