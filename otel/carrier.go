@@ -8,12 +8,13 @@ import (
 )
 
 // metaCarrier reads the trace context members of a request's _meta:
-// members whose values are JSON strings. It is read-only.
-type metaCarrier struct{ m protocol.Members }
+// members whose values are JSON strings. It is read-only. It holds a
+// pointer only, so that passing it as an interface does not allocate.
+type metaCarrier struct{ m *protocol.Members }
 
 // Get returns the string value of the member key, "" when it is absent
 // or not a JSON string.
-func (c *metaCarrier) Get(key string) string {
+func (c metaCarrier) Get(key string) string {
 	raw, ok := c.m.Get(key)
 	if !ok {
 		return ""
@@ -22,20 +23,20 @@ func (c *metaCarrier) Get(key string) string {
 }
 
 // Set does nothing: a request's _meta is not the middleware's to change.
-func (c *metaCarrier) Set(string, string) {}
+func (c metaCarrier) Set(string, string) {}
 
 // Keys returns the names of the members.
-func (c *metaCarrier) Keys() []string {
-	keys := make([]string, len(c.m))
-	for i, x := range c.m {
+func (c metaCarrier) Keys() []string {
+	keys := make([]string, len(*c.m))
+	for i, x := range *c.m {
 		keys[i] = x.Name
 	}
 	return keys
 }
 
 // has reports whether any of fields is a member.
-func (c *metaCarrier) has(fields []string) bool {
-	for _, x := range c.m {
+func (c metaCarrier) has(fields []string) bool {
+	for _, x := range *c.m {
 		for _, f := range fields {
 			if x.Name == f {
 				return true

@@ -30,18 +30,21 @@ func Middleware(opts ...Option) server.Middleware {
 
 // telemetry is what the middleware records with.
 type telemetry struct {
-	tracer   trace.Tracer
-	prop     propagation.TextMapPropagator
-	fields   []string // the propagator's fields, looked for in _meta
-	duration metric.Float64Histogram
-	active   metric.Int64UpDownCounter
+	tracer    trace.Tracer
+	startOpts []trace.SpanStartOption // kind SERVER
+	names     spanNames
+	prop      propagation.TextMapPropagator
+	fields    []string // the propagator's fields, looked for in _meta
+	duration  metric.Float64Histogram
+	active    metric.Int64UpDownCounter
 }
 
 func newTelemetry(c config) *telemetry {
 	t := &telemetry{
-		tracer: c.tp.Tracer(ScopeName),
-		prop:   c.prop,
-		fields: c.prop.Fields(),
+		tracer:    c.tp.Tracer(ScopeName),
+		startOpts: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)},
+		prop:      c.prop,
+		fields:    c.prop.Fields(),
 	}
 	t.duration, t.active = newInstruments(c.mp.Meter(ScopeName))
 	return t
@@ -51,13 +54,11 @@ func newTelemetry(c config) *telemetry {
 func (t *telemetry) serve(ctx context.Context, r *server.Request, next server.Handler) (server.Result, error) {
 	start := time.Now()
 	parent, link := t.parent(ctx, r)
-	spanOpts := [2]trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)}
-	n := 1
+	spanOpts := t.startOpts
 	if link.IsValid() {
-		spanOpts[1] = trace.WithLinks(trace.Link{SpanContext: link})
-		n = 2
+		spanOpts = []trace.SpanStartOption{spanOpts[0], trace.WithLinks(trace.Link{SpanContext: link})}
 	}
-	sctx, span := t.tracer.Start(parent, spanName(r), spanOpts[:n]...)
+	sctx, span := t.tracer.Start(parent, t.names.spanName(r), spanOpts...)
 	recording := span.IsRecording()
 	if recording {
 		var buf [maxAttrs]attribute.KeyValue
@@ -105,12 +106,12 @@ func (t *telemetry) finish(ctx context.Context, r *server.Request, span trace.Sp
 // already held a valid span, that span is returned as the link.
 func (t *telemetry) parent(ctx context.Context, r *server.Request) (context.Context, trace.SpanContext) {
 	var extracted context.Context
-	mc := metaCarrier{m: r.Meta.Extra}
+	mc := metaCarrier{m: &r.Meta.Extra}
 	switch {
 	case len(t.fields) == 0:
 		return ctx, trace.SpanContext{}
 	case mc.has(t.fields):
-		extracted = t.prop.Extract(ctx, &mc)
+		extracted = t.prop.Extract(ctx, mc)
 	case r.Header() != nil:
 		extracted = t.prop.Extract(ctx, propagation.HeaderCarrier(r.Header()))
 	default:
@@ -124,16 +125,4 @@ func (t *telemetry) parent(ctx context.Context, r *server.Request) (context.Cont
 		return extracted, trace.SpanContext{} // nothing extracted: the ambient span stays the parent
 	}
 	return extracted, ambient
-}
-
-// spanName is "{mcp.method.name} {target}" with the tool or prompt name
-// as target, the method alone for others.
-func spanName(r *server.Request) string {
-	switch r.Method {
-	case protocol.MethodToolsCall, protocol.MethodPromptsGet:
-		if n := r.Name(); n != "" {
-			return r.Method + " " + n
-		}
-	}
-	return r.Method
 }
