@@ -1,9 +1,14 @@
 package mcpotel_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"testing"
+	"time"
 
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
@@ -13,7 +18,6 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
-	"github.com/mcpwire/mcpwire/servertest"
 
 	mcpotel "github.com/mcpwire/mcpwire/otel"
 )
@@ -24,19 +28,73 @@ type discard struct{}
 func (discard) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
 func (discard) Shutdown(context.Context) error                             { return nil }
 
+// callBody is the benchmarked tools/call: 2026-07-28, with the client's
+// trace context in _meta.
+var callBody = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"},` +
+	`"_meta":{"io.modelcontextprotocol/protocolVersion":"` + protocol.Revision + `","io.modelcontextprotocol/clientCapabilities":{},` +
+	`"traceparent":"` + traceparent + `"}}}`)
+
 // BenchmarkToolsCall is one tools/call carrying _meta.traceparent through
-// the server's HTTP handler (servertest): none, without the module;
-// noop, with mcpotel on the no-op tracer and meter providers; sdk, with
-// the SDK's tracer provider (always sampled, a batch span processor to
-// a discarding exporter) and meter provider (a manual reader). The cost
-// targets are ratios of one run (docs/performance.md).
+// the server's HTTP handler (ServeHTTP with a recorder, no socket): none,
+// without the module; noop, with mcpotel on the no-op tracer and meter
+// providers; sdk, with the SDK's tracer provider (always sampled, a batch
+// span processor to a discarding exporter) and meter provider (a manual
+// reader). The cost targets are ratios of one run (docs/performance.md).
 func BenchmarkToolsCall(b *testing.B) {
+	for _, v := range benchVariants() {
+		b.Run(v.name, func(b *testing.B) {
+			h := benchHandler(b, v.opts(b))
+			b.ReportAllocs()
+			for b.Loop() {
+				benchCall(h)
+			}
+		})
+	}
+}
+
+// BenchmarkToolsCallRatio calls the three handlers of BenchmarkToolsCall
+// in turn, one call each per iteration (each first in turn), and reports the time of each
+// variant over that of none (noop/none, sdk/none): interleaved, the ratio
+// holds on a machine whose speed drifts during the run, which separate
+// sub-benchmarks do not.
+func BenchmarkToolsCallRatio(b *testing.B) {
+	vs := benchVariants()
+	hs := make([]http.Handler, len(vs))
+	for i, v := range vs {
+		hs[i] = benchHandler(b, v.opts(b))
+	}
+	spent := make([]time.Duration, len(vs))
+	first := 0
+	for b.Loop() {
+		for k := range hs {
+			i := (first + k) % len(hs) // each variant goes first in turn
+			start := time.Now()
+			benchCall(hs[i])
+			spent[i] += time.Since(start)
+		}
+		first = (first + 1) % len(hs)
+	}
+	for i := 1; i < len(vs); i++ {
+		b.ReportMetric(float64(spent[i])/float64(spent[0]), vs[i].name+"/none")
+	}
+	b.ReportMetric(0, "ns/op")
+}
+
+// benchVariant is a way to build the server: its options.
+type benchVariant struct {
+	name string
+	opts func(b *testing.B) []server.Option
+}
+
+func benchVariants() []benchVariant {
 	prop := propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
-	variants := []struct {
-		name string
-		opts func(b *testing.B) []server.Option
-	}{
+	return []benchVariant{
 		{"none", func(*testing.B) []server.Option { return nil }},
+		{"passthrough", func(*testing.B) []server.Option {
+			return []server.Option{server.WithMiddleware(func(next server.Handler) server.Handler {
+				return func(ctx context.Context, r *server.Request) (server.Result, error) { return next(ctx, r) }
+			})}
+		}},
 		{"noop", func(*testing.B) []server.Option {
 			return mcpotel.Options(mcpotel.WithTracerProvider(tracenoop.NewTracerProvider()),
 				mcpotel.WithMeterProvider(metricnoop.NewMeterProvider()), mcpotel.WithPropagators(prop))
@@ -51,30 +109,81 @@ func BenchmarkToolsCall(b *testing.B) {
 			return mcpotel.Options(mcpotel.WithTracerProvider(tp), mcpotel.WithMeterProvider(mp), mcpotel.WithPropagators(prop))
 		}},
 	}
-	for _, v := range variants {
+}
+
+// benchHandler is the HTTP handler of a server with opts and the tool
+// echo, checked to answer callBody.
+func benchHandler(b *testing.B, opts []server.Option) http.Handler {
+	s, err := server.New(protocol.Implementation{Name: "bench", Version: "1"}, opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var def protocol.Tool
+	if err := protocol.Unmarshal([]byte(`{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}}`), &def); err != nil {
+		b.Fatal(err)
+	}
+	if err := s.AddTool(def, func(_ context.Context, _ *server.Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+		return server.TextResult(string(args)), nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	h := s.Handler(server.HTTPOptions{})
+	if rec := benchCall(h); rec.Code != http.StatusOK || !bytes.Contains(rec.Body.Bytes(), []byte(`hello`)) {
+		b.Fatalf("answer %d %s", rec.Code, rec.Body)
+	}
+	return h
+}
+
+// BenchmarkMiddleware is mcpotel's middleware alone, on the no-op
+// providers, around a handler that returns at once, for a request
+// carrying _meta.traceparent: with the W3C propagators (w3c) and with
+// none (nopropagation), which shows what reading the trace context costs.
+func BenchmarkMiddleware(b *testing.B) {
+	for _, v := range []struct {
+		name string
+		prop propagation.TextMapPropagator
+	}{
+		{"w3c", propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})},
+		{"nopropagation", propagation.NewCompositeTextMapPropagator()},
+	} {
 		b.Run(v.name, func(b *testing.B) {
-			s, err := server.New(protocol.Implementation{Name: "bench", Version: "1"}, v.opts(b)...)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var def protocol.Tool
-			if err := protocol.Unmarshal([]byte(`{"name":"echo","inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}}`), &def); err != nil {
-				b.Fatal(err)
-			}
-			if err := s.AddTool(def, func(_ context.Context, _ *server.Request, args json.RawMessage) (*protocol.CallToolResult, error) {
-				return server.TextResult(string(args)), nil
-			}); err != nil {
-				b.Fatal(err)
-			}
-			c := servertest.New(s, servertest.WithMeta("traceparent", traceparent))
+			mw := mcpotel.Middleware(mcpotel.WithTracerProvider(tracenoop.NewTracerProvider()),
+				mcpotel.WithMeterProvider(metricnoop.NewMeterProvider()), mcpotel.WithPropagators(v.prop))
+			res := &protocol.CallToolResult{}
+			h := mw(func(context.Context, *server.Request) (server.Result, error) { return res, nil })
+			r := &server.Request{Method: protocol.MethodToolsCall}
+			r.Meta.ProtocolVersion = protocol.Revision
+			r.Meta.Extra.Set("traceparent", json.RawMessage(`"`+traceparent+`"`))
 			ctx := context.Background()
-			args := map[string]any{"text": "hello"}
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := c.CallTool(ctx, "echo", args); err != nil {
+				if _, err := h(ctx, r); err != nil {
 					b.Fatal(err)
 				}
 			}
 		})
 	}
+}
+
+// callTemplate is the POST of callBody without its body; benchCall
+// copies it (the handler only reads the headers it shares).
+var callTemplate = func() *http.Request {
+	r := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", nil)
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	r.Header.Set("MCP-Protocol-Version", protocol.Revision)
+	r.Header.Set("Mcp-Method", "tools/call")
+	r.Header.Set("Mcp-Name", "echo")
+	return r
+}()
+
+// benchCall serves callBody with h.
+func benchCall(h http.Handler) *httptest.ResponseRecorder {
+	r := new(http.Request)
+	*r = *callTemplate
+	r.Body = io.NopCloser(bytes.NewReader(callBody))
+	r.ContentLength = int64(len(callBody))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	return rec
 }

@@ -52,7 +52,11 @@ func newTelemetry(c config) *telemetry {
 
 // serve runs one request in its span.
 func (t *telemetry) serve(ctx context.Context, r *server.Request, next server.Handler) (server.Result, error) {
-	start := time.Now()
+	timed := t.duration.Enabled(ctx)
+	var start time.Time
+	if timed {
+		start = time.Now()
+	}
 	parent, link := t.parent(ctx, r)
 	spanOpts := t.startOpts
 	if link.IsValid() {
@@ -71,26 +75,26 @@ func (t *telemetry) serve(ctx context.Context, r *server.Request, next server.Ha
 	finished := false
 	defer func() {
 		if !finished { // a panic, which the server answers with -32603
-			t.finish(ctx, r, span, recording, active, start, outcome{
+			t.finish(ctx, r, span, recording, active, timed, start, outcome{
 				errorType: codeString(protocol.CodeInternalError), code: protocol.CodeInternalError, description: "panic",
 			})
 		}
 	}()
 	res, err := next(sctx, r)
 	finished = true
-	t.finish(ctx, r, span, recording, active, start, outcomeOf(res, err))
+	t.finish(ctx, r, span, recording, active, timed, start, outcomeOf(res, err))
 	return res, err
 }
 
 // finish ends the span and records the measurements.
-func (t *telemetry) finish(ctx context.Context, r *server.Request, span trace.Span, recording, active bool, start time.Time, o outcome) {
+func (t *telemetry) finish(ctx context.Context, r *server.Request, span trace.Span, recording, active, timed bool, start time.Time, o outcome) {
 	if recording && o.errorType != "" {
 		var buf [2]attribute.KeyValue
 		span.SetAttributes(errorAttributes(buf[:0], o)...)
 		span.SetStatus(codes.Error, o.description)
 	}
 	span.End()
-	if t.duration.Enabled(ctx) {
+	if timed {
 		var buf [maxAttrs]attribute.KeyValue
 		kv := errorAttributes(commonAttributes(buf[:0], r), o)
 		t.duration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(kv...))

@@ -21,23 +21,33 @@ type spanNames struct {
 	tools, prompts nameCache
 }
 
-// nameCache maps a target to its span name.
+// nameCache maps a target to its span name; last is the name built or
+// found last, checked before the map.
 type nameCache struct {
-	m sync.Map // string → string
-	n atomic.Int32
+	last atomic.Pointer[cachedName]
+	m    sync.Map // string → *cachedName
+	n    atomic.Int32
 }
 
+// cachedName is a target and its span name.
+type cachedName struct{ target, name string }
+
 func (c *nameCache) get(method, target string) string {
-	if v, ok := c.m.Load(target); ok {
-		return v.(string)
+	if e := c.last.Load(); e != nil && e.target == target {
+		return e.name
 	}
-	name := method + " " + target
+	if v, ok := c.m.Load(target); ok {
+		e := v.(*cachedName)
+		c.last.Store(e)
+		return e.name
+	}
+	e := &cachedName{target: target, name: method + " " + target}
 	if c.n.Load() < maxCachedNames {
-		if _, loaded := c.m.LoadOrStore(target, name); !loaded {
+		if _, loaded := c.m.LoadOrStore(target, e); !loaded {
 			c.n.Add(1)
 		}
 	}
-	return name
+	return e.name
 }
 
 // spanName returns the span name of r.
