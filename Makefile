@@ -9,7 +9,7 @@ FUZZTIME ?= 30s
 OLD      ?= $(MCP_SPEC_DIR)/schema/2025-11-25/schema.json
 NEW      ?= $(MCP_SPEC_DIR)/schema/2026-07-28/schema.json
 
-.PHONY: all generate check-generated test bench fuzz diff diff-legacy lint conformance
+.PHONY: all generate check-generated test otel bench fuzz diff diff-legacy lint conformance
 
 all: check-generated test
 
@@ -28,6 +28,12 @@ check-generated:
 test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 ./...
+
+## otel: the OpenTelemetry module (otel/, its own go.mod, so that the
+## library's does not depend on OpenTelemetry): go.mod tidy, vet,
+## staticcheck, and its tests with the race detector
+otel:
+	cd otel && $(GO) mod tidy -diff && $(GO) vet ./... && staticcheck ./... && $(GO) test -race -count=1 ./...
 
 ## bench: the codec benchmarks (table in docs/performance.md)
 bench:
