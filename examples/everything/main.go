@@ -20,307 +20,36 @@
 //	export MCPWIRE_STATE_KEY=$(openssl rand -hex 32)
 //	go run ./examples/everything -http 127.0.0.1:8081 -redis redis://127.0.0.1:6379/0 &
 //	go run ./examples/everything -http 127.0.0.1:8082 -redis redis://127.0.0.1:6379/0 &
+//
+// The server itself is in the package examples/everything/app (Run), so
+// that the OpenTelemetry module's otel/cmd/everything serves the same
+// fixtures with tracing on.
 package main
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"flag"
-	"fmt"
-	"golang.org/x/time/rate"
 	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"os/signal"
-	"strings"
-	"sync"
 	"syscall"
-	"time"
 
-	"github.com/redis/go-redis/v9"
-
-	"github.com/mcpwire/mcpwire/protocol"
-	"github.com/mcpwire/mcpwire/server"
-	"github.com/mcpwire/mcpwire/server/redisstore"
+	"github.com/mcpwire/mcpwire/examples/everything/app"
 )
 
 func main() {
-	addr := flag.String("http", "", "serve Streamable HTTP on this address (path /mcp); default: stdio")
-	redisURL := flag.String("redis", "", "share list changes, resource updates and tasks with the other instances through this Redis\n"+
-		"(redis://[:password@]host:port/db); every instance must also get the same "+stateKeyEnv+"\n"+
-		"(hex or base64, at least 32 bytes; comma-separated to rotate: new key first), which is read\n"+
-		"with or without -redis; without it each instance seals requestState with its own random key")
-	erasFlag := flag.String("eras", "both", "the protocol eras served: both (2026-07-28 and legacy initialize sessions on the same endpoint),\n"+
-		"modern (2026-07-28 only) or legacy (2024-11-05 to 2025-11-25 only)")
-	rateLimit := flag.Float64("rate", 0, "limit tools/call to this many calls per second per principal or client address\n"+
-		"(bursts of twice as many; 0: no limit); over it: HTTP 429 with Retry-After, JSON-RPC code -31429")
-	authFl := registerAuthFlags(flag.CommandLine)
-	flag.Parse()
-	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
-	eras, err := parseEras(*erasFlag)
-	if err != nil {
-		logger.Error("-eras", "err", err)
-		os.Exit(2)
-	}
-	cl, closeCluster, err := newCluster(logger, *redisURL, eras)
-	if err != nil {
-		logger.Error("configuring the instance", "err", err)
-		os.Exit(1)
-	}
-	if *rateLimit > 0 {
-		cl.opts = append(cl.opts, server.WithRateLimit(rate.Limit(*rateLimit), max(2*int(*rateLimit), 1)))
-	}
-	defer closeCluster()
-	s, err := newServer(logger, eras, cl)
-	if err != nil {
-		logger.Error("building the server", "err", err)
-		os.Exit(1)
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if *addr == "" {
-		if err := s.ServeStdio(ctx, os.Stdin, os.Stdout); err != nil {
-			logger.Error("stdio", "err", err)
-			closeCluster()
-			os.Exit(1)
-		}
+	err := app.Run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return
 	}
-	ln, err := net.Listen("tcp", *addr)
-	if err != nil {
-		logger.Error("http", "err", err)
-		closeCluster()
-		os.Exit(1)
+	var usage *app.UsageError
+	if errors.As(err, &usage) {
+		slog.New(slog.NewTextHandler(os.Stderr, nil)).Error("usage", "err", err)
+		os.Exit(2)
 	}
-	mux, err := newMux(ctx, s, authFl, "http://"+ln.Addr().String()+"/mcp")
-	if err != nil {
-		logger.Error("authorization", "err", err)
-		closeCluster()
-		os.Exit(1)
-	}
-	hs := newHTTPServer(*addr, mux)
-	logger.Info("serving", "url", "http://"+ln.Addr().String()+"/mcp")
-	if err := serveHTTP(ctx, logger, s, hs, ln, shutdownTimeout); err != nil {
-		logger.Error("http", "err", err)
-		closeCluster()
-		os.Exit(1)
-	}
-}
-
-// shutdownTimeout bounds a graceful stop (serveHTTP). A listen stream
-// whose client stopped reading ends when its write times out
-// (server.HTTPOptions.WriteTimeout, 30 s by default); such streams are
-// closed when the bound passes.
-const shutdownTimeout = 10 * time.Second
-
-// serveHTTP serves hs on ln until ctx ends (SIGINT or SIGTERM), then stops
-// gracefully within timeout: first s.Shutdown, so that every listen stream
-// ends with its subscriptions/listen result (R-SUB-06) and the requests
-// still running get their responses; then hs.Shutdown, which stops
-// accepting connections and waits until the responses are written. What
-// is still open when the bound passes is closed. It returns nil after a
-// stop, or the error that ended serving.
-func serveHTTP(ctx context.Context, logger *slog.Logger, s *server.Server, hs *http.Server, ln net.Listener, timeout time.Duration) error {
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
-	select {
-	case err := <-served:
-		return err
-	case <-ctx.Done():
-	}
-	sctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	if err := s.Shutdown(sctx); err != nil {
-		logger.Warn("listen streams or requests still open at the shutdown bound", "err", err)
-	}
-	if err := hs.Shutdown(sctx); err != nil {
-		logger.Warn("connections still open at the shutdown bound; closing them", "err", err)
-		_ = hs.Close()
-	}
-	if err := <-served; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
-}
-
-// parseEras reads the -eras flag: both, modern or legacy.
-func parseEras(v string) (server.Eras, error) {
-	for _, e := range []server.Eras{server.ErasBoth, server.ErasModern, server.ErasLegacy} {
-		if v == e.String() {
-			return e, nil
-		}
-	}
-	return 0, fmt.Errorf("%q: want both, modern or legacy", v)
-}
-
-func newServer(logger *slog.Logger, eras server.Eras, cl cluster) (*server.Server, error) {
-	s, err := server.New(protocol.Implementation{Name: "mcpwire-everything", Version: "0.1.0"},
-		append([]server.Option{
-			server.WithLogger(logger),
-			server.WithEras(eras),
-			server.WithInstructions("A test server exposing every conformance fixture."),
-			server.WithCompletion(complete),
-			server.WithTasks(server.TaskConfig{Store: cl.tasks, TTL: 10 * time.Minute, PollInterval: 500 * time.Millisecond}),
-		}, cl.opts...)...,
-	)
-	if err != nil {
-		return nil, err
-	}
-	for _, add := range []func(*server.Server) error{addTools, addMRTRTools, addLegacyTools, addTaskTools, addPrompts, addResources} {
-		if err := add(s); err != nil {
-			return nil, err
-		}
-	}
-	return s, nil
-}
-
-func complete(_ context.Context, _ *server.Request, p *protocol.CompleteRequestParams) (*protocol.CompleteResult, error) {
-	var values []string
-	for _, v := range []string{"test", "testing", "tested", "value"} {
-		if len(p.Argument.Value) <= len(v) && v[:len(p.Argument.Value)] == p.Argument.Value {
-			values = append(values, v)
-		}
-	}
-	total := int64(len(values))
-	return &protocol.CompleteResult{Completion: protocol.CompleteResultCompletion{Values: values, Total: &total}}, nil
-}
-
-func describe(name, description string) protocol.Tool {
-	return protocol.Tool{Name: name, Description: &description}
-}
-
-// stateKeyEnv names the environment variable holding the requestState
-// secret(s) that instances behind one load balancer share.
-const stateKeyEnv = "MCPWIRE_STATE_KEY"
-
-// cluster is what this instance shares with others: server options (the
-// broker, the state keys, the legacy session store) and the task store
-// (nil: in memory).
-type cluster struct {
-	opts  []server.Option
-	tasks server.TaskStore
-}
-
-// newCluster reads MCPWIRE_STATE_KEY and, when redisURL is set, connects
-// to Redis (checked with a PING) for the broker, the task store and, when
-// eras serves legacy clients, the session and event stores. The returned func
-// releases them.
-func newCluster(logger *slog.Logger, redisURL string, eras server.Eras) (cluster, func(), error) {
-	var cl cluster
-	done := func() {}
-	if v := os.Getenv(stateKeyEnv); v != "" {
-		keys, err := parseStateKeys(v)
-		if err != nil {
-			return cl, done, fmt.Errorf("%s: %w", stateKeyEnv, err)
-		}
-		cl.opts = append(cl.opts, server.WithStateKeys(keys[0], keys[1:]...))
-	} else if redisURL != "" {
-		logger.Warn(stateKeyEnv + " is not set: this instance seals requestState with its own key, so a multi round-trip retry served by another instance fails")
-	}
-	if redisURL == "" {
-		return cl, done, nil
-	}
-	opt, err := redis.ParseURL(redisURL)
-	if err != nil {
-		return cl, done, fmt.Errorf("-redis: %w", err)
-	}
-	rdb := redis.NewClient(opt)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := rdb.Ping(ctx).Err(); err != nil {
-		_ = rdb.Close()
-		return cl, done, fmt.Errorf("-redis %s: %w", opt.Addr, err)
-	}
-	b, err := redisstore.NewBroker(rdb, redisstore.WithLogger(logger))
-	if err != nil {
-		_ = rdb.Close()
-		return cl, done, err
-	}
-	ts, err := redisstore.NewTaskStore(rdb)
-	if err != nil {
-		_ = b.Close()
-		_ = rdb.Close()
-		return cl, done, err
-	}
-	cl.opts = append(cl.opts, server.WithBroker(b))
-	cl.tasks = ts
-	if eras != server.ErasModern {
-		ss, err := redisstore.NewSessionStore(rdb)
-		if err != nil {
-			_ = b.Close()
-			_ = rdb.Close()
-			return cl, done, err
-		}
-		es, err := redisstore.NewEventStore(rdb)
-		if err != nil {
-			_ = b.Close()
-			_ = rdb.Close()
-			return cl, done, err
-		}
-		// The event logs of resumability are shared with the sessions: a
-		// client whose stream broke resumes with Last-Event-ID on whichever
-		// instance the load balancer picks.
-		cl.opts = append(cl.opts, server.WithLegacy(server.LegacyConfig{Store: ss, EventStore: es}))
-		logger.Info("keeping legacy sessions and their event logs in Redis", "addr", opt.Addr, "db", opt.DB)
-	}
-	logger.Info("sharing events and tasks through Redis", "addr", opt.Addr, "db", opt.DB, "channel", b.Channel())
-	var once sync.Once
-	return cl, func() {
-		once.Do(func() {
-			_ = b.Close()
-			_ = rdb.Close()
-		})
-	}, nil
-}
-
-// parseStateKeys decodes comma-separated secrets, each hex or base64 (std
-// or URL alphabet, padded or not) of at least 32 bytes. The first seals.
-// Each key's ID is derived from its secret, so that every instance gives
-// a key the same ID whatever its place in the list.
-func parseStateKeys(v string) ([]server.StateKey, error) {
-	var keys []server.StateKey
-	for i, part := range strings.Split(v, ",") {
-		secret, err := decodeSecret(strings.TrimSpace(part))
-		if err != nil {
-			return nil, fmt.Errorf("key %d: %w", i+1, err)
-		}
-		if len(secret) < 32 {
-			return nil, fmt.Errorf("key %d: %d bytes, want at least 32", i+1, len(secret))
-		}
-		sum := sha256.Sum256(secret)
-		keys = append(keys, server.StateKey{ID: binary.BigEndian.Uint32(sum[:4]), Secret: secret})
-	}
-	return keys, nil
-}
-
-func decodeSecret(s string) ([]byte, error) {
-	if b, err := hex.DecodeString(s); err == nil {
-		return b, nil
-	}
-	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
-		if b, err := enc.DecodeString(s); err == nil {
-			return b, nil
-		}
-	}
-	return nil, errors.New("neither hex nor base64")
-}
-
-// newHTTPServer bounds how long a client may take, so that a slow-loris
-// client cannot hold connections: headers within 10 s, a request within
-// 60 s, an idle keep-alive connection 120 s. There is no write timeout:
-// listen streams stay open (the server bounds them by WithMaxStreamLifetime
-// and keeps them alive with comments).
-func newHTTPServer(addr string, h http.Handler) *http.Server {
-	return &http.Server{
-		Addr:              addr,
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       60 * time.Second,
-		IdleTimeout:       120 * time.Second,
-	}
+	slog.New(slog.NewTextHandler(os.Stderr, nil)).Error("everything", "err", err)
+	os.Exit(1)
 }
