@@ -28,12 +28,6 @@ type discard struct{}
 func (discard) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
 func (discard) Shutdown(context.Context) error                             { return nil }
 
-// callBody is the benchmarked tools/call: 2026-07-28, with the client's
-// trace context in _meta.
-var callBody = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"},` +
-	`"_meta":{"io.modelcontextprotocol/protocolVersion":"` + protocol.Revision + `","io.modelcontextprotocol/clientCapabilities":{},` +
-	`"traceparent":"` + traceparent + `"}}}`)
-
 // BenchmarkToolsCall is one tools/call carrying _meta.traceparent through
 // the server's HTTP handler (ServeHTTP with a recorder, no socket): none,
 // without the module; noop, with mcpotel on the no-op tracer and meter
@@ -41,43 +35,55 @@ var callBody = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"
 // span processor to a discarding exporter) and meter provider (a manual
 // reader). The cost targets are ratios of one run (docs/performance.md).
 func BenchmarkToolsCall(b *testing.B) {
+	call := newBenchCall(true)
 	for _, v := range benchVariants() {
 		b.Run(v.name, func(b *testing.B) {
-			h := benchHandler(b, v.opts(b))
+			h := call.handler(b, v.opts(b))
 			b.ReportAllocs()
 			for b.Loop() {
-				benchCall(h)
+				call.serve(h)
 			}
 		})
 	}
 }
 
-// BenchmarkToolsCallRatio calls the three handlers of BenchmarkToolsCall
-// in turn, one call each per iteration (each first in turn), and reports the time of each
-// variant over that of none (noop/none, sdk/none): interleaved, the ratio
-// holds on a machine whose speed drifts during the run, which separate
-// sub-benchmarks do not.
+// BenchmarkToolsCallRatio calls the handlers of BenchmarkToolsCall in
+// turn, one call each per iteration (each variant first in turn), and
+// reports the time of each over that of none (passthrough/none, a
+// middleware that only calls next; noop/none; sdk/none): interleaved,
+// the ratios hold on a machine whose speed drifts during the run, which
+// separate sub-benchmarks do not. traceparent sends the client's trace
+// context in _meta, plain sends none.
 func BenchmarkToolsCallRatio(b *testing.B) {
-	vs := benchVariants()
-	hs := make([]http.Handler, len(vs))
-	for i, v := range vs {
-		hs[i] = benchHandler(b, v.opts(b))
-	}
-	spent := make([]time.Duration, len(vs))
-	first := 0
-	for b.Loop() {
-		for k := range hs {
-			i := (first + k) % len(hs) // each variant goes first in turn
-			start := time.Now()
-			benchCall(hs[i])
-			spent[i] += time.Since(start)
+	for _, withTrace := range []bool{true, false} {
+		name := "plain"
+		if withTrace {
+			name = "traceparent"
 		}
-		first = (first + 1) % len(hs)
+		b.Run(name, func(b *testing.B) {
+			call := newBenchCall(withTrace)
+			vs := benchVariants()
+			hs := make([]http.Handler, len(vs))
+			for i, v := range vs {
+				hs[i] = call.handler(b, v.opts(b))
+			}
+			spent := make([]time.Duration, len(vs))
+			first := 0
+			for b.Loop() {
+				for k := range hs {
+					i := (first + k) % len(hs)
+					start := time.Now()
+					call.serve(hs[i])
+					spent[i] += time.Since(start)
+				}
+				first = (first + 1) % len(hs)
+			}
+			for i := 1; i < len(vs); i++ {
+				b.ReportMetric(float64(spent[i])/float64(spent[0]), vs[i].name+"/none")
+			}
+			b.ReportMetric(0, "ns/op")
+		})
 	}
-	for i := 1; i < len(vs); i++ {
-		b.ReportMetric(float64(spent[i])/float64(spent[0]), vs[i].name+"/none")
-	}
-	b.ReportMetric(0, "ns/op")
 }
 
 // benchVariant is a way to build the server: its options.
@@ -111,9 +117,30 @@ func benchVariants() []benchVariant {
 	}
 }
 
-// benchHandler is the HTTP handler of a server with opts and the tool
-// echo, checked to answer callBody.
-func benchHandler(b *testing.B, opts []server.Option) http.Handler {
+// benchCall is the benchmarked tools/call of the tool echo: a 2026-07-28
+// POST, with the client's trace context in _meta or without it.
+type benchCall struct {
+	tmpl *http.Request // the POST without its body; serve copies it
+	body []byte
+}
+
+func newBenchCall(withTrace bool) benchCall {
+	meta := `"io.modelcontextprotocol/protocolVersion":"` + protocol.Revision + `","io.modelcontextprotocol/clientCapabilities":{}`
+	if withTrace {
+		meta += `,"traceparent":"` + traceparent + `"`
+	}
+	r := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", nil)
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	r.Header.Set("MCP-Protocol-Version", protocol.Revision)
+	r.Header.Set("Mcp-Method", "tools/call")
+	r.Header.Set("Mcp-Name", "echo")
+	return benchCall{tmpl: r, body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"},"_meta":{` + meta + `}}}`)}
+}
+
+// handler is the HTTP handler of a server with opts and the tool echo,
+// checked to answer the call.
+func (c benchCall) handler(b *testing.B, opts []server.Option) http.Handler {
 	s, err := server.New(protocol.Implementation{Name: "bench", Version: "1"}, opts...)
 	if err != nil {
 		b.Fatal(err)
@@ -128,10 +155,22 @@ func benchHandler(b *testing.B, opts []server.Option) http.Handler {
 		b.Fatal(err)
 	}
 	h := s.Handler(server.HTTPOptions{})
-	if rec := benchCall(h); rec.Code != http.StatusOK || !bytes.Contains(rec.Body.Bytes(), []byte(`hello`)) {
+	if rec := c.serve(h); rec.Code != http.StatusOK || !bytes.Contains(rec.Body.Bytes(), []byte(`hello`)) {
 		b.Fatalf("answer %d %s", rec.Code, rec.Body)
 	}
 	return h
+}
+
+// serve sends the call to h (the handler only reads the headers the
+// copies share).
+func (c benchCall) serve(h http.Handler) *httptest.ResponseRecorder {
+	r := new(http.Request)
+	*r = *c.tmpl
+	r.Body = io.NopCloser(bytes.NewReader(c.body))
+	r.ContentLength = int64(len(c.body))
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, r)
+	return rec
 }
 
 // BenchmarkMiddleware is mcpotel's middleware alone, on the no-op
@@ -163,27 +202,4 @@ func BenchmarkMiddleware(b *testing.B) {
 			}
 		})
 	}
-}
-
-// callTemplate is the POST of callBody without its body; benchCall
-// copies it (the handler only reads the headers it shares).
-var callTemplate = func() *http.Request {
-	r := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", nil)
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("Accept", "application/json, text/event-stream")
-	r.Header.Set("MCP-Protocol-Version", protocol.Revision)
-	r.Header.Set("Mcp-Method", "tools/call")
-	r.Header.Set("Mcp-Name", "echo")
-	return r
-}()
-
-// benchCall serves callBody with h.
-func benchCall(h http.Handler) *httptest.ResponseRecorder {
-	r := new(http.Request)
-	*r = *callTemplate
-	r.Body = io.NopCloser(bytes.NewReader(callBody))
-	r.ContentLength = int64(len(callBody))
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, r)
-	return rec
 }
