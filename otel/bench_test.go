@@ -28,20 +28,27 @@ type discard struct{}
 func (discard) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
 func (discard) Shutdown(context.Context) error                             { return nil }
 
-// BenchmarkToolsCall is one tools/call carrying _meta.traceparent through
-// the server's HTTP handler (ServeHTTP with a recorder, no socket): none,
+// BenchmarkToolsCall is one tools/call through the server's HTTP handler
+// (ServeHTTP with a recorder, no socket), carrying the client's trace
+// context in _meta (traceparent) or not (plain): none,
 // without the module; noop, with mcpotel on the no-op tracer and meter
 // providers; sdk, with the SDK's tracer provider (always sampled, a batch
 // span processor to a discarding exporter) and meter provider (a manual
-// reader). The cost targets are ratios of one run (docs/performance.md).
+// reader); passthrough, a middleware that only calls next, for the cost
+// of the server's middleware chain itself. The cost targets are ratios
+// of one run (docs/performance.md).
 func BenchmarkToolsCall(b *testing.B) {
-	call := newBenchCall(true)
-	for _, v := range benchVariants() {
-		b.Run(v.name, func(b *testing.B) {
-			h := call.handler(b, v.opts(b))
-			b.ReportAllocs()
-			for b.Loop() {
-				call.serve(h)
+	for _, withTrace := range []bool{true, false} {
+		call := newBenchCall(withTrace)
+		b.Run(call.name, func(b *testing.B) {
+			for _, v := range benchVariants() {
+				b.Run(v.name, func(b *testing.B) {
+					h := call.handler(b, v.opts(b))
+					b.ReportAllocs()
+					for b.Loop() {
+						call.serve(h)
+					}
+				})
 			}
 		})
 	}
@@ -56,12 +63,8 @@ func BenchmarkToolsCall(b *testing.B) {
 // context in _meta, plain sends none.
 func BenchmarkToolsCallRatio(b *testing.B) {
 	for _, withTrace := range []bool{true, false} {
-		name := "plain"
-		if withTrace {
-			name = "traceparent"
-		}
-		b.Run(name, func(b *testing.B) {
-			call := newBenchCall(withTrace)
+		call := newBenchCall(withTrace)
+		b.Run(call.name, func(b *testing.B) {
 			vs := benchVariants()
 			hs := make([]http.Handler, len(vs))
 			for i, v := range vs {
@@ -120,14 +123,17 @@ func benchVariants() []benchVariant {
 // benchCall is the benchmarked tools/call of the tool echo: a 2026-07-28
 // POST, with the client's trace context in _meta or without it.
 type benchCall struct {
+	name string        // traceparent or plain
 	tmpl *http.Request // the POST without its body; serve copies it
 	body []byte
 }
 
 func newBenchCall(withTrace bool) benchCall {
 	meta := `"io.modelcontextprotocol/protocolVersion":"` + protocol.Revision + `","io.modelcontextprotocol/clientCapabilities":{}`
+	name := "plain"
 	if withTrace {
 		meta += `,"traceparent":"` + traceparent + `"`
+		name = "traceparent"
 	}
 	r := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", nil)
 	r.Header.Set("Content-Type", "application/json")
@@ -135,7 +141,7 @@ func newBenchCall(withTrace bool) benchCall {
 	r.Header.Set("MCP-Protocol-Version", protocol.Revision)
 	r.Header.Set("Mcp-Method", "tools/call")
 	r.Header.Set("Mcp-Name", "echo")
-	return benchCall{tmpl: r, body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"},"_meta":{` + meta + `}}}`)}
+	return benchCall{name: name, tmpl: r, body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"},"_meta":{` + meta + `}}}`)}
 }
 
 // handler is the HTTP handler of a server with opts and the tool echo,
