@@ -35,7 +35,10 @@ func (discard) Shutdown(context.Context) error                             { ret
 // providers; sdk, with the SDK's tracer provider (always sampled, a batch
 // span processor to a discarding exporter) and meter provider (a manual
 // reader); passthrough, a middleware that only calls next, for the cost
-// of the server's middleware chain itself. The cost targets are ratios
+// of the server's middleware chain itself; noop-nopropagation, noop with
+// no propagator (the global default until otel.SetTextMapPropagator),
+// for the cost of reading the trace context. noop and sdk use the W3C
+// Trace Context and Baggage propagators. The cost targets are ratios
 // of one run (docs/performance.md).
 func BenchmarkToolsCall(b *testing.B) {
 	for _, withTrace := range []bool{true, false} {
@@ -107,6 +110,10 @@ func benchVariants() []benchVariant {
 		{"noop", func(*testing.B) []server.Option {
 			return mcpotel.Options(mcpotel.WithTracerProvider(tracenoop.NewTracerProvider()),
 				mcpotel.WithMeterProvider(metricnoop.NewMeterProvider()), mcpotel.WithPropagators(prop))
+		}},
+		{"noop-nopropagation", func(*testing.B) []server.Option {
+			return mcpotel.Options(mcpotel.WithTracerProvider(tracenoop.NewTracerProvider()),
+				mcpotel.WithMeterProvider(metricnoop.NewMeterProvider()), mcpotel.WithPropagators(propagation.NewCompositeTextMapPropagator()))
 		}},
 		{"sdk", func(b *testing.B) []server.Option {
 			tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discard{}))

@@ -69,7 +69,9 @@ func newConfig(opts []Option) config {
 // server.WithMiddleware(Middleware(opts...)) and
 // server.WithNotificationMeta(NotificationMeta(opts...)). Give them to
 // server.New; to place the middleware elsewhere in a chain, use
-// Middleware and NotificationMeta instead.
+// Middleware and NotificationMeta instead. server.WithNotificationMeta
+// keeps only the hook given last: a server with a hook of its own calls
+// NotificationMeta's from it.
 func Options(opts ...Option) []server.Option {
 	return []server.Option{
 		server.WithMiddleware(Middleware(opts...)),
