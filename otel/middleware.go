@@ -2,6 +2,8 @@ package mcpotel
 
 import (
 	"context"
+	"net/http"
+	"net/textproto"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -35,8 +37,12 @@ type telemetry struct {
 	names     spanNames
 	prop      propagation.TextMapPropagator
 	fields    []string // the propagator's fields, looked for in _meta
-	duration  metric.Float64Histogram
-	active    metric.Int64UpDownCounter
+	// headerFields are the fields in canonical header form, looked for in
+	// the HTTP headers before the propagator reads them: its carrier
+	// canonicalizes each key it gets, an allocation per field.
+	headerFields []string
+	duration     metric.Float64Histogram
+	active       metric.Int64UpDownCounter
 }
 
 func newTelemetry(c config) *telemetry {
@@ -45,6 +51,9 @@ func newTelemetry(c config) *telemetry {
 		startOpts: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)},
 		prop:      c.prop,
 		fields:    c.prop.Fields(),
+	}
+	for _, f := range t.fields {
+		t.headerFields = append(t.headerFields, textproto.CanonicalMIMEHeaderKey(f))
 	}
 	t.duration, t.active = newInstruments(c.mp.Meter(ScopeName))
 	return t
@@ -104,6 +113,16 @@ func (t *telemetry) finish(ctx context.Context, r *server.Request, span trace.Sp
 	}
 }
 
+// hasHeader reports whether h holds any of the canonical keys.
+func hasHeader(h http.Header, keys []string) bool {
+	for _, k := range keys {
+		if len(h[k]) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // parent returns the context to start the server span in: ctx with the
 // remote span context from _meta or, when _meta has none of the
 // propagators' fields, from the HTTP headers. When one was found and ctx
@@ -116,7 +135,7 @@ func (t *telemetry) parent(ctx context.Context, r *server.Request) (context.Cont
 		return ctx, trace.SpanContext{}
 	case mc.has(t.fields):
 		extracted = t.prop.Extract(ctx, mc)
-	case r.Header() != nil:
+	case hasHeader(r.Header(), t.headerFields):
 		extracted = t.prop.Extract(ctx, propagation.HeaderCarrier(r.Header()))
 	default:
 		return ctx, trace.SpanContext{}
