@@ -16,6 +16,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/servertest"
 
 	mcpotel "github.com/mcpwire/mcpwire/otel"
 )
@@ -210,3 +211,6 @@ func equalFloats(a, b []float64) bool {
 // serverHTTPOptions are the handler's options of the tests that build
 // their own requests: the defaults (localhost is an allowed host).
 func serverHTTPOptions() server.HTTPOptions { return server.HTTPOptions{} }
+
+// asServertest is errors.As for a servertest.Error.
+func asServertest(err error, target **servertest.Error) bool { return errors.As(err, target) }
