@@ -84,18 +84,19 @@ func (t *telemetry) serve(ctx context.Context, r *server.Request, next server.Ha
 	finished := false
 	defer func() {
 		if !finished { // a panic, which the server answers with -32603
-			t.finish(ctx, r, span, recording, active, timed, start, outcome{
+			t.finish(sctx, r, span, recording, active, timed, start, outcome{
 				errorType: codeString(protocol.CodeInternalError), code: protocol.CodeInternalError, description: "panic",
 			})
 		}
 	}()
 	res, err := next(sctx, r)
 	finished = true
-	t.finish(ctx, r, span, recording, active, timed, start, outcomeOf(res, err))
+	t.finish(sctx, r, span, recording, active, timed, start, outcomeOf(res, err))
 	return res, err
 }
 
-// finish ends the span and records the measurements.
+// finish ends the span and records the measurements, in ctx, the span's
+// context (so that an exemplar names the server span).
 func (t *telemetry) finish(ctx context.Context, r *server.Request, span trace.Span, recording, active, timed bool, start time.Time, o outcome) {
 	if recording && o.errorType != "" {
 		var buf [2]attribute.KeyValue
