@@ -1,7 +1,8 @@
 // Package mcpotel traces and measures the requests of an mcpwire server
 // with OpenTelemetry, following the OpenTelemetry semantic conventions
 // for the Model Context Protocol (the "MCP" page of the GenAI semantic
-// conventions, docs/gen-ai/mcp.md in open-telemetry/semantic-conventions-genai,
+// conventions, https://opentelemetry.io/docs/specs/semconv/gen-ai/mcp/,
+// docs/gen-ai/mcp.md in open-telemetry/semantic-conventions-genai,
 // formerly in open-telemetry/semantic-conventions; status: development).
 // It lives in a module of its own, so that the library's go.mod does not
 // depend on OpenTelemetry.
