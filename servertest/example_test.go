@@ -86,8 +86,7 @@ func ExampleClient_Listen() {
 	c := servertest.New(s)
 	ctx := context.Background()
 
-	yes := true
-	st, err := c.Listen(ctx, protocol.SubscriptionFilter{ToolsListChanged: &yes})
+	st, err := c.Listen(ctx, protocol.SubscriptionFilter{ToolsListChanged: server.Ptr(true)})
 	if err != nil {
 		fmt.Println(err)
 		return
