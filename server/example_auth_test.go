@@ -96,9 +96,9 @@ func ExampleServer_Handler_authenticate() {
 	_, err := c.CallTool(ctx, "whoami", nil, servertest.WithHeader("Authorization", "Bearer wrong"))
 	var e *servertest.Error
 	if errors.As(err, &e) {
-		fmt.Println("HTTP", e.Status)
+		fmt.Println("HTTP", e.Status, e.Code)
 	}
 	// Output:
 	// you are ada
-	// HTTP 401
+	// HTTP 401 -32600
 }
