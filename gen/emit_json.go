@@ -121,7 +121,11 @@ func (g *emitter) decodeValue(dst string, t TypeRef, wrap string) {
 		g.p("}")
 		g.p("%s = %s", dst, v)
 	case KNamed:
-		g.p("if err := %s.decodeFrom(d); err != nil {", addr(dst))
+		if _, ok := g.foreignName(t.Name); ok {
+			g.p("if err := decodeForeign(d, %s); err != nil {", addr(dst))
+		} else {
+			g.p("if err := %s.decodeFrom(d); err != nil {", addr(dst))
+		}
 		ret("err")
 		g.p("}")
 	case KSlice:
@@ -222,7 +226,11 @@ func (g *emitter) encodeValue(src string, t TypeRef, path string) {
 		g.p("e.raw(%s)", src)
 		g.p("}")
 	case KNamed:
-		g.p("if err := %s.encodeTo(e); err != nil {", addr(src))
+		if _, ok := g.foreignName(t.Name); ok {
+			g.p("if err := encodeForeign(e, %s); err != nil {", addr(src))
+		} else {
+			g.p("if err := %s.encodeTo(e); err != nil {", addr(src))
+		}
 		g.p("return err")
 		g.p("}")
 	case KSlice:
@@ -357,7 +365,9 @@ func (g *emitter) emitStructEncode(d *Decl) {
 	g.p("return encodeError(%q, \"nil pointer\")", d.Name)
 	g.p("}")
 	g.p("e.buf = append(e.buf, '{')")
-	g.p("first := true")
+	if len(d.Fields) > 0 || !d.Closed { // a closed object without members writes none
+		g.p("first := true")
+	}
 	for _, f := range d.Fields {
 		path := d.Name + "." + f.JSONName
 		switch {
