@@ -122,7 +122,7 @@ func (g *emitter) decodeValue(dst string, t TypeRef, wrap string) {
 		g.p("%s = %s", dst, v)
 	case KNamed:
 		if _, ok := g.foreignName(t.Name); ok {
-			g.p("if err := decodeForeign(d, %s); err != nil {", addr(dst))
+			g.p("if err := decodeForeign(d, %s); err != nil {", pointerTo(dst))
 		} else {
 			g.p("if err := %s.decodeFrom(d); err != nil {", addr(dst))
 		}
@@ -190,6 +190,16 @@ func (g *emitter) decodeValue(dst string, t TypeRef, wrap string) {
 	}
 }
 
+// pointerTo returns a pointer to the addressable expr: the pointer itself
+// for a dereference ("*p" → "p"). addr is for method calls, which take the
+// address of a value themselves; a function taking any needs the pointer.
+func pointerTo(expr string) string {
+	if p, ok := strings.CutPrefix(expr, "*"); ok {
+		return p
+	}
+	return "&" + expr
+}
+
 func addr(expr string) string {
 	if strings.HasPrefix(expr, "*") {
 		return "(" + expr + ")"
@@ -227,7 +237,7 @@ func (g *emitter) encodeValue(src string, t TypeRef, path string) {
 		g.p("}")
 	case KNamed:
 		if _, ok := g.foreignName(t.Name); ok {
-			g.p("if err := encodeForeign(e, %s); err != nil {", addr(src))
+			g.p("if err := encodeForeign(e, %s); err != nil {", pointerTo(src))
 		} else {
 			g.p("if err := %s.encodeTo(e); err != nil {", addr(src))
 		}

@@ -35,7 +35,7 @@ func (v *CancelTaskRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("id")
 			}
 			seen |= 1 << 0
-			if err := decodeForeign(d, (&v.ID)); err != nil {
+			if err := decodeForeign(d, &v.ID); err != nil {
 				return inField(err, "id")
 			}
 		case "jsonrpc":
@@ -92,7 +92,7 @@ func (v *CancelTaskRequest) encodeTo(e *encoder) error {
 	e.buf = append(e.buf, '{')
 	first := true
 	e.member(&first, "\"id\":")
-	if err := encodeForeign(e, (&v.ID)); err != nil {
+	if err := encodeForeign(e, &v.ID); err != nil {
 		return err
 	}
 	e.member(&first, "\"jsonrpc\":")
@@ -215,7 +215,7 @@ func (v *CancelTaskResult) decodeFrom(d *decoder) error {
 			}
 			seen |= 1 << 0
 			p2 := new(protocol.ResultMetaObject)
-			if err := decodeForeign(d, (*p2)); err != nil {
+			if err := decodeForeign(d, p2); err != nil {
 				return inField(err, "_meta")
 			}
 			v.Meta = p2
@@ -249,7 +249,7 @@ func (v *CancelTaskResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := encodeForeign(e, (*v.Meta)); err != nil {
+		if err := encodeForeign(e, v.Meta); err != nil {
 			return err
 		}
 	}
@@ -720,7 +720,7 @@ func (v *CreateTaskResult) decodeFrom(d *decoder) error {
 			}
 			seen |= 1 << 0
 			p22 := new(protocol.ResultMetaObject)
-			if err := decodeForeign(d, (*p22)); err != nil {
+			if err := decodeForeign(d, p22); err != nil {
 				return inField(err, "_meta")
 			}
 			v.Meta = p22
@@ -866,7 +866,7 @@ func (v *CreateTaskResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := encodeForeign(e, (*v.Meta)); err != nil {
+		if err := encodeForeign(e, v.Meta); err != nil {
 			return err
 		}
 	}
@@ -1078,7 +1078,7 @@ func (v *FailedTask) decodeFrom(d *decoder) error {
 				return d.duplicate("error")
 			}
 			seen |= 1 << 1
-			if err := decodeForeign(d, (&v.Error)); err != nil {
+			if err := decodeForeign(d, &v.Error); err != nil {
 				return inField(err, "error")
 			}
 		case "lastUpdatedAt":
@@ -1206,7 +1206,7 @@ func (v *FailedTask) encodeTo(e *encoder) error {
 	e.member(&first, "\"createdAt\":")
 	e.string(v.CreatedAt)
 	e.member(&first, "\"error\":")
-	if err := encodeForeign(e, (&v.Error)); err != nil {
+	if err := encodeForeign(e, &v.Error); err != nil {
 		return err
 	}
 	e.member(&first, "\"lastUpdatedAt\":")
@@ -1283,7 +1283,7 @@ func (v *GetTaskRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("id")
 			}
 			seen |= 1 << 0
-			if err := decodeForeign(d, (&v.ID)); err != nil {
+			if err := decodeForeign(d, &v.ID); err != nil {
 				return inField(err, "id")
 			}
 		case "jsonrpc":
@@ -1340,7 +1340,7 @@ func (v *GetTaskRequest) encodeTo(e *encoder) error {
 	e.buf = append(e.buf, '{')
 	first := true
 	e.member(&first, "\"id\":")
-	if err := encodeForeign(e, (&v.ID)); err != nil {
+	if err := encodeForeign(e, &v.ID); err != nil {
 		return err
 	}
 	e.member(&first, "\"jsonrpc\":")
@@ -1584,7 +1584,7 @@ func (v *GetTaskResultVariant0) decodeFrom(d *decoder) error {
 			}
 			seen |= 1 << 0
 			p42 := new(protocol.ResultMetaObject)
-			if err := decodeForeign(d, (*p42)); err != nil {
+			if err := decodeForeign(d, p42); err != nil {
 				return inField(err, "_meta")
 			}
 			v.Meta = p42
@@ -1730,7 +1730,7 @@ func (v *GetTaskResultVariant0) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := encodeForeign(e, (*v.Meta)); err != nil {
+		if err := encodeForeign(e, v.Meta); err != nil {
 			return err
 		}
 	}
@@ -1813,7 +1813,7 @@ func (v *GetTaskResultVariant1) decodeFrom(d *decoder) error {
 			}
 			seen |= 1 << 0
 			p52 := new(protocol.ResultMetaObject)
-			if err := decodeForeign(d, (*p52)); err != nil {
+			if err := decodeForeign(d, p52); err != nil {
 				return inField(err, "_meta")
 			}
 			v.Meta = p52
@@ -1832,7 +1832,7 @@ func (v *GetTaskResultVariant1) decodeFrom(d *decoder) error {
 				return d.duplicate("inputRequests")
 			}
 			seen |= 1 << 2
-			if err := decodeForeign(d, (&v.InputRequests)); err != nil {
+			if err := decodeForeign(d, &v.InputRequests); err != nil {
 				return inField(err, "inputRequests")
 			}
 		case "lastUpdatedAt":
@@ -1970,14 +1970,14 @@ func (v *GetTaskResultVariant1) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := encodeForeign(e, (*v.Meta)); err != nil {
+		if err := encodeForeign(e, v.Meta); err != nil {
 			return err
 		}
 	}
 	e.member(&first, "\"createdAt\":")
 	e.string(v.CreatedAt)
 	e.member(&first, "\"inputRequests\":")
-	if err := encodeForeign(e, (&v.InputRequests)); err != nil {
+	if err := encodeForeign(e, &v.InputRequests); err != nil {
 		return err
 	}
 	e.member(&first, "\"lastUpdatedAt\":")
@@ -2057,7 +2057,7 @@ func (v *GetTaskResultVariant2) decodeFrom(d *decoder) error {
 			}
 			seen |= 1 << 0
 			p62 := new(protocol.ResultMetaObject)
-			if err := decodeForeign(d, (*p62)); err != nil {
+			if err := decodeForeign(d, p62); err != nil {
 				return inField(err, "_meta")
 			}
 			v.Meta = p62
@@ -2216,7 +2216,7 @@ func (v *GetTaskResultVariant2) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := encodeForeign(e, (*v.Meta)); err != nil {
+		if err := encodeForeign(e, v.Meta); err != nil {
 			return err
 		}
 	}
@@ -2308,7 +2308,7 @@ func (v *GetTaskResultVariant3) decodeFrom(d *decoder) error {
 			}
 			seen |= 1 << 0
 			p73 := new(protocol.ResultMetaObject)
-			if err := decodeForeign(d, (*p73)); err != nil {
+			if err := decodeForeign(d, p73); err != nil {
 				return inField(err, "_meta")
 			}
 			v.Meta = p73
@@ -2327,7 +2327,7 @@ func (v *GetTaskResultVariant3) decodeFrom(d *decoder) error {
 				return d.duplicate("error")
 			}
 			seen |= 1 << 2
-			if err := decodeForeign(d, (&v.Error)); err != nil {
+			if err := decodeForeign(d, &v.Error); err != nil {
 				return inField(err, "error")
 			}
 		case "lastUpdatedAt":
@@ -2465,14 +2465,14 @@ func (v *GetTaskResultVariant3) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := encodeForeign(e, (*v.Meta)); err != nil {
+		if err := encodeForeign(e, v.Meta); err != nil {
 			return err
 		}
 	}
 	e.member(&first, "\"createdAt\":")
 	e.string(v.CreatedAt)
 	e.member(&first, "\"error\":")
-	if err := encodeForeign(e, (&v.Error)); err != nil {
+	if err := encodeForeign(e, &v.Error); err != nil {
 		return err
 	}
 	e.member(&first, "\"lastUpdatedAt\":")
@@ -2552,7 +2552,7 @@ func (v *GetTaskResultVariant4) decodeFrom(d *decoder) error {
 			}
 			seen |= 1 << 0
 			p83 := new(protocol.ResultMetaObject)
-			if err := decodeForeign(d, (*p83)); err != nil {
+			if err := decodeForeign(d, p83); err != nil {
 				return inField(err, "_meta")
 			}
 			v.Meta = p83
@@ -2698,7 +2698,7 @@ func (v *GetTaskResultVariant4) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := encodeForeign(e, (*v.Meta)); err != nil {
+		if err := encodeForeign(e, v.Meta); err != nil {
 			return err
 		}
 	}
@@ -2790,7 +2790,7 @@ func (v *InputRequiredTask) decodeFrom(d *decoder) error {
 				return d.duplicate("inputRequests")
 			}
 			seen |= 1 << 1
-			if err := decodeForeign(d, (&v.InputRequests)); err != nil {
+			if err := decodeForeign(d, &v.InputRequests); err != nil {
 				return inField(err, "inputRequests")
 			}
 		case "lastUpdatedAt":
@@ -2918,7 +2918,7 @@ func (v *InputRequiredTask) encodeTo(e *encoder) error {
 	e.member(&first, "\"createdAt\":")
 	e.string(v.CreatedAt)
 	e.member(&first, "\"inputRequests\":")
-	if err := encodeForeign(e, (&v.InputRequests)); err != nil {
+	if err := encodeForeign(e, &v.InputRequests); err != nil {
 		return err
 	}
 	e.member(&first, "\"lastUpdatedAt\":")
@@ -3447,7 +3447,7 @@ func (v *TaskStatusNotificationParamsVariant0) decodeFrom(d *decoder) error {
 			}
 			seen |= 1 << 0
 			p111 := new(protocol.NotificationMetaObject)
-			if err := decodeForeign(d, (*p111)); err != nil {
+			if err := decodeForeign(d, p111); err != nil {
 				return inField(err, "_meta")
 			}
 			v.Meta = p111
@@ -3582,7 +3582,7 @@ func (v *TaskStatusNotificationParamsVariant0) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := encodeForeign(e, (*v.Meta)); err != nil {
+		if err := encodeForeign(e, v.Meta); err != nil {
 			return err
 		}
 	}
@@ -3665,7 +3665,7 @@ func (v *TaskStatusNotificationParamsVariant1) decodeFrom(d *decoder) error {
 			}
 			seen |= 1 << 0
 			p121 := new(protocol.NotificationMetaObject)
-			if err := decodeForeign(d, (*p121)); err != nil {
+			if err := decodeForeign(d, p121); err != nil {
 				return inField(err, "_meta")
 			}
 			v.Meta = p121
@@ -3684,7 +3684,7 @@ func (v *TaskStatusNotificationParamsVariant1) decodeFrom(d *decoder) error {
 				return d.duplicate("inputRequests")
 			}
 			seen |= 1 << 2
-			if err := decodeForeign(d, (&v.InputRequests)); err != nil {
+			if err := decodeForeign(d, &v.InputRequests); err != nil {
 				return inField(err, "inputRequests")
 			}
 		case "lastUpdatedAt":
@@ -3811,14 +3811,14 @@ func (v *TaskStatusNotificationParamsVariant1) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := encodeForeign(e, (*v.Meta)); err != nil {
+		if err := encodeForeign(e, v.Meta); err != nil {
 			return err
 		}
 	}
 	e.member(&first, "\"createdAt\":")
 	e.string(v.CreatedAt)
 	e.member(&first, "\"inputRequests\":")
-	if err := encodeForeign(e, (&v.InputRequests)); err != nil {
+	if err := encodeForeign(e, &v.InputRequests); err != nil {
 		return err
 	}
 	e.member(&first, "\"lastUpdatedAt\":")
@@ -3898,7 +3898,7 @@ func (v *TaskStatusNotificationParamsVariant2) decodeFrom(d *decoder) error {
 			}
 			seen |= 1 << 0
 			p131 := new(protocol.NotificationMetaObject)
-			if err := decodeForeign(d, (*p131)); err != nil {
+			if err := decodeForeign(d, p131); err != nil {
 				return inField(err, "_meta")
 			}
 			v.Meta = p131
@@ -4046,7 +4046,7 @@ func (v *TaskStatusNotificationParamsVariant2) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := encodeForeign(e, (*v.Meta)); err != nil {
+		if err := encodeForeign(e, v.Meta); err != nil {
 			return err
 		}
 	}
@@ -4138,7 +4138,7 @@ func (v *TaskStatusNotificationParamsVariant3) decodeFrom(d *decoder) error {
 			}
 			seen |= 1 << 0
 			p142 := new(protocol.NotificationMetaObject)
-			if err := decodeForeign(d, (*p142)); err != nil {
+			if err := decodeForeign(d, p142); err != nil {
 				return inField(err, "_meta")
 			}
 			v.Meta = p142
@@ -4157,7 +4157,7 @@ func (v *TaskStatusNotificationParamsVariant3) decodeFrom(d *decoder) error {
 				return d.duplicate("error")
 			}
 			seen |= 1 << 2
-			if err := decodeForeign(d, (&v.Error)); err != nil {
+			if err := decodeForeign(d, &v.Error); err != nil {
 				return inField(err, "error")
 			}
 		case "lastUpdatedAt":
@@ -4284,14 +4284,14 @@ func (v *TaskStatusNotificationParamsVariant3) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := encodeForeign(e, (*v.Meta)); err != nil {
+		if err := encodeForeign(e, v.Meta); err != nil {
 			return err
 		}
 	}
 	e.member(&first, "\"createdAt\":")
 	e.string(v.CreatedAt)
 	e.member(&first, "\"error\":")
-	if err := encodeForeign(e, (&v.Error)); err != nil {
+	if err := encodeForeign(e, &v.Error); err != nil {
 		return err
 	}
 	e.member(&first, "\"lastUpdatedAt\":")
@@ -4371,7 +4371,7 @@ func (v *TaskStatusNotificationParamsVariant4) decodeFrom(d *decoder) error {
 			}
 			seen |= 1 << 0
 			p152 := new(protocol.NotificationMetaObject)
-			if err := decodeForeign(d, (*p152)); err != nil {
+			if err := decodeForeign(d, p152); err != nil {
 				return inField(err, "_meta")
 			}
 			v.Meta = p152
@@ -4506,7 +4506,7 @@ func (v *TaskStatusNotificationParamsVariant4) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := encodeForeign(e, (*v.Meta)); err != nil {
+		if err := encodeForeign(e, v.Meta); err != nil {
 			return err
 		}
 	}
@@ -4804,7 +4804,7 @@ func (v *UpdateTaskRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("id")
 			}
 			seen |= 1 << 0
-			if err := decodeForeign(d, (&v.ID)); err != nil {
+			if err := decodeForeign(d, &v.ID); err != nil {
 				return inField(err, "id")
 			}
 		case "jsonrpc":
@@ -4861,7 +4861,7 @@ func (v *UpdateTaskRequest) encodeTo(e *encoder) error {
 	e.buf = append(e.buf, '{')
 	first := true
 	e.member(&first, "\"id\":")
-	if err := encodeForeign(e, (&v.ID)); err != nil {
+	if err := encodeForeign(e, &v.ID); err != nil {
 		return err
 	}
 	e.member(&first, "\"jsonrpc\":")
@@ -4914,7 +4914,7 @@ func (v *UpdateTaskRequestParams) decodeFrom(d *decoder) error {
 				return d.duplicate("inputResponses")
 			}
 			seen |= 1 << 0
-			if err := decodeForeign(d, (&v.InputResponses)); err != nil {
+			if err := decodeForeign(d, &v.InputResponses); err != nil {
 				return inField(err, "inputResponses")
 			}
 		case "taskId":
@@ -4951,7 +4951,7 @@ func (v *UpdateTaskRequestParams) encodeTo(e *encoder) error {
 	e.buf = append(e.buf, '{')
 	first := true
 	e.member(&first, "\"inputResponses\":")
-	if err := encodeForeign(e, (&v.InputResponses)); err != nil {
+	if err := encodeForeign(e, &v.InputResponses); err != nil {
 		return err
 	}
 	e.member(&first, "\"taskId\":")
@@ -4999,7 +4999,7 @@ func (v *UpdateTaskResult) decodeFrom(d *decoder) error {
 			}
 			seen |= 1 << 0
 			p173 := new(protocol.ResultMetaObject)
-			if err := decodeForeign(d, (*p173)); err != nil {
+			if err := decodeForeign(d, p173); err != nil {
 				return inField(err, "_meta")
 			}
 			v.Meta = p173
@@ -5033,7 +5033,7 @@ func (v *UpdateTaskResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := encodeForeign(e, (*v.Meta)); err != nil {
+		if err := encodeForeign(e, v.Meta); err != nil {
 			return err
 		}
 	}
