@@ -21,7 +21,8 @@ const (
 	MethodTasksUpdate = "tasks/update"
 )
 
-// Revision is the MCP protocol revision this package was generated from.
+// Revision is the revision of the extension schema this package was
+// generated from: its folder in the extension's repository.
 const Revision = "draft"
 
 // LookupMethod describes a method of this revision, or reports false for

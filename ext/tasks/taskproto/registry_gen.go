@@ -10,7 +10,8 @@
 package taskproto
 
 // NewValue returns a pointer to a new zero value of the type that has the
-// given schema name (every definition, and the inline types), or nil.
+// given schema name (the extension's own definitions, and their inline
+// types; not those mapped onto package protocol), or nil.
 func NewValue(typeName string) any {
 	switch typeName {
 	case "CancelTaskRequest":
