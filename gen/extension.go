@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -145,7 +146,7 @@ func mapOntoCore(m, core *Model, defPath string, r *ExtReport, cfg ExtConfig) er
 			if keep[ref] || foreign[ref] {
 				continue
 			}
-			if cd := core.Decls[ref]; cd != nil && cd.Kind == m.Decls[ref].Kind {
+			if cd := core.Decls[ref]; cd != nil && sameShape(cd, m.Decls[ref]) {
 				foreign[ref] = true
 				continue
 			}
@@ -204,6 +205,22 @@ func mapOntoCore(m, core *Model, defPath string, r *ExtReport, cfg ExtConfig) er
 	m.ErrorCodes = codes
 	relinkDocs(m, core, cfg.CorePackage)
 	return nil
+}
+
+// sameShape reports whether a core declaration can stand for an inline
+// declaration of the extension's model that has its name: the same kind,
+// and for enums the same values, for structs and unions the same members
+// (name, required) or branch count.
+func sameShape(core, ext *Decl) bool {
+	if core.Kind != ext.Kind || !slices.Equal(core.Values, ext.Values) || len(core.Variants) != len(ext.Variants) || len(core.Fields) != len(ext.Fields) {
+		return false
+	}
+	for i, f := range core.Fields {
+		if f.JSONName != ext.Fields[i].JSONName || f.Required != ext.Fields[i].Required {
+			return false
+		}
+	}
+	return true
 }
 
 // declRefs lists the declarations d refers to by name.

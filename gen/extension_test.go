@@ -342,3 +342,31 @@ func TestRunExtFlags(t *testing.T) {
 		t.Errorf("-check of a changed file: %v, want it named", err)
 	}
 }
+
+// An inline type of a mapped definition that an own definition shares
+// (an enum the two name alike) but that the core names differently is
+// emitted, not referred to: the core's Mode is another enum.
+func TestExtPullsInlineTypes(t *testing.T) {
+	const core = `{"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": {
+  "Mode": {"type": "string", "enum": ["x", "y"]},
+  "Wrap": {"type": "object", "properties": {"mode": {"type": "string", "enum": ["a", "b"]}}}
+}}`
+	const ext = `{"$schema": "https://json-schema.org/draft/2020-12/schema", "$defs": {
+  "Wrap": {"type": "object", "properties": {"mode": {"type": "string", "enum": ["a", "b"]}}},
+  "Zed": {"type": "object", "properties": {"mode": {"type": "string", "enum": ["a", "b"]}, "wrap": {"$ref": "#/$defs/Wrap"}}}
+}}`
+	cfg, ec := extTestConfig(nil)
+	res, r, err := GenerateExt([]byte(ext), []byte(core), cfg, ec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(r.Mapped, []string{"Wrap"}) || !slices.Equal(r.Pulled, []string{"Mode"}) {
+		t.Errorf("report = %+v, want Wrap mapped and Mode pulled", r)
+	}
+	types := string(res.Files["types_gen.go"])
+	for _, want := range []string{"type Mode string", "Mode *Mode", "Wrap *protocol.Wrap"} {
+		if !strings.Contains(types, want) {
+			t.Errorf("types_gen.go lacks %q", want)
+		}
+	}
+}
