@@ -3,11 +3,11 @@
 package lib
 
 import (
-	"io"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"testing"

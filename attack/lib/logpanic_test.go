@@ -22,7 +22,9 @@ func TestLogRequestsPanic(t *testing.T) {
 		server.WithLogger(slog.New(slog.NewTextHandler(&syncBuf{}, nil))),
 		server.WithMiddleware(server.LogRequests(slog.New(slog.NewTextHandler(&lb, nil)), server.RequestLogOptions{})))
 	_ = s.AddTool(protocol.Tool{Name: "boom", InputSchema: server.MustInputSchema(`{"type":"object"}`)},
-		func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) { panic("boom") })
+		func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+			panic("boom")
+		})
 	hs := httptest.NewServer(s.Handler(server.HTTPOptions{}))
 	defer hs.Close()
 	_, _, b := post(t, hs.URL, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"boom","arguments":{},`+meta+`}}}`, modernHdr("tools/call", "boom"))
