@@ -53,7 +53,9 @@ type Middleware func(next Handler) Handler
 //   - replace the result with another of the same type, or change it:
 //     the envelope (resultType, serverInfo) is added after it, and a
 //     result of a legacy session is converted after it;
-//   - add to the context it passes to next.
+//   - add to the context it passes to next: the handler sees it, in a
+//     task (AsTask) too, where the values outlive the request but not
+//     its cancellation.
 //
 // It may not change the Request, its Meta or its params, which the
 // handler and the runtime read after it; it must return a result or an

@@ -121,7 +121,8 @@ func TestRequestLoggerTestRequest(t *testing.T) {
 }
 
 // ExampleRequest_Logger logs through log/slog from a tool: the client
-// gets what it asked for with its logLevel, the server log the rest.
+// gets what it asked for with its logLevel, and the server log what its
+// own level takes.
 func ExampleRequest_Logger() {
 	s, _ := server.New(protocol.Implementation{Name: "demo", Version: "1.0.0"})
 	_ = server.AddTypedTool(s, protocol.Tool{Name: "sync"}, func(ctx context.Context, req *server.Request, _ struct{}) (string, error) {
