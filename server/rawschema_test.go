@@ -125,3 +125,29 @@ func ExampleInputSchema() {
 	// true
 	// server: inputSchema: not a valid JSON Schema: at /properties/n/minimum: got string, want number
 }
+
+// TestSchemaHugeNumbers checks that a schema number out of float64's
+// range is refused by InputSchema and AddTool alike, naming where it is,
+// rather than panicking in the validator (hostile review LIB-3).
+func TestSchemaHugeNumbers(t *testing.T) {
+	for _, raw := range []string{
+		`{"type":"object","properties":{"n":{"multipleOf":1e99999999}}}`,
+		`{"type":"object","properties":{"n":{"minimum":-1e999999999999}}}`,
+		`{"type":"object","allOf":[{"properties":{"n":{"maximum":1e400}}}]}`,
+	} {
+		_, err := server.InputSchema(raw)
+		if err == nil || !strings.Contains(err.Error(), "out of range") || !strings.Contains(err.Error(), "at /") {
+			t.Errorf("InputSchema(%s) = %v, want out of range with its location", raw, err)
+		}
+		var def protocol.Tool
+		if err := json.Unmarshal([]byte(`{"name":"t","inputSchema":`+raw+`}`), &def); err != nil {
+			continue // the generated type refuses it already
+		}
+		s, _ := server.New(protocol.Implementation{Name: "t", Version: "1"})
+		if err := s.AddTool(def, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+			return nil, nil
+		}); err == nil {
+			t.Errorf("AddTool accepted %s", raw)
+		}
+	}
+}

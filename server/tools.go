@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -172,6 +173,9 @@ func compileToolSchema(raw []byte, maxDepth int, assertFormat bool) (*sjs.Schema
 	if d := depth(doc, 0); d > maxDepth {
 		return nil, nil, fmt.Errorf("schema nests %d levels, more than the limit of %d", d, maxDepth)
 	}
+	if err := schemaNumbers(doc, ""); err != nil {
+		return nil, nil, err
+	}
 	c := sjs.NewCompiler()
 	c.DefaultDraft(sjs.Draft2020)
 	c.UseLoader(noLoader{})
@@ -196,6 +200,32 @@ func compileToolSchema(raw []byte, maxDepth int, assertFormat bool) (*sjs.Schema
 	}
 	tameSchema(append([]*sjs.Schema{root}, extra...), assertFormat)
 	return root, extra, nil
+}
+
+// schemaNumbers refuses a number of a schema that is out of float64's
+// range (1e99999999): the validator's big-number arithmetic is not made
+// for such exponents (a multipleOf of one panics in math/big), and no
+// argument could be compared with it anyway.
+func schemaNumbers(v any, at string) error {
+	switch x := v.(type) {
+	case json.Number:
+		if _, err := strconv.ParseFloat(string(x), 64); err != nil {
+			return fmt.Errorf("at %s: the number %.40s is out of range", cmp.Or(at, "/"), x)
+		}
+	case map[string]any:
+		for k, e := range x {
+			if err := schemaNumbers(e, at+"/"+k); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if err := schemaNumbers(e, at+"/"+strconv.Itoa(i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // schemaCost bounds the work of validating against a schema: each keyword
