@@ -8,19 +8,22 @@ GO       ?= go
 FUZZTIME ?= 30s
 OLD      ?= $(MCP_SPEC_DIR)/schema/2025-11-25/schema.json
 NEW      ?= $(MCP_SPEC_DIR)/schema/2026-07-28/schema.json
+EXT_TASKS = $(MCP_SPEC_DIR)/ext-tasks/schema/draft/schema.json
 
 .PHONY: all generate check-generated test otel bench fuzz diff diff-legacy lint conformance
 
 all: check-generated test
 
 ## generate: regenerate every generated package from its pinned schema:
-## protocol/ (2026-07-28) and protocol/mcp20251125/ (2025-11-25), and the
-## legacy projection tables server/internal/legacy/tables_gen.go (all five pins)
+## protocol/ (2026-07-28) and protocol/mcp20251125/ (2025-11-25), the tasks
+## extension's ext/tasks/taskproto/ (the ext-tasks pin, its copies of core
+## definitions mapped onto protocol/), and the legacy projection tables
+## server/internal/legacy/tables_gen.go (all five pins)
 generate:
 	$(GO) generate ./...
 
-## check-generated: fail if protocol/, protocol/mcp20251125/ or the legacy
-## projection tables are stale
+## check-generated: fail if protocol/, protocol/mcp20251125/,
+## ext/tasks/taskproto/ or the legacy projection tables are stale
 check-generated:
 	$(GO) run ./gen -check
 
@@ -69,7 +72,9 @@ fuzz:
 	bash tools/fuzz/run.sh $(GO) $(FUZZTIME) $(FUZZ_TARGETS)
 
 ## diff: API-level difference between two schema files (OLD=… NEW=…; by
-## default the 2025-11-25 and 2026-07-28 files under MCP_SPEC_DIR)
+## default the 2025-11-25 and 2026-07-28 files under MCP_SPEC_DIR). Extension
+## schemas too: make diff OLD=$(EXT_TASKS) NEW=path/to/newer/ext-tasks/schema.json
+## (or go run ./tools/schemadiff -pinned ext-tasks … for the pinned one)
 diff:
 	$(GO) run ./tools/schemadiff $(OLD) $(NEW)
 

@@ -25,7 +25,7 @@ func TestSameAnswers(t *testing.T) {
 		name string
 		h    func(testing.TB, int) http.Handler
 	}{
-		{"mcpwire", mcpwireHandler},
+		{"mcpwire", func(tb testing.TB, n int) http.Handler { return mcpwireHandler(tb, n) }},
 		{"gosdk", gosdkHandler},
 		{"floor", func(testing.TB, int) http.Handler { return floorHandler() }},
 		{"bare", func(testing.TB, int) http.Handler { return bareHandler() }},

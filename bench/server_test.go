@@ -82,9 +82,9 @@ type echoArgs struct {
 // n > 1 (the tools/list benchmark). The tool is typed, as the Go SDK's
 // is: AddTypedTool infers the inputSchema from echoArgs (schemaJSON is
 // the same schema, given to the SDK), and the handler builds its result.
-func mcpwireHandler(tb testing.TB, n int) http.Handler {
+func mcpwireHandler(tb testing.TB, n int, opts ...server.Option) http.Handler {
 	tb.Helper()
-	s, err := server.New(protocol.Implementation{Name: "bench", Version: "1"})
+	s, err := server.New(protocol.Implementation{Name: "bench", Version: "1"}, opts...)
 	if err != nil {
 		tb.Fatal(err)
 	}

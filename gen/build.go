@@ -100,6 +100,7 @@ func (b *builder) refName(ref string) (string, error) {
 // def declares one definition under exactly its own name.
 func (b *builder) def(name string, t *schemas.Type) error {
 	origin := b.defPath + name
+	t = normalize(t)
 	doc := docText(t.Description)
 	if raw, ok := rawDefs[name]; ok {
 		return b.add(&Decl{Kind: DRaw, Name: name, Doc: doc, Origin: origin, Target: TypeRef{Kind: KRaw, Raw: raw.Mode}})
@@ -250,7 +251,7 @@ func (b *builder) object(name, doc, origin string, t *schemas.Type) error {
 	sort.Strings(keys)
 	goNames := map[string]string{}
 	for _, k := range keys {
-		p := t.Properties[k]
+		p := normalize(t.Properties[k])
 		f := &Field{JSONName: k, GoName: goFieldName(k), Doc: docText(p.Description), Required: slices.Contains(t.Required, k)}
 		if other, dup := goNames[f.GoName]; dup {
 			return fmt.Errorf("members %q and %q both map to Go field %s", other, k, f.GoName)
@@ -284,7 +285,11 @@ func (b *builder) object(name, doc, origin string, t *schemas.Type) error {
 			f.Maximum = &m
 		}
 		p, f.Nullable = nonNull(p)
-		ref, err := b.typeRef(name+goIdent(strings.TrimPrefix(k, reservedMetaPrefix)), origin+"/properties/"+k, p)
+		ctx := name + goIdent(strings.TrimPrefix(k, reservedMetaPrefix))
+		if b.inlinedDef(ctx, t.Properties[k]) {
+			p = t.Properties[k]
+		}
+		ref, err := b.typeRef(ctx, origin+"/properties/"+k, p)
 		if err != nil {
 			return fmt.Errorf("member %s: %w", k, err)
 		}
@@ -368,6 +373,10 @@ func mergeArrayBranches(branches []*schemas.Type) []*schemas.Type {
 // typeRef maps a member's schema to a Go type, declaring inline types under
 // ctx (parent type name + member name, as go-jsonschema names them).
 func (b *builder) typeRef(ctx, origin string, t *schemas.Type) (TypeRef, error) {
+	if b.inlinedDef(ctx, t) {
+		return TypeRef{Kind: KNamed, Name: ctx}, nil
+	}
+	t = normalize(t)
 	if t.Ref != "" {
 		n, err := b.refName(t.Ref)
 		if err != nil {
@@ -447,6 +456,47 @@ func (b *builder) typeRef(ctx, origin string, t *schemas.Type) (TypeRef, error) 
 	return TypeRef{}, fmt.Errorf("cannot map schema to a Go type (type %v)", t.Type)
 }
 
+// inlinedDef reports an inline schema that is a copy of the definition its
+// inline type would be named after (the TypeScript-to-JSON step of ext-tasks
+// inlines TaskStatusNotificationParams into TaskStatusNotification): the
+// member then refers to the definition instead of declaring a second type
+// of the same name. Descriptions are not compared.
+func (b *builder) inlinedDef(ctx string, t *schemas.Type) bool {
+	def, ok := b.defs[ctx]
+	return ok && t.Ref == "" && t != def && sameSchema(t, def)
+}
+
+// copiedDef returns the first definition, in name order, that an inline
+// union branch is a copy of ("" if none): ext-tasks' DetailedTask is the
+// union of WorkingTask … CancelledTask written out inline.
+func (b *builder) copiedDef(t *schemas.Type) string {
+	if t.Ref != "" {
+		return ""
+	}
+	names := make([]string, 0, len(b.defs))
+	for n := range b.defs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		if b.defs[n] != t && sameSchema(t, b.defs[n]) {
+			return n
+		}
+	}
+	return ""
+}
+
+// sameSchema compares two schemas as JSON, ignoring their top-level
+// description and $schema (a definition may carry its own $schema).
+func sameSchema(a, c *schemas.Type) bool {
+	x, y := *a, *c
+	x.Description, y.Description = "", ""
+	x.Version, y.Version = "", ""
+	xj, err1 := json.Marshal(&x)
+	yj, err2 := json.Marshal(&y)
+	return err1 == nil && err2 == nil && bytes.Equal(xj, yj)
+}
+
 // countInlineEnums finds inline string enums used under the same member
 // name with the same values in more than one place.
 func (b *builder) countInlineEnums() {
@@ -455,6 +505,7 @@ func (b *builder) countInlineEnums() {
 		if t == nil || depth > 32 {
 			return
 		}
+		t = normalize(t)
 		if t.Ref == "" && len(t.Enum) > 0 && member != "" {
 			if vals, err := stringEnum(t.Enum); err == nil {
 				key := member + "\x00" + strings.Join(vals, "\x00")
@@ -484,6 +535,9 @@ func (b *builder) enumName(ctx, origin string, vals []string) string {
 	i := strings.LastIndex(origin, "/")
 	member := origin[i+1:]
 	key := member + "\x00" + strings.Join(vals, "\x00")
+	if n := b.enumDef(vals); n != "" {
+		return n
+	}
 	if len(b.enumUses[key]) > 1 {
 		n := goIdent(member)
 		if _, clash := b.defs[n]; !clash {
@@ -491,6 +545,27 @@ func (b *builder) enumName(ctx, origin string, vals []string) string {
 		}
 	}
 	return ctx
+}
+
+// enumDef returns the first definition, in name order, that is a string
+// enum of exactly vals ("" if none): an inline copy of TaskStatus is
+// TaskStatus.
+func (b *builder) enumDef(vals []string) string {
+	names := make([]string, 0, len(b.defs))
+	for n := range b.defs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		d := normalize(b.defs[n])
+		if d.Ref != "" || !isTypes(d, "string") || len(d.Enum) == 0 {
+			continue
+		}
+		if dv, err := stringEnum(d.Enum); err == nil && slices.Equal(dv, vals) {
+			return n
+		}
+	}
+	return ""
 }
 
 // union declares an anyOf as a struct holding a sealed interface, one
@@ -508,6 +583,9 @@ func (b *builder) union(name, doc, origin string, t *schemas.Type) error {
 	d := &Decl{Kind: DUnion, Name: name, Doc: doc, Origin: origin}
 	for i, br := range branches {
 		v := &Variant{}
+		if n := b.copiedDef(br); n != "" {
+			br = &schemas.Type{Ref: b.defPath + n}
+		}
 		switch {
 		case br.Ref != "":
 			n, err := b.refName(br.Ref)
@@ -525,9 +603,17 @@ func (b *builder) union(name, doc, origin string, t *schemas.Type) error {
 				return err
 			}
 			v.Type = TypeRef{Kind: KNamed, Name: list}
-		case isTypes(br, "object") || len(br.Properties) > 0:
+		case isTypes(br, "object") || len(br.Properties) > 0 || len(br.AllOf) > 0:
 			vn := fmt.Sprintf("%sVariant%d", name, i)
-			if err := b.object(vn, docText(br.Description), fmt.Sprintf("%s/anyOf/%d", origin, i), br); err != nil {
+			obj := br
+			if len(br.AllOf) > 0 {
+				flat, err := b.flatten(br)
+				if err != nil {
+					return err
+				}
+				obj = flat
+			}
+			if err := b.object(vn, docText(br.Description), fmt.Sprintf("%s/anyOf/%d", origin, i), obj); err != nil {
 				return err
 			}
 			v.Type = TypeRef{Kind: KNamed, Name: vn}

@@ -121,7 +121,11 @@ func (g *emitter) decodeValue(dst string, t TypeRef, wrap string) {
 		g.p("}")
 		g.p("%s = %s", dst, v)
 	case KNamed:
-		g.p("if err := %s.decodeFrom(d); err != nil {", addr(dst))
+		if _, ok := g.foreignName(t.Name); ok {
+			g.p("if err := decodeForeign(d, %s); err != nil {", pointerTo(dst))
+		} else {
+			g.p("if err := %s.decodeFrom(d); err != nil {", addr(dst))
+		}
 		ret("err")
 		g.p("}")
 	case KSlice:
@@ -186,6 +190,16 @@ func (g *emitter) decodeValue(dst string, t TypeRef, wrap string) {
 	}
 }
 
+// pointerTo returns a pointer to the addressable expr: the pointer itself
+// for a dereference ("*p" → "p"). addr is for method calls, which take the
+// address of a value themselves; a function taking any needs the pointer.
+func pointerTo(expr string) string {
+	if p, ok := strings.CutPrefix(expr, "*"); ok {
+		return p
+	}
+	return "&" + expr
+}
+
 func addr(expr string) string {
 	if strings.HasPrefix(expr, "*") {
 		return "(" + expr + ")"
@@ -222,7 +236,11 @@ func (g *emitter) encodeValue(src string, t TypeRef, path string) {
 		g.p("e.raw(%s)", src)
 		g.p("}")
 	case KNamed:
-		g.p("if err := %s.encodeTo(e); err != nil {", addr(src))
+		if _, ok := g.foreignName(t.Name); ok {
+			g.p("if err := encodeForeign(e, %s); err != nil {", pointerTo(src))
+		} else {
+			g.p("if err := %s.encodeTo(e); err != nil {", addr(src))
+		}
 		g.p("return err")
 		g.p("}")
 	case KSlice:
@@ -357,7 +375,9 @@ func (g *emitter) emitStructEncode(d *Decl) {
 	g.p("return encodeError(%q, \"nil pointer\")", d.Name)
 	g.p("}")
 	g.p("e.buf = append(e.buf, '{')")
-	g.p("first := true")
+	if len(d.Fields) > 0 || !d.Closed { // a closed object without members writes none
+		g.p("first := true")
+	}
 	for _, f := range d.Fields {
 		path := d.Name + "." + f.JSONName
 		switch {

@@ -19,7 +19,12 @@ func (g *emitter) emitMethods() {
 	}
 	g.p(")")
 	g.p("")
-	g.p("// Revision is the MCP protocol revision this package was generated from.")
+	if g.corePkg != "" {
+		g.p("// Revision is the revision of the extension schema this package was")
+		g.p("// generated from: its folder in the extension's repository.")
+	} else {
+		g.p("// Revision is the MCP protocol revision this package was generated from.")
+	}
 	g.p("const Revision = %q", g.m.Revision)
 	g.p("")
 	g.p("// LookupMethod describes a method of this revision, or reports false for")
@@ -107,7 +112,12 @@ func (g *emitter) emitErrors() {
 
 func (g *emitter) emitRegistry() {
 	g.p("// NewValue returns a pointer to a new zero value of the type that has the")
-	g.p("// given schema name (every definition, and the inline types), or nil.")
+	if g.corePkg != "" {
+		g.p("// given schema name (the extension's own definitions, and their inline")
+		g.p("// types; not those mapped onto package %s), or nil.", g.corePkg)
+	} else {
+		g.p("// given schema name (every definition, and the inline types), or nil.")
+	}
 	g.p("func NewValue(typeName string) any {")
 	g.p("switch typeName {")
 	for _, n := range g.m.Order {

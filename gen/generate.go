@@ -24,6 +24,20 @@ type Config struct {
 	// exactly (see checkOverrides); it is set when a pinned revision is
 	// generated for its package.
 	CheckOverrides bool
+	// Source is the "repository path" of the schema file stamped into the
+	// headers; empty means the specification repository's
+	// schema/<Revision>/schema.json.
+	Source string
+
+	ext *extEmit // set by GenerateExt
+}
+
+// extEmit is what GenerateExt passes to Generate: the mapping decided on
+// the raw schemas and the core package's model.
+type extEmit struct {
+	cfg    ExtConfig
+	report *ExtReport
+	core   *Model
 }
 
 // Result is what Generate produces: the files, and facts about the run that
@@ -49,7 +63,7 @@ func Generate(schema []byte, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	m.Package, m.Revision, m.Commit, m.SHA256 = cfg.Package, cfg.Revision, cfg.Commit, cfg.SHA256
+	m.Package, m.Revision, m.Commit, m.SHA256, m.Source = cfg.Package, cfg.Revision, cfg.Commit, cfg.SHA256, cfg.Source
 	if cfg.CheckOverrides {
 		if err := checkOverrides(m, cfg.Revision); err != nil {
 			return nil, err
@@ -65,6 +79,16 @@ func Generate(schema []byte, cfg Config) (*Result, error) {
 	}
 	g := &emitter{m: m}
 	out := map[string][]byte{}
+	if cfg.ext != nil {
+		if err := mapOntoCore(m, cfg.ext.core, defPath, cfg.ext.report, cfg.ext.cfg); err != nil {
+			return nil, err
+		}
+		g.core, g.corePkg, g.coreImport = cfg.ext.core, cfg.ext.cfg.CorePackage, cfg.ext.cfg.CoreImport
+		g.emitForeign()
+		if err := g.finish("foreign_gen.go", "Core types: the codecs of members whose type is the core package's.", out); err != nil {
+			return nil, err
+		}
+	}
 	g.emitTypes()
 	if err := g.finish("types_gen.go", "Types: one Go type per schema definition, plus the inline types they need.", out); err != nil {
 		return nil, err

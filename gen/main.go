@@ -65,15 +65,28 @@ func run(args []string) error {
 	outDir := fs.String("out", "", "output folder (default: the package's folder in this module)")
 	check := fs.Bool("check", false, "do not write; fail if the files on disk differ from what would be written")
 	legacy := fs.Bool("legacy", false, "generate (or with -check, check) only the legacy projection tables, "+legacyDir+"/"+legacyFile)
+	ext := fs.String("ext", "", "generate (or with -check, check) only the package of this pinned extension, e.g. "+schema.ExtTasks)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
+	if *ext != "" {
+		if *rev != "" || *schemaFile != "" || *pkg != "" || *legacy {
+			return errors.New("-ext takes no -rev, -schema, -package or -legacy: the package comes from the extension's pin and its core target")
+		}
+		t, err := lookupExtTarget(*ext)
+		if err != nil {
+			return err
+		}
+		stale, err := runExt([]extTarget{t}, *outDir, *check, true)
+		return staleError(stale, err)
+	}
 	var jobs []job
 	var stale []string
-	withLegacy := *legacy || (*schemaFile == "" && (*rev == "all" || (*rev == "" && *check)))
+	all := *schemaFile == "" && (*rev == "all" || (*rev == "" && *check))
+	withLegacy := *legacy || all
 	if *legacy {
 		if *rev != "" || *schemaFile != "" || *pkg != "" {
 			return errors.New("-legacy takes no -rev, -schema or -package: the tables come from every pinned revision")
@@ -107,10 +120,74 @@ func run(args []string) error {
 		fmt.Fprintf(os.Stderr, "gen: %s → %s (package %s): %d types, %d methods, %d error codes; %d structs cross-checked with go-jsonschema\n",
 			j.cfg.Revision, j.dir, j.cfg.Package, len(res.Model.Order), len(res.Model.Methods), len(res.Model.ErrorCodes), res.CrossChecked)
 	}
+	if all && !*legacy {
+		if *outDir != "" {
+			return errors.New("-out names one folder: use it with a single -rev, -ext or -legacy")
+		}
+		s, err := runExt(extTargets, "", *check, false)
+		if err != nil {
+			return err
+		}
+		stale = append(stale, s...)
+	}
+	return staleError(stale, nil)
+}
+
+// staleError turns the stale files into the error -check reports.
+func staleError(stale []string, err error) error {
+	if err != nil {
+		return err
+	}
 	if len(stale) > 0 {
 		return fmt.Errorf("stale generated files (regenerate with go generate ./... or make generate):\n%s", strings.Join(stale, "\n"))
 	}
 	return nil
+}
+
+// runExt generates the extension packages (into dir, default their folder
+// in this module), or with check compares them with the files there. With
+// list it prints which definitions were mapped, emitted and overridden.
+func runExt(ts []extTarget, dir string, check, list bool) ([]string, error) {
+	var stale []string
+	for _, t := range ts {
+		res, report, src, err := t.generate(context.Background())
+		if err != nil {
+			return nil, err
+		}
+		out := dir
+		if out == "" {
+			root, err := moduleRoot()
+			if err != nil {
+				return nil, err
+			}
+			out = filepath.Join(root, filepath.FromSlash(t.Dir))
+		}
+		fmt.Fprintf(os.Stderr, "gen: extension %s (%s, from %s) → %s (package %s): %d types, %d methods; %s\n",
+			t.Extension, res.Model.Revision, src.Kind, out, t.Package, len(res.Model.Order), len(res.Model.Methods), report.summary())
+		if list {
+			fmt.Fprintf(os.Stderr, "gen:   mapped onto %s: %s\n", t.Core.Package, strings.Join(report.Mapped, " "))
+			fmt.Fprintf(os.Stderr, "gen:   emitted: %s\n", strings.Join(report.Emitted, " "))
+			for _, n := range sortedKeys(report.Overridden) {
+				fmt.Fprintf(os.Stderr, "gen:   overridden: %s (%s)\n", n, report.Overridden[n])
+			}
+		}
+		if check {
+			stale = append(stale, staleFiles(out, res.Files)...)
+		} else if err := writeFiles(out, res.Files); err != nil {
+			return nil, err
+		}
+	}
+	return stale, nil
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // runLegacy generates the legacy projection tables into dir (default: their

@@ -145,6 +145,7 @@ type Model struct {
 	Revision   string
 	Commit     string
 	SHA256     string
+	Source     string // "repository path" of the schema; "" for the specification's
 	Decls      map[string]*Decl
 	Order      []string // sorted declaration names
 	Methods    []Method

@@ -31,6 +31,17 @@
 // with [Legacy] and [Current], to derive the tables that project 2026-07-28
 // values onto each legacy revision (server/internal/legacy).
 //
+// # Extension pins
+//
+// An extension that publishes its own schema is pinned the same way, in
+// schema/ext-<name>/pin.txt (the tasks extension: schema/ext-tasks/pin.txt,
+// repository github.com/modelcontextprotocol/ext-tasks, path
+// schema/draft/schema.json, revision "draft"). [LookupExtension] returns it
+// and [Extensions] lists the pinned ones; these folders are not revisions.
+// In a spec folder the extension's repository sits under its name
+// ($MCP_SPEC_DIR/ext-tasks/schema/draft/schema.json): the pin's
+// [Pin.SpecSubdir]. The cache and the download work as for a revision.
+//
 // # Loading
 //
 // [Load] returns the bytes of the pinned file, taken from the first of these
@@ -38,7 +49,8 @@
 //
 //  1. a local checkout of the upstream repository, named by [Options.SpecDir]
 //     or the MCP_SPEC_DIR environment variable (the file is read from
-//     <dir>/<path>; nothing is downloaded or cached);
+//     <dir>/<path>, or <dir>/ext-<name>/<path> for an extension; nothing is
+//     downloaded or cached);
 //  2. the user cache (os.UserCacheDir()/mcpwire/schema by default);
 //  3. a download from raw.githubusercontent.com at the pinned commit (see
 //     [Pin.RawURL]), which is then written to the cache.

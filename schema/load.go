@@ -12,6 +12,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strings"
 	"time"
 )
 
@@ -36,7 +37,7 @@ const (
 // Options configures [Load]. The zero value is ready to use.
 type Options struct {
 	// SpecDir is a folder laid out like the upstream repository; the file is
-	// read from SpecDir/<Pin.Path>. If empty, the MCP_SPEC_DIR environment
+	// read from SpecDir/<Pin.SpecSubdir>/<Pin.Path>. If empty, the MCP_SPEC_DIR environment
 	// variable is used; if that is empty too, the cache and the network are
 	// used instead.
 	SpecDir string
@@ -96,7 +97,7 @@ func VerifyBytes(p Pin, data []byte, location string) error {
 
 // Load returns the verified bytes of the file p pins and where they came
 // from. When a spec folder is given (opts.SpecDir, else MCP_SPEC_DIR) the file
-// is read from <dir>/<p.Path> and nothing else is tried. Otherwise the cache
+// is read from <dir>/<p.SpecSubdir>/<p.Path> and nothing else is tried. Otherwise the cache
 // file is used if it verifies; a cache file that does not verify is removed
 // and the file is downloaded once more. A download fetches p.RawURL(opts.BaseURL),
 // verifies it and writes it to the cache atomically (temp file + rename)
@@ -112,13 +113,16 @@ func Load(ctx context.Context, p Pin, opts Options) ([]byte, Source, error) {
 	if !fs.ValidPath(p.Path) || p.Path == "." {
 		return nil, Source{}, fmt.Errorf("schema %s: pin path %q: want a clean relative slash-separated path", p.Revision, p.Path)
 	}
+	if p.SpecSubdir != "" && (!fs.ValidPath(p.SpecSubdir) || p.SpecSubdir == "." || strings.Contains(p.SpecSubdir, "/")) {
+		return nil, Source{}, fmt.Errorf("schema %s: pin spec subfolder %q: want one folder name", p.Revision, p.SpecSubdir)
+	}
 
 	specDir := opts.SpecDir
 	if specDir == "" {
 		specDir = os.Getenv(SpecDirEnv)
 	}
 	if specDir != "" {
-		loc := filepath.Join(specDir, filepath.FromSlash(p.Path))
+		loc := filepath.Join(specDir, filepath.FromSlash(p.SpecSubdir), filepath.FromSlash(p.Path))
 		data, err := os.ReadFile(loc)
 		if err != nil {
 			return nil, Source{}, fmt.Errorf("schema %s: reading spec dir: %w", p.Revision, err)

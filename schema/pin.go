@@ -49,13 +49,18 @@ type Pin struct {
 	Path string
 	// SHA256 is the lowercase hex sha256 of the file's bytes.
 	SHA256 string
+	// SpecSubdir is the folder of a spec folder (MCP_SPEC_DIR) that holds
+	// a checkout of Repository: empty for the specification repository,
+	// which is the spec folder itself, and the repository's name for an
+	// extension ([LookupExtension]).
+	SpecSubdir string
 }
 
 // Lookup returns the embedded pin of revision (see the package
 // documentation for the file format). It returns an error when no pin exists
 // for revision or when the pin file is malformed.
 func Lookup(revision string) (Pin, error) {
-	if revision == "" || strings.ContainsAny(revision, `/\`) || !fs.ValidPath(revision) {
+	if revision == "" || strings.ContainsAny(revision, `/\`) || !fs.ValidPath(revision) || strings.HasPrefix(revision, extPrefix) {
 		return Pin{}, fmt.Errorf("schema: invalid revision %q", revision)
 	}
 	name := path.Join(revision, "pin.txt")
@@ -84,7 +89,9 @@ func Revisions() []string {
 	names, _ := fs.Glob(pinFS, "*/pin.txt")
 	revs := make([]string, 0, len(names))
 	for _, n := range names {
-		revs = append(revs, path.Dir(n))
+		if dir := path.Dir(n); !strings.HasPrefix(dir, extPrefix) {
+			revs = append(revs, dir)
+		}
 	}
 	sort.Strings(revs)
 	return revs

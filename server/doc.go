@@ -55,7 +55,9 @@
 //  7. For tools/call, the tool must exist (-32602), and each Mcp-Param-*
 //     header must match its x-mcp-header argument (-32020, R-HDR-07/08;
 //     the tool's schema is needed to know which headers to expect).
-//  8. The handler runs. Tool arguments are validated against the tool's
+//  8. Middleware (WithMiddleware) runs, outermost first, then the
+//     handler: middleware never sees a request refused by steps 1 to 7.
+//     Tool arguments are validated against the tool's
 //     inputSchema first; a violation is a tool execution error (isError)
 //     naming the path, so the model can correct itself. So are, before
 //     the validator runs, arguments of more values than

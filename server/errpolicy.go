@@ -7,8 +7,10 @@ package server
 // prompt, resource and completion handlers, and to the runtime's own
 // unexpected failures while serving a request; a tool's plain error
 // reaches the client with or without it, as a result with isError set.
-// The error is logged either way. A panic's value is never shown. See
-// the package documentation, "Handler errors".
+// The error is logged either way. A panic's value is never shown. The
+// whole text of the error is shown, wrapped errors included: a database
+// driver's error may name a host, a user or a query, so turn it on only
+// where that is fine. See the package documentation, "Handler errors".
 func WithErrorDetails() Option { return func(c *config) { c.errorDetails = true } }
 
 // plainError is the -32603 error a client receives for a handler's error

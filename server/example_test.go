@@ -197,65 +197,6 @@ func ExampleServer_ServeStdio() {
 	// {"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"demo","version":"1.0.0"}},"cacheScope":"private","contents":[{"mimeType":"text/plain","text":"Buy milk.","uri":"note://today"}],"resultType":"complete","ttlMs":0}}
 }
 
-func ExampleRequest_AskInput() {
-	s, _ := server.New(protocol.Implementation{Name: "demo", Version: "1.0.0"})
-	var def protocol.Tool
-	_ = protocol.Unmarshal([]byte(`{"name":"book","inputSchema":{"type":"object"}}`), &def)
-	_ = s.AddTool(def, func(_ context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
-		// The retry: the runtime has verified the state before we run.
-		if string(r.State()) == "awaiting-date" {
-			if resp, ok := r.InputResponse("date"); ok {
-				if er, ok := resp.Value.(*protocol.ElicitResult); ok && er.Action == protocol.ElicitResultActionAccept {
-					return server.TextResult("Booked for " + er.Content["date"].Str() + "."), nil
-				}
-			}
-		}
-		// The first round: ask the user (needs the elicitation capability).
-		return nil, r.AskInput(map[string]protocol.InputRequest{
-			"date": server.ElicitForm("Which date?", map[string]protocol.PrimitiveSchemaDefinition{"date": server.StringField("YYYY-MM-DD")}, "date"),
-		}, []byte("awaiting-date"))
-	})
-	run := func(line string) map[string]any {
-		var out strings.Builder
-		_ = s.ServeStdio(context.Background(), strings.NewReader(line+"\n"), &out)
-		var m map[string]any
-		_ = json.Unmarshal([]byte(out.String()), &m)
-		return m
-	}
-	elicitation := map[string]any{"elicitation": map[string]any{}}
-
-	// Without the capability the server cannot ask: -32021.
-	m := run(request(1, "tools/call", map[string]any{"name": "book"}, nil))
-	fmt.Println("no capability:", m["error"].(map[string]any)["code"], m["error"].(map[string]any)["data"])
-
-	// With it: an input_required result carrying sealed state.
-	m = run(request(2, "tools/call", map[string]any{"name": "book"}, elicitation))
-	res := m["result"].(map[string]any)
-	fmt.Println("round 1:", res["resultType"], "asks for", keys(res["inputRequests"]))
-
-	// The retry echoes the state and answers the request.
-	m = run(request(3, "tools/call", map[string]any{
-		"name":           "book",
-		"requestState":   res["requestState"],
-		"inputResponses": map[string]any{"date": map[string]any{"action": "accept", "content": map[string]any{"date": "2026-08-01"}}},
-	}, elicitation))
-	res = m["result"].(map[string]any)
-	fmt.Println("round 2:", res["resultType"], res["content"].([]any)[0].(map[string]any)["text"])
-	// Output:
-	// no capability: -32021 map[requiredCapabilities:map[elicitation:map[]]]
-	// round 1: input_required asks for [date]
-	// round 2: complete Booked for 2026-08-01.
-}
-
-func keys(v any) []string {
-	var out []string
-	for k := range v.(map[string]any) {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 func ExampleRequest_SetCacheHint() {
 	// Resources are public for a minute, unless their handler says otherwise.
 	s, _ := server.New(protocol.Implementation{Name: "demo", Version: "1.0.0"},

@@ -1530,7 +1530,7 @@ func TestHostileSchemas(t *testing.T) {
 		{name: "anyOf of 20,000 branches", rids: []string{"R-SCHEMA-08"}, schema: wide, refuse: true},
 		{name: "anyOf chain of 30 references (2^30 paths)", rids: []string{"R-SCHEMA-08"}, schema: chain(30), refuse: true,
 			bug: "tools.go compileSchema bounds nesting and document size but not the expansion through $ref: the schema is accepted, and validating a failing argument walks 2^30 paths (measured: 20 levels take 4.6 s, each level doubles)"},
-		{name: "a $ref cycle terminates", rids: []string{"R-SCHEMA-08"}, schema: `{"type":"object","$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"properties":{"x":{"$ref":"#/$defs/a"}}}`, args: M{"x": M{"x": 1}}},
+		{name: "a $ref cycle is refused", rids: []string{"R-SCHEMA-08"}, schema: `{"type":"object","$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"properties":{"x":{"$ref":"#/$defs/a"}}}`, refuse: true},
 		{name: "a $ref to the root terminates", rids: []string{"R-SCHEMA-08"}, schema: `{"type":"object","properties":{"x":{"$ref":"#"}}}`, args: M{"x": M{"x": M{"x": M{"x": 1}}}}},
 		{name: "a pattern Go cannot compile", rids: []string{"R-SCHEMA-01"}, schema: `{"type":"object","properties":{"s":{"type":"string","pattern":"(a)\\1"}}}`, refuse: true},
 		{name: "x-mcp-header under anyOf", rids: []string{"R-HDR-10"}, schema: `{"type":"object","anyOf":[{"properties":{"r":{"type":"string","x-mcp-header":"R"}}}]}`, refuse: true},

@@ -53,7 +53,9 @@ type Middleware func(next Handler) Handler
 //   - replace the result with another of the same type, or change it:
 //     the envelope (resultType, serverInfo) is added after it, and a
 //     result of a legacy session is converted after it;
-//   - add to the context it passes to next.
+//   - add to the context it passes to next: the handler sees it, in a
+//     task (AsTask) too, where the values outlive the request but not
+//     its cancellation.
 //
 // It may not change the Request, its Meta or its params, which the
 // handler and the runtime read after it; it must return a result or an
@@ -175,8 +177,9 @@ func (r *Request) RemoteAddr() string { return r.peer }
 // It is how trace context reaches the client (the _meta keys traceparent,
 // tracestate and baggage, SEP-414): an OpenTelemetry propagator's Inject
 // with a carrier whose Set is set. A key f sets twice keeps the last
-// value; keys of the protocol's own (io.modelcontextprotocol/...) are not
-// f's to set and are left as they are.
+// value; keys with a prefix MCP reserves (one whose second label is
+// modelcontextprotocol or mcp, such as io.modelcontextprotocol/ or
+// dev.mcp/) are not f's to set and are dropped.
 func WithNotificationMeta(f func(ctx context.Context, set func(key, value string))) Option {
 	return func(c *config) { c.notifyMeta = f }
 }
@@ -193,7 +196,7 @@ func addNotificationMeta(ctx context.Context, f func(ctx context.Context, set fu
 		return
 	}
 	f(ctx, func(key, value string) {
-		if strings.HasPrefix(key, "io.modelcontextprotocol/") {
+		if reservedMetaKey(key) {
 			return
 		}
 		if *meta == nil {
@@ -201,6 +204,17 @@ func addNotificationMeta(ctx context.Context, f func(ctx context.Context, set fu
 		}
 		(*meta).Extra.Set(key, jsonText(value))
 	})
+}
+
+// reservedMetaKey reports whether a _meta key has a prefix MCP reserves:
+// one whose second label is "modelcontextprotocol" or "mcp".
+func reservedMetaKey(key string) bool {
+	prefix, _, ok := strings.Cut(key, "/")
+	if !ok {
+		return false
+	}
+	labels := strings.Split(prefix, ".")
+	return len(labels) > 1 && (labels[1] == "modelcontextprotocol" || labels[1] == "mcp")
 }
 
 // Header returns the headers of the HTTP request that carried this

@@ -14,14 +14,16 @@ type traceKey struct{}
 
 // TestNotificationMeta checks WithNotificationMeta: the members it sets
 // from the handler's context are in the _meta of the request's progress
-// and log notifications (SEP-414 trace context), a protocol key is not
-// overwritten, and the progress token stays.
+// and log notifications (SEP-414 trace context), keys of a prefix MCP
+// reserves (R-META-06) are dropped, and the progress token stays.
 func TestNotificationMeta(t *testing.T) {
 	s, err := server.New(protocol.Implementation{Name: "t", Version: "1"},
 		server.WithNotificationMeta(func(ctx context.Context, set func(key, value string)) {
 			if tp, ok := ctx.Value(traceKey{}).(string); ok {
 				set("traceparent", tp)
 				set("io.modelcontextprotocol/logLevel", "evil")
+				set("dev.mcp/x", "evil")
+				set("com.example/ok", "kept")
 			}
 		}),
 		server.WithMiddleware(func(next server.Handler) server.Handler {
@@ -62,8 +64,10 @@ func TestNotificationMeta(t *testing.T) {
 		if m["traceparent"] != "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" {
 			t.Errorf("notification %d: _meta %v, want the traceparent", i, m)
 		}
-		if _, ok := m["io.modelcontextprotocol/logLevel"]; ok {
-			t.Errorf("notification %d: a protocol key was set: %v", i, m)
+		_, protocolKey := m["io.modelcontextprotocol/logLevel"]
+		_, mcpKey := m["dev.mcp/x"]
+		if protocolKey || mcpKey || m["com.example/ok"] != "kept" {
+			t.Errorf("notification %d: _meta %v: want reserved prefixes dropped, others kept", i, m)
 		}
 	}
 }

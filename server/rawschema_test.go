@@ -125,3 +125,56 @@ func ExampleInputSchema() {
 	// true
 	// server: inputSchema: not a valid JSON Schema: at /properties/n/minimum: got string, want number
 }
+
+// TestSchemaHugeNumbers checks that a schema number out of float64's
+// range is refused by InputSchema and AddTool alike, naming where it is,
+// rather than panicking in the validator (hostile review LIB-3).
+func TestSchemaHugeNumbers(t *testing.T) {
+	for _, raw := range []string{
+		`{"type":"object","properties":{"n":{"multipleOf":1e99999999}}}`,
+		`{"type":"object","properties":{"n":{"minimum":-1e999999999999}}}`,
+		`{"type":"object","allOf":[{"properties":{"n":{"maximum":1e400}}}]}`,
+		`{"type":"object","properties":{"n":{"exclusiveMinimum":1e309}}}`,
+	} {
+		_, err := server.InputSchema(raw)
+		if err == nil || !strings.Contains(err.Error(), "out of range") || !strings.Contains(err.Error(), "at /") {
+			t.Errorf("InputSchema(%s) = %v, want out of range with its location", raw, err)
+		}
+		var def protocol.Tool
+		if err := json.Unmarshal([]byte(`{"name":"t","inputSchema":`+raw+`}`), &def); err != nil {
+			continue // the generated type refuses it already
+		}
+		s, _ := server.New(protocol.Implementation{Name: "t", Version: "1"})
+		if err := s.AddTool(def, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+			return nil, nil
+		}); err == nil {
+			t.Errorf("AddTool accepted %s", raw)
+		}
+	}
+}
+
+// TestSchemaRefCycle checks that references that loop without descending
+// into the instance are refused at registration (hostile review LIB-4:
+// such a tool was registered, and every call reaching the loop failed),
+// while recursion through properties and items is kept.
+func TestSchemaRefCycle(t *testing.T) {
+	for _, raw := range []string{
+		`{"type":"object","$defs":{"a":{"$ref":"#/$defs/b"},"b":{"$ref":"#/$defs/a"}},"properties":{"x":{"$ref":"#/$defs/a"}}}`,
+		`{"type":"object","$dynamicRef":"#meta","$dynamicAnchor":"meta"}`,
+		`{"type":"object","$defs":{"a":{"allOf":[{"not":{"$ref":"#/$defs/a"}}]}},"properties":{"x":{"$ref":"#/$defs/a"}}}`,
+		`{"type":"object","allOf":[{"$ref":"#"}]}`,
+	} {
+		if _, err := server.InputSchema(raw); err == nil || !strings.Contains(err.Error(), "loop back") {
+			t.Errorf("InputSchema(%s) = %v, want the loop refused", raw, err)
+		}
+	}
+	for _, raw := range []string{
+		`{"type":"object","$defs":{"node":{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#/$defs/node"}}}}},"properties":{"root":{"$ref":"#/$defs/node"}}}`,
+		`{"type":"object","properties":{"next":{"$ref":"#"}}}`,
+		`{"type":"object","$dynamicAnchor":"meta","properties":{"sub":{"$dynamicRef":"#meta"}}}`,
+	} {
+		if _, err := server.InputSchema(raw); err != nil {
+			t.Errorf("InputSchema(%s) = %v, want a recursive schema accepted", raw, err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 
 	"github.com/mcpwire/mcpwire/protocol"
@@ -14,10 +15,13 @@ func (r *Request) Logger() *slog.Logger { return slog.New(r.LogHandler()) }
 // LogHandler returns a slog.Handler that sends each record to the client
 // as a notifications/message when the request asked for that level
 // (_meta io.modelcontextprotocol/logLevel, or logging/setLevel in a legacy
-// session; R-LOG-03, R-LOG-04), as Log does. Any other record goes to the
-// server's logger (WithLogger), with its level and attributes unchanged:
-// one the client did not ask for, or that could not be sent (the request
-// is over, or has no transport, as in a task or a NewTestRequest).
+// session; R-LOG-03, R-LOG-04), as Log does, and to the server's logger
+// (WithLogger) when that logger takes its level, with its level and
+// attributes unchanged. The two are independent: a client asking for
+// debug gets a handler's debug records without taking a warning away
+// from the operator's log, and a record the client did not ask for (or
+// that could not be sent: the request is over, or has no transport, as
+// in a task or a NewTestRequest) still reaches the server's log.
 //
 // A notification's data is the record as a JSON object: "msg" and the
 // attributes, groups nested as slog.JSONHandler writes them, without
@@ -55,21 +59,20 @@ func (h *requestLogHandler) Enabled(ctx context.Context, l slog.Level) bool {
 	return h.clientWants(mcpLevel(l)) || h.next.Enabled(ctx, l)
 }
 
-// Handle sends rec to the client, or else to the server's logger.
+// Handle sends rec to the client if it asked for its level, and to the
+// server's logger if that takes it.
 func (h *requestLogHandler) Handle(ctx context.Context, rec slog.Record) error {
+	var err error
 	if l := mcpLevel(rec.Level); h.clientWants(l) {
-		data, err := h.encode(ctx, rec)
-		if err != nil {
-			return err
-		}
-		if h.r.Log(ctx, l, "", data) {
-			return nil
+		var data []byte
+		if data, err = h.encode(ctx, rec); err == nil {
+			h.r.Log(ctx, l, "", data)
 		}
 	}
-	if !h.next.Enabled(ctx, rec.Level) {
-		return nil
+	if h.next.Enabled(ctx, rec.Level) {
+		err = errors.Join(err, h.next.Handle(ctx, rec.Clone()))
 	}
-	return h.next.Handle(ctx, rec)
+	return err
 }
 
 // encode writes rec as a JSON object with slog.JSONHandler, less time and

@@ -40,8 +40,9 @@ func logServer(t *testing.T, buf *bytes.Buffer) *servertest.Client {
 
 // TestRequestLogger checks the slog bridge: records at or above the
 // request's logLevel reach the client as notifications/message (R-LOG-03,
-// R-LOG-04) with the level mapped and the attributes as JSON data; the
-// others go to the server log, and nothing goes to both.
+// R-LOG-04) with the level mapped and the attributes as JSON data, and
+// the server log gets what its own level takes whatever the client asked
+// for: a client cannot take a warning away from the operator.
 func TestRequestLogger(t *testing.T) {
 	for _, c := range []struct {
 		level      string // "" : no logLevel in _meta
@@ -50,8 +51,8 @@ func TestRequestLogger(t *testing.T) {
 		wantLevels []string
 	}{
 		{"", nil, []string{"info line", "warn line", "error line"}, nil},
-		{"warning", []string{"warn line", "error line"}, []string{"info line"}, []string{"warning", "error"}},
-		{"debug", []string{"debug line", "info line", "warn line", "error line"}, nil, []string{"debug", "info", "warning", "error"}},
+		{"warning", []string{"warn line", "error line"}, []string{"info line", "warn line", "error line"}, []string{"warning", "error"}},
+		{"debug", []string{"debug line", "info line", "warn line", "error line"}, []string{"info line", "warn line", "error line"}, []string{"debug", "info", "warning", "error"}},
 	} {
 		t.Run("logLevel="+c.level, func(t *testing.T) {
 			var buf bytes.Buffer
@@ -120,7 +121,8 @@ func TestRequestLoggerTestRequest(t *testing.T) {
 }
 
 // ExampleRequest_Logger logs through log/slog from a tool: the client
-// gets what it asked for with its logLevel, the server log the rest.
+// gets what it asked for with its logLevel, and the server log what its
+// own level takes.
 func ExampleRequest_Logger() {
 	s, _ := server.New(protocol.Implementation{Name: "demo", Version: "1.0.0"})
 	_ = server.AddTypedTool(s, protocol.Tool{Name: "sync"}, func(ctx context.Context, req *server.Request, _ struct{}) (string, error) {

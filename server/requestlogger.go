@@ -27,11 +27,22 @@ type RequestLogOptions struct {
 // method, the name (tool, prompt or resource URI), the id, the protocol
 // version, the era ("legacy" for a session of an earlier revision), the
 // principal, the duration, and the outcome: "ok", "tool_error" (isError),
-// "input_required", or "error" with the JSON-RPC code.
+// "input_required", "error" with the JSON-RPC code, or "panic" (code
+// -32603) for a handler that panicked.
 func LogRequests(log *slog.Logger, opts RequestLogOptions) Middleware {
 	return func(next Handler) Handler {
 		return func(ctx context.Context, r *Request) (Result, error) {
 			start := time.Now()
+			defer func() {
+				// A handler's panic unwinds through here before the
+				// runtime turns it into -32603: log that, and let it go on.
+				if p := recover(); p != nil {
+					log.LogAttrs(ctx, opts.Level+4, "mcp request", slog.String("method", r.Method), slog.String("id", r.ID.String()),
+						slog.String("name", r.Name()), slog.Duration("duration", time.Since(start)),
+						slog.Int64("code", protocol.CodeInternalError), slog.String("outcome", "panic"))
+					panic(p)
+				}
+			}()
 			res, err := next(ctx, r)
 			level := opts.Level
 			attrs := make([]slog.Attr, 0, 12)

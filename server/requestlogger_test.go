@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -49,5 +50,26 @@ func TestLogRequests(t *testing.T) {
 		if got := strings.Contains(buf.String(), "secret-arg"); got != withArgs {
 			t.Errorf("Arguments=%v: the arguments in the log: %v", withArgs, got)
 		}
+	}
+}
+
+// TestLogRequestsPanic checks that a handler's panic is logged as such
+// (hostile review LIB-5) and still answered -32603.
+func TestLogRequestsPanic(t *testing.T) {
+	var buf bytes.Buffer
+	s := newServer(t, WithMiddleware(LogRequests(slog.New(slog.NewJSONHandler(&buf, nil)), RequestLogOptions{})))
+	addTool(t, s, `{"name":"boom","inputSchema":{"type":"object"}}`, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+		panic("kaboom")
+	})
+	w := call(t, s.Handler(HTTPOptions{}), 1, protocol.MethodToolsCall, params(M{"name": "boom"}))
+	if w.code() != protocol.CodeInternalError {
+		t.Errorf("answer %s", w.raw)
+	}
+	var line map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &line); err != nil {
+		t.Fatalf("log %q: %v", buf.String(), err)
+	}
+	if line["outcome"] != "panic" || line["name"] != "boom" || line["level"] != "WARN" {
+		t.Errorf("log line %v", line)
 	}
 }

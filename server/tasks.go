@@ -474,6 +474,10 @@ type taskOrigin struct {
 	principal string
 	target    string
 	auth      *authInfo // the creating request's token, for Request.Token
+	// values is the creating request's context without its cancellation
+	// and deadline: what middleware put in it (a tenant, a span) reaches
+	// the handler inside the task too.
+	values context.Context
 }
 
 // newTaskID returns 144 random bits, base64url (R-TASK-18).
@@ -568,7 +572,7 @@ func (m *taskManager) start(ctx context.Context, r *Request, client string, t *t
 		m.s.log.Error("creating a task", "tool", t.def.Name, "err", err)
 		return nil, InternalError("Internal error: the task could not be created")
 	}
-	origin := taskOrigin{method: r.Method, id: r.ID, meta: r.Meta, principal: r.Principal, target: r.target, auth: r.auth}
+	origin := taskOrigin{method: r.Method, id: r.ID, meta: r.Meta, principal: r.Principal, target: r.target, auth: r.auth, values: context.WithoutCancel(ctx)}
 	attached = false // run detaches
 	go m.run(rec, ttl, poll, t, args, origin, responses, state)
 	return &protocol.Result{ResultType: "task", Extra: detailed(rec, false)}, nil
@@ -589,7 +593,11 @@ func (m *taskManager) run(rec *TaskRecord, ttl, poll time.Duration, t *tool, arg
 	defer m.detach()
 	deadline := rec.CreatedAt.Add(ttl)
 	task := &Task{m: m, id: rec.ID, principal: rec.Principal, deadline: deadline, expires: rec.ExpiresAt}
-	ctx, cancel := context.WithDeadline(context.Background(), deadline)
+	base := o.values
+	if base == nil {
+		base = context.Background()
+	}
+	ctx, cancel := context.WithDeadline(base, deadline)
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)

@@ -172,6 +172,9 @@ func compileToolSchema(raw []byte, maxDepth int, assertFormat bool) (*sjs.Schema
 	if d := depth(doc, 0); d > maxDepth {
 		return nil, nil, fmt.Errorf("schema nests %d levels, more than the limit of %d", d, maxDepth)
 	}
+	if err := schemaNumbers(doc, ""); err != nil {
+		return nil, nil, err
+	}
 	c := sjs.NewCompiler()
 	c.DefaultDraft(sjs.Draft2020)
 	c.UseLoader(noLoader{})
@@ -194,8 +197,100 @@ func compileToolSchema(raw []byte, maxDepth int, assertFormat bool) (*sjs.Schema
 			extra = append(extra, sch)
 		}
 	}
+	if err := refCycle(append([]*sjs.Schema{root}, extra...), loc); err != nil {
+		return nil, nil, err
+	}
 	tameSchema(append([]*sjs.Schema{root}, extra...), assertFormat)
 	return root, extra, nil
+}
+
+// refCycle refuses a schema whose references loop without the instance
+// going one level down: $defs a whose $ref is b, whose $ref is a, or a
+// $dynamicRef that resolves to the schema holding it. The validator
+// would find the loop on every instance that reaches it, so every call
+// would fail; recursion through properties or items (a tree) descends,
+// and is fine. The keywords followed are those that apply a schema to the
+// same instance.
+func refCycle(roots []*sjs.Schema, loc string) error {
+	const (
+		unseen = iota
+		active
+		done
+	)
+	state := map[*sjs.Schema]int{}
+	var visit func(s *sjs.Schema) *sjs.Schema
+	visit = func(s *sjs.Schema) *sjs.Schema {
+		if s == nil || state[s] == done {
+			return nil
+		}
+		if state[s] == active {
+			return s
+		}
+		state[s] = active
+		next := []*sjs.Schema{s.Ref, s.RecursiveRef, s.Not, s.If, s.Then, s.Else}
+		if s.DynamicRef != nil {
+			next = append(next, s.DynamicRef.Ref)
+		}
+		next = append(next, s.AllOf...)
+		next = append(next, s.AnyOf...)
+		next = append(next, s.OneOf...)
+		for _, k := range sortedKeys(s.DependentSchemas) {
+			next = append(next, s.DependentSchemas[k])
+		}
+		for _, k := range sortedKeys(s.Dependencies) {
+			if t, ok := s.Dependencies[k].(*sjs.Schema); ok {
+				next = append(next, t)
+			}
+		}
+		for _, t := range next {
+			if c := visit(t); c != nil {
+				return c
+			}
+		}
+		state[s] = done
+		return nil
+	}
+	for _, s := range compiledSchemas(roots) {
+		if c := visit(s); c != nil {
+			return fmt.Errorf("at %s: its references loop back to it without descending into the instance, so validating any value that reaches it never ends", strings.TrimPrefix(c.Location, loc))
+		}
+	}
+	return nil
+}
+
+// schemaNumbers refuses a bound of a schema (multipleOf, minimum,
+// maximum and the exclusive ones) out of float64's range, 1e99999999: the
+// validator's big-number arithmetic is not made for such exponents (a
+// multipleOf of one panics in math/big), and no argument could be
+// compared with it anyway. Values (enum, const, default, examples) are
+// data, compared as they are, and are not looked into.
+func schemaNumbers(v any, at string) error {
+	switch x := v.(type) {
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			switch k {
+			case "enum", "const", "default", "examples":
+				continue
+			case "multipleOf", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+				if n, ok := x[k].(json.Number); ok {
+					if _, err := strconv.ParseFloat(string(n), 64); err != nil {
+						return fmt.Errorf("at %s/%s: the number %.40s is out of range", at, k, n)
+					}
+					continue
+				}
+			}
+			if err := schemaNumbers(x[k], at+"/"+k); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for i, e := range x {
+			if err := schemaNumbers(e, at+"/"+strconv.Itoa(i)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // schemaCost bounds the work of validating against a schema: each keyword

@@ -10,6 +10,12 @@ import (
 
 // CallTool calls the tool name with args (encoded with encoding/json;
 // nil sends {}), answering input requests with the callbacks.
+//
+// It sends the standard headers of the call (MCP-Protocol-Version,
+// Mcp-Method, Mcp-Name) but not the Mcp-Param-* headers that a tool's
+// x-mcp-header arguments need: the server refuses such a call without
+// them (-32020, HTTP 400), as it would a real client's. Send them with
+// WithHeader("Mcp-Param-Region", "eu").
 func (c *Client) CallTool(ctx context.Context, name string, args any, opts ...Option) (*protocol.CallToolResult, error) {
 	var a json.RawMessage = []byte("{}")
 	if args != nil {

@@ -220,7 +220,9 @@ func answer(rec *httptest.ResponseRecorder, onNotify func(Notification)) (json.R
 		if err := json.Unmarshal(f, &m); err != nil {
 			return nil, &Error{Status: rec.Code, Message: strings.TrimSpace(string(f))}
 		}
-		if m.Method != "" || len(m.ID) == 0 {
+		if m.Method != "" || len(m.ID) == 0 && m.Error == nil {
+			// A notification; an error without an id (a refusal before
+			// the body was read) is the answer, below.
 			if onNotify != nil && m.Method != "" {
 				var p struct {
 					Params json.RawMessage `json:"params"`

@@ -86,8 +86,7 @@ func ExampleClient_Listen() {
 	c := servertest.New(s)
 	ctx := context.Background()
 
-	yes := true
-	st, err := c.Listen(ctx, protocol.SubscriptionFilter{ToolsListChanged: &yes})
+	st, err := c.Listen(ctx, protocol.SubscriptionFilter{ToolsListChanged: server.Ptr(true)})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -102,4 +101,34 @@ func ExampleClient_Listen() {
 	// Output:
 	// notifications/subscriptions/acknowledged
 	// notifications/tools/list_changed
+}
+
+// OnElicit answers each elicitation the server asks for; the Client
+// declares the elicitation capability because the callback is set, and
+// retries the call with the answer. Here the user declines.
+func ExampleOnElicit() {
+	s, _ := server.New(protocol.Implementation{Name: "files", Version: "1.0.0"})
+	_ = server.AddTypedTool(s, protocol.Tool{Name: "purge"}, func(_ context.Context, r *server.Request, _ struct{}) (*protocol.CallToolResult, error) {
+		resp, ok := r.InputResponse("confirm")
+		if !ok {
+			return nil, r.AskInput(map[string]protocol.InputRequest{"confirm": server.ElicitForm("Purge everything?", nil)}, nil)
+		}
+		if er, isElicit := resp.Value.(*protocol.ElicitResult); isElicit && er.Action == protocol.ElicitResultActionAccept {
+			return server.TextResult("purged"), nil
+		}
+		return server.TextResult("kept everything"), nil
+	})
+	c := servertest.New(s, servertest.OnElicit(func(_ context.Context, req *protocol.ElicitRequest) (*protocol.ElicitResult, error) {
+		fmt.Println("asked:", req.Params.Value.(*protocol.ElicitRequestFormParams).Message)
+		return &protocol.ElicitResult{Action: protocol.ElicitResultActionDecline}, nil
+	}))
+	res, err := c.CallTool(context.Background(), "purge", nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Content[0].Value.(*protocol.TextContent).Text)
+	// Output:
+	// asked: Purge everything?
+	// kept everything
 }

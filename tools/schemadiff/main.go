@@ -8,9 +8,15 @@
 //	go run ./tools/schemadiff -pinned OLDREV NEWREV
 //
 // With -pinned the arguments are revisions pinned in ../../schema (such as
-// 2025-11-25 and 2026-07-28, see "make diff-legacy"), loaded the way the
-// generator loads them: from $MCP_SPEC_DIR or the download cache, with the
-// pinned sha256 verified.
+// 2025-11-25 and 2026-07-28, see "make diff-legacy") or pinned extensions
+// named ext-<name> (ext-tasks), loaded the way the generator loads them:
+// from $MCP_SPEC_DIR or the download cache, with the pinned sha256
+// verified.
+//
+// Extension schemas diff like the core's: "make diff OLD=… NEW=…" with two
+// ext-tasks schema.json files reports the extension's types, members and
+// methods added, removed and changed, its copies of core definitions
+// included.
 //
 // The report goes to stdout and the exit status is 0. Bad usage or an
 // unreadable, unverified or invalid input prints a message to stderr and
@@ -23,6 +29,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/mcpwire/mcpwire/schema"
 )
@@ -41,10 +48,10 @@ func main() {
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("schemadiff", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	pinned := fs.Bool("pinned", false, "the arguments are pinned revisions (see package schema), not files")
+	pinned := fs.Bool("pinned", false, "the arguments are pinned revisions or ext-<name> extensions (see package schema), not files")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: schemadiff OLD.json NEW.json")
-		fmt.Fprintln(stderr, "       schemadiff -pinned OLDREV NEWREV")
+		fmt.Fprintln(stderr, "       schemadiff -pinned OLDREV NEWREV   (a revision, or ext-<name> for a pinned extension)")
 		fmt.Fprintln(stderr, "Prints the API-level difference between two MCP JSON-schema revisions.")
 		fs.PrintDefaults()
 	}
@@ -94,9 +101,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 // readFile reads a schema file.
 func readFile(path string) ([]byte, error) { return os.ReadFile(path) }
 
-// readPinned loads the schema of a pinned revision and verifies its hash.
+// readPinned loads the schema of a pinned revision, or of a pinned
+// extension named ext-<name>, and verifies its hash.
 func readPinned(rev string) ([]byte, error) {
-	pin, err := schema.Lookup(rev)
+	lookup := schema.Lookup
+	if name, ok := strings.CutPrefix(rev, "ext-"); ok {
+		rev, lookup = name, schema.LookupExtension
+	}
+	pin, err := lookup(rev)
 	if err != nil {
 		return nil, err
 	}
