@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
@@ -43,6 +44,11 @@ type telemetry struct {
 	headerFields []string
 	duration     metric.Float64Histogram
 	active       metric.Int64UpDownCounter
+	// noSpans is set for the no-op tracer provider (trace/noop): a span
+	// of it records nothing, so none is started, and the handler's context
+	// is the parent, which holds the client's span context as a no-op
+	// span would.
+	noSpans bool
 }
 
 func newTelemetry(c config) *telemetry {
@@ -52,6 +58,7 @@ func newTelemetry(c config) *telemetry {
 		prop:      c.prop,
 		fields:    c.prop.Fields(),
 	}
+	_, t.noSpans = c.tp.(tracenoop.TracerProvider)
 	for _, f := range t.fields {
 		t.headerFields = append(t.headerFields, textproto.CanonicalMIMEHeaderKey(f))
 	}
@@ -66,12 +73,7 @@ func (t *telemetry) serve(ctx context.Context, r *server.Request, next server.Ha
 	if timed {
 		start = time.Now()
 	}
-	parent, link := t.parent(ctx, r)
-	spanOpts := t.startOpts
-	if link.IsValid() {
-		spanOpts = []trace.SpanStartOption{spanOpts[0], trace.WithLinks(trace.Link{SpanContext: link})}
-	}
-	sctx, span := t.tracer.Start(parent, t.names.spanName(r), spanOpts...)
+	sctx, span := t.start(ctx, r)
 	recording := span.IsRecording()
 	if recording {
 		var buf [maxAttrs]attribute.KeyValue
@@ -93,6 +95,21 @@ func (t *telemetry) serve(ctx context.Context, r *server.Request, next server.Ha
 	finished = true
 	t.finish(sctx, r, span, recording, active, timed, start, outcomeOf(res, err))
 	return res, err
+}
+
+// start returns the request's span and the context holding it: a new
+// server span whose parent is the client's trace context, or under the
+// no-op tracer provider (noSpans) the span the parent context holds.
+func (t *telemetry) start(ctx context.Context, r *server.Request) (context.Context, trace.Span) {
+	parent, link := t.parent(ctx, r)
+	if t.noSpans {
+		return parent, trace.SpanFromContext(parent)
+	}
+	spanOpts := t.startOpts
+	if link.IsValid() {
+		spanOpts = []trace.SpanStartOption{spanOpts[0], trace.WithLinks(trace.Link{SpanContext: link})}
+	}
+	return t.tracer.Start(parent, t.names.spanName(r), spanOpts...)
 }
 
 // finish ends the span and records the measurements, in ctx, the span's
