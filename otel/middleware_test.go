@@ -12,6 +12,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
@@ -343,5 +344,40 @@ func TestNoopProviders(t *testing.T) {
 	})
 	if _, err := servertest.New(s).CallTool(context.Background(), "ok", nil, servertest.WithMeta("traceparent", traceparent)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Under the no-op tracer provider no span is started, but the client's
+// trace context still reaches the handler and the request's
+// notifications, as a no-op span would carry it.
+func TestNoopTracerPropagates(t *testing.T) {
+	s, err := server.New(protocol.Implementation{Name: "t", Version: "1"}, mcpotel.Options(
+		mcpotel.WithTracerProvider(tracenoop.NewTracerProvider()),
+		mcpotel.WithPropagators(propagation.TraceContext{}))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen trace.SpanContext
+	addTool(t, s, "ok", func(ctx context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+		seen = trace.SpanContextFromContext(ctx)
+		r.Progress(ctx, 1, 0, "")
+		return server.TextResult("ok"), nil
+	})
+	var notified string
+	c := servertest.New(s, servertest.OnNotification(func(n servertest.Notification) {
+		var p struct {
+			Meta map[string]string `json:"_meta"`
+		}
+		_ = json.Unmarshal(n.Params, &p)
+		notified = p.Meta["traceparent"]
+	}))
+	if _, err := c.CallTool(context.Background(), "ok", nil, servertest.WithMeta("traceparent", traceparent), servertest.WithMeta("progressToken", "p")); err != nil {
+		t.Fatal(err)
+	}
+	if seen.TraceID().String() != clientTraceID || seen.SpanID().String() != clientSpanID || !seen.IsRemote() {
+		t.Errorf("handler's span context %v, want the client's", seen)
+	}
+	if notified != traceparent {
+		t.Errorf("notification traceparent %q, want the client's %q", notified, traceparent)
 	}
 }
