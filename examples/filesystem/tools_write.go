@@ -27,8 +27,8 @@ func (f *fsys) writeFile(_ context.Context, _ *server.Request, in writeIn) (writ
 	if err != nil {
 		return writeOut{}, err
 	}
-	if err := d.root.WriteFile(rel, []byte(in.Content), 0o644); err != nil {
-		return writeOut{}, f.pathError(in.Path, err)
+	if err := f.replace(d, rel, in.Path, []byte(in.Content), os.O_CREATE); err != nil {
+		return writeOut{}, err
 	}
 	return writeOut{Path: d.abs(rel), Bytes: len(in.Content)}, nil
 }
@@ -70,12 +70,8 @@ func (f *fsys) editFile(_ context.Context, _ *server.Request, in editIn) (editOu
 	if in.DryRun {
 		return out, nil
 	}
-	info, err := d.root.Stat(rel)
-	if err != nil {
-		return editOut{}, f.pathError(in.Path, err)
-	}
-	if err := d.root.WriteFile(rel, []byte(text), info.Mode().Perm()); err != nil {
-		return editOut{}, f.pathError(in.Path, err)
+	if err := f.replace(d, rel, in.Path, []byte(text), 0); err != nil {
+		return editOut{}, err
 	}
 	out.Written = true
 	return out, nil
