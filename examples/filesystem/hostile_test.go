@@ -74,3 +74,45 @@ func TestFIFORefused(t *testing.T) {
 		}
 	})
 }
+
+// TestSearchQueryBounds (FS-5): a query longer than -max-query-bytes is
+// refused in either mode, and so is a regexp whose program is larger
+// than -max-regexp-insts, each with a tool error naming the limit
+// (R-TOOL-09), before any file is read.
+func TestSearchQueryBounds(t *testing.T) {
+	tr := newTree(t)
+	c := newClient(t, tr, defaultLimits())
+	long := strings.Repeat("q", 4097)
+	for _, mode := range []string{"substring", "regexp"} {
+		if msg := callFails(t, c, "search_content", map[string]any{"path": ".", "query": long, "mode": mode}); !strings.Contains(msg, "-max-query-bytes") {
+			t.Errorf("%s query of 4097 bytes: %s", mode, msg)
+		}
+	}
+	big := "(abcdefgh|ijklmnop){1000}" // 25 bytes, tens of thousands of instructions
+	if msg := callFails(t, c, "search_content", map[string]any{"path": ".", "query": big, "mode": "regexp"}); !strings.Contains(msg, "-max-regexp-insts") {
+		t.Errorf("regexp %s: %s", big, msg)
+	}
+	var out searchContentOut
+	call(t, c, "search_content", map[string]any{"path": ".", "query": "^(alpha|beta)$", "mode": "regexp"}, &out)
+	if len(out.Matches) != 2 {
+		t.Errorf("a small regexp: %+v", out)
+	}
+}
+
+// TestSearchCancelled (FS-5): once the request's context ends, a search
+// stops between lines, even inside one large file.
+func TestSearchCancelled(t *testing.T) {
+	tr := newTree(t)
+	mustOK(t, os.WriteFile(filepath.Join(tr.root, "big.txt"), []byte(strings.Repeat("needle\n", 100_000)), 0o644))
+	f, err := newFS([]string{tr.root}, defaultLimits())
+	mustOK(t, err)
+	defer f.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, p := range []string{"big.txt", "."} {
+		out, err := f.searchContent(ctx, nil, searchContentIn{Path: p, Query: "needle"})
+		if err == nil || len(out.Matches) > 0 {
+			t.Errorf("search of %s with a cancelled context: %d matches, err %v; want none and an error", p, len(out.Matches), err)
+		}
+	}
+}

@@ -21,6 +21,11 @@ type limits struct {
 	MaxWalkEntries int
 	// MaxSearchBytes bounds the bytes search_content reads in one call.
 	MaxSearchBytes int64
+	// MaxQueryBytes bounds the query of search_content, in either mode.
+	MaxQueryBytes int
+	// MaxRegexpInsts bounds the compiled program of a regexp query, in
+	// instructions: matching costs up to its size times the input.
+	MaxRegexpInsts int
 }
 
 // defaultLimits are the limits without flags.
@@ -32,6 +37,8 @@ func defaultLimits() limits {
 		MaxTreeDepth:   8,
 		MaxWalkEntries: 100_000,
 		MaxSearchBytes: 64 << 20,
+		MaxQueryBytes:  4096,
+		MaxRegexpInsts: 10_000,
 	}
 }
 
@@ -45,5 +52,7 @@ func registerLimits(fl *flag.FlagSet) *limits {
 	fl.IntVar(&l.MaxTreeDepth, "max-tree-depth", l.MaxTreeDepth, "levels directory_tree descends at most")
 	fl.IntVar(&l.MaxWalkEntries, "max-walk-entries", l.MaxWalkEntries, "entries search_files and search_content visit in one call at most")
 	fl.Int64Var(&l.MaxSearchBytes, "max-search-bytes", l.MaxSearchBytes, "bytes search_content reads in one call at most")
+	fl.IntVar(&l.MaxQueryBytes, "max-query-bytes", l.MaxQueryBytes, "bytes of a search_content query at most")
+	fl.IntVar(&l.MaxRegexpInsts, "max-regexp-insts", l.MaxRegexpInsts, "instructions of a compiled search_content regexp at most")
 	return &l
 }

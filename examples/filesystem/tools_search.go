@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"path"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
 
@@ -72,7 +73,7 @@ type searchContentOut struct {
 // a regular expression (RE2: linear in the input, whatever the pattern).
 // Files that are not text or are larger than -max-read-bytes are skipped.
 func (f *fsys) searchContent(ctx context.Context, _ *server.Request, in searchContentIn) (searchContentOut, error) {
-	match, err := matcher(in)
+	match, err := matcher(in, f.lim)
 	if err != nil {
 		return searchContentOut{}, err
 	}
@@ -94,6 +95,9 @@ func (f *fsys) searchContent(ctx context.Context, _ *server.Request, in searchCo
 		sc := bufio.NewScanner(bytes.NewReader(b))
 		sc.Buffer(nil, len(b)+1)
 		for n := 1; sc.Scan(); n++ {
+			if err := ctx.Err(); err != nil {
+				return err // the client left: stop burning CPU for it
+			}
 			if !match(sc.Text()) {
 				continue
 			}
@@ -125,8 +129,12 @@ func (f *fsys) searchContent(ctx context.Context, _ *server.Request, in searchCo
 	return out, err
 }
 
-// matcher builds the line test of a search.
-func matcher(in searchContentIn) (func(string) bool, error) {
+// matcher builds the line test of a search, refusing a query longer than
+// -max-query-bytes or a regexp compiling to more than -max-regexp-insts.
+func matcher(in searchContentIn, lim limits) (func(string) bool, error) {
+	if len(in.Query) > lim.MaxQueryBytes {
+		return nil, fmt.Errorf("query: %d bytes, more than the limit of %d (-max-query-bytes)", len(in.Query), lim.MaxQueryBytes)
+	}
 	switch in.Mode {
 	case "", "substring":
 		q := in.Query
@@ -140,13 +148,31 @@ func matcher(in searchContentIn) (func(string) bool, error) {
 		if in.IgnoreCase {
 			expr = "(?i)" + expr
 		}
-		re, err := regexp.Compile(expr)
-		if err != nil {
-			return nil, fmt.Errorf("query: %w", err)
-		}
-		return re.MatchString, nil
+		return compileBounded(expr, lim.MaxRegexpInsts)
 	}
 	return nil, fmt.Errorf("mode %q: want substring or regexp", in.Mode)
+}
+
+// compileBounded compiles a regexp whose program has max instructions
+// at most: parse and size it first, so that a refused pattern costs
+// little.
+func compileBounded(expr string, max int) (func(string) bool, error) {
+	sy, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	prog, err := syntax.Compile(sy.Simplify())
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	if len(prog.Inst) > max {
+		return nil, fmt.Errorf("query: the regexp compiles to %d instructions, more than the limit of %d (-max-regexp-insts)", len(prog.Inst), max)
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	return re.MatchString, nil
 }
 
 // cut shortens s to at most n bytes, on a rune boundary.
