@@ -116,3 +116,47 @@ func TestSearchCancelled(t *testing.T) {
 		}
 	}
 }
+
+// TestWalkDepthBound (FS-2): the searches descend -max-walk-depth levels
+// at most and say truncated when they left a directory unvisited there;
+// a path argument deeper than -max-path-depth is refused, so no tool
+// builds a deeper tree.
+func TestWalkDepthBound(t *testing.T) {
+	tr := newTree(t)
+	deep := filepath.Join(tr.root, "x", strings.Repeat("d/", 9))
+	mustOK(t, os.MkdirAll(deep, 0o755))
+	mustOK(t, os.WriteFile(filepath.Join(deep, "zz.txt"), []byte("needle\n"), 0o644))
+	lim := defaultLimits()
+	lim.MaxWalkDepth = 4
+	c := newClient(t, tr, lim)
+	var sf searchFilesOut
+	call(t, c, "search_files", map[string]any{"path": "x", "pattern": "zz.txt"}, &sf)
+	if len(sf.Matches) != 0 || !sf.Truncated {
+		t.Errorf("search_files below -max-walk-depth: %+v, want no match and truncated", sf)
+	}
+	var sc searchContentOut
+	call(t, c, "search_content", map[string]any{"path": "x", "query": "needle"}, &sc)
+	if len(sc.Matches) != 0 || !sc.Truncated {
+		t.Errorf("search_content below -max-walk-depth: %+v, want no match and truncated", sc)
+	}
+	var near searchFilesOut
+	call(t, c, "search_files", map[string]any{"path": "x/d/d/d/d/d/d", "pattern": "zz.txt"}, &near)
+	if len(near.Matches) != 1 || near.Truncated {
+		t.Errorf("search_files from nearer: %+v, want the match", near)
+	}
+	c = newClient(t, tr, defaultLimits())
+	tooDeep := strings.Repeat("e/", 65)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"create_directory", map[string]any{"path": tooDeep}},
+		{"write_file", map[string]any{"path": filepath.Join(tr.root, tooDeep, "f"), "content": "x"}},
+		{"move_file", map[string]any{"source": "a.txt", "destination": tooDeep + "a.txt"}},
+	} {
+		if msg := callFails(t, c, tc.tool, tc.args); !strings.Contains(msg, "-max-path-depth") {
+			t.Errorf("%s of a path 65 names deep: %s", tc.tool, msg)
+		}
+	}
+	call(t, c, "create_directory", map[string]any{"path": strings.Repeat("e/", 64)}, nil)
+}

@@ -22,7 +22,7 @@ type searchFilesIn struct {
 
 type searchFilesOut struct {
 	Matches   []string `json:"matches" jsonschema:"absolute paths"`
-	Truncated bool     `json:"truncated,omitempty" jsonschema:"the search stopped at -max-results matches or -max-walk-entries entries"`
+	Truncated bool     `json:"truncated,omitempty" jsonschema:"the search stopped at -max-results matches or -max-walk-entries entries, or did not descend below -max-walk-depth"`
 }
 
 func (f *fsys) searchFiles(ctx context.Context, _ *server.Request, in searchFilesIn) (searchFilesOut, error) {
@@ -30,7 +30,7 @@ func (f *fsys) searchFiles(ctx context.Context, _ *server.Request, in searchFile
 		return searchFilesOut{}, fmt.Errorf("pattern %q: %w", in.Pattern, err)
 	}
 	out := searchFilesOut{Matches: []string{}}
-	_, trunc, err := f.walk(ctx, in.Path, -1, f.lim.MaxWalkEntries, func(v visit) error {
+	trunc, err := f.searchWalk(ctx, in.Path, func(v visit) error {
 		name := v.e.Name()
 		if strings.Contains(in.Pattern, "/") {
 			name = v.sub
@@ -66,7 +66,7 @@ type contentMatch struct {
 type searchContentOut struct {
 	Matches       []contentMatch `json:"matches"`
 	FilesSearched int            `json:"filesSearched"`
-	Truncated     bool           `json:"truncated,omitempty" jsonschema:"the search stopped at a limit (-max-results, -max-walk-entries, -max-search-bytes)"`
+	Truncated     bool           `json:"truncated,omitempty" jsonschema:"the search stopped at a limit (-max-results, -max-walk-entries, -max-walk-depth, -max-search-bytes)"`
 }
 
 // searchContent finds lines of text files that hold a substring or match
@@ -119,7 +119,7 @@ func (f *fsys) searchContent(ctx context.Context, _ *server.Request, in searchCo
 		}
 		return out, nil
 	}
-	_, trunc, err := f.walk(ctx, in.Path, -1, f.lim.MaxWalkEntries, func(v visit) error {
+	trunc, err := f.searchWalk(ctx, in.Path, func(v visit) error {
 		if !v.e.Type().IsRegular() {
 			return nil
 		}
@@ -127,6 +127,17 @@ func (f *fsys) searchContent(ctx context.Context, _ *server.Request, in searchCo
 	})
 	out.Truncated = out.Truncated || trunc
 	return out, err
+}
+
+// searchWalk walks the tree under p for a search, to -max-walk-depth
+// levels and -max-walk-entries entries; truncated says it stopped at the
+// entry bound or left a directory at the depth bound unvisited.
+func (f *fsys) searchWalk(ctx context.Context, p string, fn func(visit) error) (truncated bool, err error) {
+	_, trunc, err := f.walk(ctx, p, f.lim.MaxWalkDepth, f.lim.MaxWalkEntries, func(v visit) error {
+		truncated = truncated || (v.e.IsDir() && v.depth >= f.lim.MaxWalkDepth)
+		return fn(v)
+	})
+	return truncated || trunc, err
 }
 
 // matcher builds the line test of a search, refusing a query longer than
