@@ -61,7 +61,7 @@ func (f *fsys) readFile(p string, max int64, partial, fromEnd bool) ([]byte, err
 		return nil, fmt.Errorf("path %q: %w", p, errNotFile)
 	}
 	if info.Size() > max && !partial {
-		return nil, fmt.Errorf("path %q: %d bytes, more than the limit of %d (-max-read-bytes)", p, info.Size(), max)
+		return nil, fmt.Errorf("path %q: %d bytes, %w of %d (-max-read-bytes)", p, info.Size(), errTooLarge, max)
 	}
 	if fromEnd && info.Size() > max {
 		if _, err := fh.Seek(info.Size()-max, io.SeekStart); err != nil {

@@ -160,3 +160,27 @@ func TestWalkDepthBound(t *testing.T) {
 	}
 	call(t, c, "create_directory", map[string]any{"path": strings.Repeat("e/", 64)}, nil)
 }
+
+// TestSearchBytesCountBinary (FS-3): -max-search-bytes counts every byte
+// search_content reads, binary files included, and no file is read past
+// what is left of it.
+func TestSearchBytesCountBinary(t *testing.T) {
+	tr := newTree(t)
+	bin := filepath.Join(tr.root, "bin")
+	mustOK(t, os.Mkdir(bin, 0o755))
+	for _, name := range []string{"b1.bin", "b2.bin", "b3.bin"} {
+		mustOK(t, os.WriteFile(filepath.Join(bin, name), append([]byte{0}, make([]byte, 399)...), 0o644))
+	}
+	mustOK(t, os.WriteFile(filepath.Join(bin, "z.txt"), []byte("needle\n"), 0o644))
+	lim := defaultLimits()
+	lim.MaxSearchBytes = 1000
+	c := newClient(t, tr, lim)
+	var out searchContentOut
+	call(t, c, "search_content", map[string]any{"path": "bin", "query": "needle"}, &out)
+	if len(out.Matches) != 0 || !out.Truncated {
+		t.Errorf("1200 binary bytes before the match, budget 1000: %+v, want truncated and no match", out)
+	}
+	if out.BytesRead != 800 {
+		t.Errorf("bytesRead %d, want 800 (two files; the third is more than what is left)", out.BytesRead)
+	}
+}

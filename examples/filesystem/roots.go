@@ -16,6 +16,9 @@ var errNUL = errors.New("contains a NUL byte")
 // errNotFile refuses to read what is not a regular file.
 var errNotFile = errors.New("not a regular file")
 
+// errTooLarge refuses to read a file larger than what is left to read.
+var errTooLarge = errors.New("more than the limit")
+
 // dir is one allowed directory: its resolved absolute path and the
 // os.Root every file operation under it goes through.
 type dir struct {

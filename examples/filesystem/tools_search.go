@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -66,6 +67,7 @@ type contentMatch struct {
 type searchContentOut struct {
 	Matches       []contentMatch `json:"matches"`
 	FilesSearched int            `json:"filesSearched"`
+	BytesRead     int64          `json:"bytesRead" jsonschema:"bytes read in all, text or not (-max-search-bytes at most)"`
 	Truncated     bool           `json:"truncated,omitempty" jsonschema:"the search stopped at a limit (-max-results, -max-walk-entries, -max-walk-depth, -max-search-bytes)"`
 }
 
@@ -78,18 +80,19 @@ func (f *fsys) searchContent(ctx context.Context, _ *server.Request, in searchCo
 		return searchContentOut{}, err
 	}
 	out := searchContentOut{Matches: []contentMatch{}}
-	var read int64
 	search := func(d *dir, rel, name string) error {
 		if ok, _ := path.Match(in.FilePattern, name); in.FilePattern != "" && !ok {
 			return nil
 		}
-		b, err := f.readFile(d.abs(rel), f.lim.MaxReadBytes, false, false)
+		left := f.lim.MaxSearchBytes - out.BytesRead
+		b, err := f.readFile(d.abs(rel), min(f.lim.MaxReadBytes, left), false, false)
+		out.BytesRead += int64(len(b)) // binary files count too
+		if errors.Is(err, errTooLarge) && left < f.lim.MaxReadBytes {
+			out.Truncated = true // within -max-read-bytes, beyond what is left of -max-search-bytes
+			return fs.SkipAll
+		}
 		if err != nil || !isText(b) {
 			return nil // unreadable, too large or binary: skipped
-		}
-		if read += int64(len(b)); read > f.lim.MaxSearchBytes {
-			out.Truncated = true
-			return fs.SkipAll
 		}
 		out.FilesSearched++
 		sc := bufio.NewScanner(bytes.NewReader(b))
