@@ -184,3 +184,29 @@ func TestSearchBytesCountBinary(t *testing.T) {
 		t.Errorf("bytesRead %d, want 800 (two files; the third is more than what is left)", out.BytesRead)
 	}
 }
+
+// TestEditBounds (FS-4): edit_file refuses more than -max-edits edits,
+// naming the limit, and stops between edits once its context ends;
+// neither writes anything.
+func TestEditBounds(t *testing.T) {
+	tr := newTree(t)
+	c := newClient(t, tr, defaultLimits())
+	edits := make([]map[string]any, 101)
+	for i := range edits {
+		edits[i] = map[string]any{"oldText": "alpha", "newText": "alpha"}
+	}
+	if msg := callFails(t, c, "edit_file", map[string]any{"path": "a.txt", "edits": edits}); !strings.Contains(msg, "-max-edits") {
+		t.Errorf("101 edits: %s", msg)
+	}
+	f, err := newFS([]string{tr.root}, defaultLimits())
+	mustOK(t, err)
+	defer f.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := f.editFile(ctx, nil, editIn{Path: "a.txt", Edits: []edit{{OldText: "alpha", NewText: "omega"}}}); err == nil {
+		t.Error("edit_file with a cancelled context succeeded")
+	}
+	if b, _ := os.ReadFile(filepath.Join(tr.root, "a.txt")); string(b) != "alpha\nbeta\ngamma\n" {
+		t.Errorf("a.txt is now %q", b)
+	}
+}

@@ -27,6 +27,9 @@ type limits struct {
 	MaxPathDepth int
 	// MaxSearchBytes bounds the bytes search_content reads in one call.
 	MaxSearchBytes int64
+	// MaxEdits bounds the edits of one edit_file call: each costs a pass
+	// over the file.
+	MaxEdits int
 	// MaxQueryBytes bounds the query of search_content, in either mode.
 	MaxQueryBytes int
 	// MaxRegexpInsts bounds the compiled program of a regexp query, in
@@ -45,6 +48,7 @@ func defaultLimits() limits {
 		MaxWalkDepth:   64,
 		MaxPathDepth:   64,
 		MaxSearchBytes: 64 << 20,
+		MaxEdits:       100,
 		MaxQueryBytes:  4096,
 		MaxRegexpInsts: 10_000,
 	}
@@ -62,6 +66,7 @@ func registerLimits(fl *flag.FlagSet) *limits {
 	fl.IntVar(&l.MaxWalkDepth, "max-walk-depth", l.MaxWalkDepth, "levels search_files and search_content descend at most")
 	fl.IntVar(&l.MaxPathDepth, "max-path-depth", l.MaxPathDepth, "names in a path argument, below its allowed directory, at most")
 	fl.Int64Var(&l.MaxSearchBytes, "max-search-bytes", l.MaxSearchBytes, "bytes search_content reads in one call at most")
+	fl.IntVar(&l.MaxEdits, "max-edits", l.MaxEdits, "edits of one edit_file call at most")
 	fl.IntVar(&l.MaxQueryBytes, "max-query-bytes", l.MaxQueryBytes, "bytes of a search_content query at most")
 	fl.IntVar(&l.MaxRegexpInsts, "max-regexp-insts", l.MaxRegexpInsts, "instructions of a compiled search_content regexp at most")
 	return &l

@@ -40,7 +40,7 @@ type edit struct {
 
 type editIn struct {
 	Path   string `json:"path" jsonschema:"the text file to edit"`
-	Edits  []edit `json:"edits" jsonschema:"replacements, applied in order, each to the result of the one before"`
+	Edits  []edit `json:"edits" jsonschema:"replacements (-max-edits at most), applied in order, each to the result of the one before"`
 	DryRun bool   `json:"dryRun,omitempty" jsonschema:"only show the diff; the file is left as it is"`
 }
 
@@ -50,7 +50,10 @@ type editOut struct {
 	Written bool   `json:"written" jsonschema:"false for a dry run"`
 }
 
-func (f *fsys) editFile(_ context.Context, _ *server.Request, in editIn) (editOut, error) {
+func (f *fsys) editFile(ctx context.Context, _ *server.Request, in editIn) (editOut, error) {
+	if len(in.Edits) > f.lim.MaxEdits {
+		return editOut{}, fmt.Errorf("%d edits, more than the limit of %d (-max-edits): nothing was written", len(in.Edits), f.lim.MaxEdits)
+	}
 	b, err := f.readFile(in.Path, f.lim.MaxReadBytes, false, false)
 	if err != nil {
 		return editOut{}, err
@@ -60,6 +63,9 @@ func (f *fsys) editFile(_ context.Context, _ *server.Request, in editIn) (editOu
 	}
 	old, text := string(b), string(b)
 	for i, e := range in.Edits {
+		if err := ctx.Err(); err != nil {
+			return editOut{}, fmt.Errorf("edit %d: %w: nothing was written", i+1, err)
+		}
 		if n := strings.Count(text, e.OldText); e.OldText == "" || n != 1 {
 			return editOut{}, fmt.Errorf("edit %d: oldText occurs %d times in %q, not exactly once: nothing was written", i+1, n, in.Path)
 		}
