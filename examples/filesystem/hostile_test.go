@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -21,58 +20,6 @@ func prompt(t *testing.T, what string, fn func()) {
 	case <-time.After(5 * time.Second):
 		t.Fatalf("%s: no answer within 5 s", what)
 	}
-}
-
-// TestFIFORefused (FS-1): a FIFO inside a root, with no writer, is
-// refused at once by every reader, instead of blocking the call and its
-// OS thread in open(2). Tool errors are isError results (R-TOOL-09); the
-// template answers Resource not found, like for any non-file.
-func TestFIFORefused(t *testing.T) {
-	tr := newTree(t)
-	fifo := filepath.Join(tr.root, "fifo")
-	mustOK(t, syscall.Mkfifo(fifo, 0o644))
-	t.Cleanup(func() { // a regression left an open(2) blocked: release it
-		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
-			_ = w.Close()
-		}
-	})
-	c := newClient(t, tr, defaultLimits())
-	for _, tc := range []struct {
-		tool string
-		args map[string]any
-	}{
-		{"read_text_file", map[string]any{"path": "fifo"}},
-		{"read_media_file", map[string]any{"path": "fifo"}},
-		{"edit_file", map[string]any{"path": "fifo", "edits": []map[string]any{{"oldText": "a", "newText": "b"}}}},
-		{"list_directory", map[string]any{"path": "fifo"}},
-		{"write_file", map[string]any{"path": "fifo", "content": "x"}},
-	} {
-		prompt(t, tc.tool, func() {
-			if msg := callFails(t, c, tc.tool, tc.args); !strings.HasPrefix(tc.tool, "list_") && tc.tool != "write_file" && !strings.Contains(msg, "not a regular file") {
-				t.Errorf("%s: %s, want not a regular file", tc.tool, msg)
-			}
-		})
-	}
-	prompt(t, "read_multiple_files", func() {
-		var out filesOut
-		call(t, c, "read_multiple_files", map[string]any{"paths": []string{"fifo", "a.txt"}}, &out)
-		if len(out.Files) != 2 || !strings.Contains(out.Files[0].Error, "not a regular file") || out.Files[1].Content == "" {
-			t.Errorf("read_multiple_files: %+v", out.Files)
-		}
-	})
-	prompt(t, "search_content", func() {
-		var out searchContentOut
-		call(t, c, "search_content", map[string]any{"path": ".", "query": "alpha"}, &out)
-		if len(out.Matches) != 1 {
-			t.Errorf("search_content: %+v", out)
-		}
-	})
-	prompt(t, "resources/read", func() {
-		_, err := c.ReadResource(context.Background(), fileURI(fifo))
-		if err == nil || !strings.Contains(err.Error(), "not found") {
-			t.Errorf("resources/read of a FIFO: %v, want Resource not found", err)
-		}
-	})
 }
 
 // TestSearchQueryBounds (FS-5): a query longer than -max-query-bytes is

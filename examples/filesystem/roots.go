@@ -16,6 +16,10 @@ var errNUL = errors.New("contains a NUL byte")
 // errNotFile refuses to read what is not a regular file.
 var errNotFile = errors.New("not a regular file")
 
+// errLinked refuses to change a file that another name shares: os.Root
+// cannot tell whether that name is inside the allowed directories.
+var errLinked = errors.New("has other hard links: refusing to change it")
+
 // errTooLarge refuses to read a file larger than what is left to read.
 var errTooLarge = errors.New("more than the limit")
 

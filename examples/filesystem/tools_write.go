@@ -120,8 +120,10 @@ func (f *fsys) moveFile(_ context.Context, _ *server.Request, in moveIn) (moveOu
 	// Stat, not Lstat: a symlink leading outside is refused as a source
 	// too, although moving the link itself would stay inside; so is a
 	// destination whose parent leads outside.
-	if _, err := sd.root.Stat(srel); err != nil {
+	if info, err := sd.root.Stat(srel); err != nil {
 		return moveOut{}, f.pathError(in.Source, err)
+	} else if info.Mode().IsRegular() && links(info) > 1 {
+		return moveOut{}, fmt.Errorf("source %q: %w", in.Source, errLinked)
 	}
 	if _, err := dd.root.Stat(filepath.Dir(drel)); err != nil {
 		return moveOut{}, f.pathError(in.Destination, err)
