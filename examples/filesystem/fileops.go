@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"mime"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"unicode/utf8"
 )
 
@@ -26,6 +28,23 @@ func (f *fsys) stat(p string) (*dir, string, fs.FileInfo, error) {
 	return d, rel, info, nil
 }
 
+// open opens rel in d for reading without blocking (O_NONBLOCK: a FIFO
+// without a writer, or a device, would otherwise hold the call and its
+// OS thread forever) and stats the opened file, so that what the caller
+// checks is what it reads. p is the client's path, for errors.
+func (f *fsys) open(d *dir, rel, p string) (*os.File, fs.FileInfo, error) {
+	fh, err := d.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, f.pathError(p, err)
+	}
+	info, err := fh.Stat()
+	if err != nil {
+		_ = fh.Close()
+		return nil, nil, f.pathError(p, err)
+	}
+	return fh, info, nil
+}
+
 // readFile reads the regular file p, at most max bytes from its start,
 // or from its end when fromEnd. It refuses a larger file unless partial.
 func (f *fsys) readFile(p string, max int64, partial, fromEnd bool) ([]byte, error) {
@@ -33,20 +52,16 @@ func (f *fsys) readFile(p string, max int64, partial, fromEnd bool) ([]byte, err
 	if err != nil {
 		return nil, err
 	}
-	fh, err := d.root.Open(rel)
+	fh, info, err := f.open(d, rel, p)
 	if err != nil {
-		return nil, f.pathError(p, err)
+		return nil, err
 	}
 	defer fh.Close()
-	info, err := fh.Stat()
-	if err != nil {
-		return nil, f.pathError(p, err)
-	}
 	if !info.Mode().IsRegular() {
 		return nil, fmt.Errorf("path %q: %w", p, errNotFile)
 	}
 	if info.Size() > max && !partial {
-		return nil, fmt.Errorf("path %q: %d bytes, more than the limit of %d (-max-read-bytes)", p, info.Size(), max)
+		return nil, fmt.Errorf("path %q: %d bytes, %w of %d (-max-read-bytes)", p, info.Size(), errTooLarge, max)
 	}
 	if fromEnd && info.Size() > max {
 		if _, err := fh.Seek(info.Size()-max, io.SeekStart); err != nil {

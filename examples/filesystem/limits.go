@@ -19,8 +19,22 @@ type limits struct {
 	// MaxWalkEntries bounds the entries search_files and search_content
 	// visit in one call.
 	MaxWalkEntries int
+	// MaxWalkDepth bounds the levels search_files and search_content
+	// descend: each level costs a resolution of the whole path.
+	MaxWalkDepth int
+	// MaxPathDepth bounds the names in a path argument, relative to its
+	// allowed directory, so that no tool creates a deeper tree.
+	MaxPathDepth int
 	// MaxSearchBytes bounds the bytes search_content reads in one call.
 	MaxSearchBytes int64
+	// MaxEdits bounds the edits of one edit_file call: each costs a pass
+	// over the file.
+	MaxEdits int
+	// MaxQueryBytes bounds the query of search_content, in either mode.
+	MaxQueryBytes int
+	// MaxRegexpInsts bounds the compiled program of a regexp query, in
+	// instructions: matching costs up to its size times the input.
+	MaxRegexpInsts int
 }
 
 // defaultLimits are the limits without flags.
@@ -31,7 +45,12 @@ func defaultLimits() limits {
 		MaxTreeEntries: 2000,
 		MaxTreeDepth:   8,
 		MaxWalkEntries: 100_000,
+		MaxWalkDepth:   64,
+		MaxPathDepth:   64,
 		MaxSearchBytes: 64 << 20,
+		MaxEdits:       100,
+		MaxQueryBytes:  4096,
+		MaxRegexpInsts: 10_000,
 	}
 }
 
@@ -44,6 +63,11 @@ func registerLimits(fl *flag.FlagSet) *limits {
 	fl.IntVar(&l.MaxTreeEntries, "max-tree-entries", l.MaxTreeEntries, "entries of directory_tree at most")
 	fl.IntVar(&l.MaxTreeDepth, "max-tree-depth", l.MaxTreeDepth, "levels directory_tree descends at most")
 	fl.IntVar(&l.MaxWalkEntries, "max-walk-entries", l.MaxWalkEntries, "entries search_files and search_content visit in one call at most")
+	fl.IntVar(&l.MaxWalkDepth, "max-walk-depth", l.MaxWalkDepth, "levels search_files and search_content descend at most")
+	fl.IntVar(&l.MaxPathDepth, "max-path-depth", l.MaxPathDepth, "names in a path argument, below its allowed directory, at most")
 	fl.Int64Var(&l.MaxSearchBytes, "max-search-bytes", l.MaxSearchBytes, "bytes search_content reads in one call at most")
+	fl.IntVar(&l.MaxEdits, "max-edits", l.MaxEdits, "edits of one edit_file call at most")
+	fl.IntVar(&l.MaxQueryBytes, "max-query-bytes", l.MaxQueryBytes, "bytes of a search_content query at most")
+	fl.IntVar(&l.MaxRegexpInsts, "max-regexp-insts", l.MaxRegexpInsts, "instructions of a compiled search_content regexp at most")
 	return &l
 }

@@ -76,7 +76,7 @@ func (f *fsys) readResource(p string) ([]protocol.ReadResourceResultContentsElem
 // dirListing is a directory's entries, one a line: [DIR] name or
 // [FILE] name (size bytes), at most -max-results of them.
 func (f *fsys) dirListing(d *dir, rel, uri string) ([]protocol.ReadResourceResultContentsElem, error) {
-	fh, err := d.root.Open(rel)
+	fh, _, err := f.open(d, rel, uri)
 	if err != nil {
 		return nil, notFound(err)
 	}

@@ -16,6 +16,13 @@ var errNUL = errors.New("contains a NUL byte")
 // errNotFile refuses to read what is not a regular file.
 var errNotFile = errors.New("not a regular file")
 
+// errLinked refuses to change a file that another name shares: os.Root
+// cannot tell whether that name is inside the allowed directories.
+var errLinked = errors.New("has other hard links: refusing to change it")
+
+// errTooLarge refuses to read a file larger than what is left to read.
+var errTooLarge = errors.New("more than the limit")
+
 // dir is one allowed directory: its resolved absolute path and the
 // os.Root every file operation under it goes through.
 type dir struct {
@@ -81,7 +88,7 @@ func (f *fsys) Close() error {
 }
 
 // resolve maps a client's path to the dir it belongs to and the path
-// relative to it. An absolute path goes to the innermost dir that holds
+// relative to it, at most -max-path-depth names deep. An absolute path goes to the innermost dir that holds
 // it lexically; one that no dir holds is made relative to the first dir
 // (it then starts with ".." and os.Root refuses it). A relative path is
 // relative to the first dir. resolve itself refuses only a NUL byte:
@@ -95,7 +102,7 @@ func (f *fsys) resolve(p string) (*dir, string, error) {
 		if p == "" {
 			p = "."
 		}
-		return &f.dirs[0], p, nil
+		return f.bounded(&f.dirs[0], p)
 	}
 	p = filepath.Clean(p)
 	best := -1
@@ -111,7 +118,16 @@ func (f *fsys) resolve(p string) (*dir, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("path %q: %w", p, err)
 	}
-	return &f.dirs[best], rel, nil
+	return f.bounded(&f.dirs[best], rel)
+}
+
+// bounded refuses a path of more than -max-path-depth names below its
+// dir: a deeper tree would make every walk of it quadratic.
+func (f *fsys) bounded(d *dir, rel string) (*dir, string, error) {
+	if n := strings.Count(filepath.Clean(rel), string(filepath.Separator)) + 1; n > f.lim.MaxPathDepth {
+		return nil, "", fmt.Errorf("path %q: %d names deep, more than the limit of %d (-max-path-depth)", d.abs(rel), n, f.lim.MaxPathDepth)
+	}
+	return d, rel, nil
 }
 
 // inside reports whether p is root or lexically under it.

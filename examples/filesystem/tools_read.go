@@ -46,9 +46,9 @@ func (f *fsys) listDirectory(_ context.Context, _ *server.Request, in pathIn) (l
 	if err != nil {
 		return listOut{}, err
 	}
-	fh, err := d.root.Open(rel)
+	fh, _, err := f.open(d, rel, in.Path)
 	if err != nil {
-		return listOut{}, f.pathError(in.Path, err)
+		return listOut{}, err
 	}
 	defer fh.Close()
 	es, err := fh.ReadDir(f.lim.MaxResults + 1)

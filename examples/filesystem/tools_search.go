@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
 	"regexp"
+	"regexp/syntax"
 	"strings"
 	"unicode/utf8"
 
@@ -21,7 +23,7 @@ type searchFilesIn struct {
 
 type searchFilesOut struct {
 	Matches   []string `json:"matches" jsonschema:"absolute paths"`
-	Truncated bool     `json:"truncated,omitempty" jsonschema:"the search stopped at -max-results matches or -max-walk-entries entries"`
+	Truncated bool     `json:"truncated,omitempty" jsonschema:"the search stopped at -max-results matches or -max-walk-entries entries, or did not descend below -max-walk-depth"`
 }
 
 func (f *fsys) searchFiles(ctx context.Context, _ *server.Request, in searchFilesIn) (searchFilesOut, error) {
@@ -29,7 +31,7 @@ func (f *fsys) searchFiles(ctx context.Context, _ *server.Request, in searchFile
 		return searchFilesOut{}, fmt.Errorf("pattern %q: %w", in.Pattern, err)
 	}
 	out := searchFilesOut{Matches: []string{}}
-	_, trunc, err := f.walk(ctx, in.Path, -1, f.lim.MaxWalkEntries, func(v visit) error {
+	trunc, err := f.searchWalk(ctx, in.Path, func(v visit) error {
 		name := v.e.Name()
 		if strings.Contains(in.Pattern, "/") {
 			name = v.sub
@@ -65,35 +67,40 @@ type contentMatch struct {
 type searchContentOut struct {
 	Matches       []contentMatch `json:"matches"`
 	FilesSearched int            `json:"filesSearched"`
-	Truncated     bool           `json:"truncated,omitempty" jsonschema:"the search stopped at a limit (-max-results, -max-walk-entries, -max-search-bytes)"`
+	BytesRead     int64          `json:"bytesRead" jsonschema:"bytes read in all, text or not (-max-search-bytes at most)"`
+	Truncated     bool           `json:"truncated,omitempty" jsonschema:"the search stopped at a limit (-max-results, -max-walk-entries, -max-walk-depth, -max-search-bytes)"`
 }
 
 // searchContent finds lines of text files that hold a substring or match
 // a regular expression (RE2: linear in the input, whatever the pattern).
 // Files that are not text or are larger than -max-read-bytes are skipped.
 func (f *fsys) searchContent(ctx context.Context, _ *server.Request, in searchContentIn) (searchContentOut, error) {
-	match, err := matcher(in)
+	match, err := matcher(in, f.lim)
 	if err != nil {
 		return searchContentOut{}, err
 	}
 	out := searchContentOut{Matches: []contentMatch{}}
-	var read int64
 	search := func(d *dir, rel, name string) error {
 		if ok, _ := path.Match(in.FilePattern, name); in.FilePattern != "" && !ok {
 			return nil
 		}
-		b, err := f.readFile(d.abs(rel), f.lim.MaxReadBytes, false, false)
+		left := f.lim.MaxSearchBytes - out.BytesRead
+		b, err := f.readFile(d.abs(rel), min(f.lim.MaxReadBytes, left), false, false)
+		out.BytesRead += int64(len(b)) // binary files count too
+		if errors.Is(err, errTooLarge) && left < f.lim.MaxReadBytes {
+			out.Truncated = true // within -max-read-bytes, beyond what is left of -max-search-bytes
+			return fs.SkipAll
+		}
 		if err != nil || !isText(b) {
 			return nil // unreadable, too large or binary: skipped
-		}
-		if read += int64(len(b)); read > f.lim.MaxSearchBytes {
-			out.Truncated = true
-			return fs.SkipAll
 		}
 		out.FilesSearched++
 		sc := bufio.NewScanner(bytes.NewReader(b))
 		sc.Buffer(nil, len(b)+1)
 		for n := 1; sc.Scan(); n++ {
+			if err := ctx.Err(); err != nil {
+				return err // the client left: stop burning CPU for it
+			}
 			if !match(sc.Text()) {
 				continue
 			}
@@ -115,7 +122,7 @@ func (f *fsys) searchContent(ctx context.Context, _ *server.Request, in searchCo
 		}
 		return out, nil
 	}
-	_, trunc, err := f.walk(ctx, in.Path, -1, f.lim.MaxWalkEntries, func(v visit) error {
+	trunc, err := f.searchWalk(ctx, in.Path, func(v visit) error {
 		if !v.e.Type().IsRegular() {
 			return nil
 		}
@@ -125,8 +132,23 @@ func (f *fsys) searchContent(ctx context.Context, _ *server.Request, in searchCo
 	return out, err
 }
 
-// matcher builds the line test of a search.
-func matcher(in searchContentIn) (func(string) bool, error) {
+// searchWalk walks the tree under p for a search, to -max-walk-depth
+// levels and -max-walk-entries entries; truncated says it stopped at the
+// entry bound or left a directory at the depth bound unvisited.
+func (f *fsys) searchWalk(ctx context.Context, p string, fn func(visit) error) (truncated bool, err error) {
+	_, trunc, err := f.walk(ctx, p, f.lim.MaxWalkDepth, f.lim.MaxWalkEntries, func(v visit) error {
+		truncated = truncated || (v.e.IsDir() && v.depth >= f.lim.MaxWalkDepth)
+		return fn(v)
+	})
+	return truncated || trunc, err
+}
+
+// matcher builds the line test of a search, refusing a query longer than
+// -max-query-bytes or a regexp compiling to more than -max-regexp-insts.
+func matcher(in searchContentIn, lim limits) (func(string) bool, error) {
+	if len(in.Query) > lim.MaxQueryBytes {
+		return nil, fmt.Errorf("query: %d bytes, more than the limit of %d (-max-query-bytes)", len(in.Query), lim.MaxQueryBytes)
+	}
 	switch in.Mode {
 	case "", "substring":
 		q := in.Query
@@ -140,13 +162,31 @@ func matcher(in searchContentIn) (func(string) bool, error) {
 		if in.IgnoreCase {
 			expr = "(?i)" + expr
 		}
-		re, err := regexp.Compile(expr)
-		if err != nil {
-			return nil, fmt.Errorf("query: %w", err)
-		}
-		return re.MatchString, nil
+		return compileBounded(expr, lim.MaxRegexpInsts)
 	}
 	return nil, fmt.Errorf("mode %q: want substring or regexp", in.Mode)
+}
+
+// compileBounded compiles a regexp whose program has max instructions
+// at most: parse and size it first, so that a refused pattern costs
+// little.
+func compileBounded(expr string, max int) (func(string) bool, error) {
+	sy, err := syntax.Parse(expr, syntax.Perl)
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	prog, err := syntax.Compile(sy.Simplify())
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	if len(prog.Inst) > max {
+		return nil, fmt.Errorf("query: the regexp compiles to %d instructions, more than the limit of %d (-max-regexp-insts)", len(prog.Inst), max)
+	}
+	re, err := regexp.Compile(expr)
+	if err != nil {
+		return nil, fmt.Errorf("query: %w", err)
+	}
+	return re.MatchString, nil
 }
 
 // cut shortens s to at most n bytes, on a rune boundary.

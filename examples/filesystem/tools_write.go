@@ -27,8 +27,8 @@ func (f *fsys) writeFile(_ context.Context, _ *server.Request, in writeIn) (writ
 	if err != nil {
 		return writeOut{}, err
 	}
-	if err := d.root.WriteFile(rel, []byte(in.Content), 0o644); err != nil {
-		return writeOut{}, f.pathError(in.Path, err)
+	if err := f.replace(d, rel, in.Path, []byte(in.Content), os.O_CREATE); err != nil {
+		return writeOut{}, err
 	}
 	return writeOut{Path: d.abs(rel), Bytes: len(in.Content)}, nil
 }
@@ -40,7 +40,7 @@ type edit struct {
 
 type editIn struct {
 	Path   string `json:"path" jsonschema:"the text file to edit"`
-	Edits  []edit `json:"edits" jsonschema:"replacements, applied in order, each to the result of the one before"`
+	Edits  []edit `json:"edits" jsonschema:"replacements (-max-edits at most), applied in order, each to the result of the one before"`
 	DryRun bool   `json:"dryRun,omitempty" jsonschema:"only show the diff; the file is left as it is"`
 }
 
@@ -50,7 +50,10 @@ type editOut struct {
 	Written bool   `json:"written" jsonschema:"false for a dry run"`
 }
 
-func (f *fsys) editFile(_ context.Context, _ *server.Request, in editIn) (editOut, error) {
+func (f *fsys) editFile(ctx context.Context, _ *server.Request, in editIn) (editOut, error) {
+	if len(in.Edits) > f.lim.MaxEdits {
+		return editOut{}, fmt.Errorf("%d edits, more than the limit of %d (-max-edits): nothing was written", len(in.Edits), f.lim.MaxEdits)
+	}
 	b, err := f.readFile(in.Path, f.lim.MaxReadBytes, false, false)
 	if err != nil {
 		return editOut{}, err
@@ -60,6 +63,9 @@ func (f *fsys) editFile(_ context.Context, _ *server.Request, in editIn) (editOu
 	}
 	old, text := string(b), string(b)
 	for i, e := range in.Edits {
+		if err := ctx.Err(); err != nil {
+			return editOut{}, fmt.Errorf("edit %d: %w: nothing was written", i+1, err)
+		}
 		if n := strings.Count(text, e.OldText); e.OldText == "" || n != 1 {
 			return editOut{}, fmt.Errorf("edit %d: oldText occurs %d times in %q, not exactly once: nothing was written", i+1, n, in.Path)
 		}
@@ -70,12 +76,8 @@ func (f *fsys) editFile(_ context.Context, _ *server.Request, in editIn) (editOu
 	if in.DryRun {
 		return out, nil
 	}
-	info, err := d.root.Stat(rel)
-	if err != nil {
-		return editOut{}, f.pathError(in.Path, err)
-	}
-	if err := d.root.WriteFile(rel, []byte(text), info.Mode().Perm()); err != nil {
-		return editOut{}, f.pathError(in.Path, err)
+	if err := f.replace(d, rel, in.Path, []byte(text), 0); err != nil {
+		return editOut{}, err
 	}
 	out.Written = true
 	return out, nil
@@ -118,8 +120,10 @@ func (f *fsys) moveFile(_ context.Context, _ *server.Request, in moveIn) (moveOu
 	// Stat, not Lstat: a symlink leading outside is refused as a source
 	// too, although moving the link itself would stay inside; so is a
 	// destination whose parent leads outside.
-	if _, err := sd.root.Stat(srel); err != nil {
+	if info, err := sd.root.Stat(srel); err != nil {
 		return moveOut{}, f.pathError(in.Source, err)
+	} else if info.Mode().IsRegular() && links(info) > 1 {
+		return moveOut{}, fmt.Errorf("source %q: %w", in.Source, errLinked)
 	}
 	if _, err := dd.root.Stat(filepath.Dir(drel)); err != nil {
 		return moveOut{}, f.pathError(in.Destination, err)
