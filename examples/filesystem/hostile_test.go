@@ -157,3 +157,26 @@ func TestEditBounds(t *testing.T) {
 		t.Errorf("a.txt is now %q", b)
 	}
 }
+
+// TestSearchMatchWork (FS-5, after the review): the matching work of one
+// search (line bytes times the regexp's instructions) is bounded, checked
+// before each line, since one line's match cannot be interrupted: a long
+// line past the budget is not matched, and the result says truncated.
+func TestSearchMatchWork(t *testing.T) {
+	tr := newTree(t)
+	mustOK(t, os.WriteFile(filepath.Join(tr.root, "long.txt"), []byte("x"+strings.Repeat("a", 200_000)+"needle\n"), 0o644))
+	lim := defaultLimits()
+	lim.MaxMatchWork = 1_000_000 // a 200 KB line times a regexp of a few instructions is over it
+	c := newClient(t, tr, lim)
+	var out searchContentOut
+	call(t, c, "search_content", map[string]any{"path": "long.txt", "query": "ne+dle", "mode": "regexp"}, &out)
+	if len(out.Matches) != 0 || !out.Truncated {
+		t.Errorf("over the match budget: %+v, want no match and truncated", out)
+	}
+	c = newClient(t, tr, defaultLimits())
+	out = searchContentOut{}
+	call(t, c, "search_content", map[string]any{"path": "long.txt", "query": "ne+dle", "mode": "regexp"}, &out)
+	if len(out.Matches) != 1 || out.Truncated {
+		t.Errorf("within the default budget: %+v, want the match", out)
+	}
+}

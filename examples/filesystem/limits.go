@@ -35,6 +35,11 @@ type limits struct {
 	// MaxRegexpInsts bounds the compiled program of a regexp query, in
 	// instructions: matching costs up to its size times the input.
 	MaxRegexpInsts int
+	// MaxMatchWork bounds the matching work of one search_content call:
+	// the bytes of each line tested times the regexp's instructions (1
+	// for a substring). One line's match cannot be interrupted, so the
+	// budget is checked before each.
+	MaxMatchWork int64
 }
 
 // defaultLimits are the limits without flags.
@@ -51,6 +56,7 @@ func defaultLimits() limits {
 		MaxEdits:       100,
 		MaxQueryBytes:  4096,
 		MaxRegexpInsts: 10_000,
+		MaxMatchWork:   1_000_000_000,
 	}
 }
 
@@ -69,5 +75,6 @@ func registerLimits(fl *flag.FlagSet) *limits {
 	fl.IntVar(&l.MaxEdits, "max-edits", l.MaxEdits, "edits of one edit_file call at most")
 	fl.IntVar(&l.MaxQueryBytes, "max-query-bytes", l.MaxQueryBytes, "bytes of a search_content query at most")
 	fl.IntVar(&l.MaxRegexpInsts, "max-regexp-insts", l.MaxRegexpInsts, "instructions of a compiled search_content regexp at most")
+	fl.Int64Var(&l.MaxMatchWork, "max-match-work", l.MaxMatchWork, "matching work of one search_content call at most: line bytes times regexp instructions")
 	return &l
 }

@@ -75,10 +75,11 @@ type searchContentOut struct {
 // a regular expression (RE2: linear in the input, whatever the pattern).
 // Files that are not text or are larger than -max-read-bytes are skipped.
 func (f *fsys) searchContent(ctx context.Context, _ *server.Request, in searchContentIn) (searchContentOut, error) {
-	match, err := matcher(in, f.lim)
+	match, weight, err := matcher(in, f.lim)
 	if err != nil {
 		return searchContentOut{}, err
 	}
+	var work int64
 	out := searchContentOut{Matches: []contentMatch{}}
 	search := func(d *dir, rel, name string) error {
 		if ok, _ := path.Match(in.FilePattern, name); in.FilePattern != "" && !ok {
@@ -100,6 +101,10 @@ func (f *fsys) searchContent(ctx context.Context, _ *server.Request, in searchCo
 		for n := 1; sc.Scan(); n++ {
 			if err := ctx.Err(); err != nil {
 				return err // the client left: stop burning CPU for it
+			}
+			if work += int64(len(sc.Bytes())) * weight; work > f.lim.MaxMatchWork {
+				out.Truncated = true // one match cannot be interrupted: never start one past the budget
+				return fs.SkipAll
 			}
 			if !match(sc.Text()) {
 				continue
@@ -143,20 +148,21 @@ func (f *fsys) searchWalk(ctx context.Context, p string, fn func(visit) error) (
 	return truncated || trunc, err
 }
 
-// matcher builds the line test of a search, refusing a query longer than
+// matcher builds the line test of a search and its work per byte (the
+// regexp's instructions, 1 for a substring), refusing a query longer than
 // -max-query-bytes or a regexp compiling to more than -max-regexp-insts.
-func matcher(in searchContentIn, lim limits) (func(string) bool, error) {
+func matcher(in searchContentIn, lim limits) (func(string) bool, int64, error) {
 	if len(in.Query) > lim.MaxQueryBytes {
-		return nil, fmt.Errorf("query: %d bytes, more than the limit of %d (-max-query-bytes)", len(in.Query), lim.MaxQueryBytes)
+		return nil, 0, fmt.Errorf("query: %d bytes, more than the limit of %d (-max-query-bytes)", len(in.Query), lim.MaxQueryBytes)
 	}
 	switch in.Mode {
 	case "", "substring":
 		q := in.Query
 		if in.IgnoreCase {
 			q = strings.ToLower(q)
-			return func(s string) bool { return strings.Contains(strings.ToLower(s), q) }, nil
+			return func(s string) bool { return strings.Contains(strings.ToLower(s), q) }, 1, nil
 		}
-		return func(s string) bool { return strings.Contains(s, q) }, nil
+		return func(s string) bool { return strings.Contains(s, q) }, 1, nil
 	case "regexp":
 		expr := in.Query
 		if in.IgnoreCase {
@@ -164,29 +170,29 @@ func matcher(in searchContentIn, lim limits) (func(string) bool, error) {
 		}
 		return compileBounded(expr, lim.MaxRegexpInsts)
 	}
-	return nil, fmt.Errorf("mode %q: want substring or regexp", in.Mode)
+	return nil, 0, fmt.Errorf("mode %q: want substring or regexp", in.Mode)
 }
 
 // compileBounded compiles a regexp whose program has max instructions
 // at most: parse and size it first, so that a refused pattern costs
 // little.
-func compileBounded(expr string, max int) (func(string) bool, error) {
+func compileBounded(expr string, max int) (func(string) bool, int64, error) {
 	sy, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
-		return nil, fmt.Errorf("query: %w", err)
+		return nil, 0, fmt.Errorf("query: %w", err)
 	}
 	prog, err := syntax.Compile(sy.Simplify())
 	if err != nil {
-		return nil, fmt.Errorf("query: %w", err)
+		return nil, 0, fmt.Errorf("query: %w", err)
 	}
 	if len(prog.Inst) > max {
-		return nil, fmt.Errorf("query: the regexp compiles to %d instructions, more than the limit of %d (-max-regexp-insts)", len(prog.Inst), max)
+		return nil, 0, fmt.Errorf("query: the regexp compiles to %d instructions, more than the limit of %d (-max-regexp-insts)", len(prog.Inst), max)
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
-		return nil, fmt.Errorf("query: %w", err)
+		return nil, 0, fmt.Errorf("query: %w", err)
 	}
-	return re.MatchString, nil
+	return re.MatchString, int64(len(prog.Inst)), nil
 }
 
 // cut shortens s to at most n bytes, on a rune boundary.
