@@ -127,8 +127,10 @@
 //     task is -32602 (it is never listed for legacy clients); a
 //     Mcp-Param-* header, when present, matches its argument (-32600, HTTP
 //     400); the rate limit (-31429, HTTP 429).
-//  9. The handler runs, as for a modern request (arguments validated
-//     first). AskInput returns -32021 without the capability declared at
+//  9. Middleware (WithMiddleware) runs, then the handler, as for a
+//     modern request (arguments validated first); ping,
+//     logging/setLevel and resources/(un)subscribe, which the session
+//     layer answers, pass through middleware too. AskInput returns -32021 without the capability declared at
 //     initialize, and -32603 for an input request the revision cannot
 //     carry; otherwise the input bridge serves it (below).
 //  10. The result or error is converted to the session's revision

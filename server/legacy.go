@@ -369,7 +369,7 @@ func (s *Server) legacyPrepare(ctx context.Context, sess legacySession, m *rpcMe
 	conv := sess.conv()
 	rev, id := conv.Rev, m.id
 	if m.method == mcp20251125.MethodPing {
-		return s.emptyResult(id), nil, false // at any state (§2.2)
+		return s.sessionMethod(ctx, sess, m, x, nil, func(context.Context) outcome { return s.emptyResult(id) }), nil, false // at any state (§2.2)
 	}
 	if !sess.ready() {
 		return s.legacyErrorFor(rev, id, invalidRequest(msgNotInitialized), http.StatusBadRequest), nil, false // L1
@@ -399,11 +399,11 @@ func (s *Server) legacyPrepare(ctx context.Context, sess legacySession, m *rpcMe
 	}
 	switch p := typed.(type) {
 	case *mcp20251125.SetLevelRequestParams:
-		return s.legacySetLevel(ctx, sess, rev, id, p), nil, false
+		return s.sessionMethod(ctx, sess, m, x, p, func(ctx context.Context) outcome { return s.legacySetLevel(ctx, sess, rev, id, p) }), nil, false
 	case *mcp20251125.SubscribeRequestParams:
-		return s.legacySubscribe(ctx, sess, rev, id, p.URI, x.principal), nil, false
+		return s.sessionMethod(ctx, sess, m, x, p, func(ctx context.Context) outcome { return s.legacySubscribe(ctx, sess, rev, id, p.URI, x.principal) }), nil, false
 	case *mcp20251125.UnsubscribeRequestParams:
-		return s.legacyUnsubscribe(ctx, sess, rev, id, p.URI), nil, false
+		return s.sessionMethod(ctx, sess, m, x, p, func(ctx context.Context) outcome { return s.legacyUnsubscribe(ctx, sess, rev, id, p.URI) }), nil, false
 	}
 	params, le := conv.ConvertParams(typed) // L6-L8
 	if le != nil {
@@ -519,24 +519,7 @@ func (s *Server) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.Requ
 			return s.legacyErrorFor(rev, id, InternalError("Request timed out"), http.StatusOK)
 		}
 		if err != nil {
-			e, ok := asError(err)
-			switch {
-			case !ok:
-				e = s.plainError(r, err)
-			case !emittable(e.Code):
-				s.log.Error("handler failed", "method", method, "err", err)
-				e = InternalError("Internal error")
-			}
-			status := http.StatusOK
-			switch {
-			case e.Code == CodeRateLimited:
-				status = http.StatusTooManyRequests // a throttle is a transport signal
-			case e.scopes != nil:
-				out := s.legacyErrorFor(rev, id, e, http.StatusForbidden) // R-AUTH-08 in a session too
-				out.scopes = e.scopes
-				return out
-			}
-			return s.legacyErrorFor(rev, id, e, status)
+			return s.legacyFailure(rev, r, err)
 		}
 		switch v := res.(type) {
 		case *legacyRound:
@@ -604,6 +587,31 @@ func (s *Server) legacyResultOutcome(rev legacy.Rev, id protocol.RequestId, res 
 	buf = append(buf, '}')
 	*bp = buf
 	return outcome{body: buf, status: http.StatusOK, buf: bp}
+}
+
+// legacyFailure is the answer of a session's request whose handler (or
+// middleware) returned err: its code and the HTTP status that goes with
+// it in a session (a throttle 429, a missing scope 403, anything else
+// 200), a plain error hidden as -32603 unless WithErrorDetails.
+func (s *Server) legacyFailure(rev legacy.Rev, r *Request, err error) outcome {
+	e, ok := asError(err)
+	switch {
+	case !ok:
+		e = s.plainError(r, err)
+	case !emittable(e.Code):
+		s.log.Error("handler failed", "method", r.Method, "err", err)
+		e = InternalError("Internal error")
+	}
+	status := http.StatusOK
+	switch {
+	case e.Code == CodeRateLimited:
+		status = http.StatusTooManyRequests // a throttle is a transport signal
+	case e.scopes != nil:
+		out := s.legacyErrorFor(rev, r.ID, e, http.StatusForbidden) // R-AUTH-08 in a session too
+		out.scopes = e.scopes
+		return out
+	}
+	return s.legacyErrorFor(rev, r.ID, e, status)
 }
 
 // legacyErrorFor is legacyErrorOutcome for an id held by value: only this

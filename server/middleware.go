@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/protocol/mcp20251125"
 )
 
 // Handler serves one request that passed the protocol checks: the
@@ -61,9 +62,10 @@ type Middleware func(next Handler) Handler
 // handler and the runtime read after it; it must return a result or an
 // error, not both nil (that is -32603, logged). subscriptions/listen's
 // handler returns when the stream ends, so a middleware sees its
-// duration. Legacy-only session methods (initialize, ping,
-// logging/setLevel, resources/subscribe and resources/unsubscribe) are
-// served by the session layer and do not pass through middleware.
+// duration. In a legacy session the methods the session layer serves
+// (ping, logging/setLevel, resources/subscribe, resources/unsubscribe)
+// pass through middleware too, with an empty result; initialize, which
+// makes the session, does not.
 //
 // With no middleware the runtime calls the handler directly, at no cost.
 func WithMiddleware(mw ...Middleware) Option {
@@ -101,6 +103,9 @@ func (s *Server) buildChain() Handler {
 		return nil
 	}
 	var h Handler = func(ctx context.Context, r *Request) (Result, error) {
+		if r.answer != nil {
+			return r.answer.run(ctx) // ping, logging/setLevel, resources/(un)subscribe in a session
+		}
 		return s.dispatch(ctx, r, r.params, r.mwx)
 	}
 	for i := len(s.cfg.middleware) - 1; i >= 0; i-- {
@@ -139,7 +144,11 @@ func (s *Server) viaMiddleware(ctx context.Context, r *Request, params any, x *e
 // *protocol.PaginatedRequestParams for the lists,
 // *protocol.RequestParams for server/discover, and the params' JSON
 // (json.RawMessage) for an extension's method. In a legacy session they
-// are the converted 2026-07-28 params; in a task (AsTask), nil; and for
+// are the converted 2026-07-28 params, except for the methods the session
+// layer serves: logging/setLevel, resources/subscribe and
+// resources/unsubscribe have their 2025-11-25 params
+// (*mcp20251125.SetLevelRequestParams, ...), ping none. In a task
+// (AsTask), nil; and for
 // subscriptions/listen, nil once the stream is open, since a filter's
 // params are not kept for the stream's lifetime. Treat them as
 // read-only.
@@ -151,8 +160,9 @@ func (r *Request) Params() any {
 }
 
 // Name returns the tool or prompt name of tools/call and prompts/get, or
-// the URI of resources/read: what the Mcp-Name header mirrors. It is ""
-// for other methods.
+// the URI of resources/read (and of resources/subscribe and unsubscribe
+// in a legacy session): what the Mcp-Name header mirrors. It is "" for
+// other methods.
 func (r *Request) Name() string {
 	switch p := r.params.(type) {
 	case *protocol.CallToolRequestParams:
@@ -160,6 +170,10 @@ func (r *Request) Name() string {
 	case *protocol.GetPromptRequestParams:
 		return p.Name
 	case *protocol.ReadResourceRequestParams:
+		return p.URI
+	case *mcp20251125.SubscribeRequestParams:
+		return p.URI
+	case *mcp20251125.UnsubscribeRequestParams:
 		return p.URI
 	case nil:
 		return r.target // a task's Request: the tool's name

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -256,4 +257,61 @@ func TestMiddlewareContextReachesTask(t *testing.T) {
 		t.Errorf("the task's handler saw tenant %v, want the middleware's value", v)
 	}
 	waitStatus(t, f.h, res["taskId"].(string), "completed")
+}
+
+// TestMiddlewareSessionMethods checks that the methods a legacy session
+// serves itself (ping, logging/setLevel, resources/subscribe and
+// unsubscribe) pass through middleware too: it sees them with their name
+// (the URI) and the session's own errors, and its refusal is what the
+// client gets, the session not acting on it.
+func TestMiddlewareSessionMethods(t *testing.T) {
+	var mu sync.Mutex
+	var saw []string
+	mw := func(next Handler) Handler {
+		return func(ctx context.Context, r *Request) (Result, error) {
+			if r.Method == "resources/subscribe" && r.Principal == "eve" {
+				return nil, &Error{Code: -31001, Message: "eve may not subscribe"}
+			}
+			res, err := next(ctx, r)
+			code := int64(0)
+			var e *Error
+			if errors.As(err, &e) {
+				code = e.Code
+			}
+			_, empty := res.(*protocol.Result)
+			mu.Lock()
+			saw = append(saw, fmt.Sprintf("%s %s legacy=%v %s empty=%v code=%d", r.Method, r.Name(), r.Legacy(), r.ProtocolVersion(), empty, code))
+			mu.Unlock()
+			return res, err
+		}
+	}
+	s := fixture(t, WithMiddleware(mw))
+	h := s.Handler(HTTPOptions{Authenticate: xUser})
+	c := newLegacyHTTP(t, h, "2025-11-25", "X-User", "bob")
+	c.open(`{}`)
+	for i, call := range []struct{ method, params string }{
+		{"ping", `{}`},
+		{"logging/setLevel", `{"level":"debug"}`},
+		{"resources/subscribe", `{"uri":"file:///a.txt"}`},
+		{"resources/subscribe", `{"uri":"file:///none"}`},
+		{"resources/unsubscribe", `{"uri":"file:///a.txt"}`},
+	} {
+		c.call(i+1, call.method, call.params)
+	}
+	want := []string{
+		"ping  legacy=true 2025-11-25 empty=true code=0",
+		"logging/setLevel  legacy=true 2025-11-25 empty=true code=0",
+		"resources/subscribe file:///a.txt legacy=true 2025-11-25 empty=true code=0",
+		"resources/subscribe file:///none legacy=true 2025-11-25 empty=false code=-32002",
+		"resources/unsubscribe file:///a.txt legacy=true 2025-11-25 empty=true code=0",
+	}
+	if strings.Join(saw, "|") != strings.Join(want, "|") {
+		t.Errorf("middleware saw\n%q\nwant\n%q", saw, want)
+	}
+	eve := newLegacyHTTP(t, h, "2025-11-25", "X-User", "eve")
+	eve.open(`{}`)
+	w, _, _ := eve.call(1, "resources/subscribe", `{"uri":"file:///a.txt"}`)
+	if w.code() != -31001 {
+		t.Errorf("refused subscribe: %s", w.raw)
+	}
 }

@@ -43,12 +43,13 @@ type Request struct {
 	salient        []byte     // the arguments' JSON, bound into sealed state (MRTR binding)
 	cache          *CacheHint // the handler's own cache hint (SetCacheHint)
 
-	auth   *authInfo    // the verified token (HTTPOptions.Verifier), nil without one
-	log    *slog.Logger // the server's log (WithLogger), for LogHandler
-	params any          // the decoded params (Params)
-	header http.Header  // the HTTP request's headers (Header); nil on stdio
-	mwx    *exchange    // a copy of the exchange, for the middleware chain's last step
-	peer   string       // the HTTP request's RemoteAddr (RemoteAddr)
+	auth   *authInfo      // the verified token (HTTPOptions.Verifier), nil without one
+	log    *slog.Logger   // the server's log (WithLogger), for LogHandler
+	params any            // the decoded params (Params)
+	header http.Header    // the HTTP request's headers (Header); nil on stdio
+	mwx    *exchange      // a copy of the exchange, for the middleware chain's last step
+	answer *sessionAnswer // a session method's own answer, for the chain's last step
+	peer   string         // the HTTP request's RemoteAddr (RemoteAddr)
 	// notifyMeta adds _meta members to the notifications sent for the
 	// request (WithNotificationMeta).
 	notifyMeta func(ctx context.Context, set func(key, value string))

@@ -1,0 +1,69 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// sessionAnswer is the answer of a method the session layer serves itself
+// (ping, logging/setLevel, resources/subscribe, resources/unsubscribe),
+// run as the middleware chain's last step (sessionMethod).
+type sessionAnswer struct {
+	serve  func(ctx context.Context) outcome
+	out    outcome
+	served bool
+	err    *Error // the refusal the session's answer holds, as next returned it
+}
+
+// run serves the method and gives the middleware what it answered: an
+// empty result, or its error.
+func (a *sessionAnswer) run(ctx context.Context) (Result, error) {
+	a.out, a.served = a.serve(ctx), true
+	var probe struct {
+		Error *struct {
+			Code    int64           `json:"code"`
+			Message string          `json:"message"`
+			Data    json.RawMessage `json:"data"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(a.out.body, &probe) == nil && probe.Error != nil {
+		a.err = &Error{Code: probe.Error.Code, Message: probe.Error.Message, Data: probe.Error.Data}
+		return nil, a.err
+	}
+	return &protocol.Result{ResultType: "complete"}, nil
+}
+
+// sessionMethod serves a method the session layer answers itself through
+// the middleware (WithMiddleware), as every other request of a session:
+// the middleware sees the method, the session's _meta, the principal and
+// the headers, and the 2025-11-25 params (nil for ping). What it may do
+// is what it may do elsewhere, with one difference: the method's result is
+// empty, so a result it returns in place of next's is sent as {} and the
+// session does not act. Without middleware serve runs directly.
+func (s *Server) sessionMethod(ctx context.Context, sess legacySession, m *rpcMessage, x *exchange, params any, serve func(context.Context) outcome) outcome {
+	cv := sess.conv()
+	if s.chain == nil || cv == nil {
+		return serve(ctx)
+	}
+	r := &Request{Method: m.method, ID: m.id, Principal: x.principal, auth: authFrom(ctx), ctx: ctx,
+		maxInputs: s.cfg.maxInputs, log: s.log, header: x.headers, peer: x.peer,
+		legacy: &legacyRequest{rev: cv.Rev}}
+	r.Meta = cv.Meta(nil, nil)
+	r.rc = requestContext{Context: ctx, r: r}
+	a := &sessionAnswer{serve: serve}
+	r.answer = a
+	_, err := s.dispatchRecovered(&r.rc, r, params, x)
+	r.finish()
+	switch {
+	case ctx.Err() != nil || errors.Is(err, errSilent):
+		return outcome{cancelled: true, status: 499}
+	case a.served && (err == nil || err == error(a.err)):
+		return a.out // the session's own answer, with its status
+	case err != nil:
+		return s.legacyFailure(cv.Rev, r, err)
+	}
+	return s.emptyResult(m.id) // the middleware answered without next
+}
