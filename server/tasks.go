@@ -71,7 +71,9 @@ const taskBusyRetryAfter = 5 * time.Second
 // runs it, keeps what it got from the request that created it (the
 // arguments, the request's _meta and inputResponses: at most
 // MaxArgumentBytes) and the input responses of the current round (at most
-// MaxInputResponseBytes, also in the record) until it ends; its record, in
+// MaxInputResponseBytes, also in the record) until it ends, and the
+// creating request's context, for the values middleware put in it (with
+// the finished request and its HTTP exchange: a few KiB); its record, in
 // the store, keeps a statusMessage (at most MaxStatusMessageBytes), the
 // outstanding input requests (the server's own, at most
 // WithMaxInputRequests of them), those input responses, and at the end a
