@@ -126,15 +126,21 @@ func ExampleInputSchema() {
 	// server: inputSchema: not a valid JSON Schema: at /properties/n/minimum: got string, want number
 }
 
-// TestSchemaHugeNumbers checks that a schema number out of float64's
-// range is refused by InputSchema and AddTool alike, naming where it is,
-// rather than panicking in the validator (hostile review LIB-3).
+// TestSchemaHugeNumbers checks that a bound out of float64's range
+// (overflow or underflow) is refused by InputSchema and AddTool alike,
+// naming where it is, rather than panicking in the validator (hostile
+// review LIB-3; the second review's ATK-SCH-1 and -3: a property named
+// "default", an underflow), while data and annotations are left alone
+// (ATK-SCH-4).
 func TestSchemaHugeNumbers(t *testing.T) {
 	for _, raw := range []string{
 		`{"type":"object","properties":{"n":{"multipleOf":1e99999999}}}`,
 		`{"type":"object","properties":{"n":{"minimum":-1e999999999999}}}`,
 		`{"type":"object","allOf":[{"properties":{"n":{"maximum":1e400}}}]}`,
 		`{"type":"object","properties":{"n":{"exclusiveMinimum":1e309}}}`,
+		`{"type":"object","properties":{"n":{"type":"number","multipleOf":1e-99999999}}}`,
+		`{"type":"object","properties":{"default":{"type":"number","multipleOf":1e99999999}}}`,
+		`{"type":"object","$defs":{"enum":{"multipleOf":1e-400}},"properties":{"e":{"$ref":"#/$defs/enum"}}}`,
 	} {
 		_, err := server.InputSchema(raw)
 		if err == nil || !strings.Contains(err.Error(), "out of range") || !strings.Contains(err.Error(), "at /") {
@@ -175,6 +181,21 @@ func TestSchemaRefCycle(t *testing.T) {
 	} {
 		if _, err := server.InputSchema(raw); err != nil {
 			t.Errorf("InputSchema(%s) = %v, want a recursive schema accepted", raw, err)
+		}
+	}
+}
+
+// TestSchemaNumbersLeaveDataAlone checks that numbers that are data, not
+// bounds, are not refused (the second review's ATK-SCH-4).
+func TestSchemaNumbersLeaveDataAlone(t *testing.T) {
+	for _, raw := range []string{
+		`{"type":"object","x-limits":{"maximum":1e400}}`,
+		`{"type":"object","properties":{"n":{"enum":[1e999999999999, 1],"default":1e400}}}`,
+		`{"type":"object","properties":{"n":{"minimum":0,"multipleOf":0.5}}}`,
+		`{"type":"object","properties":{"n":{"minimum":0e-5}}}`,
+	} {
+		if _, err := server.InputSchema(raw); err != nil {
+			t.Errorf("InputSchema(%s) = %v, want it accepted", raw, err)
 		}
 	}
 }

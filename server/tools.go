@@ -259,38 +259,76 @@ func refCycle(roots []*sjs.Schema, loc string) error {
 }
 
 // schemaNumbers refuses a bound of a schema (multipleOf, minimum,
-// maximum and the exclusive ones) out of float64's range, 1e99999999: the
+// maximum and the exclusive ones) whose exponent float64 cannot hold:
+// 1e99999999, which overflows, or 1e-99999999, which underflows to 0. The
 // validator's big-number arithmetic is not made for such exponents (a
-// multipleOf of one panics in math/big), and no argument could be
-// compared with it anyway. Values (enum, const, default, examples) are
-// data, compared as they are, and are not looked into.
+// multipleOf of either panics in math/big), and no argument could be
+// compared with it anyway. It walks the schema as a schema: the bounds
+// where they are keywords, the subschemas where keywords hold them, and
+// nothing else (enum, const, default, examples and unknown members are
+// data, compared as they are or not at all).
 func schemaNumbers(v any, at string) error {
-	switch x := v.(type) {
-	case map[string]any:
-		for _, k := range sortedKeys(x) {
-			switch k {
-			case "enum", "const", "default", "examples":
-				continue
-			case "multipleOf", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
-				if n, ok := x[k].(json.Number); ok {
-					if _, err := strconv.ParseFloat(string(n), 64); err != nil {
-						return fmt.Errorf("at %s/%s: the number %.40s is out of range", at, k, n)
-					}
-					continue
+	sch, ok := v.(map[string]any)
+	if !ok {
+		return nil // true, false, or not a schema at all (the compiler says so)
+	}
+	for _, k := range sortedKeys(sch) {
+		here := at + "/" + k
+		switch x := sch[k]; k {
+		case "multipleOf", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+			if n, ok := x.(json.Number); ok && !boundFits(string(n)) {
+				return fmt.Errorf("at %s: the number %.40s is out of range", here, n)
+			}
+		case "items", "additionalItems", "additionalProperties", "not", "if", "then", "else", "contains",
+			"propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema":
+			if list, ok := x.([]any); ok { // items as an array (drafts before 2020-12)
+				if err := schemaList(list, here); err != nil {
+					return err
+				}
+			} else if err := schemaNumbers(x, here); err != nil {
+				return err
+			}
+		case "allOf", "anyOf", "oneOf", "prefixItems":
+			if list, ok := x.([]any); ok {
+				if err := schemaList(list, here); err != nil {
+					return err
 				}
 			}
-			if err := schemaNumbers(x[k], at+"/"+k); err != nil {
-				return err
-			}
-		}
-	case []any:
-		for i, e := range x {
-			if err := schemaNumbers(e, at+"/"+strconv.Itoa(i)); err != nil {
-				return err
+		case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
+			if m, ok := x.(map[string]any); ok {
+				for _, name := range sortedKeys(m) {
+					if err := schemaNumbers(m[name], here+"/"+name); err != nil {
+						return err
+					}
+				}
 			}
 		}
 	}
 	return nil
+}
+
+// schemaList is schemaNumbers for each schema of a list.
+func schemaList(list []any, at string) error {
+	for i, e := range list {
+		if err := schemaNumbers(e, at+"/"+strconv.Itoa(i)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// boundFits reports whether a JSON number is a float64 neither
+// overflowing nor underflowing to zero.
+func boundFits(n string) bool {
+	f, err := strconv.ParseFloat(n, 64)
+	if err != nil {
+		return false
+	}
+	if f != 0 {
+		return true
+	}
+	mantissa, _, _ := strings.Cut(strings.ToLower(n), "e")
+	return !strings.ContainsAny(mantissa, "123456789") // a true zero
 }
 
 // schemaCost bounds the work of validating against a schema: each keyword
