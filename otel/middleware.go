@@ -99,11 +99,14 @@ func (t *telemetry) serve(ctx context.Context, r *server.Request, next server.Ha
 
 // start returns the request's span and the context holding it: a new
 // server span whose parent is the client's trace context, or under the
-// no-op tracer provider (noSpans) the span the parent context holds.
+// no-op tracer provider (noSpans) the parent context with a span of no
+// one, which records nothing.
 func (t *telemetry) start(ctx context.Context, r *server.Request) (context.Context, trace.Span) {
 	parent, link := t.parent(ctx, r)
 	if t.noSpans {
-		return parent, trace.SpanFromContext(parent)
+		// A span of no one: the one the parent holds (an HTTP
+		// instrumentation's, say) is not mcpotel's to end or annotate.
+		return parent, trace.SpanFromContext(context.Background())
 	}
 	spanOpts := t.startOpts
 	if link.IsValid() {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -379,5 +381,50 @@ func TestNoopTracerPropagates(t *testing.T) {
 	}
 	if notified != traceparent {
 		t.Errorf("notification traceparent %q, want the client's %q", notified, traceparent)
+	}
+}
+
+// Under the no-op tracer provider mcpotel never ends or annotates a span
+// it did not start, such as an HTTP instrumentation's in the request's
+// context (the second review's ATK-OTEL-1).
+func TestNoopTracerLeavesAmbientSpan(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	sdk := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	s, err := server.New(protocol.Implementation{Name: "t", Version: "1"}, mcpotel.Options(
+		mcpotel.WithTracerProvider(tracenoop.NewTracerProvider()))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addTool(t, s, "ok", func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+		return nil, errors.New("fails") // an error would set the span's status
+	})
+	mcp := s.Handler(server.HTTPOptions{})
+	endedEarly := false
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, span := sdk.Tracer("http").Start(r.Context(), "POST /mcp")
+		mcp.ServeHTTP(w, r.WithContext(ctx))
+		endedEarly = len(rec.Ended()) > 0
+		span.End()
+	})
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ok","arguments":{},"_meta":{` +
+		`"io.modelcontextprotocol/protocolVersion":"` + protocol.Revision + `","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	r := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	r.Header.Set("MCP-Protocol-Version", protocol.Revision)
+	r.Header.Set("Mcp-Method", "tools/call")
+	r.Header.Set("Mcp-Name", "ok")
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	ended := rec.Ended()
+	if endedEarly || len(ended) != 1 {
+		t.Fatalf("the ambient span ended inside its handler: %v; %d ended", endedEarly, len(ended))
+	}
+	for _, kv := range ended[0].Attributes() {
+		if strings.HasPrefix(string(kv.Key), "mcp.") || strings.HasPrefix(string(kv.Key), "gen_ai.") || kv.Key == "error.type" {
+			t.Errorf("the ambient span got mcpotel's attribute %s", kv.Key)
+		}
+	}
+	if ended[0].Status().Code != 0 {
+		t.Errorf("the ambient span's status was set: %v", ended[0].Status())
 	}
 }
