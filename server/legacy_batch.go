@@ -261,9 +261,9 @@ func (c *stdioConn) batch(line []byte) {
 			c.sessionNotification(m)
 		case c.running(m.id):
 			bodies[i] = s.legacyErrorOutcome(ss.rev, m.requestID(), invalidRequest("Invalid Request: request id already in use in this session"), 0).body
-		case m.method == mcp20251125.MethodPing:
-			bodies[i] = s.emptyResult(m.id).body
-		case !ss.ready():
+		case m.method == mcp20251125.MethodPing && s.chain == nil:
+			bodies[i] = s.emptyResult(m.id).body // with middleware, serveLegacy's sessionMethod answers it
+		case m.method != mcp20251125.MethodPing && !ss.ready():
 			bodies[i] = s.legacyErrorOutcome(ss.rev, m.requestID(), invalidRequest(msgNotInitialized), 0).body
 		default:
 			wg.Add(1)

@@ -315,3 +315,67 @@ func TestMiddlewareSessionMethods(t *testing.T) {
 		t.Errorf("refused subscribe: %s", w.raw)
 	}
 }
+
+// TestMiddlewareStdioSessionPing checks that a ping of a legacy stdio
+// session passes through middleware too (the second review's ATK-MW-1:
+// the stdio read loop answered it before the session layer did).
+func TestMiddlewareStdioSessionPing(t *testing.T) {
+	refusePing := func(next Handler) Handler {
+		return func(ctx context.Context, r *Request) (Result, error) {
+			if r.Method == "ping" {
+				return nil, &Error{Code: -31002, Message: "no pings"}
+			}
+			return next(ctx, r)
+		}
+	}
+	s := fixture(t, WithMiddleware(refusePing))
+	msgs := stdio(t, s,
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"ping"}`,
+	)
+	var got *wire
+	for _, m := range msgs {
+		if string(m.members["id"]) == "2" {
+			got = m
+		}
+	}
+	if got == nil || got.code() != -31002 {
+		t.Errorf("stdio session ping: %v, want the middleware's refusal", got)
+	}
+	// Without a session a ping is the transport's: {} at once.
+	msgs = stdio(t, s, `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	if len(msgs) != 1 || msgs[0].Error != nil {
+		t.Errorf("ping without a session: %v", msgs)
+	}
+}
+
+// TestMiddlewareSessionFallback checks that a middleware answering a
+// session method's refusal with a result is what the client gets (the
+// second review's ATK-MW-3), and that the session method's _meta reaches
+// Request.Meta (ATK-MW-4).
+func TestMiddlewareSessionFallback(t *testing.T) {
+	var sawTrace string
+	mw := func(next Handler) Handler {
+		return func(ctx context.Context, r *Request) (Result, error) {
+			if raw, ok := r.Meta.Extra.Get("traceparent"); ok {
+				sawTrace = string(raw)
+			}
+			res, err := next(ctx, r)
+			if err != nil && r.Method == "resources/subscribe" {
+				return &protocol.Result{}, nil
+			}
+			return res, err
+		}
+	}
+	s := fixture(t, WithMiddleware(mw))
+	c := newLegacyHTTP(t, s.Handler(HTTPOptions{}), "2025-11-25")
+	c.open(`{}`)
+	w, _, _ := c.call(1, "resources/subscribe", `{"uri":"file:///none","_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}`)
+	if w.Error != nil {
+		t.Errorf("the middleware's result was not sent: %s", w.raw)
+	}
+	if !strings.Contains(sawTrace, "4bf92f3577b34da6a3ce929d0e0e4736") {
+		t.Errorf("Request.Meta lost the session method's _meta: %q", sawTrace)
+	}
+}

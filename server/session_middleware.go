@@ -6,6 +6,7 @@ import (
 	"errors"
 
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/protocol/mcp20251125"
 )
 
 // sessionAnswer is the answer of a method the session layer serves itself
@@ -51,7 +52,7 @@ func (s *Server) sessionMethod(ctx context.Context, sess legacySession, m *rpcMe
 	r := &Request{Method: m.method, ID: m.id, Principal: x.principal, auth: authFrom(ctx), ctx: ctx,
 		maxInputs: s.cfg.maxInputs, log: s.log, header: x.headers, peer: x.peer,
 		legacy: &legacyRequest{rev: cv.Rev}}
-	r.Meta = cv.Meta(nil, nil)
+	r.Meta = cv.Meta(sessionParamsMeta(params))
 	r.rc = requestContext{Context: ctx, r: r}
 	a := &sessionAnswer{serve: serve}
 	r.answer = a
@@ -60,10 +61,34 @@ func (s *Server) sessionMethod(ctx context.Context, sess legacySession, m *rpcMe
 	switch {
 	case ctx.Err() != nil || errors.Is(err, errSilent):
 		return outcome{cancelled: true, status: 499}
-	case a.served && (err == nil || err == error(a.err)):
-		return a.out // the session's own answer, with its status
+	case a.served && err != nil && err == error(a.err):
+		return a.out // the session's own refusal, with its status
+	case a.served && err == nil && a.err != nil:
+		return s.emptyResult(m.id) // the middleware answered the session's refusal with a result
+	case a.served && err == nil:
+		return a.out
 	case err != nil:
 		return s.legacyFailure(cv.Rev, r, err)
 	}
 	return s.emptyResult(m.id) // the middleware answered without next
+}
+
+// sessionParamsMeta is the progress token and the other _meta members of
+// a session method's params, for the Request's Meta.
+func sessionParamsMeta(params any) (*mcp20251125.ProgressToken, mcp20251125.Members) {
+	switch p := params.(type) {
+	case *mcp20251125.SetLevelRequestParams:
+		if p.Meta != nil {
+			return p.Meta.ProgressToken, p.Meta.Extra
+		}
+	case *mcp20251125.SubscribeRequestParams:
+		if p.Meta != nil {
+			return p.Meta.ProgressToken, p.Meta.Extra
+		}
+	case *mcp20251125.UnsubscribeRequestParams:
+		if p.Meta != nil {
+			return p.Meta.ProgressToken, p.Meta.Extra
+		}
+	}
+	return nil, nil
 }

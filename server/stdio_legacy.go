@@ -81,6 +81,13 @@ func (c *stdioConn) legacyRequest(line []byte, m *rpcMessage) {
 		// space; a session request may not reuse an id still running
 		// (L1125/basic/index.mdx#requests), not even a ping.
 		c.out.write(s.legacyErrorOutcome(c.sess.rev, m.requestID(), invalidRequest("Invalid Request: request id already in use in this session"), 0).body)
+	case m.method == mcp20251125.MethodPing && c.sess != nil && s.chain != nil && !c.sess.ended():
+		// T6 in a session, through the middleware (sessionMethod).
+		sess := c.sess
+		c.spawn(line, m.requestID(), func(ctx context.Context, _ []byte, x *exchange) outcome {
+			x.bridge = sess
+			return s.serveLegacy(ctx, sess, m, x)
+		})
 	case m.method == mcp20251125.MethodPing:
 		c.out.write(s.emptyResult(m.id).body) // T6, with or without a session
 	case m.method == mcp20251125.MethodInitialize && c.sess != nil:
