@@ -72,8 +72,9 @@ const taskBusyRetryAfter = 5 * time.Second
 // arguments, the request's _meta and inputResponses: at most
 // MaxArgumentBytes) and the input responses of the current round (at most
 // MaxInputResponseBytes, also in the record) until it ends, and the
-// creating request's context, for the values middleware put in it (with
-// the finished request and its HTTP exchange: a few KiB); its record, in
+// creating request's context, for the values middleware put in it (it
+// keeps the finished Request reachable: its params, headers and HTTP
+// exchange, a few KiB beside the arguments); its record, in
 // the store, keeps a statusMessage (at most MaxStatusMessageBytes), the
 // outstanding input requests (the server's own, at most
 // WithMaxInputRequests of them), those input responses, and at the end a
