@@ -41,6 +41,7 @@ type outcome struct {
 	buf          *[]byte  // body's buffer, when it comes from Server.bufs (see recycle)
 	scopes       []string // an insufficient-scope refusal: 403 with a challenge naming them
 	expired      bool     // a stream refused for an expired token: 401 invalid_token
+	refusal      *Error   // the error a legacy error body holds, as sent (legacyErrorOutcome)
 }
 
 // The order of checks on a request (documented in the package doc):

@@ -629,9 +629,11 @@ func (s *Server) legacyErrorOutcome(rev legacy.Rev, id *protocol.RequestId, e *E
 	body, err := legacy.AppendError(nil, rev, id, le)
 	if err != nil {
 		s.log.Error("error response does not encode", "err", err)
-		return withStatus(s.errorOutcome(id, e), status)
+		out := withStatus(s.errorOutcome(id, e), status)
+		out.refusal = e
+		return out
 	}
-	return outcome{body: body, status: status, retryAfter: retryAfter(e)}
+	return outcome{body: body, status: status, retryAfter: retryAfter(e), refusal: &Error{Code: le.Code, Message: le.Message, Data: le.Data}}
 }
 
 // legacyNotification encodes a notification a request of a legacy session

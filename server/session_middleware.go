@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 
 	"github.com/mcpwire/mcpwire/protocol"
@@ -23,15 +22,8 @@ type sessionAnswer struct {
 // empty result, or its error.
 func (a *sessionAnswer) run(ctx context.Context) (Result, error) {
 	a.out, a.served = a.serve(ctx), true
-	var probe struct {
-		Error *struct {
-			Code    int64           `json:"code"`
-			Message string          `json:"message"`
-			Data    json.RawMessage `json:"data"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(a.out.body, &probe) == nil && probe.Error != nil {
-		a.err = &Error{Code: probe.Error.Code, Message: probe.Error.Message, Data: probe.Error.Data}
+	if a.out.refusal != nil {
+		a.err = a.out.refusal
 		return nil, a.err
 	}
 	return &protocol.Result{ResultType: "complete"}, nil
