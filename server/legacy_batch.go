@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/protocol/mcp20251125"
@@ -33,6 +34,12 @@ const msgBatchRevision = "Invalid Request: a batch is served only in a 2025-03-2
 // that every element is a response; otherwise elements that are not valid
 // messages are msgBad elements, answered in the reply.
 func (s *Server) readBatch(body []byte) (msgs []rpcMessage, responses bool, e *Error) {
+	if !utf8.Valid(body) {
+		// The whole body is not JSON (RFC 8259 §8.1), as the strict
+		// decoder says of a single message: -32700 for the body, not for
+		// one element (encoding/json below would let it through).
+		return nil, false, &Error{Code: protocol.CodeParseError, Message: "Parse error: invalid UTF-8"}
+	}
 	var elems []json.RawMessage
 	if err := json.Unmarshal(body, &elems); err != nil {
 		return nil, false, &Error{Code: protocol.CodeParseError, Message: "Parse error: invalid JSON"}
