@@ -14,9 +14,12 @@ const (
 	EventPromptsChanged   EventKind = "prompts"
 	EventResourcesChanged EventKind = "resources"
 	EventResourceUpdated  EventKind = "resource"
-	// EventTask carries a task's new status (tasks extension); Data holds
-	// the DetailedTask as tasks/get would return it.
-	EventTask EventKind = "task"
+	// EventExtension carries an extension's event (Server.Publish):
+	// Extension names it, Key what it is about (a task id), Data its
+	// notification's params. The listen streams whose filter asked for
+	// Key (ListenFilter) send it; the extension's own subscribers (the
+	// tasks extension's runners) read it too.
+	EventExtension EventKind = "extension"
 	// EventSession tells the instances about a legacy session
 	// (docs/dual-era.md §7.3): Session names it, Op says what happened,
 	// Ref about what.
@@ -56,11 +59,14 @@ const (
 // Event is one change fanned out to every instance's listen streams.
 type Event struct {
 	Kind EventKind `json:"kind"`
-	// URI names the resource of an EventResourceUpdated; TaskID the task
-	// of an EventTask.
-	URI    string `json:"uri,omitempty"`
-	TaskID string `json:"taskId,omitempty"`
-	// Data is an optional payload (EventTask: the task as JSON).
+	// URI names the resource of an EventResourceUpdated.
+	URI string `json:"uri,omitempty"`
+	// Extension and Key describe an EventExtension: the extension's id
+	// and the key its ListenFilter matches (a task id).
+	Extension string `json:"ext,omitempty"`
+	Key       string `json:"key,omitempty"`
+	// Data is an optional payload (EventExtension: the notification's
+	// params, a JSON object).
 	Data []byte `json:"data,omitempty"`
 	// Session, Op and Ref describe an EventSession: the session's store
 	// key (never its id), what happened (SessionClosed, ...) and about
@@ -74,7 +80,7 @@ type Event struct {
 // Broker fans events out to every server instance: Publish on any
 // instance reaches the subscribers of all of them. The default is
 // in-process; several instances behind one load balancer share a broker
-// such as the Redis one (package server/redisstore).
+// such as the Redis one (package redisstore).
 type Broker interface {
 	// Publish sends an event to every subscriber. It returns an error
 	// when the event could not be handed to the transport.
@@ -86,8 +92,19 @@ type Broker interface {
 }
 
 // WithBroker sets the broker that carries list changes, resource updates
-// and task events between instances (default: in-process).
+// and extensions' events between instances (default: in-process).
 func WithBroker(b Broker) Option { return func(c *config) { c.broker = b } }
+
+// Broker returns the server's broker (WithBroker), for extensions that
+// wait on their own events (Subscribe).
+func (s *Server) Broker() Broker { return s.cfg.broker }
+
+// Publish hands an event to the broker: every instance's listen streams
+// that asked for it send it (an EventExtension to the streams whose
+// filter has its Key).
+func (s *Server) Publish(ctx context.Context, ev Event) error {
+	return s.cfg.broker.Publish(ctx, ev)
+}
 
 // NewLocalBroker returns the in-process broker: events reach the
 // subscribers of this process only.

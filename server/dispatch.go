@@ -229,7 +229,11 @@ func (s *Server) request(ctx context.Context, m *protocol.JSONRPCRequest, x *exc
 // 4 to 6 of the order) and runs its handler.
 func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, typed any, typedErr error, meta protocol.RequestMetaObject, name string, x *exchange) outcome {
 	if x.viaHTTP {
-		if e := checkHeaders(x.headers, method, meta.ProtocolVersion, name); e != nil {
+		named := method == protocol.MethodToolsCall || method == protocol.MethodPromptsGet || method == protocol.MethodResourcesRead
+		if p, ok := typed.(*extParams); ok {
+			named = p.named
+		}
+		if e := checkHeaders(x.headers, method, meta.ProtocolVersion, name, named); e != nil {
 			return s.errorOutcome(&id, e)
 		}
 	}
@@ -299,7 +303,7 @@ func emittable(code int64) bool {
 
 // extRequest reads an extension method's _meta and Mcp-Name member, then
 // runs it like any request.
-func (s *Server) extRequest(ctx context.Context, id protocol.RequestId, m *protocol.JSONRPCRequest, em extMethod, x *exchange) outcome {
+func (s *Server) extRequest(ctx context.Context, id protocol.RequestId, m *protocol.JSONRPCRequest, em ExtensionMethod, x *exchange) outcome {
 	params := []byte(m.Params)
 	var rp protocol.RequestParams
 	if len(params) == 0 {
@@ -309,12 +313,12 @@ func (s *Server) extRequest(ctx context.Context, id protocol.RequestId, m *proto
 		return s.errorOutcome(&id, InvalidParams("Invalid params: "+strings.TrimPrefix(err.Error(), "protocol: "), nil))
 	}
 	var name string
-	if em.nameMember != "" {
-		if raw, ok := rp.Extra.Get(em.nameMember); ok {
+	if em.NameMember != "" {
+		if raw, ok := rp.Extra.Get(em.NameMember); ok {
 			_ = json.Unmarshal(raw, &name)
 		}
 	}
-	return s.run(ctx, id, m.Method, &extParams{raw: params}, nil, rp.Meta, name, x)
+	return s.run(ctx, id, m.Method, &extParams{raw: params, named: em.NameMember != ""}, nil, rp.Meta, name, x)
 }
 
 // serves reports whether the server answers a method of the revision.
@@ -397,7 +401,7 @@ func (s *Server) dispatch(ctx context.Context, r *Request, params any, x *exchan
 		}
 	case *extParams:
 		if em, ok := s.extMethod(r.Method); ok {
-			return em.handler(ctx, r, p.raw)
+			return extResult(em.Handle(ctx, r, p.raw))
 		}
 	}
 	return nil, MethodNotFound(r.Method)

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"unicode/utf8"
@@ -13,37 +14,16 @@ import (
 // serverInfo in _meta (R-META-04). Caching hints were set by the handler of
 // each cacheable method; input_required results carry none (R-CACHE-02).
 func (s *Server) stamp(res wireResult) {
-	var meta **protocol.ResultMetaObject
-	var rt *string
-	switch v := res.(type) {
-	case *protocol.CallToolResult:
-		meta, rt = &v.Meta, &v.ResultType
-	case *protocol.GetPromptResult:
-		meta, rt = &v.Meta, &v.ResultType
-	case *protocol.ReadResourceResult:
-		meta, rt = &v.Meta, &v.ResultType
-	case *protocol.ListToolsResult:
-		meta, rt = &v.Meta, &v.ResultType
-	case *protocol.ListPromptsResult:
-		meta, rt = &v.Meta, &v.ResultType
-	case *protocol.ListResourcesResult:
-		meta, rt = &v.Meta, &v.ResultType
-	case *protocol.ListResourceTemplatesResult:
-		meta, rt = &v.Meta, &v.ResultType
-	case *protocol.DiscoverResult:
-		meta, rt = &v.Meta, &v.ResultType
-	case *protocol.CompleteResult:
-		meta, rt = &v.Meta, &v.ResultType
-	case *protocol.InputRequiredResult:
-		meta = &v.Meta // resultType is the const "input_required"
-	case *protocol.Result:
-		meta, rt = &v.Meta, &v.ResultType
-	case *protocol.SubscriptionsListenResult:
-		rt = &v.ResultType
+	if v, ok := res.(*protocol.SubscriptionsListenResult); ok {
+		if v.ResultType == "" {
+			v.ResultType = "complete"
+		}
 		if v.Meta.ServerInfo == nil && !s.cfg.omitServerInfo {
 			v.Meta.ServerInfo = s.resultMeta.ServerInfo
 		}
+		return
 	}
+	meta, rt, _ := envelopeOf(res)
 	if rt != nil && *rt == "" {
 		*rt = "complete"
 	}
@@ -55,6 +35,65 @@ func (s *Server) stamp(res wireResult) {
 			(*meta).ServerInfo = s.resultMeta.ServerInfo
 		}
 	}
+}
+
+// envelopeOf returns the envelope members of a core result: its _meta and
+// resultType fields (rt nil where the type has a const resultType), and
+// whether res is a result type stamp knows.
+func envelopeOf(res wireResult) (meta **protocol.ResultMetaObject, rt *string, known bool) {
+	switch v := res.(type) {
+	case *protocol.CallToolResult:
+		return &v.Meta, &v.ResultType, true
+	case *protocol.GetPromptResult:
+		return &v.Meta, &v.ResultType, true
+	case *protocol.ReadResourceResult:
+		return &v.Meta, &v.ResultType, true
+	case *protocol.ListToolsResult:
+		return &v.Meta, &v.ResultType, true
+	case *protocol.ListPromptsResult:
+		return &v.Meta, &v.ResultType, true
+	case *protocol.ListResourcesResult:
+		return &v.Meta, &v.ResultType, true
+	case *protocol.ListResourceTemplatesResult:
+		return &v.Meta, &v.ResultType, true
+	case *protocol.DiscoverResult:
+		return &v.Meta, &v.ResultType, true
+	case *protocol.CompleteResult:
+		return &v.Meta, &v.ResultType, true
+	case *protocol.InputRequiredResult:
+		return &v.Meta, nil, true // resultType is the const "input_required"
+	case *protocol.Result:
+		return &v.Meta, &v.ResultType, true
+	case *protocol.SubscriptionsListenResult:
+		return nil, nil, true
+	}
+	return nil, nil, false
+}
+
+// extResult readies an extension's result for the envelope: a core result
+// as it is, anything else (a type generated from the extension's schema)
+// encoded and read back as a protocol.Result, which stamp knows. A nil
+// result is the empty one; one that does not encode to a JSON object is
+// -32603.
+func extResult(res Result, err error) (wireResult, error) {
+	if err != nil || res == nil {
+		if err == nil {
+			res = &protocol.Result{}
+		}
+		return res, err
+	}
+	if _, _, known := envelopeOf(res); known {
+		return res, nil
+	}
+	b, err := protocol.Marshal(res)
+	if err != nil {
+		return nil, fmt.Errorf("server: an extension's result does not encode: %w", err)
+	}
+	var r protocol.Result
+	if err := protocol.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("server: an extension's result is not a result object: %w", err)
+	}
+	return &r, nil
 }
 
 // appendID writes a request id as JSON.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/server"
-	"github.com/mcpwire/mcpwire/server/internal/eventstoretest"
+	"github.com/mcpwire/mcpwire/internal/eventstoretest"
 )
 
 // TestMemoryEventStore runs the EventStore contract (docs/dual-era.md

@@ -3,59 +3,345 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 
 	"github.com/mcpwire/mcpwire/protocol"
 )
 
-// extMethod is a method that an extension adds to the protocol (the tasks
-// extension's tasks/get, tasks/update, tasks/cancel). Its params carry
-// _meta like every request's; the handler gets them raw.
-type extMethod struct {
-	// nameMember is the params member that Mcp-Name mirrors over HTTP
-	// ("taskId" for the tasks methods), or "".
-	nameMember string
-	handler    func(ctx context.Context, r *Request, params json.RawMessage) (wireResult, error)
+// Extension is a protocol extension served beside the core methods
+// (basic/extensions: an extension is advertised in
+// capabilities.extensions under its id, and used on a request only when
+// that request's client declares it too, R-VER-04). Add one with
+// WithExtension or Server.AddExtension. The tasks extension
+// (github.com/mcpwire/mcpwire/ext/tasks) is written on this API alone.
+//
+// An extension can:
+//   - add methods (Methods), which go through the same checks, middleware
+//     and result envelope as the core ones;
+//   - take over the tools/call of the tools registered with its
+//     ToolExtension (CallTool), after their arguments are validated;
+//   - add a member to the filter of subscriptions/listen (Listen), and
+//     publish notifications to the streams that asked for a key of it
+//     (Server.Publish with an EventExtension).
+type Extension struct {
+	// ID is the capability key, e.g. "io.modelcontextprotocol/tasks".
+	ID string
+	// Settings is the value advertised under capabilities.extensions[ID]
+	// (default: {}).
+	Settings protocol.JSONObject
+	// Attach, if set, is called once when the extension is added to a
+	// server (WithExtension, AddExtension, or ToolExtension's IfAbsent),
+	// before it serves anything: an extension that needs the server (its
+	// log, broker, Publish) keeps it. It runs under the server's
+	// registration lock: it must not register anything itself.
+	Attach func(s *Server)
+	// Methods are the methods the extension adds, by name. A core method
+	// name is refused, and so is one another extension added.
+	Methods map[string]ExtensionMethod
+	// CheckTool, if set, is called when a tool is registered with
+	// ToolExtension(ID, value, ...): an error refuses the registration.
+	CheckTool func(tool string, value any) error
+	// CallTool, if set, serves the tools/call of every tool registered
+	// with ToolExtension(ID, ...), in place of the runtime's own call of
+	// the handler. It runs after the arguments were validated, the
+	// Mcp-Param-* headers compared and the multi round-trip input opened,
+	// inside the middleware chain. It may run the tool now (call.Invoke,
+	// then call.Finish), or later (a task) and answer something else.
+	CallTool func(ctx context.Context, r *Request, call *ToolCall) (Result, error)
+	// Listen, if set, is a member of subscriptions/listen's notifications
+	// filter that the extension adds.
+	Listen *ListenFilter
+}
+
+// ExtensionMethod is a method an extension adds.
+type ExtensionMethod struct {
+	// NameMember is the member of the params that the Mcp-Name header
+	// mirrors over HTTP ("taskId" for tasks/get), or "" when the method
+	// has no Mcp-Name. A request whose header is absent or differs gets
+	// -32001, as for tools/call.
+	NameMember string
+	// Handle serves the method. params are the request's params, as JSON,
+	// _meta included (the runtime already checked _meta and read it into
+	// r.Meta). The result is a core result type of package protocol or a
+	// type generated from the extension's schema (anything that encodes
+	// to a JSON object); the runtime adds the envelope (resultType when it
+	// is missing, serverInfo in _meta).
+	Handle func(ctx context.Context, r *Request, params json.RawMessage) (Result, error)
+}
+
+// ListenFilter is a member of subscriptions/listen's notifications filter
+// that an extension adds (the tasks extension's taskIds): a JSON array of
+// strings, the keys the client wants notifications for.
+//
+// A request whose filter has the member while its client does not
+// declare the extension gets -32021 naming it. Otherwise the keys are
+// bounded (MaxKeys) and de-duplicated, and Accept picks those the request
+// may watch; the acknowledgement lists them under Member, and the stream
+// then receives every EventExtension of the extension whose Key is one of
+// them, as a notification Method.
+type ListenFilter struct {
+	// Member is the filter member, e.g. "taskIds".
+	Member string
+	// Method is the method of the notifications sent for its events,
+	// e.g. "notifications/tasks".
+	Method string
+	// MaxKeys bounds the entries of the member (default
+	// DefaultMaxListenKeys); a request over it gets -32602.
+	MaxKeys int
+	// Accept returns, in order, the keys of keys (unique, in the order
+	// asked) that the stream will watch: those that exist and that the
+	// request's principal may see. An error refuses the listen request;
+	// an *Error reaches the client as it is.
+	Accept func(ctx context.Context, r *Request, keys []string) ([]string, error)
+	// Verify, if set, checks an event's Data before it is sent: false
+	// drops the event (logged). The tasks extension checks that the task
+	// in Data is the task Key names, so that a delivery decision read from
+	// Key always matches what the client gets.
+	Verify func(key string, data json.RawMessage) bool
+}
+
+// DefaultMaxListenKeys is the default of ListenFilter.MaxKeys.
+const DefaultMaxListenKeys = 1000
+
+// ToolExtensionOptions configures ToolExtension.
+type ToolExtensionOptions struct {
+	// Required makes the tool callable only by a client that declares the
+	// extension on the request: others get -32021 naming it before the
+	// handler runs, and the tool is not listed for legacy sessions, whose
+	// clients cannot declare an extension (a legacy call gets -32602).
+	Required bool
+	// IfAbsent, if set, returns the extension to add when the server does
+	// not have it yet (the tasks extension with its defaults). Without it
+	// the registration of a tool for an absent extension fails.
+	IfAbsent func() Extension
+}
+
+// ToolExtension registers a tool with an extension (AddTool,
+// AddTypedTool): value is the extension's setting for the tool, which its
+// CheckTool checks and its CallTool receives as ToolCall.Value. A tool
+// carries at most one value per extension; the CallTool of the first
+// extension given for the tool serves its calls.
+func ToolExtension(id string, value any, o ToolExtensionOptions) ToolOption {
+	return func(s *Server, t *tool) error {
+		e, err := s.extensionFor(id, o.IfAbsent)
+		if err != nil {
+			return err
+		}
+		for _, x := range t.exts {
+			if x.ext.ID == id {
+				return fmt.Errorf("server: tool %s: extension %s given twice", t.def.Name, id)
+			}
+		}
+		if e.CheckTool != nil {
+			if err := e.CheckTool(t.def.Name, value); err != nil {
+				return fmt.Errorf("server: tool %s: %w", t.def.Name, err)
+			}
+		}
+		t.exts = append(t.exts, toolExt{ext: e, value: value, required: o.Required})
+		return nil
+	}
+}
+
+// toolExt is a tool's registration with one extension.
+type toolExt struct {
+	ext      *Extension
+	value    any
+	required bool
+}
+
+// ToolCall is a tools/call that an extension's CallTool serves.
+type ToolCall struct {
+	// Name is the tool's name.
+	Name string
+	// Arguments are the validated arguments, as JSON.
+	Arguments json.RawMessage
+	// Value is the tool's setting for the extension (ToolExtension).
+	Value any
+	// ClientKey is the client key of an HTTP request (its address, an IPv6
+	// one by its prefix: HTTPOptions.ClientKey), for limits counted per
+	// client when the request has no principal; "" on stdio.
+	ClientKey string
+
+	s *Server
+	t *tool
+}
+
+// Invoke calls the tool's handler (with its WrapTool middleware) with r,
+// which may be another Request than the call's (Request.Detach), in ctx,
+// and returns what it returned.
+func (c *ToolCall) Invoke(ctx context.Context, r *Request) (*protocol.CallToolResult, error) {
+	return c.t.handler(ctx, r, c.Arguments)
+}
+
+// Finish turns what the handler returned into what the client gets, as
+// the runtime does for a tool without extension: an *InputRequired
+// becomes the input_required result (its state sealed), an *Error stays
+// the error, a plain error becomes a result with isError, and a result is
+// checked against the tool's outputSchema.
+func (c *ToolCall) Finish(r *Request, res *protocol.CallToolResult, err error) (Result, error) {
+	return c.s.finishTool(r, c.t, res, err)
+}
+
+// ExtensionFailure is the error a client gets for err inside an
+// extension's work (a task that failed): err itself when it is an *Error
+// with a code the revision allows, -32603 "Internal error" otherwise,
+// err going to the server's log.
+func (s *Server) ExtensionFailure(op string, err error) *Error {
+	if e, ok := asError(err); ok && emittable(e.Code) {
+		return e
+	}
+	s.log.Error(op, "err", err)
+	return InternalError("Internal error")
+}
+
+// WithExtension adds an extension to the server (see Extension).
+func WithExtension(e Extension) Option {
+	return func(c *config) { c.exts = append(c.exts, e) }
+}
+
+// AddExtension adds an extension to a running server: capabilities.
+// extensions advertises it from now on and its methods are served. It
+// fails for an id already added, and for a method that is a core one or
+// another extension's.
+func (s *Server) AddExtension(e Extension) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, err := s.addExtensionLocked(e)
+	return err
+}
+
+// HasExtension reports whether the server serves the extension id.
+func (s *Server) HasExtension(id string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	_, ok := s.exts[id]
+	return ok
+}
+
+// Logger returns the server's log (WithLogger), for extensions.
+func (s *Server) Logger() *slog.Logger { return s.log }
+
+// extensionFor returns the extension id, adding the one ifAbsent makes
+// when the server has none yet. The check and the addition hold s.mu
+// together, so that tools registered from several goroutines add it once.
+func (s *Server) extensionFor(id string, ifAbsent func() Extension) (*Extension, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if e, ok := s.exts[id]; ok {
+		return e, nil
+	}
+	if ifAbsent == nil {
+		return nil, fmt.Errorf("server: extension %s is not on this server (WithExtension)", id)
+	}
+	e := ifAbsent()
+	if e.ID != id {
+		return nil, fmt.Errorf("server: the extension made for %s has the id %q", id, e.ID)
+	}
+	return s.addExtensionLocked(e)
+}
+
+// addExtensionLocked records an extension; the caller holds s.mu.
+func (s *Server) addExtensionLocked(e Extension) (*Extension, error) {
+	if e.ID == "" {
+		return nil, errors.New("server: an extension needs an ID")
+	}
+	if _, dup := s.exts[e.ID]; dup {
+		return nil, fmt.Errorf("server: extension %s added twice", e.ID)
+	}
+	for m, h := range e.Methods {
+		if _, ok := protocol.LookupMethod(m); ok {
+			return nil, fmt.Errorf("server: extension method %s is a core method", m)
+		}
+		if _, dup := s.extMethods[m]; dup {
+			return nil, fmt.Errorf("server: extension method %s is added twice", m)
+		}
+		if h.Handle == nil {
+			return nil, fmt.Errorf("server: extension method %s has no Handle", m)
+		}
+	}
+	if l := e.Listen; l != nil {
+		if l.Member == "" || l.Method == "" || l.Accept == nil {
+			return nil, fmt.Errorf("server: extension %s: a ListenFilter needs Member, Method and Accept", e.ID)
+		}
+		for _, x := range s.listenExts {
+			if x.Listen.Member == l.Member {
+				return nil, fmt.Errorf("server: extension %s: listen filter member %s is another extension's", e.ID, l.Member)
+			}
+		}
+	}
+	if e.Settings == nil {
+		e.Settings = protocol.JSONObject("{}")
+	}
+	x := &e
+	if e.Attach != nil {
+		e.Attach(s)
+	}
+	s.exts[e.ID] = x
+	s.extensions[e.ID] = e.Settings
+	for m, h := range e.Methods {
+		s.extMethods[m] = h
+	}
+	if e.Listen != nil {
+		s.listenExts = append(s.listenExts, x)
+	}
+	return x, nil
 }
 
 // extParams carries an extension method's params through dispatch.
 type extParams struct {
-	raw json.RawMessage
+	raw   json.RawMessage
+	named bool // the method has a NameMember, mirrored by Mcp-Name
 }
 
-// addExtensionLocked advertises an extension in capabilities.extensions
-// and registers its methods. The caller holds s.mu, so that it can check
-// and record its own state with the registration (enableTasks).
-func (s *Server) addExtensionLocked(id string, settings protocol.JSONObject, methods map[string]extMethod) error {
-	if _, dup := s.extensions[id]; dup {
-		return fmt.Errorf("server: extension %s added twice", id)
-	}
-	if settings == nil {
-		settings = protocol.JSONObject("{}")
-	}
-	if s.extensions == nil {
-		s.extensions, s.extMethods = map[string]protocol.JSONObject{}, map[string]extMethod{}
-	}
-	s.extensions[id] = settings
-	for m, h := range methods {
-		if _, ok := protocol.LookupMethod(m); ok {
-			return fmt.Errorf("server: extension method %s is a core method", m)
-		}
-		s.extMethods[m] = h
-	}
-	return nil
-}
-
-func (s *Server) extMethod(method string) (extMethod, bool) {
+func (s *Server) extMethod(method string) (ExtensionMethod, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	m, ok := s.extMethods[method]
 	return m, ok
 }
 
-// declares reports whether the request's client declared the extension
-// (R-VER-04: an extension is used only when declared on this request).
-func (r *Request) declares(extension string) bool {
-	_, ok := r.Meta.ClientCapabilities.Extensions[extension]
+// Declares reports whether the request's client declared the extension
+// id in this request's capabilities (R-VER-04: an extension is used only
+// when the request declares it; nothing is inferred from earlier
+// requests).
+func (r *Request) Declares(id string) bool {
+	_, ok := r.Meta.ClientCapabilities.Extensions[id]
 	return ok
+}
+
+// ClientExtension returns the settings the request's client declared for
+// the extension id, and whether it declared it.
+func (r *Request) ClientExtension(id string) (protocol.JSONObject, bool) {
+	v, ok := r.Meta.ClientCapabilities.Extensions[id]
+	return v, ok
+}
+
+// MissingExtension is the -32021 error for a request that needs the
+// extension id while its client did not declare it.
+func MissingExtension(id string) *Error {
+	return MissingCapability(protocol.ClientCapabilities{Extensions: map[string]protocol.JSONObject{id: protocol.JSONObject("{}")}})
+}
+
+// requiredExtension returns the extension a tool needs its caller to
+// declare (ToolExtensionOptions.Required), or nil.
+func (t *tool) requiredExtension() *Extension {
+	for _, x := range t.exts {
+		if x.required {
+			return x.ext
+		}
+	}
+	return nil
+}
+
+// callHook returns the extension registration whose CallTool serves the
+// tool's calls, or nil.
+func (t *tool) callHook() *toolExt {
+	for i := range t.exts {
+		if t.exts[i].ext.CallTool != nil {
+			return &t.exts[i]
+		}
+	}
+	return nil
 }

@@ -7,8 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-
-	"github.com/mcpwire/mcpwire/protocol"
 )
 
 // Header names of the Streamable HTTP transport (compared without regard
@@ -88,7 +86,11 @@ func decodeSentinel(v string) (string, bool) {
 }
 
 // checkHeaders compares the standard headers with the body (R-HDR-01..05).
-func checkHeaders(h http.Header, method, version, name string) *Error {
+//
+// named says whether the method has an Mcp-Name header: tools/call,
+// prompts/get, resources/read, and an extension's method with a
+// NameMember (tasks/get, R-TASK-16).
+func checkHeaders(h http.Header, method, version, name string, named bool) *Error {
 	v, ok, e := headerValue(h, keyProtocolVersion, HeaderProtocolVersion)
 	switch {
 	case e != nil:
@@ -107,9 +109,7 @@ func checkHeaders(h http.Header, method, version, name string) *Error {
 	case v != method:
 		return headerMismatch(HeaderMethod + " header does not match the method")
 	}
-	switch method {
-	case protocol.MethodToolsCall, protocol.MethodPromptsGet, protocol.MethodResourcesRead,
-		"tasks/get", "tasks/update", "tasks/cancel": // R-TASK-16
+	if named {
 		v, ok, e = headerValue(h, keyName, HeaderName)
 		if e != nil {
 			return e

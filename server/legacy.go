@@ -418,7 +418,7 @@ func (s *Server) legacyPrepare(ctx context.Context, sess legacySession, m *rpcMe
 }
 
 // legacyToolChecks is L9 before the rate limit: the tool exists, it does
-// not require the tasks extension (H5), and the Mcp-Param-* headers that
+// not require an extension (H5: the tasks extension, say), and the Mcp-Param-* headers that
 // are present match their arguments (S7; an absent one is not checked:
 // legacy clients do not send them).
 func (s *Server) legacyToolChecks(rev legacy.Rev, id protocol.RequestId, p *protocol.CallToolRequestParams, x *exchange) (outcome, bool) {
@@ -426,8 +426,8 @@ func (s *Server) legacyToolChecks(rev legacy.Rev, id protocol.RequestId, p *prot
 	if t == nil {
 		return s.legacyErrorFor(rev, id, InvalidParams("Unknown tool: "+p.Name, nil), http.StatusOK), true
 	}
-	if t.task != nil && t.task.Support == TaskRequired {
-		le := legacy.TaskRequired(p.Name)
+	if e := t.requiredExtension(); e != nil {
+		le := legacy.ExtensionRequired(p.Name, e.ID)
 		return s.legacyErrorFor(rev, id, &Error{Code: le.Code, Message: le.Message}, http.StatusOK), true
 	}
 	if x.headers == nil || len(t.headers) == 0 {
@@ -535,23 +535,23 @@ func (s *Server) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.Requ
 			// InputRequired of a session becomes a legacyRound.
 			return s.legacyErrorFor(rev, id, InternalError(msgNoBridge), http.StatusOK)
 		case *protocol.ListToolsResult:
-			res = s.withoutTaskRequired(v)
+			res = s.withoutExtensionOnly(v)
 		}
 		return s.legacyResultOutcome(rev, id, res)
 	}
 }
 
-// withoutTaskRequired is H5 on a page of tools/list: the tools that only
-// run as a task are left out (a legacy client can never declare the tasks
-// extension). The page may be shorter than the page size; its cursor
+// withoutExtensionOnly is H5 on a page of tools/list: the tools that
+// require an extension (ToolExtensionOptions.Required: a task-only tool)
+// are left out, since a legacy client can never declare one. The page may be shorter than the page size; its cursor
 // stays right, since it names the last tool of the whole page.
-func (s *Server) withoutTaskRequired(res *protocol.ListToolsResult) *protocol.ListToolsResult {
+func (s *Server) withoutExtensionOnly(res *protocol.ListToolsResult) *protocol.ListToolsResult {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	keep := res.Tools[:0:0]
 	dropped := false
 	for _, d := range res.Tools {
-		if t := s.tools[d.Name]; t != nil && t.task != nil && t.task.Support == TaskRequired {
+		if t := s.tools[d.Name]; t != nil && t.requiredExtension() != nil {
 			dropped = true
 			continue
 		}

@@ -286,15 +286,20 @@ func (s *Server) bridgeAnswer(ctx context.Context, method string, req protocol.I
 	if !ok {
 		return resp, nil
 	}
-	if e := s.checkFormContent(ctx, form, env.Result); e != nil {
+	if e := s.checkFormContent(ctx, "content", form, env.Result); e != nil {
 		return protocol.InputResponse{}, e
 	}
 	return resp, nil
 }
 
 // checkFormContent validates the content of an accepted form elicitation
-// (an empty object when it has none) against the form's requestedSchema.
-func (s *Server) checkFormContent(ctx context.Context, form *protocol.ElicitRequestFormParams, result json.RawMessage) *Error {
+// (an empty object when it has none) against the form's requestedSchema,
+// compiled by the validator of tool schemas: a mismatch is -32602 naming
+// where (the content, or "inputResponses.<key>.content") and the path.
+// The schema is compiled at every check, as the caller keeps only the
+// request's JSON: it is the server's own, small (flat properties of
+// primitive types), and bounded by the schema limits.
+func (s *Server) checkFormContent(ctx context.Context, where string, form *protocol.ElicitRequestFormParams, result json.RawMessage) *Error {
 	raw, err := protocol.Marshal(&form.RequestedSchema)
 	if err != nil {
 		s.log.Error("the requestedSchema of an elicitation does not encode: its answer is not checked", "err", err)
@@ -307,7 +312,7 @@ func (s *Server) checkFormContent(ctx context.Context, form *protocol.ElicitRequ
 	}
 	v, err := parseValue(result, s.valueLimits(ctx))
 	if err != nil {
-		return InvalidParams("Invalid params: content does not match requestedSchema: "+err.Error(), nil)
+		return InvalidParams("Invalid params: "+where+" does not match requestedSchema: "+err.Error(), nil)
 	}
 	var content any = map[string]any{}
 	if obj, ok := v.(map[string]any); ok {
@@ -316,7 +321,7 @@ func (s *Server) checkFormContent(ctx context.Context, form *protocol.ElicitRequ
 		}
 	}
 	if err := schema.Validate(content); err != nil {
-		return InvalidParams("Invalid params: content does not match requestedSchema: "+validationText(err), nil)
+		return InvalidParams("Invalid params: "+where+" does not match requestedSchema: "+validationText(err), nil)
 	}
 	return nil
 }

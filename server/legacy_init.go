@@ -78,8 +78,8 @@ func (s *Server) negotiate(requested string) (legacy.Rev, *Error) {
 }
 
 // legacyFeatures reads what a session is offered from the registrations
-// (§2.1): tools when one is listed for legacy clients (a tool that only
-// runs as a task is not, H5), prompts, resources or templates, the
+// (§2.1): tools when one is listed for legacy clients (a tool that requires
+// an extension is not, H5), prompts, resources or templates, the
 // completion handler, logging.
 func (s *Server) legacyFeatures() legacy.ServerFeatures {
 	s.mu.RLock()
@@ -91,7 +91,7 @@ func (s *Server) legacyFeatures() legacy.ServerFeatures {
 		Logging:     s.cfg.declareLogging,
 	}
 	for _, t := range s.tools {
-		if t.task == nil || t.task.Support != TaskRequired {
+		if t.requiredExtension() == nil {
 			f.Tools = true
 			break
 		}

@@ -294,7 +294,7 @@ func (s *Server) rateLimited(r *Request, client string) *Error {
 		return nil
 	}
 	ms := int64(math.Ceil(float64(wait) / float64(time.Millisecond)))
-	return &Error{Code: CodeRateLimited, Message: "Rate limit exceeded", Data: jsonText(map[string]int64{"retryAfterMs": ms})}
+	return &Error{Code: CodeRateLimited, Message: "Rate limit exceeded", Data: jsonText(map[string]int64{"retryAfterMs": ms})} // ms rounded up, unlike RateLimited
 }
 
 // clientKey names the client of a request without a principal, for the
@@ -348,4 +348,15 @@ func (s *Server) maxURIBytes() int {
 		return s.cfg.maxURIBytes
 	}
 	return DefaultMaxURIBytes
+}
+
+// orDefault is an option's value: def for zero, 0 (no cap) for negative.
+func orDefault(v, def int) int {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
 }

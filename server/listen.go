@@ -28,11 +28,6 @@ const (
 	// DefaultMaxListenResourceBytes bounds the total length of those
 	// URIs: 64 KiB, 64 bytes a URI on average at 1000 URIs.
 	DefaultMaxListenResourceBytes = 64 << 10
-	// DefaultMaxListenTasks bounds the taskIds of one subscriptions/listen
-	// request: as many as one principal may hold tasks by default
-	// (DefaultMaxTasksPerPrincipal), so that a client can watch all of
-	// its tasks on one stream.
-	DefaultMaxListenTasks = DefaultMaxTasksPerPrincipal
 )
 
 // ListenLimits bound the filter of one subscriptions/listen request
@@ -45,9 +40,9 @@ const (
 // against every resource template in turn, at a cost that grows with the
 // URI's length (about 2.5 µs a byte for a template that matches, with the
 // RFC 6570 matcher used): the work is at most MaxResourceBytes times the
-// number of templates, whatever the body size. And it looks each task id
-// up in the TaskStore, one round trip to a shared store per id. A server
-// with many templates or a remote store may want lower bounds.
+// number of templates, whatever the body size. A server with many
+// templates may want lower bounds. The members extensions add
+// (ListenFilter, such as the tasks extension's taskIds) have their own.
 type ListenLimits struct {
 	// MaxResources bounds the entries of notifications.resourceSubscriptions
 	// (DefaultMaxListenResources).
@@ -55,13 +50,10 @@ type ListenLimits struct {
 	// MaxResourceBytes bounds the total length in bytes of those entries
 	// (DefaultMaxListenResourceBytes).
 	MaxResourceBytes int
-	// MaxTasks bounds the entries of notifications.taskIds, under the
-	// tasks extension (DefaultMaxListenTasks).
-	MaxTasks int
 }
 
 // WithListenLimits sets the bounds of a subscriptions/listen filter
-// (defaults: 1000 resourceSubscriptions totalling 64 KiB, 1000 taskIds).
+// (defaults: 1000 resourceSubscriptions totalling 64 KiB).
 func WithListenLimits(l ListenLimits) Option { return func(c *config) { c.listenLimits = l } }
 
 // Defaults of WithMaxListenStreams.
@@ -118,10 +110,10 @@ func (c *streamCounts) acquire(key string, perMax, totalMax int) *Error {
 		if strings.HasPrefix(key, "a:") {
 			per = "per client address"
 		}
-		return retryLater(fmt.Sprintf("Too many listen streams (at most %d %s); close one or retry later", perMax, per), listenRetryAfter)
+		return RateLimited(fmt.Sprintf("Too many listen streams (at most %d %s); close one or retry later", perMax, per), listenRetryAfter)
 	}
 	if totalMax > 0 && c.total >= totalMax {
-		return retryLater(fmt.Sprintf("Too many listen streams (at most %d on this server); retry later", totalMax), listenRetryAfter)
+		return RateLimited(fmt.Sprintf("Too many listen streams (at most %d on this server); retry later", totalMax), listenRetryAfter)
 	}
 	c.total++
 	if key != "" {
@@ -200,14 +192,8 @@ func (s *Server) listenLimits() ListenLimits {
 	if l.MaxResourceBytes <= 0 {
 		l.MaxResourceBytes = DefaultMaxListenResourceBytes
 	}
-	if l.MaxTasks <= 0 {
-		l.MaxTasks = DefaultMaxListenTasks
-	}
 	return l
 }
-
-// tasksExtension is the capability key of the tasks extension.
-const tasksExtension = "io.modelcontextprotocol/tasks"
 
 // errSilent ends a request with no response at all: a listen stream that
 // the server closed on stdio with notifications/cancelled (R-SUB-07).
@@ -315,8 +301,8 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 	id := r.ID
 	tag := &protocol.NotificationMetaObject{SubscriptionID: &id}
 	ack := protocol.SubscriptionsAcknowledgedNotificationParams{Meta: tag, Notifications: filter.ack}
-	if len(filter.taskIDs) > 0 {
-		ack.Notifications.Extra.Set("taskIds", jsonText(filter.taskIDs))
+	for _, x := range filter.exts {
+		ack.Notifications.Extra.Set(x.ext.Listen.Member, jsonText(x.acked))
 	}
 	if !r.sendAlways(protocol.MethodNotificationsSubscriptionsAcknowledged, &ack) {
 		return gone()
@@ -372,20 +358,30 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 // listenFilter is the honoured part of a listen request's filter: what
 // the acknowledgement lists and deliver sends.
 type listenFilter struct {
-	// ack is the acknowledged filter, taskIds aside: its
+	// ack is the acknowledged filter, the extensions' members aside: its
 	// resourceSubscriptions in the order asked, each once.
 	ack protocol.SubscriptionFilter
-	// taskIDs are the honoured task ids, in the order asked, each once.
-	taskIDs []string
-	// resources and tasks hold the same URIs and ids for deliver: once
-	// the acknowledgement is sent (compact), the lists above are dropped,
-	// and a stream keeps each set packed in one string, sorted.
-	resources, tasks packedSet
+	// resources holds the same URIs for deliver: once the acknowledgement
+	// is sent (compact), the list above is dropped, and a stream keeps the
+	// set packed in one string, sorted.
+	resources packedSet
+	// exts are the extensions' members the stream asked for (ListenFilter).
+	exts []extListen
+}
+
+// extListen is the honoured part of an extension's filter member.
+type extListen struct {
+	ext   *Extension
+	acked []string  // the keys Accept kept, in order, for the acknowledgement
+	keys  packedSet // the same, for deliver
 }
 
 // compact drops what only the acknowledgement needed.
 func (f *listenFilter) compact() {
-	f.ack.ResourceSubscriptions, f.taskIDs = nil, nil
+	f.ack.ResourceSubscriptions = nil
+	for i := range f.exts {
+		f.exts[i].acked = nil
+	}
 }
 
 // packedSet is a set of strings packed into one, sorted, looked up by
@@ -447,18 +443,14 @@ func (p packedSet) has(v string) bool {
 // honored works out which of the requested notifications the server will
 // send (R-SUB-03): list changes it can report, and subscriptions to URIs it
 // serves and that WithSubscriptionAuthorizer lets the principal watch
-// (other URIs are left out of the acknowledgement). taskIds need
-// the tasks extension declared on this request (R-TASK-13); a task id is
-// honoured only when the server offers the extension and the task exists
-// and belongs to the request's principal (R-TASK-18, as TaskStore.Get
-// decides), so that an id of another principal's task is left out exactly
-// like an unknown one. A task's owner never changes, so this check at
-// acknowledgement time holds for the life of the stream; an id that names
-// no task yet is left out for good (ids are unguessable: a client learns
-// one when it creates the task, then listens).
+// (other URIs are left out of the acknowledgement). A member an extension
+// added (ListenFilter: the tasks extension's taskIds) needs the extension
+// declared on this request (R-VER-04, R-TASK-13), and is honoured as its
+// Accept decides.
 //
-// Both lists are bounded (WithListenLimits) and de-duplicated with sets,
-// so the work is linear in the filter; the bounds are checked first.
+// Every list is bounded (WithListenLimits, ListenFilter.MaxKeys) and
+// de-duplicated with sets, so the work is linear in the filter; the
+// bounds are checked first.
 func (s *Server) honored(ctx context.Context, r *Request, p *protocol.SubscriptionsListenRequestParams) (*listenFilter, error) {
 	want := p.Notifications
 	lim := s.listenLimits()
@@ -475,17 +467,9 @@ func (s *Server) honored(ctx context.Context, r *Request, p *protocol.Subscripti
 	if size > lim.MaxResourceBytes {
 		return nil, InvalidParams(fmt.Sprintf("Invalid params: the URIs of notifications.resourceSubscriptions total %d bytes, more than the limit of %d", size, lim.MaxResourceBytes), nil)
 	}
-	var taskIDs []string
-	if raw, ok := want.Extra.Get("taskIds"); ok {
-		if !r.declares(tasksExtension) {
-			return nil, MissingCapability(protocol.ClientCapabilities{Extensions: map[string]protocol.JSONObject{tasksExtension: protocol.JSONObject("{}")}})
-		}
-		if err := json.Unmarshal(raw, &taskIDs); err != nil {
-			return nil, InvalidParams("Invalid params: notifications.taskIds must be an array of strings", nil)
-		}
-		if n := len(taskIDs); n > lim.MaxTasks {
-			return nil, InvalidParams(fmt.Sprintf("Invalid params: notifications.taskIds has %d entries, more than the limit of %d", n, lim.MaxTasks), nil)
-		}
+	asked, err := s.extListenKeys(r, want.Extra)
+	if err != nil {
+		return nil, err
 	}
 	f := &listenFilter{}
 	got := &f.ack
@@ -502,44 +486,92 @@ func (s *Server) honored(ctx context.Context, r *Request, p *protocol.Subscripti
 	if err := s.knownResources(ctx, r.auth, r.Principal, want.ResourceSubscriptions, f); err != nil {
 		return nil, err
 	}
-	if err := s.ownTasks(ctx, r.Principal, taskIDs, f); err != nil {
-		return nil, err
+	for i, keys := range asked {
+		if err := s.acceptKeys(ctx, r, s.listenExtsSnapshot()[i], keys, f); err != nil {
+			return nil, err
+		}
 	}
 	return f, nil
 }
 
-// ownTasks adds to f, once each, the ids of tasks that exist and belong to
-// principal. Without the tasks extension on this server there are none.
-func (s *Server) ownTasks(ctx context.Context, principal string, ids []string, f *listenFilter) error {
-	if len(ids) == 0 {
-		return nil
-	}
+// listenExtsSnapshot returns the extensions with a listen filter member.
+func (s *Server) listenExtsSnapshot() []*Extension {
 	s.mu.RLock()
-	m := s.tasks
-	s.mu.RUnlock()
-	if m == nil {
-		return nil
+	defer s.mu.RUnlock()
+	return s.listenExts
+}
+
+// extListenKeys reads the extensions' members of a listen filter, in the
+// order of listenExtsSnapshot (nil where the member is absent): each
+// needs its extension declared on the request (R-VER-04) and is an array
+// of strings within the extension's MaxKeys.
+func (s *Server) extListenKeys(r *Request, extra protocol.Members) ([][]string, error) {
+	exts := s.listenExtsSnapshot()
+	if len(exts) == 0 || len(extra) == 0 {
+		return nil, nil
 	}
-	seen := make(map[string]struct{}, len(ids))
-	for _, id := range ids {
-		if _, dup := seen[id]; dup {
+	asked := make([][]string, len(exts))
+	for i, e := range exts {
+		l := e.Listen
+		raw, ok := extra.Get(l.Member)
+		if !ok {
 			continue
 		}
-		seen[id] = struct{}{}
-		_, err := m.store.Get(ctx, principal, id)
-		switch {
-		case err == nil:
-			f.taskIDs = append(f.taskIDs, id)
-		case errors.Is(err, ErrTaskNotFound), errors.Is(err, ErrTaskExpired):
-			// unknown, another principal's, or gone: left out alike
-		case ctx.Err() != nil:
-			return ctx.Err()
-		default:
-			s.log.Error("task store", "op", "subscriptions/listen", "err", err)
-			return InternalError("Internal error: the task store is unavailable")
+		if !r.Declares(e.ID) {
+			return nil, MissingExtension(e.ID)
+		}
+		var keys []string
+		if err := json.Unmarshal(raw, &keys); err != nil || keys == nil {
+			return nil, InvalidParams("Invalid params: notifications."+l.Member+" must be an array of strings", nil)
+		}
+		max := l.MaxKeys
+		if max <= 0 {
+			max = DefaultMaxListenKeys
+		}
+		if n := len(keys); n > max {
+			return nil, InvalidParams(fmt.Sprintf("Invalid params: notifications.%s has %d entries, more than the limit of %d", l.Member, n, max), nil)
+		}
+		asked[i] = keys
+	}
+	return asked, nil
+}
+
+// acceptKeys adds to f what e's Accept keeps of keys, de-duplicated first.
+func (s *Server) acceptKeys(ctx context.Context, r *Request, e *Extension, keys []string, f *listenFilter) error {
+	if keys == nil {
+		return nil
+	}
+	seen := make(map[string]struct{}, len(keys))
+	unique := make([]string, 0, len(keys))
+	for _, k := range keys {
+		if _, dup := seen[k]; !dup {
+			seen[k] = struct{}{}
+			unique = append(unique, k)
 		}
 	}
-	f.tasks = packSet(f.taskIDs)
+	var kept []string
+	if len(unique) > 0 {
+		var err error
+		if kept, err = e.Listen.Accept(ctx, r, unique); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if e, ok := asError(err); ok {
+				return e
+			}
+			s.log.Error("listen filter", "extension", e.ID, "err", err)
+			return InternalError("Internal error")
+		}
+	}
+	// Only keys that were asked, each once: Accept is the extension's code.
+	acked := make([]string, 0, len(kept))
+	for _, k := range kept {
+		if _, ok := seen[k]; ok {
+			delete(seen, k)
+			acked = append(acked, k)
+		}
+	}
+	f.exts = append(f.exts, extListen{ext: e, acked: acked, keys: packSet(acked)})
 	return nil
 }
 
@@ -631,18 +663,26 @@ func (s *Server) deliver(r *Request, ev Event, lf *listenFilter, tag *protocol.N
 		if lf.resources.has(ev.URI) && s.mayReceiveUpdate(r.auth, ev.URI) {
 			return r.sendAlways(protocol.MethodNotificationsResourcesUpdated, &protocol.ResourceUpdatedNotificationParams{Meta: tag, URI: ev.URI})
 		}
-	case EventTask:
-		if !lf.tasks.has(ev.TaskID) || len(ev.Data) == 0 {
-			return true
+	case EventExtension:
+		for _, x := range lf.exts {
+			if x.ext.ID != ev.Extension || !x.keys.has(ev.Key) {
+				continue
+			}
+			// Only a key the filter honoured, and only a payload the
+			// extension vouches for: the decision reads ev.Key, the client
+			// gets ev.Data.
+			l := x.ext.Listen
+			if len(ev.Data) == 0 || l.Verify != nil && !l.Verify(ev.Key, ev.Data) {
+				s.log.Warn("dropping an extension event whose data does not match its key", "extension", ev.Extension, "key", ev.Key)
+				return true
+			}
+			b, ok := taggedParams(ev.Data, tag)
+			if !ok {
+				s.log.Warn("dropping an extension event whose data is not a JSON object", "extension", ev.Extension, "key", ev.Key)
+				return true
+			}
+			return r.sendRaw(l.Method, b)
 		}
-		// Only a task the filter honoured, and only if the payload is that
-		// task: the decision above reads ev.TaskID, the client gets ev.Data.
-		b, ok := taggedTask(ev.TaskID, ev.Data, tag)
-		if !ok {
-			s.log.Warn("dropping a task event whose data is not the task it names", "task", ev.TaskID)
-			return true
-		}
-		return r.sendRaw("notifications/tasks", b)
 	}
 	return true
 }
@@ -666,16 +706,12 @@ func (r *Request) sendRaw(method string, params []byte) bool {
 	return r.out.notify(msg)
 }
 
-// taggedTask adds the subscription id to a task's JSON object. It reports
-// false, and nothing is to be sent, unless task is a JSON object whose
-// taskId is id.
-func taggedTask(id string, task []byte, tag *protocol.NotificationMetaObject) ([]byte, bool) {
+// taggedParams sets the subscription id in the _meta of a notification's
+// params, a JSON object. It reports false, and nothing is to be sent, when
+// params is not a JSON object.
+func taggedParams(params []byte, tag *protocol.NotificationMetaObject) ([]byte, bool) {
 	var m map[string]json.RawMessage
-	if json.Unmarshal(task, &m) != nil {
-		return nil, false
-	}
-	var got string
-	if json.Unmarshal(m["taskId"], &got) != nil || got != id {
+	if json.Unmarshal(params, &m) != nil || m == nil {
 		return nil, false
 	}
 	metaJSON, err := protocol.Marshal(tag)

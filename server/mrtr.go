@@ -44,7 +44,7 @@ func (r *Request) AskInput(requests map[string]protocol.InputRequest, state []by
 	if len(requests) > r.maxInputs && r.maxInputs > 0 {
 		return fmt.Errorf("server: AskInput: %d input requests, more than the limit of %d (WithMaxInputRequests)", len(requests), r.maxInputs)
 	}
-	if err := r.checkInputRequests(requests); err != nil {
+	if err := r.CheckInputRequests(requests); err != nil {
 		return err
 	}
 	if r.legacy != nil {
@@ -55,10 +55,10 @@ func (r *Request) AskInput(requests map[string]protocol.InputRequest, state []by
 	return &InputRequired{Requests: requests, State: state}
 }
 
-// checkInputRequests returns the -32021 *Error when an input request needs
+// CheckInputRequests returns the -32021 *Error when an input request needs
 // a capability the client did not declare on this request (R-MRTR-05,
 // R-META-03, R-ELIC-02), or an error for an empty input request.
-func (r *Request) checkInputRequests(requests map[string]protocol.InputRequest) error {
+func (r *Request) CheckInputRequests(requests map[string]protocol.InputRequest) error {
 	var missing protocol.ClientCapabilities
 	need := false
 	caps := r.Meta.ClientCapabilities
@@ -205,7 +205,7 @@ func (s *Server) inputRequiredResult(r *Request, ir *InputRequired) (wireResult,
 	if len(ir.Requests) == 0 && ir.State == nil {
 		return nil, errors.New("input_required result without input requests or state (R-MRTR-03)")
 	}
-	if err := r.checkInputRequests(ir.Requests); err != nil {
+	if err := r.CheckInputRequests(ir.Requests); err != nil {
 		return nil, err
 	}
 	if r.legacy != nil {

@@ -2,15 +2,15 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"golang.org/x/time/rate"
 	"log/slog"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/time/rate"
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server/internal/legacy"
@@ -80,7 +80,7 @@ type config struct {
 	maxStdioLineBytes int
 	broker            Broker
 	ownBroker         bool        // broker is the one New made: no other instance publishes to it
-	tasks             *TaskConfig // WithTasks
+	exts              []Extension // WithExtension
 	keepAlive         time.Duration
 	handlerTimeout    time.Duration
 	decode            protocol.UnmarshalOptions
@@ -225,21 +225,16 @@ type Server struct {
 	listeners sync.WaitGroup // running listen streams
 	streams   streamCounts   // open listen streams, for WithMaxListenStreams
 
-	mu         sync.RWMutex
-	extensions map[string]protocol.JSONObject // capabilities.extensions
-	extMethods map[string]extMethod
-	// toolCallHook, when set by an extension, may take over a tools/call
-	// after its arguments are validated (the tasks extension runs the call
-	// as a task); it reports whether it did. remote is the client key of
-	// an HTTP request without a principal (see clientKey; "" on stdio or
-	// with a principal).
-	toolCallHook func(ctx context.Context, r *Request, t *tool, args json.RawMessage, remote string) (wireResult, bool, error)
-	tasks        *taskManager // the tasks extension, once enabled
-	tools        map[string]*tool
-	prompts      map[string]*prompt
-	resources    map[string]*resource
-	templates    []*template // replaced on removal, never changed in place
-	templateSeq  uint64      // the last template's registration number (under mu)
+	mu          sync.RWMutex
+	extensions  map[string]protocol.JSONObject // capabilities.extensions
+	extMethods  map[string]ExtensionMethod
+	exts        map[string]*Extension // by ID (WithExtension, AddExtension)
+	listenExts  []*Extension          // those with a ListenFilter, in order added
+	tools       map[string]*tool
+	prompts     map[string]*prompt
+	resources   map[string]*resource
+	templates   []*template // replaced on removal, never changed in place
+	templateSeq uint64      // the last template's registration number (under mu)
 	// The registries' names in order, for the lists: built by the first
 	// list after a change (under mu's read lock) and reset by every change
 	// (under its write lock).
@@ -324,7 +319,8 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 		sealer:       sealed.NewSealer(ring, sealed.Options{TTL: c.stateTTL, MaxBytes: c.maxStateBytes}),
 		closing:      make(chan struct{}),
 		extensions:   map[string]protocol.JSONObject{},
-		extMethods:   map[string]extMethod{},
+		extMethods:   map[string]ExtensionMethod{},
+		exts:         map[string]*Extension{},
 		tools:        map[string]*tool{},
 		prompts:      map[string]*prompt{},
 		resources:    map[string]*resource{},
@@ -351,8 +347,8 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 			}
 		}
 	}
-	if c.tasks != nil {
-		if err := s.enableTasks(*c.tasks); err != nil {
+	for _, e := range c.exts {
+		if err := s.AddExtension(e); err != nil {
 			return nil, err
 		}
 	}

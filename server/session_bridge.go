@@ -274,7 +274,7 @@ func (s *Server) sessionResponse(ctx context.Context, rec *SessionRecord, m *rpc
 			r.Pending[id] = q
 			return nil
 		}
-		return errNoChange
+		return errNotPending
 	})
 	if err != nil {
 		// Not recorded: the answer kept above goes (the request stays
@@ -287,7 +287,7 @@ func (s *Server) sessionResponse(ctx context.Context, rec *SessionRecord, m *rpc
 	case err == nil:
 	case errors.Is(err, errAnswerBytes):
 		return s.answerTooLarge(ctx, rec, limit)
-	case errors.Is(err, errNoChange):
+	case errors.Is(err, errNotPending):
 		return accepted // abandoned meanwhile: late
 	case errors.Is(err, ErrSessionNotFound):
 		return withStatus(s.errorOutcome(nil, invalidRequest(msgSessionNotFound)), http.StatusNotFound)
@@ -298,6 +298,9 @@ func (s *Server) sessionResponse(ctx context.Context, rec *SessionRecord, m *rpc
 	_ = s.publish(Event{Kind: EventSession, Session: rec.Key, Op: SessionAnswer, Ref: id})
 	return accepted
 }
+
+// errNotPending: the request an answer is for is no longer pending.
+var errNotPending = errors.New("server: the request is not pending")
 
 // errAnswerBytes: an answer would take a session's answers past
 // MaxAnswerBytes.

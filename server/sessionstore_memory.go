@@ -48,6 +48,13 @@ func (m *MemorySessionStore) Len() int {
 	return len(m.sessions)
 }
 
+// memorySweepEvery is how often Create sweeps expired records out.
+const memorySweepEvery = 30 * time.Second
+
+// quotaScope is what the session limit counts by: principal and quota
+// key.
+type quotaScope struct{ principal, key string }
+
 func sessionScope(r *SessionRecord) quotaScope { return quotaScope{r.Principal, r.QuotaKey} }
 
 // Create implements SessionStore.

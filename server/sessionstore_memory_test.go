@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/server"
-	"github.com/mcpwire/mcpwire/server/internal/sessionstoretest"
+	"github.com/mcpwire/mcpwire/internal/sessionstoretest"
 )
 
 // fakeClock is a clock that moves only when told.

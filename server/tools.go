@@ -30,6 +30,9 @@ import (
 // client with its code. See the package documentation, "Handler errors".
 type ToolHandler func(ctx context.Context, req *Request, args json.RawMessage) (*protocol.CallToolResult, error)
 
+// ToolOption configures a tool at registration (AddTool, AddTypedTool).
+type ToolOption func(s *Server, t *tool) error
+
 type tool struct {
 	def     protocol.Tool
 	handler ToolHandler
@@ -38,7 +41,7 @@ type tool struct {
 	index   *argIndex   // inputSchema's declared names and validation work, for checkArgs
 	output  *sjs.Schema
 	headers []headerParam
-	task    *TaskOptions     // set by AsTask
+	exts    []toolExt        // set by ToolExtension
 	polling bool             // set by AllowPolling
 	scopes  []string         // set by RequireScopes
 	replace bool             // set by Replace
@@ -578,12 +581,13 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 	if err := s.prepareMRTR(r, p.Name, args, p.InputResponses, p.RequestState); err != nil {
 		return nil, err
 	}
-	s.mu.RLock()
-	hook := s.toolCallHook
-	s.mu.RUnlock()
-	if hook != nil {
-		if res, handled, err := hook(ctx, r, t, args, x.remote); handled {
-			return res, err
+	if len(t.exts) > 0 {
+		if e := t.requiredExtension(); e != nil && !r.Declares(e.ID) {
+			return nil, MissingExtension(e.ID) // R-VER-04
+		}
+		if h := t.callHook(); h != nil {
+			call := &ToolCall{Name: t.def.Name, Arguments: args, Value: h.value, ClientKey: x.remote, s: s, t: t}
+			return extResult(h.ext.CallTool(ctx, r, call))
 		}
 	}
 	res, err := t.handler(ctx, r, args)

@@ -10,7 +10,7 @@
 //
 // With -redis, the instances also keep the legacy sessions of Streamable
 // HTTP and the event logs of their resumable streams in that Redis
-// (server/redisstore.SessionStore and EventStore), so that a session
+// (redisstore.SessionStore and EventStore), so that a session
 // opened on one instance is served by every other, and a broken stream is
 // resumed (Last-Event-ID) on any of them.
 //

@@ -13,7 +13,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"golang.org/x/time/rate"
 	"io"
 	"log/slog"
 	"net"
@@ -23,11 +22,14 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/time/rate"
+
 	"github.com/redis/go-redis/v9"
 
+	"github.com/mcpwire/mcpwire/ext/tasks"
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/redisstore"
 	"github.com/mcpwire/mcpwire/server"
-	"github.com/mcpwire/mcpwire/server/redisstore"
 )
 
 // UsageError is Run's error for bad flags or flag values (the command
@@ -154,7 +156,7 @@ func newServer(logger *slog.Logger, eras server.Eras, cl cluster) (*server.Serve
 			server.WithEras(eras),
 			server.WithInstructions("A test server exposing every conformance fixture."),
 			server.WithCompletion(complete),
-			server.WithTasks(server.TaskConfig{Store: cl.tasks, TTL: 10 * time.Minute, PollInterval: 500 * time.Millisecond}),
+			tasks.WithTasks(tasks.TaskConfig{Store: cl.tasks, TTL: 10 * time.Minute, PollInterval: 500 * time.Millisecond}),
 		}, cl.opts...)...,
 	)
 	if err != nil {
@@ -192,7 +194,7 @@ const stateKeyEnv = "MCPWIRE_STATE_KEY"
 // (nil: in memory).
 type cluster struct {
 	opts  []server.Option
-	tasks server.TaskStore
+	tasks tasks.TaskStore
 }
 
 // newCluster reads MCPWIRE_STATE_KEY and, when redisURL is set, connects

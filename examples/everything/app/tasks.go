@@ -7,14 +7,15 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpwire/mcpwire/ext/tasks"
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
 )
 
 // The fixtures of the tasks extension scenarios (io.modelcontextprotocol/tasks).
 func addTaskTools(s *server.Server) error {
-	optional := server.AsTask(server.TaskOptions{Support: server.TaskOptional})
-	required := server.AsTask(server.TaskOptions{Support: server.TaskRequired})
+	optional := tasks.AsTask(tasks.TaskOptions{Support: tasks.TaskOptional})
+	required := tasks.AsTask(tasks.TaskOptions{Support: tasks.TaskRequired})
 	tools := []struct {
 		name, desc, props string
 		h                 server.ToolHandler
@@ -28,7 +29,7 @@ func addTaskTools(s *server.Server) error {
 		{"confirm_delete", "Asks the user to confirm the deletion of a file, then answers.", `{"filename":{"type":"string"}}`, confirmDelete, []server.ToolOption{optional}},
 		{"multi_input", "Asks for a name and a confirmation at once, then answers.", `{}`, multiInput, []server.ToolOption{optional}},
 		{"test_tool_with_task", "Asks for the user's name synchronously, then continues as a task.", `{}`, toolWithTask,
-			[]server.ToolOption{server.AsTask(server.TaskOptions{Support: server.TaskRequired, Deferred: true})}},
+			[]server.ToolOption{tasks.AsTask(tasks.TaskOptions{Support: tasks.TaskRequired, Deferred: true})}},
 	}
 	for _, t := range tools {
 		def := describe(t.name, t.desc)
@@ -66,7 +67,7 @@ func slowCompute(ctx context.Context, _ *server.Request, args json.RawMessage) (
 		Label   string  `json:"label"`
 	}
 	_ = json.Unmarshal(args, &in)
-	if t, ok := server.TaskFrom(ctx); ok {
+	if t, ok := tasks.TaskFrom(ctx); ok {
 		_ = t.SetStatusMessage(ctx, "Computing "+in.Label)
 	}
 	if err := sleep(ctx, time.Duration(in.Seconds*float64(time.Second))); err != nil {
@@ -119,7 +120,7 @@ func multiInput(_ context.Context, r *server.Request, _ json.RawMessage) (*proto
 // toolWithTask gathers the user's name with a synchronous multi round-trip
 // exchange, then becomes a task (R-TASK-08) that greets them.
 func toolWithTask(ctx context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
-	if _, inTask := server.TaskFrom(ctx); inTask {
+	if _, inTask := tasks.TaskFrom(ctx); inTask {
 		if err := sleep(ctx, 100*time.Millisecond); err != nil {
 			return nil, err
 		}
@@ -131,5 +132,5 @@ func toolWithTask(ctx context.Context, r *server.Request, _ json.RawMessage) (*p
 			"user_name": server.ElicitForm("What is your name?", map[string]protocol.PrimitiveSchemaDefinition{"name": server.StringField("Your name")}, "name"),
 		}, nil)
 	}
-	return nil, server.RunAsTask(ctx, []byte(name))
+	return nil, tasks.RunAsTask(ctx, []byte(name))
 }

@@ -45,12 +45,13 @@ func ResourceNotFound(uri string) Error {
 	return Error{Code: CodeResourceNotFound, Message: "Resource not found", Data: data}
 }
 
-// TaskRequired returns the error for calling, in a session, a tool that
-// requires the modern tasks extension (H5): -32602, since such a tool is
-// not listed for legacy clients.
-func TaskRequired(tool string) Error {
+// ExtensionRequired returns the error for calling, in a session, a tool
+// that requires a modern extension, such as a task-only tool of the tasks
+// extension (H5): -32602, since such a tool is not listed for legacy
+// clients.
+func ExtensionRequired(tool, extension string) Error {
 	return Error{Code: protocol.CodeInvalidParamsError,
-		Message: fmt.Sprintf("Tool %s requires the io.modelcontextprotocol/tasks extension, which a legacy session does not have", tool)}
+		Message: fmt.Sprintf("Tool %s requires the %s extension, which a legacy session does not have", tool, extension)}
 }
 
 // AppendError appends the JSON-RPC error response for id (nil when the

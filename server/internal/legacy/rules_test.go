@@ -234,11 +234,12 @@ func TestH4StructuredOutput(t *testing.T) {
 	}
 }
 
-// H5: a TaskRequired tool is not callable in a session.
-func TestH5TaskRequired(t *testing.T) {
-	e := TaskRequired("slow")
+// H5: a tool that requires an extension (a task-only tool) is not
+// callable in a session.
+func TestH5ExtensionRequired(t *testing.T) {
+	e := ExtensionRequired("slow", "io.modelcontextprotocol/tasks")
 	if e.Code != -32602 || e.Message != "Tool slow requires the io.modelcontextprotocol/tasks extension, which a legacy session does not have" {
-		t.Errorf("TaskRequired = %+v", e)
+		t.Errorf("ExtensionRequired = %+v", e)
 	}
 }
 

@@ -1,4 +1,4 @@
-package server
+package tasks
 
 import (
 	"context"
@@ -8,17 +8,22 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"runtime/debug"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
+	"github.com/mcpwire/mcpwire/ext/tasks/taskproto"
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
-// TasksExtension is the capability key of the tasks extension.
-const TasksExtension = tasksExtension
+// ExtensionID is the capability key of the tasks extension.
+const ExtensionID = "io.modelcontextprotocol/tasks"
 
 // Defaults of TaskConfig.
 const (
@@ -50,6 +55,11 @@ const (
 	// DefaultMaxTaskResultBytes caps the result (or error) a task records
 	// (TaskConfig.MaxResultBytes).
 	DefaultMaxTaskResultBytes = 4 << 20
+	// DefaultMaxListenTasks bounds the taskIds of one subscriptions/listen
+	// request: as many as one principal may hold tasks by default
+	// (DefaultMaxTasksPerPrincipal), so that a client can watch all of
+	// its tasks on one stream (TaskConfig.MaxListenTasks).
+	DefaultMaxListenTasks = DefaultMaxTasksPerPrincipal
 )
 
 // taskQuotaRetryAfter is the Retry-After of a tools/call over the task
@@ -154,13 +164,19 @@ type TaskConfig struct {
 	// 4 MiB); negative means no cap. A larger result fails the task with
 	// -32603 "result too large"; larger error data is left out.
 	MaxResultBytes int
+	// MaxListenTasks bounds the entries of a subscriptions/listen
+	// request's notifications.taskIds (DefaultMaxListenTasks); a request
+	// over it gets -32602. Each id costs one TaskStore look-up when the
+	// stream opens (a round trip to a shared store): a server with a
+	// remote store may want a lower bound.
+	MaxListenTasks int
 }
 
 // WithTasks enables the tasks extension with c: capabilities.extensions
 // advertises it and tasks/get, tasks/update and tasks/cancel are served.
 // Registering a tool with AsTask enables it with the defaults when this
 // option was not given.
-func WithTasks(c TaskConfig) Option { return func(cf *config) { cf.tasks = &c } }
+func WithTasks(c TaskConfig) server.Option { return server.WithExtension(newManager(c).extension()) }
 
 // TaskSupport says how a tool runs under the tasks extension.
 type TaskSupport int
@@ -191,9 +207,6 @@ type TaskOptions struct {
 	// PollInterval overrides TaskConfig.PollInterval for this tool.
 	PollInterval time.Duration
 }
-
-// ToolOption configures a tool at registration (AddTool, AddTypedTool).
-type ToolOption func(s *Server, t *tool) error
 
 // AsTask registers a tool with task support. Under the tasks extension
 // (io.modelcontextprotocol/tasks, SEP-2663) a tools/call may answer with a
@@ -232,20 +245,25 @@ type ToolOption func(s *Server, t *tool) error
 // the task's life (a key the handler reuses gets a suffix on the wire, and
 // Request.InputResponse still finds it under the handler's key).
 // Request.Progress and Request.Log send nothing in a task (R-TASK-14).
-func AsTask(o TaskOptions) ToolOption {
-	return func(s *Server, t *tool) error {
-		if o.Support != TaskOptional && o.Support != TaskRequired {
-			return errors.New("AsTask needs Support TaskOptional or TaskRequired")
-		}
-		if o.TTL < 0 || o.PollInterval < 0 {
-			return errors.New("AsTask: negative TTL or PollInterval")
-		}
-		if err := s.ensureTasks(); err != nil {
-			return err
-		}
-		t.task = &o
-		return nil
+func AsTask(o TaskOptions) server.ToolOption {
+	return server.ToolExtension(ExtensionID, &o, server.ToolExtensionOptions{
+		Required: o.Support == TaskRequired, // R-TASK-03
+		IfAbsent: func() server.Extension { return newManager(TaskConfig{}).extension() },
+	})
+}
+
+// checkTool checks the TaskOptions of a tool registered with AsTask.
+func checkTool(_ string, v any) error {
+	o, ok := v.(*TaskOptions)
+	switch {
+	case !ok:
+		return errors.New("AsTask: not TaskOptions")
+	case o.Support != TaskOptional && o.Support != TaskRequired:
+		return errors.New("AsTask needs Support TaskOptional or TaskRequired")
+	case o.TTL < 0 || o.PollInterval < 0:
+		return errors.New("AsTask: negative TTL or PollInterval")
 	}
+	return nil
 }
 
 // Task is a running task, as its handler sees it (TaskFrom).
@@ -329,53 +347,42 @@ func RunAsTask(ctx context.Context, state []byte) error {
 	b, _ := ctx.Value(taskKey{}).(*taskBinding)
 	switch {
 	case b != nil && b.task != nil:
-		return InternalError("Internal error: RunAsTask called inside a task")
+		return server.InternalError("Internal error: RunAsTask called inside a task")
 	case b != nil && b.canStart:
 		return &taskEscalation{state: state}
 	case b != nil:
 		return missingTasks()
 	}
-	if r, ok := RequestFrom(ctx); ok && !r.declares(tasksExtension) {
+	if r, ok := server.RequestFrom(ctx); ok && !r.Declares(ExtensionID) {
 		return missingTasks()
 	}
-	return InternalError("Internal error: RunAsTask needs a tool registered with AsTask{Deferred: true}")
+	return server.InternalError("Internal error: RunAsTask needs a tool registered with AsTask{Deferred: true}")
 }
 
 // taskEscalation is RunAsTask's answer: create the task now.
 type taskEscalation struct{ state []byte }
 
-func (*taskEscalation) Error() string { return "server: run as a task" }
+func (*taskEscalation) Error() string { return "tasks: run as a task" }
 
 // errTaskOver stops an update of a task that reached a terminal status.
-var errTaskOver = errors.New("server: task is over")
+var errTaskOver = errors.New("tasks: task is over")
 
 // errNoChange ends an update that has nothing to store.
-var errNoChange = errors.New("server: no change")
+var errNoChange = errors.New("tasks: no change")
 
 // missingTasks is the -32021 error naming the tasks extension.
-func missingTasks() *Error {
-	return MissingCapability(protocol.ClientCapabilities{Extensions: map[string]protocol.JSONObject{tasksExtension: protocol.JSONObject("{}")}})
-}
+func missingTasks() *server.Error { return server.MissingExtension(ExtensionID) }
 
-// ensureTasks enables the extension with the defaults unless it is on.
-func (s *Server) ensureTasks() error { return s.enableTasks(TaskConfig{}) }
-
-// enableTasks advertises the extension, registers its methods and takes
-// over task tools' tools/call, unless the extension is on already. It
-// holds s.mu throughout, so that concurrent callers (AddTool with AsTask
-// from several goroutines) enable it once.
-func (s *Server) enableTasks(c TaskConfig) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.tasks != nil {
-		return nil
-	}
-	m := &taskManager{s: s, store: c.Store, ttl: c.TTL, poll: c.PollInterval, retention: c.Retention, limit: c.MaxTasksPerPrincipal, signals: map[string]chan struct{}{},
+// newManager returns the manager of the tasks of one server, configured
+// by c; the server is set when the extension is added (attach).
+func newManager(c TaskConfig) *taskManager {
+	m := &taskManager{store: c.Store, ttl: c.TTL, poll: c.PollInterval, retention: c.Retention, limit: c.MaxTasksPerPrincipal, signals: map[string]chan struct{}{},
 		maxRunning:   orDefault(c.MaxRunning, DefaultMaxRunningTasks),
 		maxArgs:      orDefault(c.MaxArgumentBytes, DefaultMaxTaskArgumentBytes),
 		maxResponses: orDefault(c.MaxInputResponseBytes, DefaultMaxTaskInputResponseBytes),
 		maxStatus:    orDefault(c.MaxStatusMessageBytes, DefaultMaxTaskStatusMessageBytes),
 		maxResult:    orDefault(c.MaxResultBytes, DefaultMaxTaskResultBytes),
+		maxListen:    c.MaxListenTasks,
 	}
 	if m.store == nil {
 		m.store = NewMemoryTaskStore()
@@ -395,32 +402,40 @@ func (s *Server) enableTasks(c TaskConfig) error {
 	if m.limit == 0 {
 		m.limit = DefaultMaxTasksPerPrincipal
 	}
-	err := s.addExtensionLocked(tasksExtension, nil, map[string]extMethod{
-		"tasks/get":    {nameMember: "taskId", handler: m.get},
-		"tasks/update": {nameMember: "taskId", handler: m.update},
-		"tasks/cancel": {nameMember: "taskId", handler: m.cancel},
-	})
-	if err != nil {
-		return err
+	if m.maxListen <= 0 {
+		m.maxListen = DefaultMaxListenTasks
 	}
-	s.tasks, s.toolCallHook = m, m.hook
-	return nil
+	return m
 }
 
-// orDefault is an option's value: def for zero, 0 (no cap) for negative.
-func orDefault(v, def int) int {
-	switch {
-	case v == 0:
-		return def
-	case v < 0:
-		return 0
+// extension is the server.Extension that serves m's tasks: the three
+// methods, whose Mcp-Name mirrors taskId (R-TASK-16), the tools/call of
+// AsTask tools, and the taskIds member of subscriptions/listen.
+func (m *taskManager) extension() server.Extension {
+	return server.Extension{
+		ID:     ExtensionID,
+		Attach: func(s *server.Server) { m.s, m.log = s, s.Logger() },
+		Methods: map[string]server.ExtensionMethod{
+			"tasks/get":    {NameMember: "taskId", Handle: m.get},
+			"tasks/update": {NameMember: "taskId", Handle: m.update},
+			"tasks/cancel": {NameMember: "taskId", Handle: m.cancel},
+		},
+		CheckTool: checkTool,
+		CallTool:  m.callTool,
+		Listen: &server.ListenFilter{
+			Member:  "taskIds",
+			Method:  "notifications/tasks",
+			MaxKeys: m.maxListen,
+			Accept:  m.ownTasks,
+			Verify:  isTask,
+		},
 	}
-	return v
 }
 
 // taskManager runs the tasks of one Server.
 type taskManager struct {
-	s         *Server
+	s         *server.Server
+	log       *slog.Logger
 	store     TaskStore
 	ttl       time.Duration
 	poll      time.Duration
@@ -428,6 +443,7 @@ type taskManager struct {
 	limit     int
 	// The caps of TaskConfig; 0: none.
 	maxRunning, maxArgs, maxResponses, maxStatus, maxResult int
+	maxListen                                               int // TaskConfig.MaxListenTasks
 
 	mu      sync.Mutex
 	signals map[string]chan struct{} // closed when the task's record may have changed
@@ -438,45 +454,34 @@ type taskManager struct {
 // taskNow is the time stamps are taken from, to the millisecond.
 func taskNow() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
 
-// hook takes over the tools/call of a tool registered with AsTask; remote
-// is the client's address (HTTP), for the task limit.
-func (m *taskManager) hook(ctx context.Context, r *Request, t *tool, args json.RawMessage, remote string) (wireResult, bool, error) {
-	o := t.task
-	if o == nil {
-		return nil, false, nil
-	}
+// callTool serves the tools/call of a tool registered with AsTask (the
+// runtime already refused a TaskRequired tool to a client that did not
+// declare the extension, R-TASK-03).
+func (m *taskManager) callTool(ctx context.Context, r *server.Request, call *server.ToolCall) (server.Result, error) {
+	o := call.Value.(*TaskOptions)
 	// R-TASK-02/R-VER-04: a task only for a client that declared the
 	// extension on this very request.
-	declared := r.declares(tasksExtension)
-	if !declared && o.Support == TaskRequired {
-		return nil, true, missingTasks() // R-TASK-03
-	}
+	declared := r.Declares(ExtensionID)
 	if declared && !o.Deferred {
-		res, err := m.start(ctx, r, remote, t, args, r.inputResponses, r.state)
-		return res, true, err
+		return m.start(ctx, r, call, o, r.InputResponses(), r.State())
 	}
 	b := &taskBinding{canStart: declared}
-	res, err := t.handler(context.WithValue(ctx, taskKey{}, b), r, args)
+	res, err := call.Invoke(context.WithValue(ctx, taskKey{}, b), r)
 	var esc *taskEscalation
 	if errors.As(err, &esc) {
 		if !declared {
-			return nil, true, missingTasks()
+			return nil, missingTasks()
 		}
-		wr, err := m.start(ctx, r, remote, t, args, r.inputResponses, esc.state)
-		return wr, true, err
+		return m.start(ctx, r, call, o, r.InputResponses(), esc.state)
 	}
-	wr, err := m.s.finishTool(r, t, res, err)
-	return wr, true, err
+	return call.Finish(r, res, err)
 }
 
 // taskOrigin is what a task keeps of the request that created it.
 type taskOrigin struct {
-	method    string
-	id        protocol.RequestId
-	meta      protocol.RequestMetaObject
-	principal string
-	target    string
-	auth      *authInfo // the creating request's token, for Request.Token
+	// req is the creating request, detached (Request.Detach): its method,
+	// id, _meta, principal, token and target.
+	req *server.Request
 	// values is the creating request's context without its cancellation
 	// and deadline: what middleware put in it (a tenant, a span) reaches
 	// the handler inside the task too.
@@ -499,7 +504,7 @@ func newTaskID() (string, error) {
 // everyone's tasks; on stdio, where there is a single client, per client.
 // client is the client key of the HTTP request (see clientKey; "" on
 // stdio).
-func taskQuota(r *Request, client string) (key, per string) {
+func taskQuota(r *server.Request, client string) (key, per string) {
 	switch {
 	case r.Principal != "":
 		return "", "per principal"
@@ -509,14 +514,9 @@ func taskQuota(r *Request, client string) (key, per string) {
 	return "", "per client"
 }
 
-// retryLater is the CodeRateLimited error asking to retry after d.
-func retryLater(msg string, d time.Duration) *Error {
-	return &Error{Code: CodeRateLimited, Message: msg, Data: jsonText(map[string]int64{"retryAfterMs": d.Milliseconds()})}
-}
-
 // keptBytes is the size, as JSON, of what a task keeps of the request
 // that creates it: the arguments, _meta and inputResponses.
-func keptBytes(r *Request, args json.RawMessage, responses protocol.InputResponses) int {
+func keptBytes(r *server.Request, args json.RawMessage, responses protocol.InputResponses) int {
 	n := len(args)
 	if b, err := protocol.Marshal(&r.Meta); err == nil {
 		n += len(b)
@@ -530,17 +530,16 @@ func keptBytes(r *Request, args json.RawMessage, responses protocol.InputRespons
 }
 
 // start creates the task, durably (R-TASK-07), starts its runner and
-// returns the CreateTaskResult. client is the client key (HTTP; see
-// clientKey). In order, it refuses a task whose request is over
-// MaxArgumentBytes, one over MaxRunning and one over the quota.
-func (m *taskManager) start(ctx context.Context, r *Request, client string, t *tool, args json.RawMessage, responses protocol.InputResponses, state []byte) (wireResult, error) {
+// returns the CreateTaskResult. In order, it refuses a task whose request
+// is over MaxArgumentBytes, one over MaxRunning and one over the quota.
+func (m *taskManager) start(ctx context.Context, r *server.Request, call *server.ToolCall, o *TaskOptions, responses protocol.InputResponses, state []byte) (server.Result, error) {
 	if m.maxArgs > 0 {
-		if n := keptBytes(r, args, responses) + len(state); n > m.maxArgs {
-			return nil, InvalidParams(fmt.Sprintf("Invalid params: arguments too large to run as a task (%d bytes of arguments, _meta and inputResponses, at most %d)", n, m.maxArgs), nil)
+		if n := keptBytes(r, call.Arguments, responses) + len(state); n > m.maxArgs {
+			return nil, server.InvalidParams(fmt.Sprintf("Invalid params: arguments too large to run as a task (%d bytes of arguments, _meta and inputResponses, at most %d)", n, m.maxArgs), nil)
 		}
 	}
 	if !m.attach() {
-		return nil, retryLater(fmt.Sprintf("Too many running tasks (at most %d on this server); retry later", m.maxRunning), taskBusyRetryAfter)
+		return nil, server.RateLimited(fmt.Sprintf("Too many running tasks (at most %d on this server); retry later", m.maxRunning), taskBusyRetryAfter)
 	}
 	attached := true
 	defer func() {
@@ -549,41 +548,42 @@ func (m *taskManager) start(ctx context.Context, r *Request, client string, t *t
 		}
 	}()
 	ttl, poll := m.ttl, m.poll
-	if t.task.TTL > 0 {
-		ttl = t.task.TTL
+	if o.TTL > 0 {
+		ttl = o.TTL
 	}
-	if t.task.PollInterval > 0 {
-		poll = t.task.PollInterval
+	if o.PollInterval > 0 {
+		poll = o.PollInterval
 	}
 	id, err := newTaskID()
 	if err != nil {
-		m.s.log.Error("task id", "err", err)
-		return nil, InternalError("Internal error")
+		m.log.Error("task id", "err", err)
+		return nil, server.InternalError("Internal error")
 	}
-	quota, per := taskQuota(r, client)
+	quota, per := taskQuota(r, call.ClientKey)
 	now := taskNow()
 	rec := &TaskRecord{
-		ID: id, Principal: r.Principal, QuotaKey: quota, Method: r.Method, Target: t.def.Name,
+		ID: id, Principal: r.Principal, QuotaKey: quota, Method: r.Method, Target: call.Name,
 		Status: TaskWorking, CreatedAt: now, UpdatedAt: now,
 		TTLMs: max(ttl.Milliseconds(), 1), PollIntervalMs: max(poll.Milliseconds(), 1),
 		ExpiresAt: now.Add(ttl + m.retention),
 	}
 	if err := m.store.Create(ctx, rec, max(m.limit, 0)); err != nil {
 		if errors.Is(err, ErrTaskLimit) {
-			return nil, retryLater(fmt.Sprintf("Too many tasks (at most %d %s); retry later", m.limit, per), taskQuotaRetryAfter)
+			return nil, server.RateLimited(fmt.Sprintf("Too many tasks (at most %d %s); retry later", m.limit, per), taskQuotaRetryAfter)
 		}
-		m.s.log.Error("creating a task", "tool", t.def.Name, "err", err)
-		return nil, InternalError("Internal error: the task could not be created")
+		m.log.Error("creating a task", "tool", call.Name, "err", err)
+		return nil, server.InternalError("Internal error: the task could not be created")
 	}
-	origin := taskOrigin{method: r.Method, id: r.ID, meta: r.Meta, principal: r.Principal, target: r.target, auth: r.auth, values: context.WithoutCancel(ctx)}
+	req, _ := r.Detach(context.Background(), nil, nil)
+	origin := taskOrigin{req: req, values: context.WithoutCancel(ctx)}
 	attached = false // run detaches
-	go m.run(rec, ttl, poll, t, args, origin, responses, state)
-	return &protocol.Result{ResultType: "task", Extra: detailed(rec, false)}, nil
+	go m.run(rec, ttl, poll, call, origin, responses, state)
+	return createResult(rec), nil
 }
 
 // errTTL fails a task whose time to live elapsed.
-func errTTL() *Error {
-	return InternalError("Task expired: its ttlMs elapsed before it finished")
+func errTTL() *server.Error {
+	return server.InternalError("Task expired: its ttlMs elapsed before it finished")
 }
 
 // run executes a task to a terminal status: it calls the handler, parks
@@ -592,7 +592,7 @@ func errTTL() *Error {
 // waits only for the time left, and one that starts with none left fails
 // the task at once. Every store call it makes goes through retryStore, so
 // that a short store outage delays the task instead of orphaning it.
-func (m *taskManager) run(rec *TaskRecord, ttl, poll time.Duration, t *tool, args json.RawMessage, o taskOrigin, responses protocol.InputResponses, state []byte) {
+func (m *taskManager) run(rec *TaskRecord, ttl, poll time.Duration, call *server.ToolCall, o taskOrigin, responses protocol.InputResponses, state []byte) {
 	defer m.detach()
 	deadline := rec.CreatedAt.Add(ttl)
 	task := &Task{m: m, id: rec.ID, principal: rec.Principal, deadline: deadline, expires: rec.ExpiresAt}
@@ -613,28 +613,23 @@ func (m *taskManager) run(rec *TaskRecord, ttl, poll time.Duration, t *tool, arg
 	}()
 	issued := map[string]bool{} // every input request key sent (R-TASK-10)
 	for {
-		r := m.taskRequest(ctx, o, task, responses, state)
-		res, err := m.invoke(r, t, args)
+		r, hctx := o.req.Detach(context.WithValue(ctx, taskKey{}, &taskBinding{task: task}), responses, state)
+		res, err := m.invoke(hctx, r, call)
 		if ctx.Err() != nil && err != nil {
 			// Cancelled (the record says so already) or out of time.
 			m.fail(task, errTTL())
 			return
 		}
-		var ir *InputRequired
+		var ir *server.InputRequired
 		if !errors.As(err, &ir) {
 			var esc *taskEscalation
 			if errors.As(err, &esc) {
-				m.fail(task, InternalError("Internal error: RunAsTask called inside a task"))
+				m.fail(task, server.InternalError("Internal error: RunAsTask called inside a task"))
 				return
 			}
-			wr, err := m.s.finishTool(r, t, res, err)
+			wr, err := call.Finish(r, res, err)
 			if err != nil {
-				e, ok := asError(err)
-				if !ok || !emittable(e.Code) {
-					m.s.log.Error("task failed", "tool", t.def.Name, "err", err)
-					e = InternalError("Internal error")
-				}
-				m.fail(task, e)
+				m.fail(task, m.s.ExtensionFailure("task failed: "+call.Name, err))
 				return
 			}
 			m.complete(task, wr)
@@ -643,13 +638,13 @@ func (m *taskManager) run(rec *TaskRecord, ttl, poll time.Duration, t *tool, arg
 		// Input: checked before anything is parked, so that a request the
 		// client cannot answer fails the task now (R-MRTR-05, R-META-03).
 		if len(ir.Requests) == 0 && ir.State == nil {
-			m.fail(task, InternalError("Internal error: input_required without input requests or state"))
+			m.fail(task, server.InternalError("Internal error: input_required without input requests or state"))
 			return
 		}
-		if err := r.checkInputRequests(ir.Requests); err != nil {
-			e, ok := asError(err)
-			if !ok {
-				e = InternalError("Internal error: " + err.Error())
+		if err := r.CheckInputRequests(ir.Requests); err != nil {
+			var e *server.Error
+			if !errors.As(err, &e) {
+				e = server.InternalError("Internal error: " + err.Error())
 			}
 			m.fail(task, e)
 			return
@@ -664,8 +659,8 @@ func (m *taskManager) run(rec *TaskRecord, ttl, poll time.Duration, t *tool, arg
 		}
 		wire, back, err := wireRequests(ir.Requests, issued)
 		if err != nil {
-			m.s.log.Error("task input request does not encode", "tool", t.def.Name, "err", err)
-			m.fail(task, InternalError("Internal error"))
+			m.log.Error("task input request does not encode", "tool", call.Name, "err", err)
+			m.fail(task, server.InternalError("Internal error"))
 			return
 		}
 		parked, err := m.retryStore(ctx, task, "parking the task for input", func(ctx context.Context) (*TaskRecord, error) {
@@ -733,27 +728,18 @@ func wireRequests(reqs map[string]protocol.InputRequest, issued map[string]bool)
 	return wire, back, nil
 }
 
-// taskRequest is the Request a handler gets inside a task: the creating
-// request's method, _meta and principal, no transport (so no progress or
-// log notifications, R-TASK-14), the task's context.
-func (m *taskManager) taskRequest(ctx context.Context, o taskOrigin, task *Task, responses protocol.InputResponses, state []byte) *Request {
-	r := &Request{Method: o.method, ID: o.id, Meta: o.meta, Principal: o.principal, auth: o.auth, target: o.target, inputResponses: responses, state: state, log: m.s.log, notifyMeta: m.s.cfg.notifyMeta}
-	c := context.WithValue(ctx, taskKey{}, &taskBinding{task: task})
-	r.ctx = c
-	r.rc = requestContext{Context: c, r: r}
-	return r
-}
-
-// invoke calls the handler; a panic fails the task with -32603.
-func (m *taskManager) invoke(r *Request, t *tool, args json.RawMessage) (res *protocol.CallToolResult, err error) {
+// invoke calls the handler, in ctx, the context Request.Detach made for
+// r: a Request with the creating request's method, _meta and principal,
+// no transport (so no progress or log notifications, R-TASK-14), and the
+// task's context. A panic fails the task with -32603.
+func (m *taskManager) invoke(ctx context.Context, r *server.Request, call *server.ToolCall) (res *protocol.CallToolResult, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			m.s.log.Error("task handler panicked", "tool", t.def.Name, "panic", p, "stack", string(debug.Stack()))
-			res, err = nil, InternalError("Internal error")
+			m.log.Error("task handler panicked", "tool", call.Name, "panic", p, "stack", string(debug.Stack()))
+			res, err = nil, server.InternalError("Internal error")
 		}
 	}()
-	defer r.finish()
-	return t.handler(&r.rc, r, args)
+	return call.Invoke(ctx, r)
 }
 
 // Back-off of the runner's store calls (retryStore): the first retry
@@ -800,7 +786,7 @@ func (m *taskManager) retryStore(ctx context.Context, task *Task, op string, cal
 		rec, err := call(ctx)
 		if err == nil {
 			if attempt > 1 {
-				m.s.log.Info("task store answered again", "op", op, "task", task.id, "attempts", attempt)
+				m.log.Info("task store answered again", "op", op, "task", task.id, "attempts", attempt)
 			}
 			return rec, nil
 		}
@@ -808,7 +794,7 @@ func (m *taskManager) retryStore(ctx context.Context, task *Task, op string, cal
 			return nil, err
 		}
 		if ctx.Err() == nil {
-			m.s.log.Warn("task store failed; trying again", "op", op, "task", task.id, "attempt", attempt, "retryIn", wait, "err", err)
+			m.log.Warn("task store failed; trying again", "op", op, "task", task.id, "attempt", attempt, "retryIn", wait, "err", err)
 			t := time.NewTimer(wait)
 			select {
 			case <-t.C:
@@ -823,17 +809,17 @@ func (m *taskManager) retryStore(ctx context.Context, task *Task, op string, cal
 		if errors.Is(cause, context.DeadlineExceeded) {
 			level = slog.LevelError // out of time: the task's TTL, or its record's expiry
 		}
-		m.s.log.Log(context.Background(), level, "task store failed; giving up", "op", op, "task", task.id, "attempts", attempt, "cause", cause, "err", err)
+		m.log.Log(context.Background(), level, "task store failed; giving up", "op", op, "task", task.id, "attempts", attempt, "cause", cause, "err", err)
 		return nil, fmt.Errorf("server: %s: %w, after %d attempts: %w", op, cause, attempt, err)
 	}
 }
 
 // complete records the result (R-TASK-09, R-TASK-17: a tool execution
 // error is a completed task whose result has isError).
-func (m *taskManager) complete(task *Task, wr wireResult) {
+func (m *taskManager) complete(task *Task, wr server.Result) {
 	res, ok := wr.(*protocol.CallToolResult)
 	if !ok {
-		m.fail(task, InternalError("Internal error"))
+		m.fail(task, server.InternalError("Internal error"))
 		return
 	}
 	if res.ResultType == "" {
@@ -841,13 +827,13 @@ func (m *taskManager) complete(task *Task, wr wireResult) {
 	}
 	b, err := protocol.Marshal(res)
 	if err != nil {
-		m.s.log.Error("task result does not encode", "task", task.id, "err", err)
-		m.fail(task, InternalError("Internal error: invalid result"))
+		m.log.Error("task result does not encode", "task", task.id, "err", err)
+		m.fail(task, server.InternalError("Internal error: invalid result"))
 		return
 	}
 	if m.maxResult > 0 && len(b) > m.maxResult {
-		m.s.log.Error("task result too large", "task", task.id, "bytes", len(b), "max", m.maxResult)
-		m.fail(task, InternalError(fmt.Sprintf("Internal error: result too large (%d bytes, at most %d)", len(b), m.maxResult)))
+		m.log.Error("task result too large", "task", task.id, "bytes", len(b), "max", m.maxResult)
+		m.fail(task, server.InternalError(fmt.Sprintf("Internal error: result too large (%d bytes, at most %d)", len(b), m.maxResult)))
 		return
 	}
 	m.finish(task, func(r *TaskRecord) {
@@ -858,7 +844,7 @@ func (m *taskManager) complete(task *Task, wr wireResult) {
 // fail records a JSON-RPC error: status failed, error and statusMessage
 // (R-TASK-17). A message over MaxStatusMessageBytes is truncated, and data
 // over MaxResultBytes left out.
-func (m *taskManager) fail(task *Task, e *Error) {
+func (m *taskManager) fail(task *Task, e *server.Error) {
 	if msg := truncateStatus(e.Message, m.maxStatus); len(msg) < len(e.Message) || m.maxResult > 0 && len(e.Data) > m.maxResult {
 		c := *e
 		c.Message = msg
@@ -892,7 +878,7 @@ func truncateStatus(msg string, max int) string {
 
 // failure returns what records e in a task: status failed, error and
 // statusMessage (R-TASK-17).
-func failure(e *Error) func(*TaskRecord) {
+func failure(e *server.Error) func(*TaskRecord) {
 	b, err := protocol.Marshal(&protocol.Error{Code: e.Code, Message: e.Message, Data: e.Data})
 	if err != nil {
 		b, _ = protocol.Marshal(&protocol.Error{Code: e.Code, Message: e.Message})
@@ -958,7 +944,7 @@ func (m *taskManager) finish(task *Task, set func(*TaskRecord)) {
 	case err == nil:
 		m.changed(rec)
 	case errors.Is(err, ErrTaskNotFound), errors.Is(err, ErrTaskExpired):
-		m.s.log.Info("the record of a task was gone before its end could be recorded", "task", task.id, "err", err)
+		m.log.Info("the record of a task was gone before its end could be recorded", "task", task.id, "err", err)
 	}
 	// errTaskOver: cancelled meanwhile. Any other error: retryStore logged
 	// it, and the record expired.
@@ -1070,14 +1056,15 @@ func (m *taskManager) wake(id string) {
 // its own next change after this one.
 func (m *taskManager) changed(rec *TaskRecord) {
 	defer m.wake(rec.ID)
-	b := m.s.cfg.broker
-	if b == nil {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := b.Publish(ctx, Event{Kind: EventTask, TaskID: rec.ID, Data: detailedJSON(rec)}); err != nil {
-		m.s.log.Error("publishing a task event", "task", rec.ID, "err", err)
+	data, err := notificationParams(rec)
+	if err != nil {
+		m.log.Error("a task does not encode", "task", rec.ID, "err", err)
+		return
+	}
+	if err := m.s.Publish(ctx, server.Event{Kind: server.EventExtension, Extension: ExtensionID, Key: rec.ID, Data: data}); err != nil {
+		m.log.Error("publishing a task event", "task", rec.ID, "err", err)
 	}
 }
 
@@ -1092,7 +1079,7 @@ func (m *taskManager) attach() bool {
 		return false
 	}
 	m.running++
-	b := m.s.cfg.broker
+	b := m.s.Broker()
 	if m.subStop != nil || b == nil {
 		return true
 	}
@@ -1100,14 +1087,14 @@ func (m *taskManager) attach() bool {
 	events, stop, err := b.Subscribe(ctx)
 	if err != nil {
 		cancel()
-		m.s.log.Error("subscribing to task events; runners fall back to polling", "err", err)
+		m.log.Error("subscribing to task events; runners fall back to polling", "err", err)
 		return true
 	}
 	m.subStop = func() { stop(); cancel() }
 	go func() {
 		for ev := range events {
-			if ev.Kind == EventTask && ev.TaskID != "" {
-				m.wake(ev.TaskID)
+			if ev.Kind == server.EventExtension && ev.Extension == ExtensionID && ev.Key != "" {
+				m.wake(ev.Key)
 			}
 		}
 	}()
@@ -1125,80 +1112,109 @@ func (m *taskManager) detach() {
 	}
 }
 
-// detailed returns the members of a DetailedTask (R-TASK-06, R-TASK-09):
-// the Task, plus inputRequests, result or error by status. A
-// CreateTaskResult carries only the Task (full false).
-func detailed(rec *TaskRecord, full bool) protocol.Members {
-	m := protocol.Members{
-		{Name: "taskId", Value: jsonText(rec.ID)},
-		{Name: "status", Value: jsonText(string(rec.Status))},
-	}
-	if rec.StatusMessage != "" {
-		m = append(m, protocol.Member{Name: "statusMessage", Value: jsonText(rec.StatusMessage)})
-	}
-	m = append(m,
-		protocol.Member{Name: "createdAt", Value: jsonText(isoTime(rec.CreatedAt))},
-		protocol.Member{Name: "lastUpdatedAt", Value: jsonText(isoTime(rec.UpdatedAt))},
-		protocol.Member{Name: "ttlMs", Value: json.RawMessage(strconv.FormatInt(rec.TTLMs, 10))},
-	)
-	if rec.PollIntervalMs > 0 {
-		m = append(m, protocol.Member{Name: "pollIntervalMs", Value: json.RawMessage(strconv.FormatInt(rec.PollIntervalMs, 10))})
-	}
-	if !full {
-		return m
-	}
-	switch rec.Status {
-	case TaskInputRequired:
-		m = append(m, protocol.Member{Name: "inputRequests", Value: jsonText(rec.InputRequests)})
-	case TaskCompleted:
-		m = append(m, protocol.Member{Name: "result", Value: rec.Result})
-	case TaskFailed:
-		m = append(m, protocol.Member{Name: "error", Value: rec.Error})
-	}
-	return m
+// common is what every status of a task shows (R-TASK-06).
+type common struct {
+	createdAt, lastUpdatedAt string
+	pollIntervalMs, ttlMs    *int64
+	statusMessage            *string
 }
 
-// detailedJSON is the DetailedTask as a JSON object, for notifications.
-func detailedJSON(rec *TaskRecord) []byte {
-	buf := []byte{'{'}
-	for i, x := range detailed(rec, true) {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = appendJSONString(buf, x.Name)
-		buf = append(buf, ':')
-		buf = append(buf, x.Value...)
+func commonOf(rec *TaskRecord) common {
+	c := common{createdAt: isoTime(rec.CreatedAt), lastUpdatedAt: isoTime(rec.UpdatedAt), ttlMs: protocolInt(rec.TTLMs)}
+	if rec.PollIntervalMs > 0 {
+		c.pollIntervalMs = protocolInt(rec.PollIntervalMs)
 	}
-	return append(buf, '}')
+	if rec.StatusMessage != "" {
+		msg := rec.StatusMessage
+		c.statusMessage = &msg
+	}
+	return c
+}
+
+func protocolInt(v int64) *int64 { return &v }
+
+// createResult is the CreateTaskResult of a new task: the Task only.
+func createResult(rec *TaskRecord) *taskproto.CreateTaskResult {
+	c := commonOf(rec)
+	return &taskproto.CreateTaskResult{
+		TaskID: rec.ID, Status: taskproto.TaskStatus(rec.Status), StatusMessage: c.statusMessage,
+		CreatedAt: c.createdAt, LastUpdatedAt: c.lastUpdatedAt, TTLMs: c.ttlMs, PollIntervalMs: c.pollIntervalMs,
+	}
+}
+
+// detailedTask is the DetailedTask of a record (R-TASK-06, R-TASK-09):
+// the Task, plus inputRequests, result or error by status.
+func detailedTask(rec *TaskRecord) (*taskproto.DetailedTask, error) {
+	c := commonOf(rec)
+	var v taskproto.DetailedTaskValue
+	switch rec.Status {
+	case TaskWorking:
+		v = &taskproto.WorkingTask{TaskID: rec.ID, StatusMessage: c.statusMessage, CreatedAt: c.createdAt, LastUpdatedAt: c.lastUpdatedAt, TTLMs: c.ttlMs, PollIntervalMs: c.pollIntervalMs}
+	case TaskInputRequired:
+		reqs := make(protocol.InputRequests, len(rec.InputRequests))
+		for k, raw := range rec.InputRequests {
+			var q protocol.InputRequest
+			if err := protocol.Unmarshal(raw, &q); err != nil {
+				return nil, fmt.Errorf("tasks: input request %s of task %s: %w", k, rec.ID, err)
+			}
+			reqs[k] = q
+		}
+		v = &taskproto.InputRequiredTask{TaskID: rec.ID, InputRequests: reqs, StatusMessage: c.statusMessage, CreatedAt: c.createdAt, LastUpdatedAt: c.lastUpdatedAt, TTLMs: c.ttlMs, PollIntervalMs: c.pollIntervalMs}
+	case TaskCompleted:
+		v = &taskproto.CompletedTask{TaskID: rec.ID, Result: rec.Result, StatusMessage: c.statusMessage, CreatedAt: c.createdAt, LastUpdatedAt: c.lastUpdatedAt, TTLMs: c.ttlMs, PollIntervalMs: c.pollIntervalMs}
+	case TaskFailed:
+		var e protocol.Error
+		if err := protocol.Unmarshal(rec.Error, &e); err != nil {
+			return nil, fmt.Errorf("tasks: error of task %s: %w", rec.ID, err)
+		}
+		v = &taskproto.FailedTask{TaskID: rec.ID, Error: e, StatusMessage: c.statusMessage, CreatedAt: c.createdAt, LastUpdatedAt: c.lastUpdatedAt, TTLMs: c.ttlMs, PollIntervalMs: c.pollIntervalMs}
+	case TaskCancelled:
+		v = &taskproto.CancelledTask{TaskID: rec.ID, StatusMessage: c.statusMessage, CreatedAt: c.createdAt, LastUpdatedAt: c.lastUpdatedAt, TTLMs: c.ttlMs, PollIntervalMs: c.pollIntervalMs}
+	default:
+		return nil, fmt.Errorf("tasks: task %s has the unknown status %q", rec.ID, rec.Status)
+	}
+	return &taskproto.DetailedTask{Value: v}, nil
+}
+
+// notificationParams are the params of notifications/tasks for a record:
+// its DetailedTask, to which each listen stream adds its _meta.
+func notificationParams(rec *TaskRecord) ([]byte, error) {
+	d, err := detailedTask(rec)
+	if err != nil {
+		return nil, err
+	}
+	return taskproto.Marshal(d)
+}
+
+// isTask reports whether data, an event's payload, is the DetailedTask
+// of the task id (ListenFilter.Verify): what a stream sends is the task
+// its filter named.
+func isTask(id string, data json.RawMessage) bool {
+	var d taskproto.DetailedTask
+	if taskproto.Unmarshal(data, &d) != nil {
+		return false
+	}
+	switch v := d.Value.(type) {
+	case *taskproto.WorkingTask:
+		return v.TaskID == id
+	case *taskproto.InputRequiredTask:
+		return v.TaskID == id
+	case *taskproto.CompletedTask:
+		return v.TaskID == id
+	case *taskproto.FailedTask:
+		return v.TaskID == id
+	case *taskproto.CancelledTask:
+		return v.TaskID == id
+	}
+	return false
 }
 
 func isoTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
-// taskParams are the params of tasks/get, tasks/update and tasks/cancel
-// (_meta aside, A24).
-type taskParams struct {
-	id        string
-	responses map[string]json.RawMessage
-}
-
-func parseTaskParams(raw json.RawMessage, withResponses bool) (taskParams, error) {
-	var p taskParams
-	var rp protocol.RequestParams
-	if err := protocol.Unmarshal(raw, &rp); err != nil {
-		return p, InvalidParams("Invalid params: "+err.Error(), nil)
-	}
-	v, ok := rp.Extra.Get("taskId")
-	if !ok || json.Unmarshal(v, &p.id) != nil {
-		return p, InvalidParams("Invalid params: taskId must be a string", nil)
-	}
-	if !withResponses {
-		return p, nil
-	}
-	v, ok = rp.Extra.Get("inputResponses")
-	if !ok || string(v) == "null" || json.Unmarshal(v, &p.responses) != nil {
-		return p, InvalidParams("Invalid params: inputResponses must be an object", nil)
-	}
-	return p, nil
+// invalidParams is the -32602 of params that do not decode as their
+// generated type.
+func invalidParams(err error) *server.Error {
+	return server.InvalidParams("Invalid params: "+strings.TrimPrefix(err.Error(), "taskproto: "), nil)
 }
 
 // storeError turns a store error into the error of a tasks/* request: an
@@ -1206,36 +1222,43 @@ func parseTaskParams(raw json.RawMessage, withResponses bool) (taskParams, error
 func (m *taskManager) storeError(op string, err error) error {
 	switch {
 	case errors.Is(err, ErrTaskNotFound):
-		return InvalidParams(op+": Task not found", nil)
+		return server.InvalidParams(op+": Task not found", nil)
 	case errors.Is(err, ErrTaskExpired):
-		return InvalidParams(op+": Task has expired", nil)
+		return server.InvalidParams(op+": Task has expired", nil)
 	}
-	if e, ok := asError(err); ok {
+	var e *server.Error
+	if errors.As(err, &e) {
 		return e
 	}
-	m.s.log.Error("task store", "op", op, "err", err)
-	return InternalError("Internal error")
+	m.log.Error("task store", "op", op, "err", err)
+	return server.InternalError("Internal error")
 }
 
-// get serves tasks/get (R-TASK-09). A task still not terminal well after
-// its TTL is reported failed with the TTL error (overdue), whatever its
-// record says: its runner could not record the failure.
-func (m *taskManager) get(ctx context.Context, r *Request, raw json.RawMessage) (wireResult, error) {
-	if !r.declares(tasksExtension) {
+// get serves tasks/get (R-TASK-09): the DetailedTask, which the envelope
+// (resultType, _meta) makes a GetTaskResult. A task still not terminal
+// well after its TTL is reported failed with the TTL error (overdue),
+// whatever its record says: its runner could not record the failure.
+func (m *taskManager) get(ctx context.Context, r *server.Request, raw json.RawMessage) (server.Result, error) {
+	if !r.Declares(ExtensionID) {
 		return nil, missingTasks() // R-TASK-15
 	}
-	p, err := parseTaskParams(raw, false)
-	if err != nil {
-		return nil, err
+	var p taskproto.GetTaskRequestParams
+	if err := taskproto.Unmarshal(raw, &p); err != nil {
+		return nil, invalidParams(err)
 	}
-	rec, err := m.store.Get(ctx, r.Principal, p.id)
+	rec, err := m.store.Get(ctx, r.Principal, p.TaskID)
 	if err != nil {
 		return nil, m.storeError("Failed to retrieve task", err)
 	}
 	if overdue(rec, time.Now()) {
 		rec = overdueView(rec) // no task stays working past its TTL
 	}
-	return &protocol.Result{ResultType: "complete", Extra: detailed(rec, true)}, nil
+	d, err := detailedTask(rec)
+	if err != nil {
+		m.log.Error("a task does not encode", "task", rec.ID, "err", err)
+		return nil, server.InternalError("Internal error")
+	}
+	return d, nil
 }
 
 // update serves tasks/update (R-TASK-11): responses to outstanding
@@ -1244,28 +1267,36 @@ func (m *taskManager) get(ctx context.Context, r *Request, raw json.RawMessage) 
 // ignores them. An answer that is not its request's result, or an
 // accepted form whose content does not match its requestedSchema
 // (R-ELIC-11), is -32602, and nothing is stored.
-func (m *taskManager) update(ctx context.Context, r *Request, raw json.RawMessage) (wireResult, error) {
-	if !r.declares(tasksExtension) {
+func (m *taskManager) update(ctx context.Context, r *server.Request, raw json.RawMessage) (server.Result, error) {
+	if !r.Declares(ExtensionID) {
 		return nil, missingTasks()
 	}
-	p, err := parseTaskParams(raw, true)
-	if err != nil {
-		return nil, err
+	var p taskproto.UpdateTaskRequestParams
+	if err := taskproto.Unmarshal(raw, &p); err != nil {
+		return nil, invalidParams(err)
+	}
+	responses := make(map[string]json.RawMessage, len(p.InputResponses))
+	for k, resp := range p.InputResponses {
+		b, err := protocol.Marshal(&resp)
+		if err != nil {
+			return nil, server.InvalidParams("Invalid params: inputResponses."+k+": "+err.Error(), nil)
+		}
+		responses[k] = b
 	}
 	checked := map[string]error{} // by key: fn may run more than once, a key's request never changes
-	rec, err := m.store.Update(ctx, r.Principal, p.id, func(t *TaskRecord) error {
+	rec, err := m.store.Update(ctx, r.Principal, p.TaskID, func(t *TaskRecord) error {
 		if t.Status.Terminal() || overdue(t, time.Now()) {
 			return errNoChange
 		}
 		taken := false
-		for _, k := range sortedKeys(p.responses) {
+		for _, k := range sortedKeys(responses) {
 			req, ok := t.InputRequests[k]
 			if !ok {
 				continue // not outstanding: ignored
 			}
 			err, done := checked[k]
 			if !done {
-				err = m.checkResponse(ctx, k, req, p.responses[k])
+				err = m.s.CheckInputResponse(ctx, k, req, responses[k])
 				checked[k] = err
 			}
 			if err != nil {
@@ -1274,7 +1305,7 @@ func (m *taskManager) update(ctx context.Context, r *Request, raw json.RawMessag
 			if t.InputResponses == nil {
 				t.InputResponses = map[string]json.RawMessage{}
 			}
-			t.InputResponses[k] = p.responses[k]
+			t.InputResponses[k] = responses[k]
 			delete(t.InputRequests, k)
 			taken = true
 		}
@@ -1287,7 +1318,7 @@ func (m *taskManager) update(ctx context.Context, r *Request, raw json.RawMessag
 				n += len(k) + len(v)
 			}
 			if n > m.maxResponses {
-				return InvalidParams(fmt.Sprintf("Invalid params: the task's inputResponses would total %d bytes, more than the limit of %d", n, m.maxResponses), nil)
+				return server.InvalidParams(fmt.Sprintf("Invalid params: the task's inputResponses would total %d bytes, more than the limit of %d", n, m.maxResponses), nil)
 			}
 		}
 		if len(t.InputRequests) == 0 {
@@ -1304,88 +1335,22 @@ func (m *taskManager) update(ctx context.Context, r *Request, raw json.RawMessag
 	default:
 		return nil, m.storeError("Failed to update task", err)
 	}
-	return &protocol.Result{ResultType: "complete"}, nil
-}
-
-// checkResponse checks that a response is the result of its request's
-// method (an ElicitResult for elicitation/create, and so on), and that the
-// content of an accepted form elicitation matches the requestedSchema the
-// server asked with (R-ELIC-11).
-func (m *taskManager) checkResponse(ctx context.Context, key string, req, resp json.RawMessage) error {
-	var ir protocol.InputRequest
-	var in protocol.InputResponse
-	if err := protocol.Unmarshal(resp, &in); err != nil {
-		return InvalidParams("Invalid params: inputResponses."+key+": "+err.Error(), nil)
-	}
-	if protocol.Unmarshal(req, &ir) != nil {
-		return nil
-	}
-	ok := true
-	switch q := ir.Value.(type) {
-	case *protocol.ElicitRequest:
-		var er *protocol.ElicitResult
-		if er, ok = in.Value.(*protocol.ElicitResult); ok && er.Action == protocol.ElicitResultActionAccept {
-			if form, isForm := q.Params.Value.(*protocol.ElicitRequestFormParams); isForm {
-				return m.checkContent(ctx, key, form, resp)
-			}
-		}
-	case *protocol.CreateMessageRequest:
-		_, ok = in.Value.(*protocol.CreateMessageResult)
-	case *protocol.ListRootsRequest:
-		_, ok = in.Value.(*protocol.ListRootsResult)
-	}
-	if !ok {
-		return InvalidParams("Invalid params: inputResponses."+key+" does not answer its request", nil)
-	}
-	return nil
-}
-
-// checkContent validates the content of an accepted form elicitation (an
-// empty object when it has none) against the form's requestedSchema,
-// compiled by the validator of tool schemas: a mismatch is -32602 naming
-// the key and the path. The schema is compiled at every check, as the
-// runtime keeps only the request's JSON: it is the server's own, small
-// (flat properties of primitive types), and bounded by the schema limits.
-func (m *taskManager) checkContent(ctx context.Context, key string, form *protocol.ElicitRequestFormParams, resp json.RawMessage) error {
-	raw, err := protocol.Marshal(&form.RequestedSchema)
-	if err != nil {
-		m.s.log.Error("the requestedSchema of a task's elicitation does not encode: its answer is not checked", "key", key, "err", err)
-		return nil
-	}
-	schema, err := m.s.compileSchema(raw)
-	if err != nil {
-		m.s.log.Error("the requestedSchema of a task's elicitation does not compile: its answer is not checked", "key", key, "err", err)
-		return nil
-	}
-	v, err := parseValue(resp, m.s.valueLimits(ctx)) // a number over the limits is -32602 naming its path
-	if err != nil {
-		return InvalidParams("Invalid params: inputResponses."+key+": "+err.Error(), nil)
-	}
-	var content any = map[string]any{}
-	if obj, ok := v.(map[string]any); ok {
-		if c, ok := obj["content"]; ok {
-			content = c
-		}
-	}
-	if err := schema.Validate(content); err != nil {
-		return InvalidParams("Invalid params: inputResponses."+key+".content does not match the requestedSchema: "+validationText(err), nil)
-	}
-	return nil
+	return &taskproto.UpdateTaskResult{}, nil
 }
 
 // cancel serves tasks/cancel (R-TASK-12): a task not yet terminal is
 // cancelled at once and its handler's context ends; a terminal one (or an
 // overdue one, which tasks/get reports failed) is left as it is. Both get
 // the empty acknowledgement.
-func (m *taskManager) cancel(ctx context.Context, r *Request, raw json.RawMessage) (wireResult, error) {
-	if !r.declares(tasksExtension) {
+func (m *taskManager) cancel(ctx context.Context, r *server.Request, raw json.RawMessage) (server.Result, error) {
+	if !r.Declares(ExtensionID) {
 		return nil, missingTasks()
 	}
-	p, err := parseTaskParams(raw, false)
-	if err != nil {
-		return nil, err
+	var p taskproto.CancelTaskRequestParams
+	if err := taskproto.Unmarshal(raw, &p); err != nil {
+		return nil, invalidParams(err)
 	}
-	rec, err := m.store.Update(ctx, r.Principal, p.id, func(t *TaskRecord) error {
+	rec, err := m.store.Update(ctx, r.Principal, p.TaskID, func(t *TaskRecord) error {
 		if t.Status.Terminal() || overdue(t, time.Now()) {
 			return errNoChange
 		}
@@ -1400,5 +1365,49 @@ func (m *taskManager) cancel(ctx context.Context, r *Request, raw json.RawMessag
 	default:
 		return nil, m.storeError("Failed to cancel task", err)
 	}
-	return &protocol.Result{ResultType: "complete"}, nil
+	return &taskproto.CancelTaskResult{}, nil
+}
+
+// ownTasks is the listen filter's Accept for taskIds (R-TASK-13): the ids,
+// in order, of tasks that exist and belong to the request's principal
+// (R-TASK-18, as TaskStore.Get decides), so that an id of another
+// principal's task is left out exactly like an unknown one. A task's owner
+// never changes, so this check at acknowledgement time holds for the life
+// of the stream; an id that names no task yet is left out for good (ids
+// are unguessable: a client learns one when it creates the task, then
+// listens). Each id costs one store round trip (TaskConfig.MaxListenTasks
+// bounds them).
+func (m *taskManager) ownTasks(ctx context.Context, r *server.Request, ids []string) ([]string, error) {
+	var kept []string
+	for _, id := range ids {
+		_, err := m.store.Get(ctx, r.Principal, id)
+		switch {
+		case err == nil:
+			kept = append(kept, id)
+		case errors.Is(err, ErrTaskNotFound), errors.Is(err, ErrTaskExpired):
+			// unknown, another principal's, or gone: left out alike
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		default:
+			m.log.Error("task store", "op", "subscriptions/listen", "err", err)
+			return nil, server.InternalError("Internal error: the task store is unavailable")
+		}
+	}
+	return kept, nil
+}
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	return slices.Sorted(maps.Keys(m))
+}
+
+// orDefault is an option's value: def for zero, 0 (no cap) for negative.
+func orDefault(v, def int) int {
+	switch {
+	case v == 0:
+		return def
+	case v < 0:
+		return 0
+	}
+	return v
 }

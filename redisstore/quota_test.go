@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwire/mcpwire/ext/tasks"
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
 )
@@ -24,7 +25,7 @@ func TestTaskQuotaPerClientAddressRedis(t *testing.T) {
 	store := newStore(t, newClient(t, testRedis(t)), WithPrefix(uniquePrefix(t)))
 	s, err := server.New(protocol.Implementation{Name: "redisstore-test", Version: "1.0.0"},
 		server.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
-		server.WithTasks(server.TaskConfig{Store: store, MaxTasksPerPrincipal: 1}),
+		tasks.WithTasks(tasks.TaskConfig{Store: store, MaxTasksPerPrincipal: 1}),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -37,7 +38,7 @@ func TestTaskQuotaPerClientAddressRedis(t *testing.T) {
 	err = s.AddTool(protocol.Tool{Name: "wait", InputSchema: schema}, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
 		<-release
 		return server.TextResult("done"), nil
-	}, server.AsTask(server.TaskOptions{Support: server.TaskRequired}))
+	}, tasks.AsTask(tasks.TaskOptions{Support: tasks.TaskRequired}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +46,7 @@ func TestTaskQuotaPerClientAddressRedis(t *testing.T) {
 	t.Cleanup(in.srv.Close)
 	anon := s.Handler(server.HTTPOptions{})
 	authed := s.Handler(server.HTTPOptions{Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }})
-	caps := M{"extensions": M{server.TasksExtension: M{}}}
+	caps := M{"extensions": M{tasks.ExtensionID: M{}}}
 	// call serves one request from addr through h.
 	call := func(h http.Handler, addr, user, method string, params M) *response {
 		t.Helper()

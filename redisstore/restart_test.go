@@ -126,10 +126,10 @@ func TestBrokerNoReconnectEvents(t *testing.T) {
 	// else may come first.
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		if err := a.Publish(context.Background(), eventT{Kind: server.EventTask, TaskID: "marker"}); err == nil {
+		if err := a.Publish(context.Background(), eventT{Kind: server.EventExtension, Extension: "x", Key: "marker"}); err == nil {
 			select {
 			case ev := <-sub:
-				if ev.TaskID != "marker" {
+				if ev.Key != "marker" {
 					t.Fatalf("got %+v, want only markers", ev)
 				}
 				return

@@ -16,6 +16,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/mcpwire/mcpwire/ext/tasks"
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
 )
@@ -61,7 +62,7 @@ func (s *outageStore) outage() {
 	})
 }
 
-func (s *outageStore) Update(ctx context.Context, principal, id string, fn func(*server.TaskRecord) error) (*server.TaskRecord, error) {
+func (s *outageStore) Update(ctx context.Context, principal, id string, fn func(*tasks.TaskRecord) error) (*tasks.TaskRecord, error) {
 	if s.onUpdate.CompareAndSwap(true, false) {
 		s.outage()
 	}
@@ -94,7 +95,7 @@ func outageInstance(t *testing.T, release <-chan struct{}) (*instance, *outageSt
 	s, err := server.New(protocol.Implementation{Name: "redisstore-test", Version: "1.0.0"},
 		server.WithLogger(slog.New(slog.NewTextHandler(logs, nil))),
 		server.WithBroker(server.NewLocalBroker()),
-		server.WithTasks(server.TaskConfig{Store: store, PollInterval: time.Hour}),
+		tasks.WithTasks(tasks.TaskConfig{Store: store, PollInterval: time.Hour}),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +104,7 @@ func outageInstance(t *testing.T, release <-chan struct{}) (*instance, *outageSt
 	if err := protocol.Unmarshal([]byte(`{"type":"object"}`), &schema); err != nil {
 		t.Fatal(err)
 	}
-	task := server.AsTask(server.TaskOptions{Support: server.TaskRequired})
+	task := tasks.AsTask(tasks.TaskOptions{Support: tasks.TaskRequired})
 	err = s.AddTool(protocol.Tool{Name: "ask", InputSchema: schema}, func(_ context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		if resp, ok := r.InputResponse("name"); ok {
 			return server.TextResult("hello " + resp.Value.(*protocol.ElicitResult).Content["name"].Str()), nil
@@ -187,7 +188,7 @@ func checkOutageLog(t *testing.T, logs *syncBuffer, id, op, storeErr string) {
 // task completes.
 func TestTaskRedisPausedDuringInputWait(t *testing.T) {
 	in, store, logs := outageInstance(t, nil)
-	caps := M{"elicitation": M{}, "extensions": M{server.TasksExtension: M{}}}
+	caps := M{"elicitation": M{}, "extensions": M{tasks.ExtensionID: M{}}}
 	created := in.call(t, 1, "tools/call", M{"_meta": meta(caps), "name": "ask", "arguments": M{}})
 	id, _ := created.Result["taskId"].(string)
 	if id == "" {
@@ -216,7 +217,7 @@ func TestTaskRedisPausedDuringInputWait(t *testing.T) {
 func TestTaskRedisPausedDuringFinalUpdate(t *testing.T) {
 	release := make(chan struct{})
 	in, store, logs := outageInstance(t, release)
-	caps := M{"extensions": M{server.TasksExtension: M{}}}
+	caps := M{"extensions": M{tasks.ExtensionID: M{}}}
 	created := in.call(t, 1, "tools/call", M{"_meta": meta(caps), "name": "slow", "arguments": M{}})
 	id, _ := created.Result["taskId"].(string)
 	if id == "" {

@@ -15,8 +15,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/mcpwire/mcpwire/internal/sessionstoretest"
 	"github.com/mcpwire/mcpwire/server"
-	"github.com/mcpwire/mcpwire/server/internal/sessionstoretest"
 )
 
 // The Redis SessionStore (docs/dual-era.md §7.1, §7.4): the contract

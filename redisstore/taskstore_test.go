@@ -12,9 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwire/mcpwire/ext/tasks"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/mcpwire/mcpwire/server"
 )
 
 // uniquePrefix keeps the keys of tests sharing one Redis apart.
@@ -43,11 +42,11 @@ func newStore(t *testing.T, rdb *redis.Client, opts ...Option) *TaskStore {
 	return s
 }
 
-func record(id, principal string, ttl time.Duration) *server.TaskRecord {
+func record(id, principal string, ttl time.Duration) *tasks.TaskRecord {
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	return &server.TaskRecord{
+	return &tasks.TaskRecord{
 		ID: id, Principal: principal, Method: "tools/call", Target: "slow",
-		Status: server.TaskWorking, CreatedAt: now, UpdatedAt: now,
+		Status: tasks.TaskWorking, CreatedAt: now, UpdatedAt: now,
 		TTLMs: ttl.Milliseconds(), PollIntervalMs: 1000, ExpiresAt: now.Add(ttl),
 	}
 }
@@ -58,7 +57,7 @@ func ctx5(t *testing.T) context.Context {
 	return ctx
 }
 
-func sameRecord(t *testing.T, got, want *server.TaskRecord) {
+func sameRecord(t *testing.T, got, want *tasks.TaskRecord) {
 	t.Helper()
 	g, _ := json.Marshal(got)
 	w, _ := json.Marshal(want)
@@ -87,28 +86,28 @@ func TestTaskStoreAcrossInstances(t *testing.T) {
 	sameRecord(t, got, rec)
 
 	elicit := json.RawMessage(`{"method":"elicitation/create","params":{"message":"Name?"}}`)
-	got, err = b.Update(ctx, "alice", "task-1", func(r *server.TaskRecord) error {
-		r.Status = server.TaskInputRequired
+	got, err = b.Update(ctx, "alice", "task-1", func(r *tasks.TaskRecord) error {
+		r.Status = tasks.TaskInputRequired
 		r.InputRequests = map[string]json.RawMessage{"name": elicit}
 		return nil
 	})
-	if err != nil || got.Version != 1 || got.Status != server.TaskInputRequired {
+	if err != nil || got.Version != 1 || got.Status != tasks.TaskInputRequired {
 		t.Fatalf("Update on B: %+v, %v", got, err)
 	}
-	got, err = a.Update(ctx, "alice", "task-1", func(r *server.TaskRecord) error {
+	got, err = a.Update(ctx, "alice", "task-1", func(r *tasks.TaskRecord) error {
 		if string(r.InputRequests["name"]) != string(elicit) {
 			return fmt.Errorf("A does not see B's input request: %s", r.InputRequests["name"])
 		}
 		r.InputResponses = map[string]json.RawMessage{"name": json.RawMessage(`{"action":"accept"}`)}
-		r.InputRequests, r.Status = nil, server.TaskWorking
+		r.InputRequests, r.Status = nil, tasks.TaskWorking
 		return nil
 	})
 	if err != nil || got.Version != 2 {
 		t.Fatalf("Update on A: %+v, %v", got, err)
 	}
 	result := json.RawMessage(`{"content":[{"type":"text","text":"done"}]}`)
-	if _, err := b.Update(ctx, "alice", "task-1", func(r *server.TaskRecord) error {
-		r.Status, r.Result, r.InputResponses = server.TaskCompleted, result, nil
+	if _, err := b.Update(ctx, "alice", "task-1", func(r *tasks.TaskRecord) error {
+		r.Status, r.Result, r.InputResponses = tasks.TaskCompleted, result, nil
 		return nil
 	}); err != nil {
 		t.Fatal(err)
@@ -117,7 +116,7 @@ func TestTaskStoreAcrossInstances(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.Status != server.TaskCompleted || string(got.Result) != string(result) || got.Version != 3 || got.InputResponses != nil {
+	if got.Status != tasks.TaskCompleted || string(got.Result) != string(result) || got.Version != 3 || got.InputResponses != nil {
 		t.Errorf("A reads %+v", got)
 	}
 }
@@ -131,11 +130,11 @@ func TestTaskStorePrincipals(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct{ principal, id string }{{"bob", "t"}, {"", "t"}, {"alice", "nope"}} {
-		if _, err := s.Get(ctx, c.principal, c.id); !errors.Is(err, server.ErrTaskNotFound) {
+		if _, err := s.Get(ctx, c.principal, c.id); !errors.Is(err, tasks.ErrTaskNotFound) {
 			t.Errorf("Get(%q, %q): %v", c.principal, c.id, err)
 		}
 		called := false
-		if _, err := s.Update(ctx, c.principal, c.id, func(*server.TaskRecord) error { called = true; return nil }); !errors.Is(err, server.ErrTaskNotFound) || called {
+		if _, err := s.Update(ctx, c.principal, c.id, func(*tasks.TaskRecord) error { called = true; return nil }); !errors.Is(err, tasks.ErrTaskNotFound) || called {
 			t.Errorf("Update(%q, %q): %v, fn called %v", c.principal, c.id, err, called)
 		}
 	}
@@ -158,7 +157,7 @@ func TestTaskStoreUpdateRules(t *testing.T) {
 	if err := s.Create(ctx, rec, 0); err != nil {
 		t.Fatal(err)
 	}
-	got, err := s.Update(ctx, "alice", "t", func(r *server.TaskRecord) error {
+	got, err := s.Update(ctx, "alice", "t", func(r *tasks.TaskRecord) error {
 		r.ID, r.Principal, r.ExpiresAt, r.Version = "other", "mallory", time.Now().Add(100*time.Hour), 42
 		r.StatusMessage = "half way"
 		return nil
@@ -170,7 +169,7 @@ func TestTaskStoreUpdateRules(t *testing.T) {
 		t.Errorf("Update returned %+v", got)
 	}
 	boom := errors.New("boom")
-	if _, err := s.Update(ctx, "alice", "t", func(r *server.TaskRecord) error {
+	if _, err := s.Update(ctx, "alice", "t", func(r *tasks.TaskRecord) error {
 		r.StatusMessage = "lost"
 		return boom
 	}); err != boom {
@@ -182,7 +181,7 @@ func TestTaskStoreUpdateRules(t *testing.T) {
 	if err := s.Create(ctx, record("t", "alice", time.Hour), 0); err == nil || !strings.Contains(err.Error(), "duplicate") {
 		t.Errorf("duplicate id: %v", err)
 	}
-	if err := s.Create(ctx, &server.TaskRecord{ID: "z", Principal: "alice"}, 0); err == nil {
+	if err := s.Create(ctx, &tasks.TaskRecord{ID: "z", Principal: "alice"}, 0); err == nil {
 		t.Error("a record without ExpiresAt was stored")
 	}
 }
@@ -204,7 +203,7 @@ func TestTaskStoreConcurrentUpdates(t *testing.T) {
 	for _, s := range stores {
 		for range perStore {
 			wg.Go(func() {
-				_, err := s.Update(ctx, "alice", "counter", func(r *server.TaskRecord) error {
+				_, err := s.Update(ctx, "alice", "counter", func(r *tasks.TaskRecord) error {
 					runs.Add(1)
 					n, _ := strconv.Atoi(r.StatusMessage)
 					r.StatusMessage = strconv.Itoa(n + 1)
@@ -251,7 +250,7 @@ func TestTaskStoreLimit(t *testing.T) {
 			switch err := s.Create(ctx, record(fmt.Sprintf("t%d", i), "alice", time.Hour), limit); {
 			case err == nil:
 				ok.Add(1)
-			case errors.Is(err, server.ErrTaskLimit):
+			case errors.Is(err, tasks.ErrTaskLimit):
 				limited.Add(1)
 			default:
 				t.Error(err)
@@ -277,7 +276,7 @@ func TestTaskStoreLimit(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := c.Create(ctx, record("long", "carol", time.Hour), 2); !errors.Is(err, server.ErrTaskLimit) {
+	if err := c.Create(ctx, record("long", "carol", time.Hour), 2); !errors.Is(err, tasks.ErrTaskLimit) {
 		t.Fatalf("third task: %v", err)
 	}
 	time.Sleep(400 * time.Millisecond)
@@ -302,17 +301,17 @@ func TestTaskStoreExpiry(t *testing.T) {
 	if err != nil || ttl <= 59*time.Minute || ttl > time.Hour {
 		t.Errorf("key TTL %v, %v; want about an hour", ttl, err)
 	}
-	if _, err := s.Update(ctx, "alice", "t", func(r *server.TaskRecord) error { r.StatusMessage = "x"; return nil }); err != nil {
+	if _, err := s.Update(ctx, "alice", "t", func(r *tasks.TaskRecord) error { r.StatusMessage = "x"; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if ttl2, _ := rdb.PTTL(ctx, s.taskKey("alice", "t")).Result(); ttl2 <= 59*time.Minute {
 		t.Errorf("Update changed the key TTL to %v", ttl2)
 	}
 	s.now = func() time.Time { return rec.ExpiresAt }
-	if _, err := s.Get(ctx, "alice", "t"); !errors.Is(err, server.ErrTaskExpired) {
+	if _, err := s.Get(ctx, "alice", "t"); !errors.Is(err, tasks.ErrTaskExpired) {
 		t.Errorf("Get at ExpiresAt: %v", err)
 	}
-	if _, err := s.Update(ctx, "alice", "t", func(*server.TaskRecord) error { return nil }); !errors.Is(err, server.ErrTaskExpired) {
+	if _, err := s.Update(ctx, "alice", "t", func(*tasks.TaskRecord) error { return nil }); !errors.Is(err, tasks.ErrTaskExpired) {
 		t.Errorf("Update at ExpiresAt: %v", err)
 	}
 	s.now = time.Now
@@ -322,7 +321,7 @@ func TestTaskStoreExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	time.Sleep(300 * time.Millisecond)
-	if _, err := s.Get(ctx, "alice", "short"); !errors.Is(err, server.ErrTaskNotFound) && !errors.Is(err, server.ErrTaskExpired) {
+	if _, err := s.Get(ctx, "alice", "short"); !errors.Is(err, tasks.ErrTaskNotFound) && !errors.Is(err, tasks.ErrTaskExpired) {
 		t.Errorf("Get after expiry: %v", err)
 	}
 	if n, _ := rdb.Exists(ctx, s.taskKey("alice", "short")).Result(); n != 0 {
@@ -344,7 +343,7 @@ func TestTaskStoreUnresponsiveRedis(t *testing.T) {
 		"Create": func() error { return s.Create(ctx, record("t", "alice", time.Hour), 0) },
 		"Get":    func() error { _, err := s.Get(ctx, "alice", "t"); return err },
 		"Update": func() error {
-			_, err := s.Update(ctx, "alice", "t", func(*server.TaskRecord) error { return nil })
+			_, err := s.Update(ctx, "alice", "t", func(*tasks.TaskRecord) error { return nil })
 			return err
 		},
 	}

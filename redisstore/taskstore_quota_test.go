@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/ext/tasks"
 )
 
 // The task limit counts per Principal and QuotaKey (item 8 of the review).
@@ -17,13 +17,13 @@ import (
 func TestTaskStoreQuotaKey(t *testing.T) {
 	s := newStore(t, newClient(t, testRedis(t)), WithPrefix(uniquePrefix(t)))
 	ctx := ctx5(t)
-	rec := func(id, principal, quota string) *server.TaskRecord {
+	rec := func(id, principal, quota string) *tasks.TaskRecord {
 		r := record(id, principal, time.Hour)
 		r.QuotaKey = quota
 		return r
 	}
 	for _, c := range []struct {
-		r    *server.TaskRecord
+		r    *tasks.TaskRecord
 		full bool
 	}{
 		{rec("a1", "", "198.51.100.1"), false},
@@ -33,11 +33,11 @@ func TestTaskStoreQuotaKey(t *testing.T) {
 		{rec("x1", "198.51.100.1", ""), false}, // a principal named like an address
 	} {
 		err := s.Create(ctx, c.r, 1)
-		if c.full != errors.Is(err, server.ErrTaskLimit) || !c.full && err != nil {
+		if c.full != errors.Is(err, tasks.ErrTaskLimit) || !c.full && err != nil {
 			t.Errorf("Create %s: %v", c.r.ID, err)
 		}
 	}
-	got, err := s.Update(ctx, "", "a1", func(r *server.TaskRecord) error { r.QuotaKey = "elsewhere"; return nil })
+	got, err := s.Update(ctx, "", "a1", func(r *tasks.TaskRecord) error { r.QuotaKey = "elsewhere"; return nil })
 	if err != nil || got.QuotaKey != "198.51.100.1" {
 		t.Errorf("Update changed the quota key: %+v, %v", got, err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/mcpwire/mcpwire/ext/tasks"
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
 )
@@ -30,7 +31,7 @@ func newTaskInstance(t *testing.T, name string, opt *redis.Options, prefix strin
 		server.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
 		server.WithBroker(in.b),
 		server.WithStateKeys(testKey(7)),
-		server.WithTasks(server.TaskConfig{Store: store, PollInterval: 30 * time.Second}),
+		tasks.WithTasks(tasks.TaskConfig{Store: store, PollInterval: 30 * time.Second}),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -42,7 +43,7 @@ func newTaskInstance(t *testing.T, name string, opt *redis.Options, prefix strin
 	}
 	err = s.AddTool(protocol.Tool{Name: "slow", InputSchema: schema}, func(ctx context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		in.calls.Add(1)
-		if _, ok := server.TaskFrom(ctx); !ok {
+		if _, ok := tasks.TaskFrom(ctx); !ok {
 			return nil, server.InternalError("not in a task")
 		}
 		if resp, ok := r.InputResponse("name"); ok {
@@ -53,7 +54,7 @@ func newTaskInstance(t *testing.T, name string, opt *redis.Options, prefix strin
 		return nil, r.AskInput(map[string]protocol.InputRequest{
 			"name": server.ElicitForm("Name?", map[string]protocol.PrimitiveSchemaDefinition{"name": server.StringField("")}, "name"),
 		}, []byte("s"))
-	}, server.AsTask(server.TaskOptions{Support: server.TaskRequired}))
+	}, tasks.AsTask(tasks.TaskOptions{Support: tasks.TaskRequired}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +95,7 @@ func TestTaskAcrossInstances(t *testing.T) {
 	prefix := uniquePrefix(t)
 	a := newTaskInstance(t, "A", opt, prefix)
 	b := newTaskInstance(t, "B", opt, prefix)
-	caps := M{"elicitation": M{}, "extensions": M{server.TasksExtension: M{}}}
+	caps := M{"elicitation": M{}, "extensions": M{tasks.ExtensionID: M{}}}
 
 	created := a.call(t, 1, "tools/call", M{"_meta": meta(caps), "name": "slow", "arguments": M{}})
 	id, _ := created.Result["taskId"].(string)

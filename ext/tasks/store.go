@@ -1,4 +1,4 @@
-package server
+package tasks
 
 import (
 	"context"
@@ -31,12 +31,12 @@ func (s TaskStatus) Terminal() bool {
 var (
 	// ErrTaskNotFound: no task has this id for this principal (it never
 	// existed, was evicted, or belongs to another principal).
-	ErrTaskNotFound = errors.New("server: task not found")
+	ErrTaskNotFound = errors.New("tasks: task not found")
 	// ErrTaskExpired: the task existed but its retention ended.
-	ErrTaskExpired = errors.New("server: task expired")
+	ErrTaskExpired = errors.New("tasks: task expired")
 	// ErrTaskLimit: the principal (or, for a record with a QuotaKey, the
 	// principal and quota key) already holds the most tasks allowed.
-	ErrTaskLimit = errors.New("server: too many tasks for this principal or quota key")
+	ErrTaskLimit = errors.New("tasks: too many tasks for this principal or quota key")
 )
 
 // TaskRecord is everything the server keeps about one task. Every field
@@ -194,7 +194,7 @@ func (m *MemoryTaskStore) Create(_ context.Context, rec *TaskRecord, max int) er
 		m.lastSweep = now
 	}
 	if _, dup := m.tasks[rec.ID]; dup {
-		return errors.New("server: duplicate task id")
+		return errors.New("tasks: duplicate task id")
 	}
 	scope := scopeOf(rec)
 	ids := m.byQuota[scope]

@@ -8,7 +8,8 @@
 // (server.WithStateKeys). What does cross instances is change events, and
 // tasks. Broker carries the events over Redis pub/sub: a tool registered
 // on instance A reaches the listen streams held open on instance B.
-// TaskStore keeps the records of the tasks extension in Redis: a task
+// TaskStore keeps the records of the tasks extension (package ext/tasks)
+// in Redis: a task
 // created through A is polled, answered and cancelled through B.
 //
 // Legacy clients (2025-03-26 to 2025-11-25 over Streamable HTTP, see
@@ -23,14 +24,14 @@
 //	b, err := redisstore.NewBroker(rdb)
 //	...
 //	defer b.Close()
-//	tasks, err := redisstore.NewTaskStore(rdb)
+//	taskStore, err := redisstore.NewTaskStore(rdb)
 //	...
 //	sessions, err := redisstore.NewSessionStore(rdb)
 //	...
 //	s, err := server.New(impl,
 //		server.WithBroker(b),
 //		server.WithStateKeys(key),
-//		server.WithTasks(server.TaskConfig{Store: tasks}),
+//		tasks.WithTasks(tasks.TaskConfig{Store: taskStore}),
 //		server.WithEras(server.ErasBoth),
 //		server.WithLegacy(server.LegacyConfig{Store: sessions}))
 //

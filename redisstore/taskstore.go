@@ -13,7 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/ext/tasks"
 )
 
 // DefaultPrefix starts the name of every key a TaskStore or a
@@ -25,7 +25,7 @@ const DefaultPrefix = "mcpwire:"
 // deployments sharing a Redis use different ones.
 func WithPrefix(p string) Option { return func(c *config) { c.prefix = p } }
 
-// TaskStore is a server.TaskStore in Redis, shared by every instance
+// TaskStore is a tasks.TaskStore in Redis, shared by every instance
 // using the same Redis and prefix: a task created through one instance is
 // read, answered, cancelled and completed through any other.
 //
@@ -48,7 +48,7 @@ type TaskStore struct {
 	now func() time.Time
 }
 
-var _ server.TaskStore = (*TaskStore)(nil)
+var _ tasks.TaskStore = (*TaskStore)(nil)
 
 // NewTaskStore returns a TaskStore that keeps its records through rdb,
 // which the caller keeps and closes.
@@ -115,10 +115,10 @@ redis.call('HSET', KEYS[1], 'version', ARGV[2], 'record', ARGV[3])
 return 1
 `)
 
-// Create implements server.TaskStore: it stores rec unless there are
+// Create implements tasks.TaskStore: it stores rec unless there are
 // already max (> 0) unexpired tasks with its Principal and QuotaKey
-// (server.ErrTaskLimit). The record is in Redis when it returns.
-func (s *TaskStore) Create(ctx context.Context, rec *server.TaskRecord, max int) error {
+// (tasks.ErrTaskLimit). The record is in Redis when it returns.
+func (s *TaskStore) Create(ctx context.Context, rec *tasks.TaskRecord, max int) error {
 	if rec == nil || rec.ID == "" {
 		return errors.New("redisstore: task record without an id")
 	}
@@ -139,7 +139,7 @@ func (s *TaskStore) Create(ctx context.Context, rec *server.TaskRecord, max int)
 	case res == "ok":
 		return nil
 	case res == "limit":
-		return server.ErrTaskLimit
+		return tasks.ErrTaskLimit
 	case res == "dup":
 		return fmt.Errorf("redisstore: creating task %s: duplicate task id", rec.ID)
 	default:
@@ -147,9 +147,9 @@ func (s *TaskStore) Create(ctx context.Context, rec *server.TaskRecord, max int)
 	}
 }
 
-// Get implements server.TaskStore.
-func (s *TaskStore) Get(ctx context.Context, principal, id string) (*server.TaskRecord, error) {
-	rec, err := within(ctx, s.cfg.timeout, func(ctx context.Context) (*server.TaskRecord, error) {
+// Get implements tasks.TaskStore.
+func (s *TaskStore) Get(ctx context.Context, principal, id string) (*tasks.TaskRecord, error) {
+	rec, err := within(ctx, s.cfg.timeout, func(ctx context.Context) (*tasks.TaskRecord, error) {
 		return s.get(ctx, principal, id)
 	})
 	if err != nil {
@@ -161,29 +161,29 @@ func (s *TaskStore) Get(ctx context.Context, principal, id string) (*server.Task
 // taskError wraps a Redis or decoding error; the store's sentinel errors
 // are returned as they are.
 func taskError(op, id string, err error) error {
-	if errors.Is(err, server.ErrTaskNotFound) || errors.Is(err, server.ErrTaskExpired) {
+	if errors.Is(err, tasks.ErrTaskNotFound) || errors.Is(err, tasks.ErrTaskExpired) {
 		return err
 	}
 	return fmt.Errorf("redisstore: %s task %s: %w", op, id, err)
 }
 
-func (s *TaskStore) get(ctx context.Context, principal, id string) (*server.TaskRecord, error) {
+func (s *TaskStore) get(ctx context.Context, principal, id string) (*tasks.TaskRecord, error) {
 	b, err := s.rdb.HGet(ctx, s.taskKey(principal, id), "record").Bytes()
 	if errors.Is(err, redis.Nil) {
-		return nil, server.ErrTaskNotFound
+		return nil, tasks.ErrTaskNotFound
 	}
 	if err != nil {
 		return nil, err
 	}
-	rec := &server.TaskRecord{}
+	rec := &tasks.TaskRecord{}
 	if err := json.Unmarshal(b, rec); err != nil {
 		return nil, fmt.Errorf("decoding the record: %w", err)
 	}
 	if rec.ID != id || rec.Principal != principal {
-		return nil, server.ErrTaskNotFound
+		return nil, tasks.ErrTaskNotFound
 	}
 	if !s.now().Before(rec.ExpiresAt) {
-		return nil, server.ErrTaskExpired
+		return nil, tasks.ErrTaskExpired
 	}
 	return rec, nil
 }
@@ -191,15 +191,15 @@ func (s *TaskStore) get(ctx context.Context, principal, id string) (*server.Task
 // maxUpdateAttempts bounds the compare-and-set rounds of one Update.
 const maxUpdateAttempts = 100
 
-// Update implements server.TaskStore. fn runs on the caller's goroutine,
+// Update implements tasks.TaskStore. fn runs on the caller's goroutine,
 // more than once when other instances update the same task at the same
 // time. An Update that fails by timeout may or may not have been stored.
-func (s *TaskStore) Update(ctx context.Context, principal, id string, fn func(*server.TaskRecord) error) (*server.TaskRecord, error) {
+func (s *TaskStore) Update(ctx context.Context, principal, id string, fn func(*tasks.TaskRecord) error) (*tasks.TaskRecord, error) {
 	ctx, cancel := deadline(ctx, s.cfg.timeout)
 	defer cancel()
 	key := s.taskKey(principal, id)
 	for attempt := range maxUpdateAttempts {
-		cur, err := bounded(ctx, func(ctx context.Context) (*server.TaskRecord, error) {
+		cur, err := bounded(ctx, func(ctx context.Context) (*tasks.TaskRecord, error) {
 			return s.get(ctx, principal, id)
 		})
 		if err != nil {
@@ -225,7 +225,7 @@ func (s *TaskStore) Update(ctx context.Context, principal, id string, fn func(*s
 		case n == 1:
 			return next, nil
 		case n == 0:
-			return nil, server.ErrTaskNotFound // expired meanwhile
+			return nil, tasks.ErrTaskNotFound // expired meanwhile
 		}
 		// Another instance updated it first: back off a little, then apply
 		// fn to the new record.

@@ -110,7 +110,7 @@ func TestBrokerAcrossInstances(t *testing.T) {
 	events := []eventT{
 		{Kind: server.EventToolsChanged},
 		{Kind: server.EventResourceUpdated, URI: "file:///a b/ü.txt"},
-		{Kind: server.EventTask, TaskID: "task-1", Data: []byte(`{"taskId":"task-1","status":"working"}` + "\x00\xff")},
+		{Kind: server.EventExtension, Extension: "io.modelcontextprotocol/tasks", Key: "task-1", Data: []byte(`{"taskId":"task-1","status":"working"}` + "\x00\xff")},
 		{Kind: server.EventPromptsChanged},
 	}
 	for _, ev := range events {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwire/mcpwire/ext/tasks"
 	"github.com/mcpwire/mcpwire/server"
 )
 
@@ -49,7 +50,7 @@ func TestListenTaskIDsOwnerOnlyAcrossInstances(t *testing.T) {
 	prefix := uniquePrefix(t)
 	a := newTaskInstance(t, "A", opt, prefix, userAuth)
 	b := newTaskInstance(t, "B", opt, prefix, userAuth)
-	caps := M{"elicitation": M{}, "extensions": M{server.TasksExtension: M{}}}
+	caps := M{"elicitation": M{}, "extensions": M{tasks.ExtensionID: M{}}}
 
 	created := a.callAs(t, "alice", 1, "tools/call", M{"_meta": meta(caps), "name": "slow", "arguments": M{}})
 	id, _ := created.Result["taskId"].(string)

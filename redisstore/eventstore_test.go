@@ -8,8 +8,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/mcpwire/mcpwire/internal/eventstoretest"
 	"github.com/mcpwire/mcpwire/server"
-	"github.com/mcpwire/mcpwire/server/internal/eventstoretest"
 )
 
 // fakeClock starts at the real time and moves only when told (forward):

@@ -8,8 +8,8 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/redisstore"
 	"github.com/mcpwire/mcpwire/server"
-	"github.com/mcpwire/mcpwire/server/redisstore"
 )
 
 // Instances of one dual-era deployment share their legacy sessions (and
