@@ -123,8 +123,9 @@
 //  7. The params are converted to the handler's types; Request.Meta comes
 //     from the session (version, capabilities, clientInfo, log level) and
 //     the request (progressToken).
-//  8. For tools/call: the tool exists (-32602); a tool that only runs as a
-//     task is -32602 (it is never listed for legacy clients); a
+//  8. For tools/call: the tool exists (-32602); a tool that requires an
+//     extension (a task-only tool) is -32602 (it is never listed for
+//     legacy clients); a
 //     Mcp-Param-* header, when present, matches its argument (-32600, HTTP
 //     400); the rate limit (-31429, HTTP 429).
 //  9. Middleware (WithMiddleware) runs, then the handler, as for a
@@ -292,14 +293,12 @@
 // that name a resource or match a template of this server, whose
 // RequireResourceScopes the token holds, and that
 // WithSubscriptionAuthorizer, if set, lets the principal watch (others
-// are left out alike, A21). Under the tasks extension,
-// notifications.taskIds are honoured only for tasks that exist when the
-// stream opens and belong to the request's principal, as tasks/get
-// decides (R-TASK-18): an id of another principal's task is left out
-// exactly like an unknown one, as is an id of a task not created yet
-// (listen after creating the task). A filter is bounded
-// (WithListenLimits: by default 1000 resourceSubscriptions totalling
-// 64 KiB and 1000 taskIds); a larger one is -32602. Every notification on
+// are left out alike, A21). A member an extension adds to the filter
+// (ListenFilter: the tasks extension's taskIds) needs the extension
+// declared on the request (-32021 otherwise) and is honoured as the
+// extension decides. A filter is bounded (WithListenLimits: by default
+// 1000 resourceSubscriptions totalling 64 KiB; an extension's member by
+// its ListenFilter.MaxKeys); a larger one is -32602. Every notification on
 // the stream carries
 // _meta["io.modelcontextprotocol/subscriptionId"], the listen request's id
 // with its JSON type; types not asked for are never sent, and progress and
@@ -318,6 +317,55 @@
 // the cancellation would contradict it. A client that goes away (a closed
 // HTTP response, or notifications/cancelled on stdio) ends its stream with
 // nothing more sent.
+//
+// # Extensions
+//
+// An extension (Extension, added with WithExtension) is advertised in
+// capabilities.extensions and used on a request only when that request's
+// client declares it (R-VER-04, Request.Declares). It adds methods, which
+// go through steps 1 to 8 like the core ones (an ExtensionMethod's
+// NameMember is what Mcp-Name mirrors), may serve the tools/call of the
+// tools registered with its ToolExtension (CallTool: the tasks extension
+// runs them as tasks), and may add a member to the listen filter whose
+// keys its events (Server.Publish, EventExtension) are delivered by. Its
+// results get the envelope like every result. The tasks extension,
+// package github.com/mcpwire/mcpwire/ext/tasks, is written on this API
+// alone. A tools/call of a tool without an extension costs nothing more
+// for it.
+//
+// # Package map
+//
+// One concern a file:
+//
+//   - The runtime: server.go (Server, options, capabilities), dispatch.go
+//     (the order of checks, dispatch by method), envelope.go (resultType,
+//     serverInfo, writing a response), errors.go and errpolicy.go (error
+//     codes, HTTP statuses, what a handler's error becomes), request.go
+//     (Request, progress and log), detach.go (work that outlives its
+//     request), middleware.go, requestlogger.go and requestlog.go
+//     (middleware, the request log, the slog bridge), ext.go (the
+//     extension API), limits.go and names.go (limits, name rules).
+//   - The features: tools.go, typedtool.go, inferschema.go, rawschema.go
+//     (tools and their schemas), prompts.go, resources.go, content.go and
+//     results.go (result helpers), mrtr.go (multi round-trip requests),
+//     listen.go and broker.go (subscriptions/listen and the events it
+//     carries), testrequest.go (Request values for unit tests).
+//   - Argument validation: argindex.go, flatschema.go, jsonvalue.go,
+//     schemavalues.go, patterncost.go.
+//   - The transports: http.go, headers.go (Streamable HTTP and its
+//     standard headers), http_auth.go and auth_scopes.go (the OAuth
+//     resource server), stdio.go.
+//   - The legacy era: era.go and era_http.go (which era a message is),
+//     legacy*.go (initialize, the session methods, conversion of results),
+//     session*.go and sessionstore_memory.go (sessions and their store),
+//     sse_*.go, eventid.go and eventstore.go (the session's streams,
+//     resumption), stdio_bridge.go and stdio_legacy.go (legacy stdio), with
+//     the revision rules in internal/legacy and sealed request state in
+//     internal/sealed.
+//
+// Beside it: package protocol (the generated types), ext/tasks (the tasks
+// extension), redisstore (Redis stores and broker for several instances),
+// servertest (an in-process client for tests), auth (token verifiers).
 //
 // # Notifications
 //

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -85,9 +86,23 @@ func extResult(res Result, err error) (wireResult, error) {
 	if _, _, known := envelopeOf(res); known {
 		return res, nil
 	}
-	b, err := protocol.Marshal(res)
+	b, err := json.Marshal(res) // a generated type encodes itself (MarshalJSON)
 	if err != nil {
 		return nil, fmt.Errorf("server: an extension's result does not encode: %w", err)
+	}
+	var probe struct {
+		ResultType *string `json:"resultType"`
+	}
+	if err := json.Unmarshal(b, &probe); err != nil || len(b) < 2 || b[0] != '{' {
+		return nil, fmt.Errorf("server: an extension's result is not a JSON object: %s", b)
+	}
+	if probe.ResultType == nil { // the envelope's default (R-BASE-05)
+		rest := b[1:]
+		if len(bytes.TrimSpace(rest)) > 1 {
+			b = append([]byte(`{"resultType":"complete",`), rest...)
+		} else {
+			b = []byte(`{"resultType":"complete"}`)
+		}
 	}
 	var r protocol.Result
 	if err := protocol.Unmarshal(b, &r); err != nil {

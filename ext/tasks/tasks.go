@@ -1271,20 +1271,12 @@ func (m *taskManager) update(ctx context.Context, r *server.Request, raw json.Ra
 	if !r.Declares(ExtensionID) {
 		return nil, missingTasks()
 	}
-	var p taskproto.UpdateTaskRequestParams
-	if err := taskproto.Unmarshal(raw, &p); err != nil {
-		return nil, invalidParams(err)
-	}
-	responses := make(map[string]json.RawMessage, len(p.InputResponses))
-	for k, resp := range p.InputResponses {
-		b, err := protocol.Marshal(&resp)
-		if err != nil {
-			return nil, server.InvalidParams("Invalid params: inputResponses."+k+": "+err.Error(), nil)
-		}
-		responses[k] = b
+	taskID, responses, err := updateParams(raw)
+	if err != nil {
+		return nil, err
 	}
 	checked := map[string]error{} // by key: fn may run more than once, a key's request never changes
-	rec, err := m.store.Update(ctx, r.Principal, p.TaskID, func(t *TaskRecord) error {
+	rec, err := m.store.Update(ctx, r.Principal, taskID, func(t *TaskRecord) error {
 		if t.Status.Terminal() || overdue(t, time.Now()) {
 			return errNoChange
 		}
@@ -1336,6 +1328,31 @@ func (m *taskManager) update(ctx context.Context, r *server.Request, raw json.Ra
 		return nil, m.storeError("Failed to update task", err)
 	}
 	return &taskproto.UpdateTaskResult{}, nil
+}
+
+// updateParams reads the params of tasks/update. The schema types
+// inputResponses as a map of InputResponse (taskproto.UpdateTaskRequestParams),
+// but R-TASK-11 has the server ignore the responses to keys that are not
+// outstanding, whatever they hold, so the map cannot be decoded whole: the
+// params are decoded with the generated core RequestParams, and each
+// response is kept as JSON, to be decoded strictly (and checked against
+// its request) only when its key is outstanding (Server.CheckInputResponse).
+func updateParams(raw json.RawMessage) (string, map[string]json.RawMessage, error) {
+	var rp protocol.RequestParams
+	if err := protocol.Unmarshal(raw, &rp); err != nil {
+		return "", nil, server.InvalidParams("Invalid params: "+strings.TrimPrefix(err.Error(), "protocol: "), nil)
+	}
+	var id string
+	v, ok := rp.Extra.Get("taskId")
+	if !ok || json.Unmarshal(v, &id) != nil {
+		return "", nil, server.InvalidParams("Invalid params: taskId must be a string", nil)
+	}
+	var responses map[string]json.RawMessage
+	v, ok = rp.Extra.Get("inputResponses")
+	if !ok || string(v) == "null" || json.Unmarshal(v, &responses) != nil {
+		return "", nil, server.InvalidParams("Invalid params: inputResponses must be an object", nil)
+	}
+	return id, responses, nil
 }
 
 // cancel serves tasks/cancel (R-TASK-12): a task not yet terminal is
