@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwire/mcpwire/server"
 	"github.com/mcpwire/mcpwire/internal/eventstoretest"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // TestMemoryEventStore runs the EventStore contract (docs/dual-era.md

@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwire/mcpwire/server"
 	"github.com/mcpwire/mcpwire/internal/sessionstoretest"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // fakeClock is a clock that moves only when told.

@@ -1320,14 +1320,24 @@ func (m *taskManager) update(ctx context.Context, r *server.Request, raw json.Ra
 		t.UpdatedAt = taskNow()
 		return nil
 	})
+	if err := m.settle(rec, err, "Failed to update task"); err != nil {
+		return nil, err
+	}
+	return &taskproto.UpdateTaskResult{}, nil
+}
+
+// settle ends a tasks/update or tasks/cancel after its store update: a
+// change is published, no change is nothing, anything else the request's
+// error (storeError, op naming it).
+func (m *taskManager) settle(rec *TaskRecord, err error, op string) error {
 	switch {
 	case err == nil:
 		m.changed(rec)
 	case errors.Is(err, errNoChange):
 	default:
-		return nil, m.storeError("Failed to update task", err)
+		return m.storeError(op, err)
 	}
-	return &taskproto.UpdateTaskResult{}, nil
+	return nil
 }
 
 // updateParams reads the params of tasks/update. The schema types
@@ -1375,12 +1385,8 @@ func (m *taskManager) cancel(ctx context.Context, r *server.Request, raw json.Ra
 		t.InputRequests, t.InputResponses, t.UpdatedAt = nil, nil, taskNow()
 		return nil
 	})
-	switch {
-	case err == nil:
-		m.changed(rec)
-	case errors.Is(err, errNoChange):
-	default:
-		return nil, m.storeError("Failed to cancel task", err)
+	if err := m.settle(rec, err, "Failed to cancel task"); err != nil {
+		return nil, err
 	}
 	return &taskproto.CancelTaskResult{}, nil
 }
@@ -1420,11 +1426,8 @@ func sortedKeys[V any](m map[string]V) []string {
 
 // orDefault is an option's value: def for zero, 0 (no cap) for negative.
 func orDefault(v, def int) int {
-	switch {
-	case v == 0:
+	if v == 0 {
 		return def
-	case v < 0:
-		return 0
 	}
-	return v
+	return max(v, 0)
 }
