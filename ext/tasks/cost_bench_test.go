@@ -112,3 +112,26 @@ func BenchmarkNonTaskToolCall(b *testing.B) {
 	b.ReportMetric(float64(spent[1])/float64(spent[0]), "tasks/none-plain")
 	b.ReportMetric(float64(spent[3])/float64(spent[2]), "tasks/none-declared")
 }
+
+// BenchmarkNonTaskToolCallEach is each call of BenchmarkNonTaskToolCall
+// on its own, for instruction counts (callgrind), which interleaving
+// would mix.
+func BenchmarkNonTaskToolCallEach(b *testing.B) {
+	for _, srv := range []struct {
+		name  string
+		tasks bool
+	}{{"none", false}, {"tasks", true}} {
+		for _, cl := range []struct {
+			name     string
+			declared bool
+		}{{"plain", false}, {"declared", true}} {
+			b.Run(srv.name+"/"+cl.name, func(b *testing.B) {
+				h, call := costServer(b, srv.tasks), newCostCall(cl.declared)
+				b.ReportAllocs()
+				for b.Loop() {
+					call.do(b, h)
+				}
+			})
+		}
+	}
+}
