@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -471,12 +470,8 @@ func (s *SessionStore) write(ctx context.Context, principal, key, op string, cha
 		}
 		// Another instance wrote it first: back off a little, then start
 		// again from the new record.
-		t := time.NewTimer(time.Duration(rand.Int64N(int64(time.Millisecond) << min(attempt, 4))))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, fmt.Errorf("redisstore: %s a session: %w", op, context.Cause(ctx))
-		case <-t.C:
+		if err := backOff(ctx, attempt); err != nil {
+			return nil, fmt.Errorf("redisstore: %s a session: %w", op, err)
 		}
 	}
 	return nil, fmt.Errorf("redisstore: %s a session: still conflicting after %d attempts", op, maxSessionWriteAttempts)

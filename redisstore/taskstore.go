@@ -229,15 +229,25 @@ func (s *TaskStore) Update(ctx context.Context, principal, id string, fn func(*t
 		}
 		// Another instance updated it first: back off a little, then apply
 		// fn to the new record.
-		t := time.NewTimer(time.Duration(rand.Int64N(int64(time.Millisecond) << min(attempt, 4))))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return nil, fmt.Errorf("redisstore: updating task %s: %w", id, context.Cause(ctx))
-		case <-t.C:
+		if err := backOff(ctx, attempt); err != nil {
+			return nil, fmt.Errorf("redisstore: updating task %s: %w", id, err)
 		}
 	}
 	return nil, fmt.Errorf("redisstore: updating task %s: still conflicting after %d attempts", id, maxUpdateAttempts)
+}
+
+// backOff waits before the next attempt of a compare-and-set that another
+// instance won: a random time under 1 ms doubling with the attempt, up to
+// 16 ms. It returns ctx's cause when ctx ends first.
+func backOff(ctx context.Context, attempt int) error {
+	t := time.NewTimer(time.Duration(rand.Int64N(int64(time.Millisecond) << min(attempt, 4))))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	case <-t.C:
+		return nil
+	}
 }
 
 // storeConfig checks rdb and applies opts over the defaults: the shared

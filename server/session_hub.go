@@ -69,12 +69,26 @@ func (h *sessionHub) acquire() error {
 
 func (h *sessionHub) release() {
 	h.mu.Lock()
+	sub := h.releaseLocked()
+	h.mu.Unlock()
+	sub.end()
+}
+
+// releaseLocked counts one user less; with none left it detaches the
+// broker subscription and returns it, for the caller to end once h.mu is
+// released (nil when users remain). The caller holds h.mu.
+func (h *sessionHub) releaseLocked() *hubSubscription {
 	h.users--
 	var sub *hubSubscription
 	if h.users == 0 {
 		sub, h.sub = h.sub, nil
 	}
-	h.mu.Unlock()
+	return sub
+}
+
+// end stops the subscription and waits for its routing goroutine to
+// return; nil does nothing.
+func (sub *hubSubscription) end() {
 	if sub != nil {
 		sub.stop()
 		<-sub.done
@@ -144,16 +158,9 @@ func (h *sessionHub) detach(st *legacyStream) {
 	if h.streams[st.key] == st {
 		delete(h.streams, st.key)
 	}
-	h.users--
-	var sub *hubSubscription
-	if h.users == 0 {
-		sub, h.sub = h.sub, nil
-	}
+	sub := h.releaseLocked()
 	h.mu.Unlock()
-	if sub != nil {
-		sub.stop()
-		<-sub.done
-	}
+	sub.end()
 }
 
 // stream returns the stream of session key held here, or nil.
