@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -85,15 +86,37 @@ func extResult(res Result, err error) (wireResult, error) {
 	if _, _, known := envelopeOf(res); known {
 		return res, nil
 	}
-	b, err := protocol.Marshal(res)
+	// encoding/json, not protocol.Marshal: an extension's generated types
+	// live in their own package (taskproto), whose codec protocol.Marshal
+	// does not know; they encode through their MarshalJSON.
+	b, err := json.Marshal(res)
 	if err != nil {
 		return nil, fmt.Errorf("server: an extension's result does not encode: %w", err)
 	}
+	b = withResultType(b)
 	var r protocol.Result
 	if err := protocol.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("server: an extension's result is not a result object: %w", err)
 	}
 	return &r, nil
+}
+
+// withResultType adds "resultType":"complete" to an encoded result object
+// that has no resultType member (ExtensionMethod.Handle: the runtime adds
+// it when it is missing, as a DetailedTask of tasks/get has none).
+func withResultType(b []byte) []byte {
+	var probe struct {
+		ResultType *json.RawMessage `json:"resultType"`
+	}
+	if json.Unmarshal(b, &probe) != nil || probe.ResultType != nil {
+		return b // not an object (Unmarshal below says so), or has one
+	}
+	rest := bytes.TrimSpace(b)[1:]
+	out := []byte(`{"resultType":"complete"`)
+	if t := bytes.TrimSpace(rest); len(t) > 0 && t[0] != '}' {
+		out = append(out, ',')
+	}
+	return append(out, rest...)
 }
 
 // appendID writes a request id as JSON.
