@@ -111,24 +111,26 @@ func request(id any, method string, p M) *http.Request {
 
 // post serves one request on h; mod may change it first.
 func post(h http.Handler, id any, method string, p M, mod func(*http.Request)) *httptest.ResponseRecorder {
-	r := request(id, method, p)
+	r, w := request(id, method, p), httptest.NewRecorder()
 	if mod != nil {
 		mod(r)
 	}
-	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
 	return w
 }
 
-// wire is one decoded JSON-RPC response.
+// wire is one decoded JSON-RPC response: raw as written, and its result
+// or its error object.
 type wire struct {
 	raw    []byte
 	Result M
-	Error  *struct {
-		Code    int64           `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data"`
-	}
+	Error  *rpcError
+}
+
+type rpcError struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data"`
 }
 
 // single decodes the plain JSON response of rec.
@@ -169,11 +171,11 @@ func tcall(t testing.TB, h http.Handler, method string, p M, mod func(*http.Requ
 }
 
 // code is the error code, 0 for a result.
-func (w *wire) code() int64 {
-	if w.Error == nil {
-		return 0
+func (w *wire) code() (c int64) {
+	if w.Error != nil {
+		c = w.Error.Code
 	}
-	return w.Error.Code
+	return c
 }
 
 // data decodes the error data.
@@ -189,12 +191,12 @@ func (w *wire) data(t testing.TB) M {
 // text is the text of content block i of a tools/call result.
 func (w *wire) text(t testing.TB, i int) string {
 	t.Helper()
-	blocks, _ := w.Result["content"].([]any)
-	if i >= len(blocks) {
-		t.Fatalf("result has %d content blocks, want > %d: %s", len(blocks), i, w.raw)
+	if blocks, _ := w.Result["content"].([]any); i < len(blocks) {
+		s, _ := blocks[i].(M)["text"].(string)
+		return s
 	}
-	s, _ := blocks[i].(M)["text"].(string)
-	return s
+	t.Fatalf("result has no content block %d: %s", i, w.raw)
+	return ""
 }
 
 func (w *wire) isError() bool { return w.Result["isError"] == true }
