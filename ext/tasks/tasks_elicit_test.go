@@ -49,7 +49,7 @@ func TestTaskUpdateChecksRequestedSchema(t *testing.T) {
 			resp["content"] = c.content
 		}
 		w := upd(resp)
-		if w.code() != protocol.CodeInvalidParamsError || !strings.Contains(w.Error.Message, "inputResponses.who.content") ||
+		if w.code() != protocol.CodeInvalidParamsError || !strings.HasPrefix(w.Error.Message, "Invalid params: inputResponses.who.content does not match requestedSchema: ") ||
 			!strings.Contains(w.Error.Message, c.path) {
 			t.Errorf("R-ELIC-11: content %v: %s", c.content, w.raw)
 			continue

@@ -111,7 +111,7 @@ func TestTasksMethodsGated(t *testing.T) {
 	}
 	// Malformed params.
 	for _, p := range []M{{}, {"taskId": 7}} {
-		if w := tcall(t, f.h, "tasks/get", tparams(tasksCaps, p), func(r *http.Request) { r.Header.Set(server.HeaderName, "") }); w.code() != protocol.CodeInvalidParamsError {
+		if w := tcall(t, f.h, "tasks/get", tparams(tasksCaps, p), func(r *http.Request) { r.Header.Set(server.HeaderName, "") }); w.code() != protocol.CodeInvalidParamsError || !strings.HasPrefix(w.Error.Message, "Invalid params: ") {
 			t.Errorf("tasks/get %v: %s", p, w.raw)
 		}
 	}
@@ -120,7 +120,7 @@ func TestTasksMethodsGated(t *testing.T) {
 		if ir != nil {
 			p["inputResponses"] = ir
 		}
-		if w := tcall(t, f.h, "tasks/update", tparams(tasksCaps, p), nil); w.code() != protocol.CodeInvalidParamsError {
+		if w := tcall(t, f.h, "tasks/update", tparams(tasksCaps, p), nil); w.code() != protocol.CodeInvalidParamsError || !strings.HasPrefix(w.Error.Message, "Invalid params: ") {
 			t.Errorf("tasks/update inputResponses %v: %s", ir, w.raw)
 		}
 	}
