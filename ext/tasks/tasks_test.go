@@ -1,4 +1,4 @@
-package server
+package tasks
 
 import (
 	"context"
@@ -7,181 +7,23 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // Tests of the tasks extension (io.modelcontextprotocol/tasks): R-TASK-*.
-
-// tasksCaps declares the tasks extension and nothing else.
-var tasksCaps = M{"extensions": M{TasksExtension: M{}}}
-
-// tparams returns request params whose _meta declares caps.
-func tparams(caps M, m M) M { return withMeta(meta(keyCaps, caps), m) }
-
-var reqSeq atomic.Int64
-
-// tcall posts one request with the headers a conforming client sends
-// (Mcp-Name: taskId for tasks/*, R-TASK-16) and decodes the response.
-func tcall(t testing.TB, h http.Handler, method string, p M, mod func(*http.Request)) *wire {
-	t.Helper()
-	rec := post(t, h, rpc(reqSeq.Add(1), method, p), func(r *http.Request) {
-		if id, ok := p["taskId"].(string); ok && strings.HasPrefix(method, "tasks/") {
-			r.Header.Set(HeaderName, id)
-		}
-		if mod != nil {
-			mod(r)
-		}
-	})
-	return single(t, rec)
-}
-
-// captureBroker is an in-process broker that records what is published.
-type captureBroker struct {
-	Broker
-	mu     sync.Mutex
-	events []Event
-}
-
-func newCaptureBroker() *captureBroker { return &captureBroker{Broker: NewLocalBroker()} }
-
-func (b *captureBroker) Publish(ctx context.Context, ev Event) error {
-	b.mu.Lock()
-	b.events = append(b.events, ev)
-	b.mu.Unlock()
-	return b.Broker.Publish(ctx, ev)
-}
-
-// tasks returns the task events of id, decoded.
-func (b *captureBroker) tasks(id string) []M {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []M
-	for _, ev := range b.events {
-		if ev.Kind == EventTask && ev.TaskID == id {
-			var m M
-			_ = json.Unmarshal(ev.Data, &m)
-			out = append(out, m)
-		}
-	}
-	return out
-}
-
-func (b *captureBroker) sawStatus(id, status string) bool {
-	for _, m := range b.tasks(id) {
-		if m["status"] == status {
-			return true
-		}
-	}
-	return false
-}
-
-// taskFixture is a server with the tasks extension and a capturing broker.
-type taskFixture struct {
-	s      *Server
-	h      http.Handler
-	broker *captureBroker
-}
-
-func newTaskFixture(t testing.TB, cfg TaskConfig, opts ...Option) *taskFixture {
-	t.Helper()
-	b := newCaptureBroker()
-	s := newServer(t, append([]Option{WithBroker(b), WithTasks(cfg)}, opts...)...)
-	t.Cleanup(func() { waitIdle(t, s) })
-	return &taskFixture{s: s, h: s.Handler(HTTPOptions{}), broker: b}
-}
-
-// waitIdle waits until no task runs on s and its broker subscription and
-// signal channels are released.
-func waitIdle(t testing.TB, s *Server) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		m := s.tasks
-		m.mu.Lock()
-		running, sub, signals := m.running, m.subStop != nil, len(m.signals)
-		m.mu.Unlock()
-		if running == 0 && !sub && signals == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("tasks still running: running %d, subscribed %v, signals %d", running, sub, signals)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-func (f *taskFixture) tool(t testing.TB, name string, o TaskOptions, h ToolHandler) {
-	t.Helper()
-	if err := f.s.AddTool(toolDef(t, `{"name":"`+name+`","inputSchema":{"type":"object"}}`), h, AsTask(o)); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// create calls a task tool with the extension declared and returns the
-// CreateTaskResult.
-func (f *taskFixture) create(t testing.TB, name string, caps M) M {
-	t.Helper()
-	w := tcall(t, f.h, "tools/call", tparams(caps, M{"name": name, "arguments": M{}}), nil)
-	if w.Error != nil || w.Result["resultType"] != "task" {
-		t.Fatalf("tools/call %s: want a CreateTaskResult, got %s", name, w.raw)
-	}
-	return w.Result
-}
-
-func (f *taskFixture) get(t testing.TB, id string) *wire {
-	t.Helper()
-	return tcall(t, f.h, "tasks/get", tparams(tasksCaps, M{"taskId": id}), nil)
-}
-
-// waitStatus polls tasks/get until the task has one of the statuses.
-func waitStatus(t testing.TB, h http.Handler, id string, statuses ...string) M {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		w := tcall(t, h, "tasks/get", tparams(tasksCaps, M{"taskId": id}), nil)
-		if w.Error != nil {
-			t.Fatalf("tasks/get %s: %s", id, w.raw)
-		}
-		for _, s := range statuses {
-			if w.Result["status"] == s {
-				return w.Result
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("task %s: status %v, want one of %v", id, w.Result["status"], statuses)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
-func isoMillis(t testing.TB, v any) time.Time {
-	t.Helper()
-	s, _ := v.(string)
-	tm, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		t.Fatalf("timestamp %v is not ISO 8601: %v", v, err)
-	}
-	return tm
-}
-
-func nameForm() protocol.InputRequest {
-	return ElicitForm("Name?", map[string]protocol.PrimitiveSchemaDefinition{"name": StringField("")}, "name")
-}
-
-func accept(content M) M { return M{"action": "accept", "content": content} }
 
 func TestTasksCapability(t *testing.T) {
 	f := newTaskFixture(t, TaskConfig{})
 	w := tcall(t, f.h, "server/discover", params(nil), nil)
 	caps, _ := w.Result["capabilities"].(M)
 	ext, _ := caps["extensions"].(M)
-	if v, ok := ext[TasksExtension].(M); !ok || len(v) != 0 {
-		t.Errorf("R-TASK-01: capabilities.extensions[%q] = %v, want {}", TasksExtension, ext[TasksExtension])
+	if v, ok := ext[ExtensionID].(M); !ok || len(v) != 0 {
+		t.Errorf("R-TASK-01: capabilities.extensions[%q] = %v, want {}", ExtensionID, ext[ExtensionID])
 	}
 	if _, ok := caps["tasks"]; ok {
 		t.Error("R-TASK-19: a legacy capabilities.tasks is advertised")
@@ -192,7 +34,8 @@ func TestTasksCapability(t *testing.T) {
 	if err := s.AddTool(toolDef(t, `{"name":"t","inputSchema":{"type":"object"}}`), textTool("ok"), AsTask(TaskOptions{Support: TaskOptional})); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := s.capabilities().Extensions[TasksExtension]; !ok {
+	disc := tcall(t, s.Handler(server.HTTPOptions{}), "server/discover", params(nil), nil)
+	if _, ok := disc.Result["capabilities"].(M)["extensions"].(M)[ExtensionID]; !ok {
 		t.Error("R-TASK-01: AsTask did not enable the extension")
 	}
 	if err := s.AddTool(toolDef(t, `{"name":"u","inputSchema":{"type":"object"}}`), textTool("ok"), AsTask(TaskOptions{})); err == nil {
@@ -204,9 +47,9 @@ func TestTasksNegotiation(t *testing.T) {
 	f := newTaskFixture(t, TaskConfig{})
 	var ran atomic.Int32
 	f.tool(t, "opt", TaskOptions{Support: TaskOptional}, textTool("done"))
-	f.tool(t, "req", TaskOptions{Support: TaskRequired}, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+	f.tool(t, "req", TaskOptions{Support: TaskRequired}, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
 		ran.Add(1)
-		return TextResult("done"), nil
+		return server.TextResult("done"), nil
 	})
 	addTool(t, f.s, `{"name":"sync","inputSchema":{"type":"object"}}`, textTool("sync"))
 
@@ -260,15 +103,15 @@ func TestTasksMethodsGated(t *testing.T) {
 	}
 	// Removed or never defined methods (R-TASK-19).
 	for _, m := range []string{"tasks/result", "tasks/list"} {
-		rec := post(t, f.h, rpc(1, m, tparams(tasksCaps, M{"taskId": "x"})), nil)
-		w := decodeWire(t, rec.Body.Bytes())
+		rec := post(f.h, 1, m, tparams(tasksCaps, M{"taskId": "x"}), nil)
+		w := decode(t, rec.Body.Bytes())
 		if w.code() != protocol.CodeMethodNotFoundError || rec.Code != http.StatusNotFound {
 			t.Errorf("R-TASK-19: %s: HTTP %d %s", m, rec.Code, w.raw)
 		}
 	}
 	// Malformed params.
 	for _, p := range []M{{}, {"taskId": 7}} {
-		if w := tcall(t, f.h, "tasks/get", tparams(tasksCaps, p), func(r *http.Request) { r.Header.Set(HeaderName, "") }); w.code() != protocol.CodeInvalidParamsError {
+		if w := tcall(t, f.h, "tasks/get", tparams(tasksCaps, p), func(r *http.Request) { r.Header.Set(server.HeaderName, "") }); w.code() != protocol.CodeInvalidParamsError || !strings.HasPrefix(w.Error.Message, "Invalid params: ") {
 			t.Errorf("tasks/get %v: %s", p, w.raw)
 		}
 	}
@@ -277,7 +120,7 @@ func TestTasksMethodsGated(t *testing.T) {
 		if ir != nil {
 			p["inputResponses"] = ir
 		}
-		if w := tcall(t, f.h, "tasks/update", tparams(tasksCaps, p), nil); w.code() != protocol.CodeInvalidParamsError {
+		if w := tcall(t, f.h, "tasks/update", tparams(tasksCaps, p), nil); w.code() != protocol.CodeInvalidParamsError || !strings.HasPrefix(w.Error.Message, "Invalid params: ") {
 			t.Errorf("tasks/update inputResponses %v: %s", ir, w.raw)
 		}
 	}
@@ -286,9 +129,9 @@ func TestTasksMethodsGated(t *testing.T) {
 func TestTaskLifecycle(t *testing.T) {
 	f := newTaskFixture(t, TaskConfig{TTL: time.Minute, PollInterval: 250 * time.Millisecond})
 	release := make(chan struct{})
-	f.tool(t, "job", TaskOptions{Support: TaskOptional}, func(ctx context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	f.tool(t, "job", TaskOptions{Support: TaskOptional}, func(ctx context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		<-release
-		return TextResult("finished"), nil
+		return server.TextResult("finished"), nil
 	})
 	created := f.create(t, "job", tasksCaps)
 	// R-TASK-05/06: flat Result & Task.
@@ -345,17 +188,17 @@ func TestTaskLifecycle(t *testing.T) {
 
 func TestTaskErrors(t *testing.T) {
 	f := newTaskFixture(t, TaskConfig{})
-	f.tool(t, "toolerr", TaskOptions{Support: TaskRequired}, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+	f.tool(t, "toolerr", TaskOptions{Support: TaskRequired}, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
 		return nil, errors.New("bad input")
 	})
-	f.tool(t, "protoerr", TaskOptions{Support: TaskRequired}, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
-		return nil, InvalidParams("no such city", map[string]any{"city": "Atlantis"})
+	f.tool(t, "protoerr", TaskOptions{Support: TaskRequired}, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+		return nil, server.InvalidParams("no such city", map[string]any{"city": "Atlantis"})
 	})
-	f.tool(t, "panics", TaskOptions{Support: TaskRequired}, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+	f.tool(t, "panics", TaskOptions{Support: TaskRequired}, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
 		panic("boom")
 	})
-	f.tool(t, "badcode", TaskOptions{Support: TaskRequired}, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
-		return nil, &Error{Code: -32002, Message: "legacy"}
+	f.tool(t, "badcode", TaskOptions{Support: TaskRequired}, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+		return nil, &server.Error{Code: -32002, Message: "legacy"}
 	})
 
 	// R-TASK-17: a tool execution error is a completed task with isError.
@@ -384,10 +227,10 @@ func TestTaskErrors(t *testing.T) {
 func TestTaskCancel(t *testing.T) {
 	f := newTaskFixture(t, TaskConfig{})
 	stopped := make(chan error, 1)
-	f.tool(t, "long", TaskOptions{Support: TaskOptional}, func(ctx context.Context, _ *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	f.tool(t, "long", TaskOptions{Support: TaskOptional}, func(ctx context.Context, _ *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		<-ctx.Done()
 		stopped <- ctx.Err()
-		return TextResult("too late"), nil
+		return server.TextResult("too late"), nil
 	})
 	id := f.create(t, "long", tasksCaps)["taskId"].(string)
 	w := tcall(t, f.h, "tasks/cancel", tparams(tasksCaps, M{"taskId": id}), nil)
@@ -425,8 +268,8 @@ func TestTaskCancel(t *testing.T) {
 
 func TestTaskInput(t *testing.T) {
 	f := newTaskFixture(t, TaskConfig{})
-	caps := M{"elicitation": M{}, "extensions": M{TasksExtension: M{}}}
-	f.tool(t, "ask", TaskOptions{Support: TaskOptional}, func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	caps := M{"elicitation": M{}, "extensions": M{ExtensionID: M{}}}
+	f.tool(t, "ask", TaskOptions{Support: TaskOptional}, func(_ context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		switch string(r.State()) {
 		case "":
 			return nil, r.AskInput(map[string]protocol.InputRequest{"name": nameForm(), "city": nameForm()}, []byte("round2"))
@@ -444,7 +287,7 @@ func TestTaskInput(t *testing.T) {
 		if !ok {
 			return nil, fmt.Errorf("round 3 without a response")
 		}
-		return TextResult(strings.TrimPrefix(string(r.State()), "round3:") + "+" + b.Value.(*protocol.ElicitResult).Content["name"].Str()), nil
+		return server.TextResult(strings.TrimPrefix(string(r.State()), "round3:") + "+" + b.Value.(*protocol.ElicitResult).Content["name"].Str()), nil
 	})
 	id := f.create(t, "ask", caps)["taskId"].(string)
 	got := waitStatus(t, f.h, id, "input_required")
@@ -461,7 +304,17 @@ func TestTaskInput(t *testing.T) {
 	upd := func(responses M) *wire {
 		return tcall(t, f.h, "tasks/update", tparams(caps, M{"taskId": id, "inputResponses": responses}), nil)
 	}
-	if w := upd(M{"name": accept(M{"name": "Ada"}), "unknown": M{"ignored": true}}); w.Error != nil || w.Result["resultType"] != "complete" || w.Result["taskId"] != nil {
+	// Since the move to taskproto the params are decoded strictly: a
+	// response that is no InputResponse at all is -32602 whatever its key,
+	// and nothing is stored; a well-formed one for a key that is not
+	// outstanding is ignored.
+	if w := upd(M{"name": accept(M{"name": "Ada"}), "unknown": M{"ignored": true}}); w.code() != protocol.CodeInvalidParamsError || !strings.HasPrefix(w.Error.Message, "Invalid params: ") {
+		t.Errorf("tasks/update with a malformed response under an unknown key: %s", w.raw)
+	}
+	if got := f.get(t, id).Result; len(got["inputRequests"].(M)) != 2 {
+		t.Fatalf("a refused tasks/update changed the task: %v", got)
+	}
+	if w := upd(M{"name": accept(M{"name": "Ada"}), "unknown": accept(M{"ignored": true})}); w.Error != nil || w.Result["resultType"] != "complete" || w.Result["taskId"] != nil {
 		t.Fatalf("R-TASK-11: update ack %s", w.raw)
 	}
 	got = f.get(t, id).Result
@@ -516,8 +369,8 @@ func TestTaskInput(t *testing.T) {
 func TestTaskTTLCoversInputRounds(t *testing.T) {
 	f := newTaskFixture(t, TaskConfig{})
 	const ttl = time.Second
-	caps := M{"elicitation": M{}, "extensions": M{TasksExtension: M{}}}
-	f.tool(t, "rounds", TaskOptions{Support: TaskOptional, TTL: ttl}, func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	caps := M{"elicitation": M{}, "extensions": M{ExtensionID: M{}}}
+	f.tool(t, "rounds", TaskOptions{Support: TaskOptional, TTL: ttl}, func(_ context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		if r.State() == nil {
 			return nil, r.AskInput(map[string]protocol.InputRequest{"a": nameForm()}, []byte("1"))
 		}
@@ -549,8 +402,8 @@ func TestTaskTTLCoversInputRounds(t *testing.T) {
 // fails at once and is never parked.
 func TestTaskTTLSpentFailsAtOnce(t *testing.T) {
 	f := newTaskFixture(t, TaskConfig{})
-	caps := M{"elicitation": M{}, "extensions": M{TasksExtension: M{}}}
-	f.tool(t, "late", TaskOptions{Support: TaskOptional, TTL: 150 * time.Millisecond}, func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	caps := M{"elicitation": M{}, "extensions": M{ExtensionID: M{}}}
+	f.tool(t, "late", TaskOptions{Support: TaskOptional, TTL: 150 * time.Millisecond}, func(_ context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		time.Sleep(250 * time.Millisecond) // ignores its context
 		return nil, r.AskInput(map[string]protocol.InputRequest{"a": nameForm()}, nil)
 	})
@@ -581,11 +434,11 @@ func TestTaskTTLSpentFailsAtOnce(t *testing.T) {
 // declare fails the task at once with -32021; it is never parked.
 func TestTaskInputMissingCapability(t *testing.T) {
 	f := newTaskFixture(t, TaskConfig{TTL: time.Hour})
-	f.tool(t, "viaAskInput", TaskOptions{Support: TaskOptional}, func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	f.tool(t, "viaAskInput", TaskOptions{Support: TaskOptional}, func(_ context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		return nil, r.AskInput(map[string]protocol.InputRequest{"a": nameForm()}, nil)
 	})
-	f.tool(t, "byHand", TaskOptions{Support: TaskOptional}, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
-		return nil, &InputRequired{Requests: map[string]protocol.InputRequest{"s": SampleText("hi", 10)}}
+	f.tool(t, "byHand", TaskOptions{Support: TaskOptional}, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+		return nil, &server.InputRequired{Requests: map[string]protocol.InputRequest{"s": server.SampleText("hi", 10)}}
 	})
 	for _, c := range []struct{ tool, want string }{
 		{"viaAskInput", `{"elicitation":{}}`},
@@ -614,11 +467,11 @@ func TestTaskInputMissingCapability(t *testing.T) {
 
 func TestTaskPrincipal(t *testing.T) {
 	f := newTaskFixture(t, TaskConfig{MaxTasksPerPrincipal: 2})
-	f.tool(t, "t", TaskOptions{Support: TaskOptional}, func(ctx context.Context, _ *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	f.tool(t, "t", TaskOptions{Support: TaskOptional}, func(ctx context.Context, _ *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})
-	h := f.s.Handler(HTTPOptions{Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }})
+	h := f.s.Handler(server.HTTPOptions{Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }})
 	as := func(user string) func(*http.Request) { return func(r *http.Request) { r.Header.Set("X-User", user) } }
 	create := func(user string) *wire {
 		return tcall(t, h, "tools/call", tparams(tasksCaps, M{"name": "t", "arguments": M{}}), as(user))
@@ -651,7 +504,7 @@ func TestTaskPrincipal(t *testing.T) {
 	}
 	// The cap counts per principal.
 	second := create("alice")
-	if w := create("alice"); w.code() != CodeRateLimited {
+	if w := create("alice"); w.code() != server.CodeRateLimited {
 		t.Errorf("the third task of a principal capped at 2: %s", w.raw)
 	}
 	w = create("bob")
@@ -682,7 +535,7 @@ func TestTaskIDs(t *testing.T) {
 func TestTaskDeferred(t *testing.T) {
 	f := newTaskFixture(t, TaskConfig{})
 	var canStart atomic.Bool
-	f.tool(t, "later", TaskOptions{Support: TaskOptional, Deferred: true}, func(ctx context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	f.tool(t, "later", TaskOptions{Support: TaskOptional, Deferred: true}, func(ctx context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		if task, ok := TaskFrom(ctx); ok {
 			if task.ID() == "" || CanRunAsTask(ctx) {
 				return nil, errors.New("bad task context")
@@ -690,7 +543,7 @@ func TestTaskDeferred(t *testing.T) {
 			if err := RunAsTask(ctx, nil); err == nil {
 				return nil, errors.New("RunAsTask inside a task succeeded")
 			}
-			return TextResult("hello " + string(r.State())), nil
+			return server.TextResult("hello " + string(r.State())), nil
 		}
 		resp, ok := r.InputResponse("name")
 		if !ok {
@@ -699,7 +552,7 @@ func TestTaskDeferred(t *testing.T) {
 		canStart.Store(CanRunAsTask(ctx))
 		return nil, RunAsTask(ctx, []byte(resp.Value.(*protocol.ElicitResult).Content["name"].Str()))
 	})
-	caps := M{"elicitation": M{}, "extensions": M{TasksExtension: M{}}}
+	caps := M{"elicitation": M{}, "extensions": M{ExtensionID: M{}}}
 	// R-TASK-08: multi round-trip first, synchronously, then the task.
 	w := tcall(t, f.h, "tools/call", tparams(caps, M{"name": "later", "arguments": M{}}), nil)
 	if w.Result["resultType"] != "input_required" || w.Result["taskId"] != nil || w.Result["requestState"] == nil {
@@ -730,7 +583,7 @@ func TestTaskDeferred(t *testing.T) {
 		t.Error("CanRunAsTask true for a client without the extension")
 	}
 	// A tool without AsTask cannot run as a task.
-	addTool(t, f.s, `{"name":"plain","inputSchema":{"type":"object"}}`, func(ctx context.Context, _ *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	addTool(t, f.s, `{"name":"plain","inputSchema":{"type":"object"}}`, func(ctx context.Context, _ *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		return nil, RunAsTask(ctx, nil)
 	})
 	if w := tcall(t, f.h, "tools/call", tparams(tasksCaps, M{"name": "plain", "arguments": M{}}), nil); w.code() != protocol.CodeInternalError {
@@ -742,7 +595,7 @@ func TestTaskStatusMessageAndNoNotifications(t *testing.T) {
 	f := newTaskFixture(t, TaskConfig{})
 	release := make(chan struct{})
 	sent := make(chan bool, 1)
-	f.tool(t, "chatty", TaskOptions{Support: TaskOptional}, func(ctx context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	f.tool(t, "chatty", TaskOptions{Support: TaskOptional}, func(ctx context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		task, _ := TaskFrom(ctx)
 		if err := task.SetStatusMessage(ctx, "step 1 of 2"); err != nil {
 			return nil, err
@@ -750,9 +603,9 @@ func TestTaskStatusMessageAndNoNotifications(t *testing.T) {
 		// R-TASK-14: no progress or log notifications for a task.
 		sent <- r.Progress(ctx, 1, 2, "half") || r.Log(ctx, protocol.LoggingLevelError, "", json.RawMessage(`"x"`))
 		<-release
-		return TextResult("ok"), nil
+		return server.TextResult("ok"), nil
 	})
-	caps := M{"extensions": M{TasksExtension: M{}}}
+	caps := M{"extensions": M{ExtensionID: M{}}}
 	w := tcall(t, f.h, "tools/call", withMeta(meta(keyCaps, caps, keyLogLevel, "debug", "progressToken", "p1"), M{"name": "chatty", "arguments": M{}}), nil)
 	id := w.Result["taskId"].(string)
 	if <-sent {
@@ -772,16 +625,16 @@ func TestTaskHeaders(t *testing.T) {
 	for _, name := range []string{"other", ""} {
 		w := tcall(t, f.h, "tasks/get", tparams(tasksCaps, M{"taskId": id}), func(r *http.Request) {
 			if name == "" {
-				r.Header.Del(HeaderName)
+				r.Header.Del(server.HeaderName)
 			} else {
-				r.Header.Set(HeaderName, name)
+				r.Header.Set(server.HeaderName, name)
 			}
 		})
 		if w.code() != protocol.CodeHeaderMismatchError {
 			t.Errorf("R-TASK-16: Mcp-Name %q: %s", name, w.raw)
 		}
 	}
-	if w := tcall(t, f.h, "tasks/get", tparams(tasksCaps, M{"taskId": id}), func(r *http.Request) { r.Header.Set(HeaderMethod, "tasks/cancel") }); w.code() != protocol.CodeHeaderMismatchError {
+	if w := tcall(t, f.h, "tasks/get", tparams(tasksCaps, M{"taskId": id}), func(r *http.Request) { r.Header.Set(server.HeaderMethod, "tasks/cancel") }); w.code() != protocol.CodeHeaderMismatchError {
 		t.Errorf("R-TASK-16: Mcp-Method mismatch: %s", w.raw)
 	}
 }
@@ -791,10 +644,10 @@ func TestTaskHeaders(t *testing.T) {
 // periodic re-check is an hour, so only the broker can wake them.
 func TestTaskAcrossInstances(t *testing.T) {
 	store := NewMemoryTaskStore()
-	broker := NewLocalBroker()
+	broker := server.NewLocalBroker()
 	cfg := TaskConfig{Store: store, PollInterval: time.Hour}
 	started, stopped := make(chan struct{}, 1), make(chan struct{}, 1)
-	handler := func(ctx context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	handler := func(ctx context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		if resp, ok := r.InputResponse("name"); ok {
 			name := resp.Value.(*protocol.ElicitResult).Content["name"].Str()
 			if name == "wait" {
@@ -803,21 +656,22 @@ func TestTaskAcrossInstances(t *testing.T) {
 				stopped <- struct{}{}
 				return nil, ctx.Err()
 			}
-			return TextResult("hi " + name), nil
+			return server.TextResult("hi " + name), nil
 		}
 		return nil, r.AskInput(map[string]protocol.InputRequest{"name": nameForm()}, nil)
 	}
 	var hs [2]http.Handler
 	for i := range hs {
-		s := newServer(t, WithBroker(broker), WithTasks(cfg))
-		t.Cleanup(func() { waitIdle(t, s) })
+		ext, m := withManager(cfg)
+		s := newServer(t, server.WithBroker(broker), ext)
+		t.Cleanup(func() { waitIdle(t, m) })
 		if err := s.AddTool(toolDef(t, `{"name":"t","inputSchema":{"type":"object"}}`), handler, AsTask(TaskOptions{Support: TaskOptional})); err != nil {
 			t.Fatal(err)
 		}
-		hs[i] = s.Handler(HTTPOptions{})
+		hs[i] = s.Handler(server.HTTPOptions{})
 	}
 	a, b := hs[0], hs[1]
-	caps := M{"elicitation": M{}, "extensions": M{TasksExtension: M{}}}
+	caps := M{"elicitation": M{}, "extensions": M{ExtensionID: M{}}}
 	for _, name := range []string{"Ada", "wait"} {
 		w := tcall(t, a, "tools/call", tparams(caps, M{"name": "t", "arguments": M{}}), nil)
 		id := w.Result["taskId"].(string)
@@ -858,5 +712,5 @@ func TestTaskSubscriptionReleased(t *testing.T) {
 	f.tool(t, "t", TaskOptions{Support: TaskOptional}, textTool("ok"))
 	id := f.create(t, "t", tasksCaps)["taskId"].(string)
 	waitStatus(t, f.h, id, "completed")
-	waitIdle(t, f.s)
+	waitIdle(t, f.m)
 }

@@ -1,4 +1,4 @@
-package server_test
+package tasks_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/mcpwire/mcpwire/ext/tasks"
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
 	"github.com/mcpwire/mcpwire/servertest"
@@ -16,12 +17,12 @@ import (
 // until it ends; the task's time to live comes from the TaskConfig.
 func ExampleWithTasks() {
 	s, _ := server.New(protocol.Implementation{Name: "reports", Version: "1.0.0"},
-		server.WithTasks(server.TaskConfig{TTL: 10 * time.Minute, PollInterval: 50 * time.Millisecond}))
+		tasks.WithTasks(tasks.TaskConfig{TTL: 10 * time.Minute, PollInterval: 50 * time.Millisecond}))
 	_ = server.AddTypedTool(s, protocol.Tool{Name: "report"}, func(_ context.Context, _ *server.Request, _ struct{}) (*protocol.CallToolResult, error) {
 		return server.TextResult("12 pages"), nil
-	}, server.AsTask(server.TaskOptions{Support: server.TaskOptional}))
+	}, tasks.AsTask(tasks.TaskOptions{Support: tasks.TaskOptional}))
 	c := servertest.New(s, servertest.WithCapabilities(protocol.ClientCapabilities{
-		Extensions: map[string]protocol.JSONObject{server.TasksExtension: protocol.JSONObject(`{}`)},
+		Extensions: map[string]protocol.JSONObject{tasks.ExtensionID: protocol.JSONObject(`{}`)},
 	}))
 	ctx := context.Background()
 

@@ -1,13 +1,16 @@
-package server
+package tasks
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // The task cap (TaskConfig.MaxTasksPerPrincipal) of clients without a
@@ -16,7 +19,7 @@ import (
 // is authorised, and a principal's tasks are its own).
 
 // waitForCancel is a task tool that runs until it is cancelled.
-func waitForCancel(ctx context.Context, _ *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+func waitForCancel(ctx context.Context, _ *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 	<-ctx.Done()
 	return nil, ctx.Err()
 }
@@ -54,9 +57,9 @@ func TestTaskQuotaPerClientAddress(t *testing.T) {
 	}
 	// Over the quota: the rate-limited answer, 429 with Retry-After (I2:
 	// not a -32603 with 500, which looks like a server fault).
-	rec := post(t, f.h, rpc(1, "tools/call", tparams(tasksCaps, M{"name": "t", "arguments": M{}})), from("198.51.100.1:3000", ""))
+	rec := post(f.h, 1, "tools/call", tparams(tasksCaps, M{"name": "t", "arguments": M{}}), from("198.51.100.1:3000", ""))
 	w := single(t, rec)
-	if w.code() != CodeRateLimited || w.Error.Message != "Too many tasks (at most 2 per client address); retry later" ||
+	if w.code() != server.CodeRateLimited || w.Error.Message != "Too many tasks (at most 2 per client address); retry later" ||
 		rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "60" || string(w.Error.Data) != `{"retryAfterMs":60000}` {
 		t.Errorf("a third task from one address: %d, Retry-After %q: %s", rec.Code, rec.Header().Get("Retry-After"), w.raw)
 	}
@@ -76,7 +79,7 @@ func TestTaskQuotaPerClientAddress(t *testing.T) {
 
 	// With an Authenticate hook the cap counts per principal, whatever the
 	// address.
-	h := f.s.Handler(HTTPOptions{Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }})
+	h := f.s.Handler(server.HTTPOptions{Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }})
 	for _, addr := range []string{"203.0.113.1:1", "203.0.113.2:1"} {
 		w := create(h, from(addr, "alice"))
 		if w.Result["resultType"] != "task" {
@@ -86,7 +89,7 @@ func TestTaskQuotaPerClientAddress(t *testing.T) {
 		defer tcall(t, h, "tasks/cancel", tparams(tasksCaps, M{"taskId": id}), from(addr, "alice"))
 	}
 	w = create(h, from("203.0.113.3:1", "alice"))
-	if w.code() != CodeRateLimited || w.Error.Message != "Too many tasks (at most 2 per principal); retry later" {
+	if w.code() != server.CodeRateLimited || w.Error.Message != "Too many tasks (at most 2 per principal); retry later" {
 		t.Errorf("alice's third task, from a third address: %s", w.raw)
 	}
 	if w := create(h, from("203.0.113.1:1", "bob")); w.Result["resultType"] != "task" {
@@ -98,24 +101,70 @@ func TestTaskQuotaPerClientAddress(t *testing.T) {
 
 // On stdio there is one client: the cap is that client's.
 func TestTaskQuotaStdio(t *testing.T) {
-	s := newServer(t, WithTasks(TaskConfig{MaxTasksPerPrincipal: 1}))
-	t.Cleanup(func() { waitIdle(t, s) })
+	ext, m := withManager(TaskConfig{MaxTasksPerPrincipal: 1})
+	s := newServer(t, ext)
+	t.Cleanup(func() { waitIdle(t, m) })
 	if err := s.AddTool(toolDef(t, `{"name":"t","inputSchema":{"type":"object"}}`), waitForCancel, AsTask(TaskOptions{Support: TaskOptional})); err != nil {
 		t.Fatal(err)
 	}
 	ss := startStdio(t, s)
-	ss.send(string(rpc(1, "tools/call", tparams(tasksCaps, M{"name": "t", "arguments": M{}}))))
+	ss.send(1, "tools/call", tparams(tasksCaps, M{"name": "t", "arguments": M{}}))
 	first := ss.recv()
 	id, _ := first.Result["taskId"].(string)
 	if id == "" {
 		t.Fatalf("first task: %s", first.raw)
 	}
-	ss.send(string(rpc(2, "tools/call", tparams(tasksCaps, M{"name": "t", "arguments": M{}}))))
-	if w := ss.recv(); w.code() != CodeRateLimited || !strings.HasSuffix(w.Error.Message, "(at most 1 per client); retry later") {
+	ss.send(2, "tools/call", tparams(tasksCaps, M{"name": "t", "arguments": M{}}))
+	if w := ss.recv(); w.code() != server.CodeRateLimited || !strings.HasSuffix(w.Error.Message, "(at most 1 per client); retry later") {
 		t.Errorf("second task on stdio: %s", w.raw)
 	}
-	ss.send(string(rpc(3, "tasks/cancel", tparams(tasksCaps, M{"taskId": id}))))
+	ss.send(3, "tasks/cancel", tparams(tasksCaps, M{"taskId": id}))
 	if w := ss.recv(); w.Error != nil {
 		t.Errorf("tasks/cancel: %s", w.raw)
 	}
+}
+
+// stdioConn is a client of ServeStdio that sends a request and reads the
+// next line written.
+type stdioConn struct {
+	t   testing.TB
+	in  *io.PipeWriter
+	out *bufio.Reader
+}
+
+func startStdio(t testing.TB, s *server.Server) *stdioConn {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = s.ServeStdio(ctx, inR, outW)
+		outW.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		inW.Close()
+		outR.Close()
+		<-done
+	})
+	return &stdioConn{t: t, in: inW, out: bufio.NewReader(outR)}
+}
+
+func (c *stdioConn) send(id int, method string, p M) {
+	c.t.Helper()
+	line := append(jsonText(M{"jsonrpc": "2.0", "id": id, "method": method, "params": p}), '\n')
+	if _, err := c.in.Write(line); err != nil {
+		c.t.Fatalf("stdio write: %v", err)
+	}
+}
+
+func (c *stdioConn) recv() *wire {
+	c.t.Helper()
+	line, err := c.out.ReadBytes('\n')
+	if err != nil {
+		c.t.Fatalf("stdio read: %v", err)
+	}
+	return decode(c.t, line)
 }

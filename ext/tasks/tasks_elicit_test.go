@@ -1,4 +1,4 @@
-package server
+package tasks
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // R-ELIC-11 (SHOULD): tasks/update checks the content of an accepted form
@@ -15,17 +16,17 @@ import (
 func TestTaskUpdateChecksRequestedSchema(t *testing.T) {
 	f := newTaskFixture(t, TaskConfig{})
 	zero := 0.0
-	form := ElicitForm("Who?", map[string]protocol.PrimitiveSchemaDefinition{
-		"name": StringField(""),
+	form := server.ElicitForm("Who?", map[string]protocol.PrimitiveSchemaDefinition{
+		"name": server.StringField(""),
 		"age":  {Value: &protocol.NumberSchema{Type: protocol.NumberSchemaTypeInteger, Minimum: &zero}},
 	}, "name")
-	f.tool(t, "who", TaskOptions{Support: TaskOptional}, func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	f.tool(t, "who", TaskOptions{Support: TaskOptional}, func(_ context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		if resp, ok := r.InputResponse("who"); ok {
 			er := resp.Value.(*protocol.ElicitResult)
 			if er.Action != protocol.ElicitResultActionAccept {
-				return TextResult(string(er.Action)), nil
+				return server.TextResult(string(er.Action)), nil
 			}
-			return TextResult(er.Content["name"].Str()), nil
+			return server.TextResult(er.Content["name"].Str()), nil
 		}
 		return nil, r.AskInput(map[string]protocol.InputRequest{"who": form}, []byte("asked"))
 	})
@@ -48,7 +49,7 @@ func TestTaskUpdateChecksRequestedSchema(t *testing.T) {
 			resp["content"] = c.content
 		}
 		w := upd(resp)
-		if w.code() != protocol.CodeInvalidParamsError || !strings.Contains(w.Error.Message, "inputResponses.who.content") ||
+		if w.code() != protocol.CodeInvalidParamsError || !strings.HasPrefix(w.Error.Message, "Invalid params: inputResponses.who.content does not match requestedSchema: ") ||
 			!strings.Contains(w.Error.Message, c.path) {
 			t.Errorf("R-ELIC-11: content %v: %s", c.content, w.raw)
 			continue
@@ -82,9 +83,8 @@ func TestTaskUpdateChecksRequestedSchema(t *testing.T) {
 // validating the content.
 func BenchmarkTaskCheckElicitContent(b *testing.B) {
 	s := newServer(b)
-	m := &taskManager{s: s}
-	req, err := protocol.Marshal(&protocol.InputRequest{Value: ElicitForm("Who?", map[string]protocol.PrimitiveSchemaDefinition{
-		"name": StringField(""), "city": StringField(""), "subscribe": BoolField(""),
+	req, err := protocol.Marshal(&protocol.InputRequest{Value: server.ElicitForm("Who?", map[string]protocol.PrimitiveSchemaDefinition{
+		"name": server.StringField(""), "city": server.StringField(""), "subscribe": server.BoolField(""),
 	}, "name").Value})
 	if err != nil {
 		b.Fatal(err)
@@ -92,7 +92,7 @@ func BenchmarkTaskCheckElicitContent(b *testing.B) {
 	resp := json.RawMessage(`{"action":"accept","content":{"name":"Ada","city":"Paris","subscribe":true}}`)
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := m.checkResponse(context.Background(), "who", req, resp); err != nil {
+		if err := s.CheckInputResponse(context.Background(), "who", req, resp); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,4 +1,4 @@
-package server
+package tasks
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // Tests of the task runner against a task store that fails for a while
@@ -107,7 +108,7 @@ func outageFixture(t *testing.T, cfg TaskConfig) (*taskFixture, *flakyStore, *Me
 	fs := &flakyStore{TaskStore: inner}
 	cfg.Store, cfg.PollInterval = fs, time.Hour
 	logs := &logBuffer{}
-	f := newTaskFixture(t, cfg, WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	f := newTaskFixture(t, cfg, server.WithLogger(slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	return f, fs, inner, logs
 }
 
@@ -134,14 +135,14 @@ func storeStatus(t *testing.T, s TaskStore, id string, statuses ...TaskStatus) *
 }
 
 // askName asks for a name, then greets it.
-func askName(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+func askName(_ context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 	if resp, ok := r.InputResponse("name"); ok {
-		return TextResult("hi " + resp.Value.(*protocol.ElicitResult).Content["name"].Str()), nil
+		return server.TextResult("hi " + resp.Value.(*protocol.ElicitResult).Content["name"].Str()), nil
 	}
 	return nil, r.AskInput(map[string]protocol.InputRequest{"name": nameForm()}, []byte("asked"))
 }
 
-var elicitTasksCaps = M{"elicitation": M{}, "extensions": M{TasksExtension: M{}}}
+var elicitTasksCaps = M{"elicitation": M{}, "extensions": M{ExtensionID: M{}}}
 
 // R-TASK-11, R-TASK-09: the store fails the runner's reads just after a
 // tasks/update was acknowledged. The runner (and the cancel watcher) try
@@ -161,7 +162,7 @@ func TestTaskStoreOutageDuringInputWait(t *testing.T) {
 	if rec.Status != TaskCompleted || !strings.Contains(string(rec.Result), "hi Ada") {
 		t.Fatalf("after the outage: %s %s %s", rec.Status, rec.Result, rec.Error)
 	}
-	waitIdle(t, f.s) // the runner is done logging
+	waitIdle(t, f.m) // the runner is done logging
 	if n := fs.failed(); n != 4 {
 		t.Errorf("%d store calls failed, want 4", n)
 	}
@@ -180,9 +181,9 @@ func TestTaskStoreOutageDuringInputWait(t *testing.T) {
 func TestTaskStoreOutageAtFinish(t *testing.T) {
 	f, fs, inner, logs := outageFixture(t, TaskConfig{})
 	release := make(chan struct{})
-	f.tool(t, "slow", TaskOptions{Support: TaskOptional}, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+	f.tool(t, "slow", TaskOptions{Support: TaskOptional}, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
 		<-release
-		return TextResult("done"), nil
+		return server.TextResult("done"), nil
 	})
 	id := f.create(t, "slow", tasksCaps)["taskId"].(string)
 	fs.set(func(f *flakyStore) { f.failUpdates = 3 })
@@ -191,7 +192,7 @@ func TestTaskStoreOutageAtFinish(t *testing.T) {
 	if rec.Status != TaskCompleted {
 		t.Fatalf("after the outage: %s %s", rec.Status, rec.Error)
 	}
-	waitIdle(t, f.s)
+	waitIdle(t, f.m)
 	log := logs.String()
 	if !strings.Contains(log, "op=\"recording the end of the task\"") || !strings.Contains(log, "injected store outage") ||
 		!strings.Contains(log, "task store answered again") {
@@ -216,7 +217,7 @@ func TestTaskStoreDownPastTTL(t *testing.T) {
 	if rec.Status != TaskFailed || !strings.Contains(string(rec.Error), "ttlMs") {
 		t.Fatalf("R-TASK-17: %s %s", rec.Status, rec.Error)
 	}
-	waitIdle(t, f.s)
+	waitIdle(t, f.m)
 	if fs.failed() == 0 {
 		t.Error("the runner made no store call while the store was down")
 	}
@@ -288,9 +289,9 @@ func TestTaskOverdueReportedFailed(t *testing.T) {
 // one: terminal statuses never change.
 func TestTaskLateResultIsTTLFailure(t *testing.T) {
 	f := newTaskFixture(t, TaskConfig{})
-	f.tool(t, "late", TaskOptions{Support: TaskOptional, TTL: 50 * time.Millisecond}, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+	f.tool(t, "late", TaskOptions{Support: TaskOptional, TTL: 50 * time.Millisecond}, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
 		time.Sleep(1200 * time.Millisecond) // more than the TTL and its 1 s grace
-		return TextResult("too late"), nil
+		return server.TextResult("too late"), nil
 	})
 	id := f.create(t, "late", tasksCaps)["taskId"].(string)
 	got := waitStatus(t, f.h, id, "failed", "completed")

@@ -1,32 +1,30 @@
-package server_test
+package tasks_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"reflect"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/mcpwire/mcpwire/ext/tasks"
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/servertest"
 )
 
-func record(id, principal string, ttl time.Duration) *server.TaskRecord {
+func record(id, principal string, ttl time.Duration) *tasks.TaskRecord {
 	now := time.Now().UTC().Truncate(time.Millisecond)
-	return &server.TaskRecord{ID: id, Principal: principal, Method: "tools/call", Target: "t",
-		Status: server.TaskWorking, CreatedAt: now, UpdatedAt: now, TTLMs: ttl.Milliseconds(), ExpiresAt: now.Add(ttl)}
+	return &tasks.TaskRecord{ID: id, Principal: principal, Method: "tools/call", Target: "t",
+		Status: tasks.TaskWorking, CreatedAt: now, UpdatedAt: now, TTLMs: ttl.Milliseconds(), ExpiresAt: now.Add(ttl)}
 }
 
 func TestMemoryTaskStore(t *testing.T) {
 	ctx := context.Background()
-	st := server.NewMemoryTaskStore()
+	st := tasks.NewMemoryTaskStore()
 	if err := st.Create(ctx, record("a", "alice", time.Minute), 2); err != nil {
 		t.Fatal(err)
 	}
@@ -34,10 +32,10 @@ func TestMemoryTaskStore(t *testing.T) {
 		t.Error("a duplicate id was stored")
 	}
 	// Principal binding (R-TASK-18): another principal sees nothing.
-	if _, err := st.Get(ctx, "bob", "a"); !errors.Is(err, server.ErrTaskNotFound) {
+	if _, err := st.Get(ctx, "bob", "a"); !errors.Is(err, tasks.ErrTaskNotFound) {
 		t.Errorf("Get by another principal: %v", err)
 	}
-	if _, err := st.Update(ctx, "bob", "a", func(*server.TaskRecord) error { return nil }); !errors.Is(err, server.ErrTaskNotFound) {
+	if _, err := st.Update(ctx, "bob", "a", func(*tasks.TaskRecord) error { return nil }); !errors.Is(err, tasks.ErrTaskNotFound) {
 		t.Errorf("Update by another principal: %v", err)
 	}
 	// Get returns a copy.
@@ -45,33 +43,33 @@ func TestMemoryTaskStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got.Status = server.TaskFailed
-	if again, _ := st.Get(ctx, "alice", "a"); again.Status != server.TaskWorking {
+	got.Status = tasks.TaskFailed
+	if again, _ := st.Get(ctx, "alice", "a"); again.Status != tasks.TaskWorking {
 		t.Error("Get returned the stored record itself")
 	}
 	// Update is atomic and versioned; fn's error stores nothing; the
 	// identity and expiry cannot change.
-	upd, err := st.Update(ctx, "alice", "a", func(r *server.TaskRecord) error {
-		r.Status = server.TaskInputRequired
+	upd, err := st.Update(ctx, "alice", "a", func(r *tasks.TaskRecord) error {
+		r.Status = tasks.TaskInputRequired
 		r.InputRequests = map[string]json.RawMessage{"k": json.RawMessage(`{"method":"roots/list"}`)}
 		r.ID, r.Principal, r.ExpiresAt = "other", "mallory", time.Now().Add(time.Hour*1000)
 		return nil
 	})
-	if err != nil || upd.Version != 1 || upd.Status != server.TaskInputRequired || upd.ID != "a" || upd.Principal != "alice" {
+	if err != nil || upd.Version != 1 || upd.Status != tasks.TaskInputRequired || upd.ID != "a" || upd.Principal != "alice" {
 		t.Fatalf("Update: %+v %v", upd, err)
 	}
 	boom := errors.New("boom")
-	if _, err := st.Update(ctx, "alice", "a", func(r *server.TaskRecord) error { r.Status = server.TaskFailed; return boom }); !errors.Is(err, boom) {
+	if _, err := st.Update(ctx, "alice", "a", func(r *tasks.TaskRecord) error { r.Status = tasks.TaskFailed; return boom }); !errors.Is(err, boom) {
 		t.Errorf("Update with a failing fn: %v", err)
 	}
-	if g, _ := st.Get(ctx, "alice", "a"); g.Status != server.TaskInputRequired || g.Version != 1 {
+	if g, _ := st.Get(ctx, "alice", "a"); g.Status != tasks.TaskInputRequired || g.Version != 1 {
 		t.Errorf("a failed Update changed the record: %+v", g)
 	}
 	// Concurrent updates do not lose any.
 	var wg sync.WaitGroup
 	for range 50 {
 		wg.Go(func() {
-			_, _ = st.Update(ctx, "alice", "a", func(r *server.TaskRecord) error { r.PollIntervalMs++; return nil })
+			_, _ = st.Update(ctx, "alice", "a", func(r *tasks.TaskRecord) error { r.PollIntervalMs++; return nil })
 		})
 	}
 	wg.Wait()
@@ -83,7 +81,7 @@ func TestMemoryTaskStore(t *testing.T) {
 	if err := st.Create(ctx, record("b", "alice", 30*time.Millisecond), 2); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.Create(ctx, record("c", "alice", time.Minute), 2); !errors.Is(err, server.ErrTaskLimit) {
+	if err := st.Create(ctx, record("c", "alice", time.Minute), 2); !errors.Is(err, tasks.ErrTaskLimit) {
 		t.Errorf("third task under a cap of 2: %v", err)
 	}
 	if err := st.Create(ctx, record("c", "bob", time.Minute), 2); err != nil {
@@ -94,16 +92,16 @@ func TestMemoryTaskStore(t *testing.T) {
 	}
 	time.Sleep(40 * time.Millisecond)
 	// Eviction at ExpiresAt.
-	if _, err := st.Get(ctx, "alice", "b"); !errors.Is(err, server.ErrTaskExpired) && !errors.Is(err, server.ErrTaskNotFound) {
+	if _, err := st.Get(ctx, "alice", "b"); !errors.Is(err, tasks.ErrTaskExpired) && !errors.Is(err, tasks.ErrTaskNotFound) {
 		t.Errorf("expired record: %v", err)
 	}
-	if _, err := st.Get(ctx, "alice", "b"); !errors.Is(err, server.ErrTaskNotFound) {
+	if _, err := st.Get(ctx, "alice", "b"); !errors.Is(err, tasks.ErrTaskNotFound) {
 		t.Errorf("an expired record is not evicted: %v", err)
 	}
 	if err := st.Create(ctx, record("e", "bob", time.Minute), 2); err != nil {
 		t.Errorf("bob's second task: %v", err)
 	}
-	if err := st.Create(ctx, record("f", "bob", time.Minute), 2); !errors.Is(err, server.ErrTaskLimit) {
+	if err := st.Create(ctx, record("f", "bob", time.Minute), 2); !errors.Is(err, tasks.ErrTaskLimit) {
 		t.Errorf("bob's third task: %v", err)
 	}
 	if st.Len() != 4 {
@@ -113,7 +111,7 @@ func TestMemoryTaskStore(t *testing.T) {
 
 func TestMemoryTaskStoreCapSkipsExpired(t *testing.T) {
 	ctx := context.Background()
-	st := server.NewMemoryTaskStore()
+	st := tasks.NewMemoryTaskStore()
 	for i := range 3 {
 		if err := st.Create(ctx, record(fmt.Sprint(i), "p", 20*time.Millisecond), 3); err != nil {
 			t.Fatal(err)
@@ -131,7 +129,7 @@ func TestMemoryTaskStoreCapSkipsExpired(t *testing.T) {
 // A TaskRecord is a JSON document: a Redis store can keep it as one.
 func TestTaskRecordJSON(t *testing.T) {
 	rec := record("id", "p", time.Minute)
-	rec.Status = server.TaskInputRequired
+	rec.Status = tasks.TaskInputRequired
 	rec.StatusMessage = "waiting"
 	rec.PollIntervalMs = 500
 	rec.Result = json.RawMessage(`{"content":[]}`)
@@ -143,7 +141,7 @@ func TestTaskRecordJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back server.TaskRecord
+	var back tasks.TaskRecord
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
@@ -155,52 +153,41 @@ func TestTaskRecordJSON(t *testing.T) {
 	if _, ok := rec.InputRequests["z"]; ok {
 		t.Error("Clone shares its maps")
 	}
-	for _, s := range []server.TaskStatus{server.TaskCompleted, server.TaskFailed, server.TaskCancelled} {
+	for _, s := range []tasks.TaskStatus{tasks.TaskCompleted, tasks.TaskFailed, tasks.TaskCancelled} {
 		if !s.Terminal() {
 			t.Errorf("%s not terminal", s)
 		}
 	}
-	if server.TaskWorking.Terminal() || server.TaskInputRequired.Terminal() {
+	if tasks.TaskWorking.Terminal() || tasks.TaskInputRequired.Terminal() {
 		t.Error("working or input_required terminal")
 	}
 }
 
 // post sends one request, as a client declaring caps, and returns the
-// result (or error) object.
-func post(h http.Handler, method string, params map[string]any, caps map[string]any) map[string]any {
-	body := request(1, method, params, caps)
-	r := httptest.NewRequest(http.MethodPost, "/mcp", strings.NewReader(body))
-	r.Host = "localhost"
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("MCP-Protocol-Version", protocol.Revision)
-	r.Header.Set("Mcp-Method", method)
-	if n, ok := params["name"].(string); ok {
-		r.Header.Set("Mcp-Name", n)
-	}
+// result object (or, for an error, {"code", "message"}).
+func post(c *servertest.Client, method string, params map[string]any, caps protocol.ClientCapabilities) map[string]any {
+	name, _ := params["name"].(string)
 	if id, ok := params["taskId"].(string); ok {
-		r.Header.Set("Mcp-Name", id)
+		name = id
 	}
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, r)
-	var resp struct {
-		Result map[string]any `json:"result"`
-		Error  map[string]any `json:"error"`
+	raw, err := c.Do(context.Background(), method, name, params, servertest.WithCapabilities(caps))
+	var e *servertest.Error
+	if errors.As(err, &e) {
+		return map[string]any{"code": e.Code, "message": e.Message}
 	}
-	_ = json.NewDecoder(bytes.NewReader(w.Body.Bytes())).Decode(&resp)
-	if resp.Error != nil {
-		return resp.Error
-	}
-	return resp.Result
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	return m
 }
 
 // A tool that runs as a task and asks for a confirmation on the way.
 func ExampleAsTask() {
 	s, _ := server.New(protocol.Implementation{Name: "files", Version: "1.0.0"},
-		server.WithTasks(server.TaskConfig{TTL: 10 * time.Minute}))
+		tasks.WithTasks(tasks.TaskConfig{TTL: 10 * time.Minute}))
 	var def protocol.Tool
 	_ = protocol.Unmarshal([]byte(`{"name": "purge", "inputSchema": {"type": "object"}}`), &def)
 	purge := func(ctx context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
-		task, _ := server.TaskFrom(ctx) // nil when running synchronously
+		task, _ := tasks.TaskFrom(ctx) // nil when running synchronously
 		if resp, ok := r.InputResponse("confirm"); ok {
 			if er, ok := resp.Value.(*protocol.ElicitResult); ok && er.Action == protocol.ElicitResultActionAccept {
 				if task != nil {
@@ -215,9 +202,12 @@ func ExampleAsTask() {
 			"confirm": server.ElicitForm("Purge everything?", nil),
 		}, nil)
 	}
-	_ = s.AddTool(def, purge, server.AsTask(server.TaskOptions{Support: server.TaskOptional}))
-	h := s.Handler(server.HTTPOptions{})
-	caps := map[string]any{"elicitation": map[string]any{}, "extensions": map[string]any{server.TasksExtension: map[string]any{}}}
+	_ = s.AddTool(def, purge, tasks.AsTask(tasks.TaskOptions{Support: tasks.TaskOptional}))
+	h := servertest.New(s)
+	caps := protocol.ClientCapabilities{
+		Elicitation: &protocol.ClientCapabilitiesElicitation{},
+		Extensions:  map[string]protocol.JSONObject{tasks.ExtensionID: protocol.JSONObject(`{}`)},
+	}
 
 	created := post(h, "tools/call", map[string]any{"name": "purge", "arguments": map[string]any{}}, caps)
 	fmt.Println(created["resultType"], created["status"])
@@ -243,7 +233,7 @@ func ExampleAsTask() {
 	fmt.Println(done["status"], done["result"].(map[string]any)["content"].([]any)[0].(map[string]any)["text"])
 
 	// Without the extension the same tool runs synchronously.
-	sync := post(h, "tools/call", map[string]any{"name": "purge", "arguments": map[string]any{}}, map[string]any{"elicitation": map[string]any{}})
+	sync := post(h, "tools/call", map[string]any{"name": "purge", "arguments": map[string]any{}}, protocol.ClientCapabilities{Elicitation: &protocol.ClientCapabilitiesElicitation{}})
 	fmt.Println(sync["resultType"])
 	// Output:
 	// task working

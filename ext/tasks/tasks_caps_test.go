@@ -1,4 +1,4 @@
-package server
+package tasks
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // D9: what a task keeps of the request that creates it is bounded
@@ -20,8 +21,8 @@ import (
 func TestTaskArgumentCap(t *testing.T) {
 	store := NewMemoryTaskStore()
 	f := newTaskFixture(t, TaskConfig{Store: store, MaxArgumentBytes: 2000})
-	f.tool(t, "echo", TaskOptions{Support: TaskOptional}, func(_ context.Context, _ *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
-		return TextResult(string(args)), nil
+	f.tool(t, "echo", TaskOptions{Support: TaskOptional}, func(_ context.Context, _ *server.Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+		return server.TextResult(string(args)), nil
 	})
 	call := func(caps M, extra M, args M) *wire {
 		p := tparams(caps, M{"name": "echo", "arguments": args})
@@ -63,15 +64,15 @@ func TestTaskRunningCap(t *testing.T) {
 		}
 		ids = append(ids, w.Result["taskId"].(string))
 	}
-	rec := post(t, f.h, rpc(9, "tools/call", tparams(tasksCaps, M{"name": "wait", "arguments": M{}})), from("198.51.100.3:1", ""))
+	rec := post(f.h, 9, "tools/call", tparams(tasksCaps, M{"name": "wait", "arguments": M{}}), from("198.51.100.3:1", ""))
 	w := single(t, rec)
-	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "5" || w.code() != CodeRateLimited ||
+	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "5" || w.code() != server.CodeRateLimited ||
 		w.Error.Message != "Too many running tasks (at most 2 on this server); retry later" {
 		t.Errorf("a third running task: %d, Retry-After %q: %s", rec.Code, rec.Header().Get("Retry-After"), w.raw)
 	}
 	// A task that ends frees its place.
 	tcall(t, f.h, "tasks/cancel", tparams(tasksCaps, M{"taskId": ids[0]}), nil)
-	waitFor(t, func() bool { f.s.tasks.mu.Lock(); defer f.s.tasks.mu.Unlock(); return f.s.tasks.running == 1 })
+	waitFor(t, func() bool { return f.m.runningNow() == 1 })
 	w = tcall(t, f.h, "tools/call", tparams(tasksCaps, M{"name": "wait", "arguments": M{}}), from("198.51.100.3:1", ""))
 	if w.Result["resultType"] != "task" {
 		t.Fatalf("a task once another ended: %s", w.raw)
@@ -88,7 +89,7 @@ func TestTaskRunningCap(t *testing.T) {
 func TestTaskStatusMessageCap(t *testing.T) {
 	f := newTaskFixture(t, TaskConfig{MaxStatusMessageBytes: 100, MaxResultBytes: 1000})
 	set := make(chan struct{})
-	f.tool(t, "status", TaskOptions{Support: TaskOptional}, func(ctx context.Context, _ *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	f.tool(t, "status", TaskOptions{Support: TaskOptional}, func(ctx context.Context, _ *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		tk, _ := TaskFrom(ctx)
 		if err := tk.SetStatusMessage(ctx, strings.Repeat("é", 1000)); err != nil {
 			return nil, err
@@ -97,8 +98,8 @@ func TestTaskStatusMessageCap(t *testing.T) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})
-	f.tool(t, "fail", TaskOptions{Support: TaskOptional}, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
-		return nil, &Error{Code: protocol.CodeInvalidParamsError, Message: strings.Repeat("m", 1000), Data: json.RawMessage(`"` + strings.Repeat("d", 2000) + `"`)}
+	f.tool(t, "fail", TaskOptions{Support: TaskOptional}, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+		return nil, &server.Error{Code: protocol.CodeInvalidParamsError, Message: strings.Repeat("m", 1000), Data: json.RawMessage(`"` + strings.Repeat("d", 2000) + `"`)}
 	})
 	id := f.create(t, "status", tasksCaps)["taskId"].(string)
 	<-set
@@ -135,11 +136,11 @@ func TestTaskStatusMessageCap(t *testing.T) {
 // D9: a result over TaskConfig.MaxResultBytes fails the task with -32603.
 func TestTaskResultCap(t *testing.T) {
 	f := newTaskFixture(t, TaskConfig{MaxResultBytes: 1000})
-	f.tool(t, "big", TaskOptions{Support: TaskOptional}, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
-		return TextResult(strings.Repeat("r", 2000)), nil
+	f.tool(t, "big", TaskOptions{Support: TaskOptional}, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+		return server.TextResult(strings.Repeat("r", 2000)), nil
 	})
-	f.tool(t, "small", TaskOptions{Support: TaskOptional}, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
-		return TextResult(strings.Repeat("r", 500)), nil
+	f.tool(t, "small", TaskOptions{Support: TaskOptional}, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+		return server.TextResult(strings.Repeat("r", 500)), nil
 	})
 	id := f.create(t, "big", tasksCaps)["taskId"].(string)
 	got := waitStatus(t, f.h, id, "completed", "failed")
@@ -158,10 +159,10 @@ func TestTaskResultCap(t *testing.T) {
 // and stores nothing.
 func TestTaskInputResponseCap(t *testing.T) {
 	f := newTaskFixture(t, TaskConfig{MaxInputResponseBytes: 1000})
-	caps := M{"elicitation": M{}, "extensions": M{TasksExtension: M{}}}
-	f.tool(t, "ask", TaskOptions{Support: TaskOptional}, func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	caps := M{"elicitation": M{}, "extensions": M{ExtensionID: M{}}}
+	f.tool(t, "ask", TaskOptions{Support: TaskOptional}, func(_ context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		if a, ok := r.InputResponse("name"); ok {
-			return TextResult(a.Value.(*protocol.ElicitResult).Content["name"].Str()), nil
+			return server.TextResult(a.Value.(*protocol.ElicitResult).Content["name"].Str()), nil
 		}
 		return nil, r.AskInput(map[string]protocol.InputRequest{"name": nameForm()}, nil)
 	})
@@ -194,13 +195,14 @@ func TestTaskInputResponseCap(t *testing.T) {
 // large as the arguments).
 func TestTaskMemory(t *testing.T) {
 	store := NewMemoryTaskStore()
-	s := newServer(t, WithTasks(TaskConfig{Store: store})) // no capturing broker: it would keep every event
-	t.Cleanup(func() { waitIdle(t, s) })
-	h := s.Handler(HTTPOptions{})
+	ext, m := withManager(TaskConfig{Store: store})
+	s := newServer(t, ext) // no capturing broker: it would keep every event
+	t.Cleanup(func() { waitIdle(t, m) })
+	h := s.Handler(server.HTTPOptions{})
 	release := make(chan struct{})
 	defer close(release)
 	var set atomic.Int64
-	err := s.AddTool(toolDef(t, `{"name":"slow","inputSchema":{"type":"object"}}`), func(ctx context.Context, _ *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+	err := s.AddTool(toolDef(t, `{"name":"slow","inputSchema":{"type":"object"}}`), func(ctx context.Context, _ *server.Request, args json.RawMessage) (*protocol.CallToolResult, error) {
 		var in struct{ Label string }
 		_ = json.Unmarshal(args, &in)
 		if tk, ok := TaskFrom(ctx); ok {
@@ -212,7 +214,7 @@ func TestTaskMemory(t *testing.T) {
 		case <-release:
 		case <-ctx.Done():
 		}
-		return TextResult("done"), nil // the label is not kept: what the runtime keeps is measured
+		return server.TextResult("done"), nil // the label is not kept: what the runtime keeps is measured
 	}, AsTask(TaskOptions{Support: TaskOptional}))
 	if err != nil {
 		t.Fatal(err)
