@@ -53,6 +53,13 @@ type Extension struct {
 	// Listen, if set, is a member of subscriptions/listen's notifications
 	// filter that the extension adds.
 	Listen *ListenFilter
+	// Middleware, if set, runs around the handler of every request, inside
+	// the server's own middleware (WithMiddleware), for an extension that
+	// takes over other methods than tools/call (prompts/get,
+	// resources/read): it may answer a request itself, or pass it on. Only
+	// an extension given to New (WithExtension) may have one, since the
+	// chain is built once.
+	Middleware Middleware
 }
 
 // ExtensionMethod is a method an extension adds.
@@ -208,7 +215,7 @@ func WithExtension(e Extension) Option {
 func (s *Server) AddExtension(e Extension) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, err := s.addExtensionLocked(e)
+	_, err := s.addExtensionLocked(e, false)
 	return err
 }
 
@@ -239,13 +246,17 @@ func (s *Server) extensionFor(id string, ifAbsent func() Extension) (*Extension,
 	if e.ID != id {
 		return nil, fmt.Errorf("server: the extension made for %s has the id %q", id, e.ID)
 	}
-	return s.addExtensionLocked(e)
+	return s.addExtensionLocked(e, false)
 }
 
-// addExtensionLocked records an extension; the caller holds s.mu.
-func (s *Server) addExtensionLocked(e Extension) (*Extension, error) {
+// addExtensionLocked records an extension; the caller holds s.mu. New
+// (inNew) has put its Middleware in the chain already.
+func (s *Server) addExtensionLocked(e Extension, inNew bool) (*Extension, error) {
 	if e.ID == "" {
 		return nil, errors.New("server: an extension needs an ID")
+	}
+	if e.Middleware != nil && !inNew {
+		return nil, fmt.Errorf("server: extension %s has a Middleware: give it to New (WithExtension)", e.ID)
 	}
 	if _, dup := s.exts[e.ID]; dup {
 		return nil, fmt.Errorf("server: extension %s added twice", e.ID)

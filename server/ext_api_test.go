@@ -208,3 +208,49 @@ func TestExtensionMethodName(t *testing.T) {
 		t.Errorf("the handler ran %d times, want 1 (never for a header mismatch)", ran.Load())
 	}
 }
+
+// An extension's Middleware takes over another method than tools/call
+// (here prompts/get, for a client that declares the extension), inside
+// the server's own middleware; AddExtension after New refuses one.
+func TestExtensionMiddleware(t *testing.T) {
+	var order []string
+	outer := func(next server.Handler) server.Handler {
+		return func(ctx context.Context, r *server.Request) (server.Result, error) {
+			order = append(order, "outer")
+			return next(ctx, r)
+		}
+	}
+	takeOver := func(next server.Handler) server.Handler {
+		return func(ctx context.Context, r *server.Request) (server.Result, error) {
+			order = append(order, "extension")
+			if r.Method == "prompts/get" && r.Declares(extID) {
+				return &protocol.GetPromptResult{Description: server.Ptr("by the extension"), Messages: []protocol.PromptMessage{}}, nil
+			}
+			return next(ctx, r)
+		}
+	}
+	s := newExtServer(t, server.WithMiddleware(outer), server.WithExtension(server.Extension{ID: extID, Middleware: takeOver}))
+	if err := s.AddPrompt(protocol.Prompt{Name: "p"}, func(context.Context, *server.Request, map[string]string) (*protocol.GetPromptResult, error) {
+		return &protocol.GetPromptResult{Description: server.Ptr("by the handler"), Messages: []protocol.PromptMessage{}}, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	c := servertest.New(s)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		opts []servertest.Option
+		want string
+	}{{nil, "by the handler"}, {[]servertest.Option{declareExt}, "by the extension"}} {
+		order = nil
+		res, err := c.GetPrompt(ctx, "p", nil, tc.opts...)
+		if err != nil || res.Description == nil || *res.Description != tc.want {
+			t.Errorf("prompts/get: %v %v, want %q", res, err, tc.want)
+		}
+		if strings.Join(order, ",") != "outer,extension" {
+			t.Errorf("order %v, want the server's middleware first", order)
+		}
+	}
+	if err := s.AddExtension(server.Extension{ID: "late", Middleware: takeOver}); err == nil || !strings.Contains(err.Error(), "give it to New") {
+		t.Errorf("AddExtension with a Middleware after New: %v", err)
+	}
+}

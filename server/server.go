@@ -326,6 +326,11 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 		resources:    map[string]*resource{},
 		now:          time.Now,
 	}
+	for _, e := range c.exts {
+		if e.Middleware != nil { // innermost: the server's own middleware sees the request first
+			s.cfg.middleware = append(s.cfg.middleware, e.Middleware)
+		}
+	}
 	s.chain = s.buildChain()
 	if s.dual() {
 		if s.instance, err = newStreamID(); err != nil {
@@ -348,7 +353,10 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 		}
 	}
 	for _, e := range c.exts {
-		if err := s.AddExtension(e); err != nil {
+		s.mu.Lock()
+		_, err := s.addExtensionLocked(e, true)
+		s.mu.Unlock()
+		if err != nil {
 			return nil, err
 		}
 	}
