@@ -326,7 +326,8 @@
 // go through steps 1 to 8 like the core ones (an ExtensionMethod's
 // NameMember is what Mcp-Name mirrors), may serve the tools/call of the
 // tools registered with its ToolExtension (CallTool: the tasks extension
-// runs them as tasks), and may add a member to the listen filter whose
+// runs them as tasks), may take over other methods with its Middleware
+// (inside the server's own), and may add a member to the listen filter whose
 // keys its events (Server.Publish, EventExtension) are delivered by. Its
 // results get the envelope like every result. The tasks extension,
 // package github.com/mcpwire/mcpwire/ext/tasks, is written on this API
