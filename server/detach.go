@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
@@ -50,32 +51,40 @@ func RateLimited(msg string, d time.Duration) *Error {
 // is the server's own mistake and is not held against the client.
 func (s *Server) CheckInputResponse(ctx context.Context, key string, req, resp json.RawMessage) error {
 	var ir protocol.InputRequest
-	var in protocol.InputResponse
-	if err := protocol.Unmarshal(resp, &in); err != nil {
-		return InvalidParams("Invalid params: inputResponses."+key+": "+err.Error(), nil)
-	}
 	if protocol.Unmarshal(req, &ir) != nil {
+		var in protocol.InputResponse // only the shape of some answer is known
+		if err := protocol.Unmarshal(resp, &in); err != nil {
+			return InvalidParams("Invalid params: inputResponses."+key+": "+err.Error(), nil)
+		}
 		return nil
 	}
-	ok := true
-	switch q := ir.Value.(type) {
+	// Decoded as the result of the request's method, so that an error
+	// names what that result lacks (not what another kind of answer would).
+	var want any
+	var method string
+	switch ir.Value.(type) {
 	case *protocol.ElicitRequest:
-		var er *protocol.ElicitResult
-		if er, ok = in.Value.(*protocol.ElicitResult); ok && er.Action == protocol.ElicitResultActionAccept {
-			if form, isForm := q.Params.Value.(*protocol.ElicitRequestFormParams); isForm {
-				if e := s.checkFormContent(ctx, "inputResponses."+key+".content", form, resp); e != nil {
-					return e
-				}
-				return nil
-			}
-		}
+		want, method = new(protocol.ElicitResult), protocol.MethodElicitationCreate
 	case *protocol.CreateMessageRequest:
-		_, ok = in.Value.(*protocol.CreateMessageResult)
+		want, method = new(protocol.CreateMessageResult), protocol.MethodSamplingCreateMessage
 	case *protocol.ListRootsRequest:
-		_, ok = in.Value.(*protocol.ListRootsResult)
+		want, method = new(protocol.ListRootsResult), protocol.MethodRootsList
+	default:
+		return nil
 	}
-	if !ok {
-		return InvalidParams("Invalid params: inputResponses."+key+" does not answer its request", nil)
+	if err := protocol.Unmarshal(resp, want); err != nil {
+		return InvalidParams("Invalid params: inputResponses."+key+" does not answer its "+method+" request: "+strings.TrimPrefix(err.Error(), "protocol: "), nil)
+	}
+	er, ok := want.(*protocol.ElicitResult)
+	if !ok || er.Action != protocol.ElicitResultActionAccept {
+		return nil
+	}
+	form, isForm := ir.Value.(*protocol.ElicitRequest).Params.Value.(*protocol.ElicitRequestFormParams)
+	if !isForm {
+		return nil
+	}
+	if e := s.checkFormContent(ctx, "inputResponses."+key+".content", form, resp); e != nil {
+		return e
 	}
 	return nil
 }

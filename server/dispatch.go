@@ -401,7 +401,8 @@ func (s *Server) dispatch(ctx context.Context, r *Request, params any, x *exchan
 		}
 	case *extParams:
 		if em, ok := s.extMethod(r.Method); ok {
-			return extResult(em.Handle(ctx, r, p.raw))
+			res, err := em.Handle(ctx, r, p.raw)
+			return extResult(res, err, false)
 		}
 	}
 	return nil, MethodNotFound(r.Method)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strconv"
 	"unicode/utf8"
 
@@ -74,31 +75,40 @@ func envelopeOf(res wireResult) (meta **protocol.ResultMetaObject, rt *string, k
 // extResult readies an extension's result for the envelope: a core result
 // as it is, anything else (a type generated from the extension's schema)
 // encoded and read back as a protocol.Result, which stamp knows. A nil
-// result is the empty one; one that does not encode to a JSON object is
-// -32603.
-func extResult(res Result, err error) (wireResult, error) {
-	if err != nil || res == nil {
-		if err == nil {
-			res = &protocol.Result{}
-		}
-		return res, err
+// result is the empty one. It is an error, which the client gets as
+// -32603, when the result is a nil pointer, does not encode to a JSON
+// object, or claims a resultType the core reserves: "input_required"
+// (only the runtime's multi round-trip results carry it), and "task"
+// except from a CallTool hook (task, R-TASK-05).
+func extResult(res Result, err error, task bool) (wireResult, error) {
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return &protocol.Result{ResultType: "complete"}, nil
+	}
+	if v := reflect.ValueOf(res); v.Kind() == reflect.Pointer && v.IsNil() {
+		return nil, fmt.Errorf("server: an extension returned a nil %T", res)
 	}
 	if _, _, known := envelopeOf(res); known {
-		return res, nil
+		return checkResultType(res, task)
 	}
 	b, err := json.Marshal(res) // a generated type encodes itself (MarshalJSON)
 	if err != nil {
 		return nil, fmt.Errorf("server: an extension's result does not encode: %w", err)
 	}
-	var probe struct {
-		ResultType *string `json:"resultType"`
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(b, &probe); err != nil || probe == nil {
+		return nil, fmt.Errorf("server: an extension's result is not a JSON object: %.64s", b)
 	}
-	if err := json.Unmarshal(b, &probe); err != nil || len(b) < 2 || b[0] != '{' {
-		return nil, fmt.Errorf("server: an extension's result is not a JSON object: %s", b)
-	}
-	if probe.ResultType == nil { // the envelope's default (R-BASE-05)
-		rest := b[1:]
-		if len(bytes.TrimSpace(rest)) > 1 {
+	if rt, ok := probe["resultType"]; !ok || string(rt) == "null" { // the envelope's default (R-BASE-05)
+		if ok {
+			delete(probe, "resultType")
+			if b, err = json.Marshal(probe); err != nil {
+				return nil, err
+			}
+		}
+		if rest := b[1:]; len(bytes.TrimSpace(rest)) > 1 {
 			b = append([]byte(`{"resultType":"complete",`), rest...)
 		} else {
 			b = []byte(`{"resultType":"complete"}`)
@@ -108,7 +118,23 @@ func extResult(res Result, err error) (wireResult, error) {
 	if err := protocol.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("server: an extension's result is not a result object: %w", err)
 	}
-	return &r, nil
+	return checkResultType(&r, task)
+}
+
+// checkResultType refuses the resultType values an extension may not
+// give a result (see extResult).
+func checkResultType(res wireResult, task bool) (wireResult, error) {
+	var rt string
+	switch v := res.(type) {
+	case *protocol.Result:
+		rt = v.ResultType
+	case *protocol.CallToolResult:
+		rt = v.ResultType
+	}
+	if rt == "input_required" || rt == "task" && !task {
+		return nil, fmt.Errorf("server: an extension's result has the reserved resultType %q", rt)
+	}
+	return res, nil
 }
 
 // appendID writes a request id as JSON.

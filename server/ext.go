@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -31,11 +32,12 @@ type Extension struct {
 	// Settings is the value advertised under capabilities.extensions[ID]
 	// (default: {}).
 	Settings protocol.JSONObject
-	// Attach, if set, is called once when the extension is added to a
-	// server (WithExtension, AddExtension, or ToolExtension's IfAbsent),
+	// Attach, if set, is called when the extension is about to be added to
+	// a server (WithExtension, AddExtension, or ToolExtension's IfAbsent),
 	// before it serves anything: an extension that needs the server (its
-	// log, broker, Publish) keeps it. It runs under the server's
-	// registration lock: it must not register anything itself.
+	// log, broker, Publish) keeps it. It is called without the server's
+	// locks held. Should the addition then fail (an id or method already
+	// taken), the extension is not used.
 	Attach func(s *Server)
 	// Methods are the methods the extension adds, by name. A core method
 	// name is refused, and so is one another extension added.
@@ -213,10 +215,19 @@ func WithExtension(e Extension) Option {
 // fails for an id already added, and for a method that is a core one or
 // another extension's.
 func (s *Server) AddExtension(e Extension) error {
+	_, err := s.addExtension(e, false)
+	return err
+}
+
+// addExtension attaches e (outside s.mu: Attach may call the server) and
+// records it.
+func (s *Server) addExtension(e Extension, inNew bool) (*Extension, error) {
+	if e.Attach != nil {
+		e.Attach(s)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	_, err := s.addExtensionLocked(e, false)
-	return err
+	return s.addExtensionLocked(e, inNew)
 }
 
 // HasExtension reports whether the server serves the extension id.
@@ -231,22 +242,32 @@ func (s *Server) HasExtension(id string) bool {
 func (s *Server) Logger() *slog.Logger { return s.log }
 
 // extensionFor returns the extension id, adding the one ifAbsent makes
-// when the server has none yet. The check and the addition hold s.mu
-// together, so that tools registered from several goroutines add it once.
+// when the server has none yet. Tools registered from several goroutines
+// add it once: one made meanwhile by another wins, and this one is
+// dropped.
 func (s *Server) extensionFor(id string, ifAbsent func() Extension) (*Extension, error) {
+	s.mu.RLock()
+	e, ok := s.exts[id]
+	s.mu.RUnlock()
+	switch {
+	case ok:
+		return e, nil
+	case ifAbsent == nil:
+		return nil, fmt.Errorf("server: extension %s is not on this server (WithExtension)", id)
+	}
+	made := ifAbsent()
+	if made.ID != id {
+		return nil, fmt.Errorf("server: the extension made for %s has the id %q", id, made.ID)
+	}
+	if made.Attach != nil {
+		made.Attach(s)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if e, ok := s.exts[id]; ok {
 		return e, nil
 	}
-	if ifAbsent == nil {
-		return nil, fmt.Errorf("server: extension %s is not on this server (WithExtension)", id)
-	}
-	e := ifAbsent()
-	if e.ID != id {
-		return nil, fmt.Errorf("server: the extension made for %s has the id %q", id, e.ID)
-	}
-	return s.addExtensionLocked(e, false)
+	return s.addExtensionLocked(made, false)
 }
 
 // addExtensionLocked records an extension; the caller holds s.mu. New
@@ -262,8 +283,8 @@ func (s *Server) addExtensionLocked(e Extension, inNew bool) (*Extension, error)
 		return nil, fmt.Errorf("server: extension %s added twice", e.ID)
 	}
 	for m, h := range e.Methods {
-		if _, ok := protocol.LookupMethod(m); ok {
-			return nil, fmt.Errorf("server: extension method %s is a core method", m)
+		if err := checkExtMethodName(m); err != nil {
+			return nil, err
 		}
 		if _, dup := s.extMethods[m]; dup {
 			return nil, fmt.Errorf("server: extension method %s is added twice", m)
@@ -286,9 +307,6 @@ func (s *Server) addExtensionLocked(e Extension, inNew bool) (*Extension, error)
 		e.Settings = protocol.JSONObject("{}")
 	}
 	x := &e
-	if e.Attach != nil {
-		e.Attach(s)
-	}
 	s.exts[e.ID] = x
 	s.extensions[e.ID] = e.Settings
 	for m, h := range e.Methods {
@@ -298,6 +316,33 @@ func (s *Server) addExtensionLocked(e Extension, inNew bool) (*Extension, error)
 		s.listenExts = append(s.listenExts, x)
 	}
 	return x, nil
+}
+
+// checkExtMethodName refuses a name an extension may not take: empty,
+// JSON-RPC's reserved rpc.*, a notification's, a 2026-07-28 method, or one
+// that 2026-07-28 removed and answers -32601 (removedMethod).
+func checkExtMethodName(m string) error {
+	_, core := protocol.LookupMethod(m)
+	switch {
+	case m == "" || strings.HasPrefix(m, "rpc.") || strings.HasPrefix(m, "notifications/"):
+		return fmt.Errorf("server: extension method %q: a reserved name", m)
+	case core, removedMethod(m):
+		return fmt.Errorf("server: extension method %s is a core method", m)
+	}
+	return nil
+}
+
+// removedMethod reports whether m is a request of 2025-11-25 that
+// 2026-07-28 removed: a 2026-07-28 request for one is -32601 (step 2 of the
+// order of checks; initialize's error names the supported versions,
+// R-VER-05; tasks/result, R-TASK-19). The tasks extension defines
+// tasks/get and tasks/cancel anew, so those two are not among them.
+func removedMethod(m string) bool {
+	switch m {
+	case "initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "tasks/result", "tasks/list":
+		return true
+	}
+	return false
 }
 
 // extParams carries an extension method's params through dispatch.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
@@ -47,6 +48,14 @@ func TestAddExtensionRefusals(t *testing.T) {
 		{"core method", server.Extension{ID: "a", Methods: map[string]server.ExtensionMethod{"tools/call": ok}}, "is a core method"},
 		{"no handler", server.Extension{ID: "a", Methods: map[string]server.ExtensionMethod{"a/get": {}}}, "has no Handle"},
 		{"listen without accept", server.Extension{ID: "a", Listen: &server.ListenFilter{Member: "aIds", Method: "notifications/a"}}, "needs Member, Method and Accept"},
+		// Names an extension may not take (a hostile review, F4): empty,
+		// JSON-RPC's rpc.*, notifications, and what 2026-07-28 removed.
+		{"empty method", server.Extension{ID: "a", Methods: map[string]server.ExtensionMethod{"": ok}}, "a reserved name"},
+		{"rpc.", server.Extension{ID: "a", Methods: map[string]server.ExtensionMethod{"rpc.discover": ok}}, "a reserved name"},
+		{"notification", server.Extension{ID: "a", Methods: map[string]server.ExtensionMethod{"notifications/a": ok}}, "a reserved name"},
+		{"initialize", server.Extension{ID: "a", Methods: map[string]server.ExtensionMethod{"initialize": ok}}, "is a core method"},
+		{"ping", server.Extension{ID: "a", Methods: map[string]server.ExtensionMethod{"ping": ok}}, "is a core method"},
+		{"tasks/result", server.Extension{ID: "a", Methods: map[string]server.ExtensionMethod{"tasks/result": ok}}, "is a core method"},
 	} {
 		s := newExtServer(t)
 		if err := s.AddExtension(c.ext); err == nil || !strings.Contains(err.Error(), c.want) {
@@ -153,7 +162,7 @@ func TestExtensionResultEnvelope(t *testing.T) {
 		wantErr int64
 	}{
 		{"map", map[string]int{"n": 1}, `"resultType":"complete","n":1`, 0},
-		{"own resultType", map[string]string{"resultType": "task", "id": "x"}, `"resultType":"task"`, 0},
+		{"own resultType", map[string]string{"resultType": "complete", "id": "x"}, `"resultType":"complete","id":"x"`, 0},
 		{"nil", nil, `"resultType":"complete"`, 0},
 		{"empty object", struct{}{}, `"resultType":"complete"`, 0},
 		{"core result", &protocol.Result{ResultType: "complete"}, `"resultType":"complete"`, 0},
@@ -161,6 +170,13 @@ func TestExtensionResultEnvelope(t *testing.T) {
 		{"string", "hi", "", protocol.CodeInternalError},
 		{"no encoding", map[string]any{"f": func() {}}, "", protocol.CodeInternalError},
 		{"bad _meta", map[string]any{"_meta": 5}, "", protocol.CodeInternalError},
+		// A hostile review (F6): a null resultType is the default, a typed
+		// nil is refused without a panic, reserved resultTypes are refused.
+		{"null resultType", map[string]any{"resultType": nil, "n": 1}, `"resultType":"complete"`, 0},
+		{"typed nil", (*protocol.CallToolResult)(nil), "", protocol.CodeInternalError},
+		{"task from a method", map[string]string{"resultType": "task"}, "", protocol.CodeInternalError},
+		{"input_required", map[string]string{"resultType": "input_required"}, "", protocol.CodeInternalError},
+		{"core input_required", &protocol.Result{ResultType: "input_required"}, "", protocol.CodeInternalError},
 	} {
 		s := newExtServer(t, server.WithExtension(server.Extension{ID: extID,
 			Methods: map[string]server.ExtensionMethod{"ext/get": handleWith(c.res, nil)}}))
@@ -252,5 +268,28 @@ func TestExtensionMiddleware(t *testing.T) {
 	}
 	if err := s.AddExtension(server.Extension{ID: "late", Middleware: takeOver}); err == nil || !strings.Contains(err.Error(), "give it to New") {
 		t.Errorf("AddExtension with a Middleware after New: %v", err)
+	}
+}
+
+// Attach may call the server (a hostile review, F3: it ran under the
+// registration lock, and HasExtension there hung the server).
+func TestExtensionAttachCallsServer(t *testing.T) {
+	var saw bool
+	e := server.Extension{ID: extID, Attach: func(s *server.Server) { saw = !s.HasExtension(extID) }}
+	done := make(chan error, 1)
+	go func() {
+		s, err := server.New(protocol.Implementation{Name: "x", Version: "1"})
+		if err == nil {
+			err = s.AddExtension(e)
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil || !saw {
+			t.Errorf("AddExtension: %v; Attach saw the extension not yet added: %v", err, saw)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("AddExtension with an Attach that calls HasExtension did not return")
 	}
 }

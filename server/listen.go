@@ -520,9 +520,13 @@ func (s *Server) extListenKeys(r *Request, extra protocol.Members) ([][]string, 
 		if !r.Declares(e.ID) {
 			return nil, MissingExtension(e.ID)
 		}
-		var keys []string
-		if err := json.Unmarshal(raw, &keys); err != nil || keys == nil {
+		var entries []*string // a null entry is refused, not read as ""
+		if err := json.Unmarshal(raw, &entries); err != nil || entries == nil || slices.Contains(entries, nil) {
 			return nil, InvalidParams("Invalid params: notifications."+l.Member+" must be an array of strings", nil)
+		}
+		keys := make([]string, len(entries))
+		for j, k := range entries {
+			keys[j] = *k
 		}
 		max := l.MaxKeys
 		if max <= 0 {

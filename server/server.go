@@ -353,10 +353,7 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 		}
 	}
 	for _, e := range c.exts {
-		s.mu.Lock()
-		_, err := s.addExtensionLocked(e, true)
-		s.mu.Unlock()
-		if err != nil {
+		if _, err := s.addExtension(e, true); err != nil {
 			return nil, err
 		}
 	}

@@ -587,7 +587,8 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 		}
 		if h := t.callHook(); h != nil {
 			call := &ToolCall{Name: t.def.Name, Arguments: args, Value: h.value, ClientKey: x.remote, s: s, t: t}
-			return extResult(h.ext.CallTool(ctx, r, call))
+			res, err := h.ext.CallTool(ctx, r, call)
+			return extResult(res, err, true)
 		}
 	}
 	res, err := t.handler(ctx, r, args)
