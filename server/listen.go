@@ -310,7 +310,9 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 	filter.compact()
 	// The params (a filter may list thousands of URIs) are not kept for
 	// the stream's lifetime: Request.Params is nil from here on.
+	r.mu.Lock()
 	r.params = nil
+	r.mu.Unlock()
 	var tick <-chan time.Time
 	if _, ok := r.out.(keepAliver); ok && s.cfg.keepAlive > 0 {
 		t := time.NewTicker(s.cfg.keepAlive)

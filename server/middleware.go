@@ -148,15 +148,18 @@ func (s *Server) viaMiddleware(ctx context.Context, r *Request, params any, x *e
 // layer serves: logging/setLevel, resources/subscribe and
 // resources/unsubscribe have their 2025-11-25 params
 // (*mcp20251125.SetLevelRequestParams, ...), ping none. In a task
-// (AsTask), nil; and for
-// subscriptions/listen, nil once the stream is open, since a filter's
-// params are not kept for the stream's lifetime. Treat them as
-// read-only.
+// (Request.Detach), nil; for subscriptions/listen, nil once the stream
+// is open, since a filter's params are not kept for the stream's
+// lifetime; and nil once the request is answered, since a context that
+// outlives it must not keep them. Treat them as read-only.
 func (r *Request) Params() any {
-	if p, ok := r.params.(*extParams); ok {
+	r.mu.Lock()
+	params := r.params
+	r.mu.Unlock()
+	if p, ok := params.(*extParams); ok {
 		return json.RawMessage(p.raw)
 	}
-	return r.params
+	return params
 }
 
 // Name returns the tool or prompt name of tools/call and prompts/get, or
@@ -164,7 +167,10 @@ func (r *Request) Params() any {
 // in a legacy session): what the Mcp-Name header mirrors. It is "" for
 // other methods.
 func (r *Request) Name() string {
-	switch p := r.params.(type) {
+	r.mu.Lock()
+	params := r.params
+	r.mu.Unlock()
+	switch p := params.(type) {
 	case *protocol.CallToolRequestParams:
 		return p.Name
 	case *protocol.GetPromptRequestParams:
@@ -176,7 +182,7 @@ func (r *Request) Name() string {
 	case *mcp20251125.UnsubscribeRequestParams:
 		return p.URI
 	case nil:
-		return r.target // a task's Request: the tool's name
+		return r.target // a task's Request, or one answered: the tool's name
 	}
 	return ""
 }
@@ -233,5 +239,9 @@ func reservedMetaKey(key string) bool {
 
 // Header returns the headers of the HTTP request that carried this
 // request, the session's POST in a legacy session; nil on stdio and in
-// a task. Treat it as read-only.
-func (r *Request) Header() http.Header { return r.header }
+// a task, and once the request is answered. Treat it as read-only.
+func (r *Request) Header() http.Header {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.header
+}

@@ -134,9 +134,15 @@ func (r *Request) DisconnectForPolling(retry time.Duration) bool {
 	return !done && p.disconnectForPolling(retry)
 }
 
+// finish ends the request: nothing is sent for it any more, and what it
+// held of its exchange (the decoded params, the headers, the arguments'
+// JSON, the middleware's copy of the exchange) is let go, so that a
+// context that outlives the request (a task's, a goroutine's) does not
+// keep them reachable through it.
 func (r *Request) finish() {
 	r.mu.Lock()
 	r.done = true
+	r.params, r.header, r.salient, r.mwx, r.answer = nil, nil, nil, nil, nil
 	r.mu.Unlock()
 	r.rc.finish()
 }

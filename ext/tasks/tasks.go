@@ -83,8 +83,10 @@ const taskBusyRetryAfter = 5 * time.Second
 // MaxArgumentBytes) and the input responses of the current round (at most
 // MaxInputResponseBytes, also in the record) until it ends, and the
 // creating request's context, for the values middleware put in it (it
-// keeps the finished Request reachable: its params, headers and HTTP
-// exchange, a few KiB beside the arguments); its record, in
+// keeps the finished Request reachable, which let go of its params,
+// headers and exchange when it was answered: a few KiB, and its _meta,
+// which the task's copy repeats; TestTaskMemory measures 6 KB a task
+// beside the arguments); its record, in
 // the store, keeps a statusMessage (at most MaxStatusMessageBytes), the
 // outstanding input requests (the server's own, at most
 // WithMaxInputRequests of them), those input responses, and at the end a

@@ -226,11 +226,15 @@ func TestTaskMemory(t *testing.T) {
 		return ms.HeapInuse
 	}
 	const n = 20
-	run := func(labelBytes int) (created int, perTask float64) {
+	run := func(labelBytes int, padBytes ...int) (created int, perTask float64) {
 		before := heap()
 		label := strings.Repeat("x", labelBytes)
 		for range n {
-			w := tcall(t, h, "tools/call", tparams(tasksCaps, M{"name": "slow", "arguments": M{"label": label}}), nil)
+			p := M{"name": "slow", "arguments": M{"label": label}}
+			if len(padBytes) > 0 {
+				p["pad"] = strings.Repeat("p", padBytes[0]) // a params member the schema does not declare
+			}
+			w := tcall(t, h, "tools/call", tparams(tasksCaps, p), nil)
 			if w.Result["resultType"] == "task" {
 				created++
 			} else if w.code() != protocol.CodeInvalidParamsError {
@@ -250,5 +254,14 @@ func TestTaskMemory(t *testing.T) {
 	t.Logf("%d tasks of a 200 KB argument: %d created, %.0f KB a task", n, created, per/1000)
 	if created != n || per > 300_000 {
 		t.Errorf("%d of %d tasks of a 200 KB argument created, %.0f KB a task", created, n, per/1000)
+	}
+	// What the creating request held beside the arguments (here a 1 MiB
+	// member of params that no schema declares) is not kept once it is
+	// answered (a hostile review, F1: the task's context kept the whole
+	// finished Request reachable, 3 MB a task).
+	created, per = run(10, 1<<20)
+	t.Logf("%d tasks with a 1 MiB unknown params member: %d created, %.0f KB a task", n, created, per/1000)
+	if created != n || per > 100_000 {
+		t.Errorf("%d of %d tasks with a 1 MiB unknown params member created, %.0f KB a task", created, n, per/1000)
 	}
 }
