@@ -55,6 +55,11 @@ type Extension struct {
 	// Listen, if set, is a member of subscriptions/listen's notifications
 	// filter that the extension adds.
 	Listen *ListenFilter
+	// Shutdown, if set, is called by Server.Shutdown, which waits for it
+	// (within its context) as it waits for the requests in flight: an
+	// extension that runs work of its own (the tasks extension's tasks)
+	// ends it there.
+	Shutdown func(ctx context.Context) error
 	// Middleware, if set, runs around the handler of every request, inside
 	// the server's own middleware (WithMiddleware), for an extension that
 	// takes over other methods than tools/call (prompts/get,

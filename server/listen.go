@@ -244,17 +244,35 @@ func (s *Server) publish(ev Event) error {
 // request (R-SUB-07): see the package documentation for this choice. A
 // stream whose client stopped reading ends when its pending write times
 // out (HTTPOptions.WriteTimeout, 30 s by default): give ctx longer than
-// that for every stream to end.
+// that for every stream to end. It also calls each extension's Shutdown
+// (the tasks extension fails the tasks running here), and returns their
+// errors joined.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeOnce.Do(func() { close(s.closing) })
+	s.mu.RLock()
+	var exts []*Extension
+	for _, e := range s.exts {
+		if e.Shutdown != nil {
+			exts = append(exts, e)
+		}
+	}
+	s.mu.RUnlock()
+	errs := make(chan error, len(exts))
+	for _, e := range exts {
+		go func() { errs <- e.Shutdown(ctx) }()
+	}
 	done := make(chan struct{})
 	go func() { s.listeners.Wait(); s.inflight.Wait(); close(done) }()
 	select {
 	case <-done:
-		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	var err error
+	for range exts {
+		err = errors.Join(err, <-errs)
+	}
+	return err
 }
 
 // listen serves subscriptions/listen: an acknowledgement, then the

@@ -43,6 +43,11 @@ const (
 	// DefaultMaxRunningTasks caps the tasks running on one instance
 	// (TaskConfig.MaxRunning).
 	DefaultMaxRunningTasks = 256
+	// DefaultMaxRunningTasksPerPrincipal caps the tasks of one principal
+	// (of one client address without one) running on one instance
+	// (TaskConfig.MaxRunningPerPrincipal): a quarter of
+	// DefaultMaxRunningTasks, so that one client cannot take every slot.
+	DefaultMaxRunningTasksPerPrincipal = DefaultMaxRunningTasks / 4
 	// DefaultMaxTaskArgumentBytes caps what a task keeps of the request
 	// that created it (TaskConfig.MaxArgumentBytes).
 	DefaultMaxTaskArgumentBytes = 256 << 10
@@ -143,6 +148,16 @@ type TaskConfig struct {
 	// running tasks"), with HTTP 429 and Retry-After, and no task is
 	// created.
 	MaxRunning int
+	// MaxRunningPerPrincipal caps the tasks of one principal running on
+	// this instance, or of one client address for requests without a
+	// principal, as MaxTasksPerPrincipal counts them
+	// (DefaultMaxRunningTasksPerPrincipal); negative means no cap. It
+	// keeps one client from taking all MaxRunning slots for the length of
+	// its tasks' TTL. stdio, whose one client has no one to share with,
+	// is not subject to it. A tools/call over it gets CodeRateLimited
+	// ("too many running tasks (at most N per principal)"), HTTP 429 with
+	// Retry-After, and no task is created.
+	MaxRunningPerPrincipal int
 	// MaxArgumentBytes caps what a task keeps of the request that created
 	// it: its arguments, _meta and inputResponses, as JSON
 	// (DefaultMaxTaskArgumentBytes, 256 KiB); negative means no cap. A
@@ -380,6 +395,9 @@ func missingTasks() *server.Error { return server.MissingExtension(ExtensionID) 
 func newManager(c TaskConfig) *taskManager {
 	m := &taskManager{store: c.Store, ttl: c.TTL, poll: c.PollInterval, retention: c.Retention, limit: c.MaxTasksPerPrincipal, signals: map[string]chan struct{}{},
 		maxRunning:   orDefault(c.MaxRunning, DefaultMaxRunningTasks),
+		maxRunningBy: orDefault(c.MaxRunningPerPrincipal, DefaultMaxRunningTasksPerPrincipal),
+		runningBy:    map[string]int{},
+		runs:         map[string]context.CancelCauseFunc{},
 		maxArgs:      orDefault(c.MaxArgumentBytes, DefaultMaxTaskArgumentBytes),
 		maxResponses: orDefault(c.MaxInputResponseBytes, DefaultMaxTaskInputResponseBytes),
 		maxStatus:    orDefault(c.MaxStatusMessageBytes, DefaultMaxTaskStatusMessageBytes),
@@ -424,6 +442,7 @@ func (m *taskManager) extension() server.Extension {
 		},
 		CheckTool: checkTool,
 		CallTool:  m.callTool,
+		Shutdown:  m.shutdown,
 		Listen: &server.ListenFilter{
 			Member:  "taskIds",
 			Method:  "notifications/tasks",
@@ -446,11 +465,20 @@ type taskManager struct {
 	// The caps of TaskConfig; 0: none.
 	maxRunning, maxArgs, maxResponses, maxStatus, maxResult int
 	maxListen                                               int // TaskConfig.MaxListenTasks
+	maxRunningBy                                            int // TaskConfig.MaxRunningPerPrincipal
 
 	mu      sync.Mutex
 	signals map[string]chan struct{} // closed when the task's record may have changed
 	running int                      // tasks running here
-	subStop func()                   // ends the broker subscription
+	// runningBy counts them by principal or client address (runScope).
+	runningBy map[string]int
+	// runs cancels the running tasks by id, with errShutdown on Shutdown.
+	runs map[string]context.CancelCauseFunc
+	// closing is set by Shutdown: no task starts any more, and drained
+	// closes once the last one ran.
+	closing bool
+	drained chan struct{}
+	subStop func() // ends the broker subscription
 }
 
 // taskNow is the time stamps are taken from, to the millisecond.
@@ -540,13 +568,14 @@ func (m *taskManager) start(ctx context.Context, r *server.Request, call *server
 			return nil, server.InvalidParams(fmt.Sprintf("Invalid params: arguments too large to run as a task (%d bytes of arguments, _meta and inputResponses, at most %d)", n, m.maxArgs), nil)
 		}
 	}
-	if !m.attach() {
-		return nil, server.RateLimited(fmt.Sprintf("Too many running tasks (at most %d on this server); retry later", m.maxRunning), taskBusyRetryAfter)
+	scope, per := runScope(r, call.ClientKey)
+	if e := m.attach(scope, per); e != nil {
+		return nil, e
 	}
 	attached := true
 	defer func() {
 		if attached {
-			m.detach()
+			m.detach(scope)
 		}
 	}()
 	ttl, poll := m.ttl, m.poll
@@ -561,7 +590,7 @@ func (m *taskManager) start(ctx context.Context, r *server.Request, call *server
 		m.log.Error("task id", "err", err)
 		return nil, server.InternalError("Internal error")
 	}
-	quota, per := taskQuota(r, call.ClientKey)
+	quota, quotaPer := taskQuota(r, call.ClientKey)
 	now := taskNow()
 	rec := &TaskRecord{
 		ID: id, Principal: r.Principal, QuotaKey: quota, Method: r.Method, Target: call.Name,
@@ -571,7 +600,7 @@ func (m *taskManager) start(ctx context.Context, r *server.Request, call *server
 	}
 	if err := m.store.Create(ctx, rec, max(m.limit, 0)); err != nil {
 		if errors.Is(err, ErrTaskLimit) {
-			return nil, server.RateLimited(fmt.Sprintf("Too many tasks (at most %d %s); retry later", m.limit, per), taskQuotaRetryAfter)
+			return nil, server.RateLimited(fmt.Sprintf("Too many tasks (at most %d %s); retry later", m.limit, quotaPer), taskQuotaRetryAfter)
 		}
 		m.log.Error("creating a task", "tool", call.Name, "err", err)
 		return nil, server.InternalError("Internal error: the task could not be created")
@@ -579,8 +608,33 @@ func (m *taskManager) start(ctx context.Context, r *server.Request, call *server
 	req, _ := r.Detach(context.Background(), nil, nil)
 	origin := taskOrigin{req: req, values: context.WithoutCancel(ctx)}
 	attached = false // run detaches
-	go m.run(rec, ttl, poll, call, origin, responses, state)
+	go m.run(rec, scope, ttl, poll, call, origin, responses, state)
 	return createResult(rec), nil
+}
+
+// runScope is what MaxRunningPerPrincipal counts a task by: its
+// principal, else its client address (HTTP), and how the error names it;
+// "" on stdio without a principal, which it does not count.
+func runScope(r *server.Request, client string) (scope, per string) {
+	switch {
+	case r.Principal != "":
+		return "p:" + r.Principal, "per principal"
+	case client != "":
+		return "a:" + client, "per client address"
+	}
+	return "", ""
+}
+
+// errShutdown is the cause of a running task's end on Shutdown.
+var errShutdown = errors.New("tasks: the server shut down")
+
+// endError is the failure of a task whose context ended before its
+// handler did: the server's shutdown, or else its TTL.
+func endError(ctx context.Context) *server.Error {
+	if errors.Is(context.Cause(ctx), errShutdown) {
+		return server.InternalError("Internal error: the server shut down before the task finished")
+	}
+	return errTTL()
 }
 
 // errTTL fails a task whose time to live elapsed.
@@ -594,15 +648,19 @@ func errTTL() *server.Error {
 // waits only for the time left, and one that starts with none left fails
 // the task at once. Every store call it makes goes through retryStore, so
 // that a short store outage delays the task instead of orphaning it.
-func (m *taskManager) run(rec *TaskRecord, ttl, poll time.Duration, call *server.ToolCall, o taskOrigin, responses protocol.InputResponses, state []byte) {
-	defer m.detach()
+func (m *taskManager) run(rec *TaskRecord, scope string, ttl, poll time.Duration, call *server.ToolCall, o taskOrigin, responses protocol.InputResponses, state []byte) {
+	defer m.detach(scope)
 	deadline := rec.CreatedAt.Add(ttl)
 	task := &Task{m: m, id: rec.ID, principal: rec.Principal, deadline: deadline, expires: rec.ExpiresAt}
 	base := o.values
 	if base == nil {
 		base = context.Background()
 	}
-	ctx, cancel := context.WithDeadline(base, deadline)
+	ctx, stopDeadline := context.WithDeadline(base, deadline)
+	ctx, cancelCause := context.WithCancelCause(ctx)
+	cancel := func() { cancelCause(context.Canceled); stopDeadline() }
+	m.track(task.id, cancelCause)
+	defer m.untrack(task.id)
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)
@@ -618,8 +676,9 @@ func (m *taskManager) run(rec *TaskRecord, ttl, poll time.Duration, call *server
 		r, hctx := o.req.Detach(context.WithValue(ctx, taskKey{}, &taskBinding{task: task}), responses, state)
 		res, err := m.invoke(hctx, r, call)
 		if ctx.Err() != nil && err != nil {
-			// Cancelled (the record says so already) or out of time.
-			m.fail(task, errTTL())
+			// Cancelled (the record says so already), out of time, or the
+			// server shut down.
+			m.fail(task, endError(ctx))
 			return
 		}
 		var ir *server.InputRequired
@@ -684,8 +743,8 @@ func (m *taskManager) run(rec *TaskRecord, ttl, poll time.Duration, call *server
 			})
 		})
 		if err != nil {
-			if !lasting(err) { // the TTL elapsed, or the task was cancelled
-				m.fail(task, errTTL())
+			if !lasting(err) { // the TTL elapsed, the task was cancelled, or the server shut down
+				m.fail(task, endError(ctx))
 			}
 			return
 		}
@@ -693,7 +752,7 @@ func (m *taskManager) run(rec *TaskRecord, ttl, poll time.Duration, call *server
 		got, err := m.awaitInput(ctx, task, poll)
 		if err != nil {
 			if !lasting(err) {
-				m.fail(task, errTTL())
+				m.fail(task, endError(ctx))
 			}
 			return
 		}
@@ -1070,27 +1129,37 @@ func (m *taskManager) changed(rec *TaskRecord) {
 	}
 }
 
-// attach counts a task running here and, for the first, subscribes to
-// the broker, whose task events wake the runners (updates served by other
-// instances). It reports false, and counts nothing, when MaxRunning tasks
-// run here already.
-func (m *taskManager) attach() bool {
+// attach counts a task running here, of scope (runScope), and, for the
+// first, subscribes to the broker, whose task events wake the runners
+// (updates served by other instances). It counts nothing and returns the
+// error refusing the task when MaxRunning tasks run here already, or
+// MaxRunningPerPrincipal of scope (per names it), or the server is
+// shutting down.
+func (m *taskManager) attach(scope, per string) *server.Error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.maxRunning > 0 && m.running >= m.maxRunning {
-		return false
+	switch {
+	case m.closing:
+		return server.InternalError("Internal error: the server is shutting down")
+	case m.maxRunning > 0 && m.running >= m.maxRunning:
+		return server.RateLimited(fmt.Sprintf("Too many running tasks (at most %d on this server); retry later", m.maxRunning), taskBusyRetryAfter)
+	case scope != "" && m.maxRunningBy > 0 && m.runningBy[scope] >= m.maxRunningBy:
+		return server.RateLimited(fmt.Sprintf("Too many running tasks (at most %d %s); retry later", m.maxRunningBy, per), taskBusyRetryAfter)
 	}
 	m.running++
+	if scope != "" {
+		m.runningBy[scope]++
+	}
 	b := m.s.Broker()
 	if m.subStop != nil || b == nil {
-		return true
+		return nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	events, stop, err := b.Subscribe(ctx)
 	if err != nil {
 		cancel()
 		m.log.Error("subscribing to task events; runners fall back to polling", "err", err)
-		return true
+		return nil
 	}
 	m.subStop = func() { stop(); cancel() }
 	go func() {
@@ -1100,17 +1169,73 @@ func (m *taskManager) attach() bool {
 			}
 		}
 	}()
-	return true
+	return nil
 }
 
 // detach ends the subscription when no task runs here any more.
-func (m *taskManager) detach() {
+func (m *taskManager) detach(scope string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.running--
+	if scope != "" {
+		if m.runningBy[scope]--; m.runningBy[scope] <= 0 {
+			delete(m.runningBy, scope)
+		}
+	}
 	if m.running == 0 && m.subStop != nil {
 		m.subStop()
 		m.subStop = nil
+	}
+	if m.running == 0 && m.drained != nil {
+		close(m.drained)
+		m.drained = nil
+	}
+}
+
+// track records how to end a running task on Shutdown.
+func (m *taskManager) track(id string, cancel context.CancelCauseFunc) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.runs[id] = cancel
+	if m.closing {
+		cancel(errShutdown) // started while Shutdown ran
+	}
+}
+
+func (m *taskManager) untrack(id string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.runs, id)
+}
+
+// shutdown is the extension's part of Server.Shutdown: no task starts any
+// more, and the tasks running here end, each failed with -32603 ("the
+// server shut down before the task finished") once its handler returns,
+// so that a client polling another instance learns it at once rather than
+// at the task's TTL (the work, held in this process, cannot go on
+// elsewhere). It returns when the last one ended, or with ctx's error.
+func (m *taskManager) shutdown(ctx context.Context) error {
+	m.mu.Lock()
+	m.closing = true
+	for _, cancel := range m.runs {
+		cancel(errShutdown)
+	}
+	var drained chan struct{}
+	if m.running > 0 {
+		if m.drained == nil {
+			m.drained = make(chan struct{})
+		}
+		drained = m.drained
+	}
+	m.mu.Unlock()
+	if drained == nil {
+		return nil
+	}
+	select {
+	case <-drained:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mcpwire/mcpwire/protocol"
@@ -80,6 +82,77 @@ func TestTaskRunningCap(t *testing.T) {
 	ids = append(ids, w.Result["taskId"].(string))
 	for _, id := range ids[1:] {
 		tcall(t, f.h, "tasks/cancel", tparams(tasksCaps, M{"taskId": id}), nil)
+	}
+}
+
+// TaskConfig.MaxRunningPerPrincipal caps the running tasks of one client
+// address (of one principal with one), so that one client cannot take
+// every MaxRunning slot for its tasks' TTL (a hostile review, F2: 256 tasks
+// of one anonymous client locked every other out); others still get
+// theirs, and an ended task frees its client's place.
+func TestTaskRunningCapPerClient(t *testing.T) {
+	f := newTaskFixture(t, TaskConfig{MaxRunning: 10, MaxRunningPerPrincipal: 2})
+	f.tool(t, "wait", TaskOptions{Support: TaskOptional}, waitForCancel)
+	call := func(addr string) (*httptest.ResponseRecorder, *wire) {
+		rec := post(f.h, 7, "tools/call", tparams(tasksCaps, M{"name": "wait", "arguments": M{}}), from(addr, ""))
+		return rec, single(t, rec)
+	}
+	var ids []string
+	defer func() {
+		for _, id := range ids {
+			tcall(t, f.h, "tasks/cancel", tparams(tasksCaps, M{"taskId": id}), nil)
+		}
+	}()
+	for range 2 {
+		_, w := call("198.51.100.1:1")
+		if w.Result["resultType"] != "task" {
+			t.Fatalf("task of the first client: %s", w.raw)
+		}
+		ids = append(ids, w.Result["taskId"].(string))
+	}
+	rec, w := call("198.51.100.1:2") // the same address, another port
+	if rec.Code != http.StatusTooManyRequests || rec.Header().Get("Retry-After") != "5" || w.code() != server.CodeRateLimited ||
+		w.Error.Message != "Too many running tasks (at most 2 per client address); retry later" {
+		t.Errorf("a third running task of one client: %d, Retry-After %q: %s", rec.Code, rec.Header().Get("Retry-After"), w.raw)
+	}
+	if _, w := call("198.51.100.2:1"); w.Result["resultType"] != "task" {
+		t.Errorf("another client's task: %s", w.raw)
+	} else {
+		ids = append(ids, w.Result["taskId"].(string))
+	}
+	tcall(t, f.h, "tasks/cancel", tparams(tasksCaps, M{"taskId": ids[0]}), nil)
+	waitFor(t, func() bool { return f.m.runningNow() == 2 })
+	if _, w := call("198.51.100.1:1"); w.Result["resultType"] != "task" {
+		t.Errorf("the first client's task once one of its ended: %s", w.raw)
+	} else {
+		ids = append(ids, w.Result["taskId"].(string))
+	}
+}
+
+// Server.Shutdown ends the tasks running on the instance: each is failed
+// at once (not at its TTL, a hostile review, F7), a client polling another
+// instance sees it, and Shutdown returns once they ended; no task starts
+// after.
+func TestTaskShutdown(t *testing.T) {
+	f := newTaskFixture(t, TaskConfig{TTL: time.Hour})
+	f.tool(t, "wait", TaskOptions{Support: TaskOptional}, waitForCancel)
+	id, _ := f.create(t, "wait", tasksCaps)["taskId"].(string)
+	waitFor(t, func() bool { return f.m.runningNow() == 1 })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := f.s.Shutdown(ctx); err != nil {
+		t.Fatalf("Shutdown: %v", err)
+	}
+	if n := f.m.runningNow(); n != 0 {
+		t.Errorf("%d tasks still running after Shutdown", n)
+	}
+	got := f.get(t, id).Result
+	e, _ := got["error"].(M)
+	if got["status"] != "failed" || e["code"] != float64(protocol.CodeInternalError) || e["message"] != "Internal error: the server shut down before the task finished" {
+		t.Errorf("a task after Shutdown: %v", got)
+	}
+	if w := tcall(t, f.h, "tools/call", tparams(tasksCaps, M{"name": "wait", "arguments": M{}}), nil); w.code() != protocol.CodeInternalError {
+		t.Errorf("a task created after Shutdown: %s", w.raw)
 	}
 }
 
