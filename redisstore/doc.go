@@ -60,4 +60,16 @@
 // have missed. Resource updates and task events of the gap are not
 // replayed; task runners still see their tasks change at their next poll
 // (pollIntervalMs), as the records themselves are in Redis.
+//
+// # Trust
+//
+// Redis is part of the servers' trusted base. What comes over the broker's
+// channel is believed: an event published there by anyone who can reach
+// Redis (a list change, a resource update, a task's status with its
+// result) reaches the listen streams that asked for it, whatever its size,
+// and the records in the stores are what tasks/get and the sessions
+// serve. The instances check that an event's payload names the key it is
+// delivered by (the task of a task event), not who sent it. So reach Redis
+// only from the instances: a password or ACL user (redis://user:pass@...),
+// TLS (rediss://) across hosts, and a network the clients cannot reach.
 package redisstore
