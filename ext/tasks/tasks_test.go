@@ -324,6 +324,12 @@ func TestTaskInput(t *testing.T) {
 	if w := upd(M{"city": M{"roots": []any{}}}); w.code() != protocol.CodeInvalidParamsError {
 		t.Errorf("tasks/update with a roots result for an elicitation: %s", w.raw)
 	}
+	// The error names what the request's own result lacks (a hostile
+	// review, F9: it named the roots a ListRootsResult would have).
+	if w := upd(M{"city": M{"action": "bogus"}}); w.code() != protocol.CodeInvalidParamsError ||
+		!strings.HasPrefix(w.Error.Message, "Invalid params: inputResponses.city does not answer its elicitation/create request: action") {
+		t.Errorf("tasks/update with a bad action: %s", w.raw)
+	}
 	if w := upd(M{"city": "Paris"}); w.code() != protocol.CodeInvalidParamsError {
 		t.Errorf("tasks/update with a malformed response: %s", w.raw)
 	}
