@@ -204,7 +204,8 @@ func TestListenIntegerIDAndDisconnect(t *testing.T) {
 // filter member without the extension declared on the request is -32021
 // naming the extension in requiredCapabilities.
 func TestListenKeysNeedExtension(t *testing.T) {
-	s := fixture(t, withNotes(newNotes(0)))
+	// The stream lifetime only bounds a run against code that opens it.
+	s := fixture(t, withNotes(newNotes(0)), WithMaxStreamLifetime(time.Second))
 	h := s.Handler(HTTPOptions{})
 	rec := post(t, h, rpc(1, "subscriptions/listen", params(M{"notifications": M{"noteIds": []string{"n1"}}})), nil)
 	w := single(t, rec)
