@@ -16,7 +16,8 @@ import (
 // (TaskConfig.MaxTasksPerPrincipal) counts by the client key that the
 // per-client limits use: an IPv6 address by its /64
 // (HTTPOptions.IPv6PrefixLen), through HTTPOptions.ClientKey when it is
-// set (here the last X-Forwarded-For entry, as behind a proxy).
+// set (here the last X-Forwarded-For entry, as behind a proxy), and by
+// the connection's address when that gives none.
 func TestTaskQuotaByClientKey(t *testing.T) {
 	s := newTaskServer(t, tasks.WithTasks(tasks.TaskConfig{MaxTasksPerPrincipal: 1}))
 	addTaskTool(t, s, "task", tasks.TaskRequired, untilCancelled)
@@ -37,5 +38,13 @@ func TestTaskQuotaByClientKey(t *testing.T) {
 		t.Errorf("a second task from the same /64: %v", err)
 	}
 	other := startTask(t, c, "task", via("2001:db8:5::1"))
-	cancelTask(t, c, other)
+	defer cancelTask(t, c, other)
+	// Without the header the key is the connection's address (servertest's
+	// requests all come from one), a client of its own.
+	direct := startTask(t, c, "task")
+	defer cancelTask(t, c, direct)
+	_, err = c.Do(context.Background(), "tools/call", "task", map[string]any{"name": "task", "arguments": map[string]any{}}, declared)
+	if !errors.As(err, &e) || e.Code != server.CodeRateLimited {
+		t.Errorf("a second task from the connection's address: %v", err)
+	}
 }
