@@ -110,28 +110,4 @@ func TestClientKeyGroupsLimits(t *testing.T) {
 		t.Errorf("without the header the key is the connection's address: %d", rec.Code)
 	}
 
-	// The task quota counts by the same key (MaxTasksPerPrincipal 1).
-	ts := newServer(t, WithTasks(TaskConfig{MaxTasksPerPrincipal: 1}))
-	if err := ts.AddTool(toolDef(t, `{"name":"task","inputSchema":{"type":"object"}}`), waitForCancel, AsTask(TaskOptions{Support: TaskRequired})); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { waitIdle(t, ts) })
-	h = ts.Handler(HTTPOptions{})
-	task := func(addr string) *wire {
-		return tcall(t, h, "tools/call", tparams(tasksCaps, M{"name": "task", "arguments": M{}}), from(addr, ""))
-	}
-	first := task("[2001:db8:4::1]:1")
-	if first.Result["resultType"] != "task" {
-		t.Fatalf("first task: %s", first.raw)
-	}
-	defer tcall(t, h, "tasks/cancel", tparams(tasksCaps, M{"taskId": first.Result["taskId"]}), nil)
-	if w := task("[2001:db8:4::2]:1"); w.code() != CodeRateLimited || w.Error.Message != "Too many tasks (at most 1 per client address); retry later" {
-		t.Errorf("a second task from the same /64: %s", w.raw)
-	}
-	other := task("[2001:db8:5::1]:1")
-	if other.Result["resultType"] != "task" {
-		t.Errorf("a task from another /64: %s", other.raw)
-	} else {
-		defer tcall(t, h, "tasks/cancel", tparams(tasksCaps, M{"taskId": other.Result["taskId"]}), nil)
-	}
 }

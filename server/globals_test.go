@@ -15,9 +15,9 @@ import (
 // The project's standards forbid package-level mutable state: a lock, a
 // once, a pool or an atomic at package level is shared by every Server of
 // the process (the tasks extension's enabling lock was one). This checks
-// the sources of this package and of redisstore.
+// the sources of this package, of redisstore and of the extensions.
 func TestNoPackageLevelSyncState(t *testing.T) {
-	for _, dir := range []string{".", "redisstore"} {
+	for _, dir := range []string{".", "../redisstore", "../ext/tasks"} {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -65,9 +65,11 @@ func TestNoPackageLevelSyncState(t *testing.T) {
 	}
 }
 
-// Task tools registered from many goroutines, on several servers at once,
-// enable the extension once per server (run with -race).
-func TestTasksEnabledOnceConcurrently(t *testing.T) {
+// Tools that require an extension, registered from many goroutines on
+// several servers at once, add the extension once per server
+// (ToolExtensionOptions.IfAbsent; run with -race), and every one of them
+// then requires it (H5, R-VER-04).
+func TestToolExtensionAddedOnceConcurrently(t *testing.T) {
 	var wg sync.WaitGroup
 	servers := make([]*Server, 4)
 	for i := range servers {
@@ -77,7 +79,7 @@ func TestTasksEnabledOnceConcurrently(t *testing.T) {
 		for j := range 8 {
 			wg.Go(func() {
 				def := toolDef(t, `{"name":"t`+strconv.Itoa(j)+`","inputSchema":{"type":"object"}}`)
-				if err := s.AddTool(def, textTool("ok"), AsTask(TaskOptions{Support: TaskOptional})); err != nil {
+				if err := s.AddTool(def, textTool("ok"), notesTool()); err != nil {
 					t.Error(err)
 				}
 			})
@@ -85,13 +87,18 @@ func TestTasksEnabledOnceConcurrently(t *testing.T) {
 	}
 	wg.Wait()
 	for _, s := range servers {
-		if s.tasks == nil {
-			t.Fatal("the tasks extension is not enabled")
+		if !s.HasExtension(notesID) {
+			t.Fatal("the extension was not added")
 		}
-		w := tcall(t, s.Handler(HTTPOptions{}), "tools/call", tparams(tasksCaps, M{"name": "t3", "arguments": M{}}), nil)
-		if w.Result["resultType"] != "task" {
-			t.Errorf("R-TASK-01: %s", w.raw)
+		h := s.Handler(HTTPOptions{})
+		for j := range 8 {
+			name := "t" + strconv.Itoa(j)
+			if w := tcall(t, h, "tools/call", params(M{"name": name, "arguments": M{}}), nil); w.code() != -32021 {
+				t.Errorf("%s without the extension declared: %s, want -32021", name, w.raw)
+			}
+			if w := tcall(t, h, "tools/call", tparams(notesCaps, M{"name": name, "arguments": M{}}), nil); w.text(t, 0) != "ok" {
+				t.Errorf("%s with the extension declared: %s", name, w.raw)
+			}
 		}
-		waitIdle(t, s)
 	}
 }

@@ -321,38 +321,6 @@ func TestAuthPrincipalBindsState(t *testing.T) {
 	}
 }
 
-// Tasks are the token principal's (R-TASK-18), and a task's handler sees
-// the creating request's token.
-func TestAuthPrincipalOwnsTasks(t *testing.T) {
-	f := newTaskFixture(t, TaskConfig{})
-	subs := make(chan string, 1)
-	f.tool(t, "t", TaskOptions{Support: TaskOptional}, func(ctx context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
-		sub := "<none>"
-		if ti := r.Token(); ti != nil {
-			sub = ti.Subject
-		}
-		subs <- sub
-		<-ctx.Done()
-		return nil, ctx.Err()
-	})
-	h := f.s.Handler(HTTPOptions{Verifier: fakeVerifier{"alice": tokenFor("alice"), "bob": tokenFor("bob")}})
-	w := tcall(t, h, "tools/call", tparams(tasksCaps, M{"name": "t", "arguments": M{}}), bearer("alice"))
-	id, _ := w.Result["taskId"].(string)
-	if id == "" {
-		t.Fatal(w.raw)
-	}
-	if sub := <-subs; sub != "alice" {
-		t.Errorf("the task's Request.Token: %q", sub)
-	}
-	if w := tcall(t, h, "tasks/get", tparams(tasksCaps, M{"taskId": id}), bearer("bob")); w.code() != protocol.CodeInvalidParamsError {
-		t.Errorf("R-TASK-18: bob read alice's task: %s", w.raw)
-	}
-	if w := tcall(t, h, "tasks/get", tparams(tasksCaps, M{"taskId": id}), bearer("alice")); w.Result["status"] != "working" {
-		t.Errorf("alice cannot read her task: %s", w.raw)
-	}
-	tcall(t, h, "tasks/cancel", tparams(tasksCaps, M{"taskId": id}), bearer("alice"))
-}
-
 // The 401 and 400 answers on the legacy era's own requests: initialize,
 // and GET and DELETE of a session, each refused before anything else.
 func TestAuthStatusesLegacy(t *testing.T) {
@@ -415,32 +383,6 @@ func TestAuthInsufficientScopeBatch(t *testing.T) {
 			}
 		}
 	}
-}
-
-// A listen filter honours a task id only for the token principal that
-// created the task (R-TASK-18), as for the Authenticate principal.
-func TestAuthPrincipalListen(t *testing.T) {
-	f := newTaskFixture(t, TaskConfig{})
-	f.tool(t, "secret", TaskOptions{Support: TaskOptional}, func(ctx context.Context, _ *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
-		<-ctx.Done()
-		return nil, ctx.Err()
-	})
-	h := f.s.Handler(HTTPOptions{Verifier: fakeVerifier{"alice": tokenFor("alice"), "bob": tokenFor("bob")}})
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	w := tcall(t, h, "tools/call", tparams(tasksCaps, M{"name": "secret", "arguments": M{}}), bearer("alice"))
-	id, _ := w.Result["taskId"].(string)
-	if id == "" {
-		t.Fatalf("tools/call: %s", w.raw)
-	}
-	for user, want := range map[string]int{"bob": 0, "alice": 1} {
-		p := tparams(tasksCaps, M{"notifications": M{"toolsListChanged": true, "taskIds": []string{id}}})
-		st := openListenWith(t, srv, user+"-sub", p, bearer(user))
-		if ids := ackTaskIDs(t, st.message(2*time.Second)); len(ids) != want {
-			t.Errorf("%s's acknowledgement lists %v, want %d", user, ids, want)
-		}
-	}
-	tcall(t, h, "tasks/cancel", tparams(tasksCaps, M{"taskId": id}), bearer("alice"))
 }
 
 // A listen stream does not outlive the token that opened it: it ends, as

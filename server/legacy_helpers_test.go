@@ -27,8 +27,8 @@ var legacyRevs = []string{"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"
 // legacyFixture is the era fixture under mode, with the tools and
 // resources the transcripts call: a structured tool, a logging tool, a
 // progress tool, a tool that waits for its context, content a revision
-// may lack (audio, a resource link), a task-required tool (H5), a
-// completion handler and a watched resource.
+// may lack (audio, a resource link), a tool that requires an extension
+// (H5), a completion handler and a watched resource.
 type legacyFixture struct {
 	*Server
 	calls   *countCalls
@@ -106,7 +106,7 @@ func newLegacyFixture(t testing.TB, mode Eras, opts ...Option) *legacyFixture {
 	if err := s.AddTool(toolDef(t, `{"name":"tasky","inputSchema":{"type":"object"}}`), func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
 		f.calls.add("tasky")
 		return TextResult("task"), nil
-	}, AsTask(TaskOptions{Support: TaskRequired})); err != nil {
+	}, notesTool()); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.AddResource(protocol.Resource{URI: "test://watched-resource", Name: "watched"},

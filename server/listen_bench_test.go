@@ -38,7 +38,7 @@ func docURI(i int) string {
 // listenFilterBody is a listen request whose filter has n distinct
 // entries of each kind named: "resources" (static resources of the
 // server), "templates" (URIs matching its template users://{id}/profile),
-// "taskIds" (ids of no task).
+// "noteIds" (keys of the test extension's member that name no note).
 func listenFilterBody(n int, kinds ...string) []byte {
 	f := M{}
 	var subs []string
@@ -50,19 +50,19 @@ func listenFilterBody(n int, kinds ...string) []byte {
 			}
 		case "templates":
 			subs = append(subs, uris(n)...)
-		case "taskIds":
-			f["taskIds"] = taskIDList(n)
+		case "noteIds":
+			f["noteIds"] = keyList(n)
 		}
 	}
 	if subs != nil {
 		f["resourceSubscriptions"] = subs
 	}
-	return rpc(1, "subscriptions/listen", tparams(tasksCaps, M{"notifications": f}))
+	return rpc(1, "subscriptions/listen", tparams(notesCaps, M{"notifications": f}))
 }
 
 // benchListen times one subscriptions/listen over HTTP, from the request
 // to its acknowledgement: decoding, matching every URI against the
-// resources and templates, looking every task id up, de-duplicating,
+// resources and templates, looking every extension key up, de-duplicating,
 // acknowledging.
 func benchListen(b *testing.B, h http.Handler, body []byte) {
 	hdr := mirror(body)
@@ -90,10 +90,11 @@ func benchListen(b *testing.B, h http.Handler, body []byte) {
 // the bounds that listenBenchServer raises with WithListenLimits.
 var benchFilterSizes = [3]int{2000, 4000, 8000}
 
-// listenBenchServer is the fixture with the tasks extension, static
-// resources for the largest filter, and the listen bounds raised.
+// listenBenchServer is the fixture with the test extension (its
+// ListenFilter.MaxKeys raised), static resources for the largest filter,
+// and the listen bounds raised.
 func listenBenchServer(b testing.TB) http.Handler {
-	s := fixture(b, WithTasks(TaskConfig{}), WithListenLimits(ListenLimits{MaxResources: 10000, MaxResourceBytes: 4 << 20, MaxTasks: 10000}))
+	s := fixture(b, withNotes(newNotes(10000)), WithListenLimits(ListenLimits{MaxResources: 10000, MaxResourceBytes: 4 << 20}))
 	for i := range benchFilterSizes[2] {
 		err := s.AddResource(protocol.Resource{URI: docURI(i), Name: "doc"},
 			func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
@@ -114,7 +115,7 @@ func listenBenchServer(b testing.TB) http.Handler {
 // and compare ns/op from one size to the next: linear growth doubles it.
 func BenchmarkListenFilter(b *testing.B) {
 	h := listenBenchServer(b)
-	for _, kind := range []string{"resources", "templates", "taskIds"} {
+	for _, kind := range []string{"resources", "templates", "noteIds"} {
 		for _, n := range benchFilterSizes {
 			body := listenFilterBody(n, kind)
 			b.Run(fmt.Sprintf("%s=%d", kind, n), func(b *testing.B) { benchListen(b, h, body) })
@@ -126,7 +127,7 @@ func BenchmarkListenFilter(b *testing.B) {
 // twice as much (the review: 80,000 URIs took 14 s before the first
 // event, 20,000 took 1 s, the de-duplication being quadratic). The test
 // measures, with testing.Benchmark in one run, a filter of n resource
-// URIs and n task ids, one of 4n and 4n, and the first again; the ratio
+// URIs and n extension keys, one of 4n and 4n, and the first again; the ratio
 // per doubling is the square root of the 4n time over the faster n time,
 // and it must be below 3: linear growth gives 2, quadratic 4. Only
 // ratios are checked, never an absolute time. Spanning two doublings
@@ -142,7 +143,7 @@ func TestListenFilterLinear(t *testing.T) {
 	}
 	h := listenBenchServer(t)
 	n, n4 := benchFilterSizes[0], benchFilterSizes[2]
-	small, large := listenFilterBody(n, "resources", "taskIds"), listenFilterBody(n4, "resources", "taskIds")
+	small, large := listenFilterBody(n, "resources", "noteIds"), listenFilterBody(n4, "resources", "noteIds")
 	measure := func(body []byte) time.Duration {
 		r := testing.Benchmark(func(b *testing.B) { benchListen(b, h, body) })
 		if r.N == 0 {
@@ -172,11 +173,11 @@ func TestListenFilterLinear(t *testing.T) {
 // BenchmarkListenFilterAtBounds times the costliest filters the default
 // bounds let through on the fixture (one template): 1000 URIs matching
 // the template and totalling the 64 KiB bound, one URI of 64 KiB
-// matching it, and 1000 task ids. Run it with
+// matching it, and 1000 keys of an extension's member. Run it with
 //
 //	go test -run '^$' -bench BenchmarkListenFilterAtBounds -benchmem ./server/
 func BenchmarkListenFilterAtBounds(b *testing.B) {
-	h := fixture(b, WithTasks(TaskConfig{})).Handler(HTTPOptions{})
+	h := fixture(b, withNotes(newNotes(0))).Handler(HTTPOptions{})
 	per := DefaultMaxListenResourceBytes / DefaultMaxListenResources // bytes per URI
 	many := make([]string, DefaultMaxListenResources)
 	for i := range many {
@@ -190,9 +191,9 @@ func BenchmarkListenFilterAtBounds(b *testing.B) {
 	}{
 		{"templates=1000x64B", M{"resourceSubscriptions": many}},
 		{"templates=1x64KiB", M{"resourceSubscriptions": []string{one}}},
-		{"taskIds=1000", M{"taskIds": taskIDList(DefaultMaxListenTasks)}},
+		{"noteIds=1000", M{"noteIds": keyList(DefaultMaxListenKeys)}},
 	} {
-		body := rpc(1, "subscriptions/listen", tparams(tasksCaps, M{"notifications": c.filter}))
+		body := rpc(1, "subscriptions/listen", tparams(notesCaps, M{"notifications": c.filter}))
 		b.Run(c.name, func(b *testing.B) { benchListen(b, h, body) })
 	}
 }

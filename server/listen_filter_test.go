@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -15,8 +13,8 @@ import (
 	"github.com/mcpwire/mcpwire/protocol"
 )
 
-// Tests of what a subscriptions/listen filter may name: task ids only of
-// the principal's own tasks, and bounded lists.
+// Tests of what a subscriptions/listen filter may name: the keys of an
+// extension's member that the extension accepts, and bounded lists.
 
 // asUser sets the X-User header that userAuth turns into the principal.
 func asUser(user string) func(*http.Request) {
@@ -26,149 +24,80 @@ func asUser(user string) func(*http.Request) {
 // userAuth authenticates every request as its X-User header.
 var userAuth = HTTPOptions{Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }}
 
-// ackTaskIDs returns the taskIds of an acknowledgement, failing unless w
-// is one.
-func ackTaskIDs(t *testing.T, w *wire) []any {
-	t.Helper()
-	if w.method() != protocol.MethodNotificationsSubscriptionsAcknowledged {
-		t.Fatalf("first frame %s, want the acknowledgement (R-SUB-02): %s", w.method(), w.raw)
-	}
-	n, _ := w.params()["notifications"].(M)
-	ids, _ := n["taskIds"].([]any)
-	return ids
-}
-
-// R-TASK-18 (every task-related request is authorised), R-TASK-13 (the
-// acknowledgement lists the agreed taskIds): a listen filter honours a
-// task id only for the principal that created the task. Another principal
-// naming it is acknowledged without it, exactly as for an id that does not
-// exist, and gets none of the task's notifications (status, result); the
-// owner gets them.
-func TestListenTaskIDsOwnerOnly(t *testing.T) {
-	f := newTaskFixture(t, TaskConfig{})
-	release := make(chan struct{})
-	f.tool(t, "secret", TaskOptions{Support: TaskOptional}, func(ctx context.Context, _ *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
-		select {
-		case <-release:
-			return TextResult("alice's secret"), nil
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	})
-	h := f.s.Handler(userAuth)
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close) // after the streams' own cleanups close their bodies
-
-	w := tcall(t, h, "tools/call", tparams(tasksCaps, M{"name": "secret", "arguments": M{}}), asUser("alice"))
-	id, _ := w.Result["taskId"].(string)
-	if id == "" {
-		t.Fatalf("tools/call: %s", w.raw)
-	}
-	listen := func(user string) (*sseStream, []any) {
-		p := tparams(tasksCaps, M{"notifications": M{"toolsListChanged": true, "taskIds": []string{id, "no-such-task", id}}})
-		st := openListenWith(t, srv, user+"-sub", p, asUser(user))
-		return st, ackTaskIDs(t, st.message(2*time.Second))
-	}
-	bob, bobIDs := listen("bob")
-	if len(bobIDs) != 0 {
-		t.Errorf("R-TASK-18: another principal's acknowledgement lists %v; alice's task %s must be left out", bobIDs, id)
-	}
-	alice, aliceIDs := listen("alice")
-	if len(aliceIDs) != 1 || aliceIDs[0] != id {
-		t.Errorf("R-TASK-13: the owner's acknowledgement lists %v, want only [%s] (unknown ids left out, duplicates once)", aliceIDs, id)
-	}
-
-	close(release)
-	for {
-		m := alice.message(2 * time.Second)
-		if m.method() != "notifications/tasks" || m.params()["taskId"] != id || subID(t, m) != `"alice-sub"` {
-			t.Fatalf("the owner's stream got %s", m.raw)
-		}
-		if m.params()["status"] == "completed" {
-			break
-		}
-	}
-	// A list change published after every event of the task: the next thing
-	// on bob's stream, so none of the task's events reached it.
-	if err := f.s.NotifyToolsChanged(); err != nil {
-		t.Fatal(err)
-	}
-	if m := bob.message(2 * time.Second); m.method() != protocol.MethodNotificationsToolsListChanged {
-		t.Fatalf("R-TASK-18: another principal's stream got %s", m.raw)
-	}
-}
-
-// R-TASK-18, in depth: deliver sends a task event only for a task the
-// filter honoured, and only when the payload is that task. An event
-// naming an honoured id but carrying another task's data (a bug, or a
-// stranger publishing on a shared broker channel) is dropped, and so is
-// one for a task the stream never asked for.
-func TestListenDeliversOnlyHonouredTasks(t *testing.T) {
-	f := newTaskFixture(t, TaskConfig{})
-	release := make(chan struct{})
-	f.tool(t, "wait", TaskOptions{Support: TaskOptional}, func(ctx context.Context, _ *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
-		select {
-		case <-release:
-			return TextResult("done"), nil
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	})
-	defer close(release)
-	srv := httptest.NewServer(f.s.Handler(HTTPOptions{}))
+// R-SUB-03, R-VER-04 (the generic part of R-TASK-18): a stream gets an
+// extension's event only for a key its filter honoured, and only when
+// the extension vouches for the payload (ListenFilter.Verify). An event
+// naming an honoured key but carrying another key's data (a bug, or a
+// stranger publishing on a shared broker channel), one without data, and
+// one for a key the stream never asked for are dropped; the genuine one
+// arrives as the extension's notification, tagged with the stream.
+func TestListenDeliversOnlyHonouredKeys(t *testing.T) {
+	n := newNotes(0)
+	n.add("n1", "")
+	s := fixture(t, withNotes(n))
+	srv := httptest.NewServer(s.Handler(HTTPOptions{}))
 	t.Cleanup(srv.Close)
-	id, _ := f.create(t, "wait", tasksCaps)["taskId"].(string)
-	st := openListenWith(t, srv, "s", tparams(tasksCaps, M{"notifications": M{"toolsListChanged": true, "taskIds": []string{id}}}), nil)
-	if ids := ackTaskIDs(t, st.message(2*time.Second)); len(ids) != 1 || ids[0] != id {
-		t.Fatalf("acknowledged taskIds %v, want [%s]", ids, id)
+	st := openListenWith(t, srv, "s", tparams(notesCaps, M{"notifications": M{"toolsListChanged": true, "noteIds": []string{"n1", "no-such-note", "n1"}}}), nil)
+	if ids := ackKeys(t, st.message(2*time.Second), "noteIds"); len(ids) != 1 || ids[0] != "n1" {
+		t.Fatalf("acknowledged noteIds %v, want [n1] (unknown keys left out, duplicates once)", ids)
 	}
-	ctx := context.Background()
-	forged := []Event{
-		{Kind: EventTask, TaskID: id, Data: []byte(`{"taskId":"someone-else","status":"completed","result":{"secret":1}}`)},
-		{Kind: EventTask, TaskID: id, Data: []byte(`{"status":"completed"}`)},
-		{Kind: EventTask, TaskID: id, Data: []byte(`not JSON`)},
-		{Kind: EventTask, TaskID: "someone-else", Data: []byte(`{"taskId":"someone-else","status":"completed"}`)},
+	for _, ev := range []struct{ key, data string }{
+		{"n1", `{"noteId":"someone-else","secret":1}`},
+		{"n1", `{"text":"no id"}`},
+		{"n1", `not JSON`},
+		{"n1", ``},
+		{"someone-else", `{"noteId":"someone-else"}`},
+		{"n1", `{"noteId":"n1","text":"hi"}`},
+	} {
+		n.publish(t, ev.key, ev.data)
 	}
-	for _, ev := range forged {
-		if err := f.s.cfg.broker.Publish(ctx, ev); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := f.s.NotifyToolsChanged(); err != nil {
+	if err := s.NotifyToolsChanged(); err != nil {
 		t.Fatal(err)
+	}
+	if m := st.message(2 * time.Second); m.method() != "notifications/notes" || m.params()["noteId"] != "n1" || m.params()["text"] != "hi" || subID(t, m) != `"s"` {
+		t.Fatalf("got %s, want the genuine event of n1 first (the others dropped)", m.raw)
 	}
 	if m := st.message(2 * time.Second); m.method() != protocol.MethodNotificationsToolsListChanged {
-		t.Fatalf("a task event not for an honoured task reached the stream: %s", m.raw)
+		t.Fatalf("an event not for an honoured key, or not vouched for, reached the stream: %s", m.raw)
 	}
 }
 
-// R-SUB-03, R-TASK-13: a server that does not offer the tasks extension
-// honours no taskIds, even for a client that declares it.
-func TestListenTaskIDsWithoutTasksExtension(t *testing.T) {
+// An extension event whose data is not a JSON object is dropped even when
+// the extension has no Verify: the notification's params must be one.
+func TestListenDropsNonObjectData(t *testing.T) {
+	n := newNotes(0)
+	n.verify = nil
+	n.add("n1", "")
+	s := fixture(t, withNotes(n))
+	srv := httptest.NewServer(s.Handler(HTTPOptions{}))
+	t.Cleanup(srv.Close)
+	st := openListenWith(t, srv, "s", tparams(notesCaps, M{"notifications": M{"toolsListChanged": true, "noteIds": []string{"n1"}}}), nil)
+	if ids := ackKeys(t, st.message(2*time.Second), "noteIds"); len(ids) != 1 || ids[0] != "n1" {
+		t.Fatalf("acknowledged noteIds %v, want [n1]", ids)
+	}
+	for _, data := range []string{`["n1"]`, `"n1"`, `not JSON`, `{"noteId":"n1"}`} {
+		n.publish(t, "n1", data)
+	}
+	if err := s.NotifyToolsChanged(); err != nil {
+		t.Fatal(err)
+	}
+	if m := st.message(2 * time.Second); m.method() != "notifications/notes" || m.params()["noteId"] != "n1" {
+		t.Fatalf("got %s, want the object event alone", m.raw)
+	}
+	if m := st.message(2 * time.Second); m.method() != protocol.MethodNotificationsToolsListChanged {
+		t.Fatalf("an event whose data is not an object reached the stream: %s", m.raw)
+	}
+}
+
+// R-SUB-03, R-VER-04: a server that does not offer an extension honours
+// none of its filter member, even for a client that declares it.
+func TestListenKeysWithoutExtension(t *testing.T) {
 	s := fixture(t)
 	srv := httptest.NewServer(s.Handler(HTTPOptions{}))
 	t.Cleanup(srv.Close)
-	st := openListenWith(t, srv, 1, tparams(tasksCaps, M{"notifications": M{"toolsListChanged": true, "taskIds": []string{"t1"}}}), nil)
-	if ids := ackTaskIDs(t, st.message(2*time.Second)); len(ids) != 0 {
-		t.Errorf("a server without the tasks extension acknowledged taskIds %v", ids)
-	}
-}
-
-// failingStore is a TaskStore whose Get fails as an unreachable store would.
-type failingStore struct{ TaskStore }
-
-func (failingStore) Get(context.Context, string, string) (*TaskRecord, error) {
-	return nil, errors.New("connection refused")
-}
-
-// A task store that cannot answer fails the listen request with -32603
-// rather than acknowledging a filter that leaves the tasks out as unknown.
-func TestListenTaskStoreDown(t *testing.T) {
-	// The stream lifetime only bounds a run against code that opens it.
-	f := newTaskFixture(t, TaskConfig{Store: failingStore{NewMemoryTaskStore()}}, WithMaxStreamLifetime(time.Second))
-	rec := post(t, f.h, rpc(1, "subscriptions/listen", tparams(tasksCaps, M{"notifications": M{"taskIds": []string{"t1"}}})), nil)
-	if w := single(t, rec); w.code() != protocol.CodeInternalError {
-		t.Fatalf("listen with the task store down: %s", w.raw)
+	st := openListenWith(t, srv, 1, tparams(notesCaps, M{"notifications": M{"toolsListChanged": true, "noteIds": []string{"n1"}}}), nil)
+	if ids := ackKeys(t, st.message(2*time.Second), "noteIds"); len(ids) != 0 {
+		t.Errorf("a server without the extension acknowledged noteIds %v", ids)
 	}
 }
 
@@ -182,27 +111,20 @@ func uris(n int) []string {
 	return out
 }
 
-// taskIDList returns n distinct ids that name no task.
-func taskIDList(n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = fmt.Sprintf("no-such-task-%d", i)
-	}
-	return out
-}
-
 // A listen filter is bounded (R-SUB-03 leaves the server free to honour
 // less; these bounds refuse outright what no client needs): more than
 // DefaultMaxListenResources resourceSubscriptions, URIs totalling more
-// than DefaultMaxListenResourceBytes, or more than DefaultMaxListenTasks
-// taskIds is -32602 naming the bound, over HTTP and stdio; at the bounds
-// the stream opens. WithListenLimits moves the bounds.
+// than DefaultMaxListenResourceBytes, or more than an extension's
+// ListenFilter.MaxKeys (DefaultMaxListenKeys) entries of its member is
+// -32602 naming the bound, over HTTP and stdio, and so is a member that is
+// not an array of strings; at the bounds the stream opens.
+// WithListenLimits and MaxKeys move the bounds.
 func TestListenFilterLimits(t *testing.T) {
 	// The stream lifetime only bounds a run against code that opens a
 	// stream where it must refuse.
-	s := fixture(t, WithTasks(TaskConfig{}), WithMaxStreamLifetime(time.Second))
-	custom := fixture(t, WithTasks(TaskConfig{}), WithMaxStreamLifetime(time.Second),
-		WithListenLimits(ListenLimits{MaxResources: 2, MaxResourceBytes: 40, MaxTasks: 1}))
+	s := fixture(t, withNotes(newNotes(0)), WithMaxStreamLifetime(time.Second))
+	custom := fixture(t, withNotes(newNotes(1)), WithMaxStreamLifetime(time.Second),
+		WithListenLimits(ListenLimits{MaxResources: 2, MaxResourceBytes: 40}))
 	// Nine URIs just under the URI limit (WithMaxURIBytes) pass the bytes
 	// bound only together.
 	var long []string
@@ -221,14 +143,16 @@ func TestListenFilterLimits(t *testing.T) {
 		{"resourceSubscriptions", s, M{"resourceSubscriptions": uris(1001)}, "notifications.resourceSubscriptions has 1001 entries, more than the limit of 1000"},
 		{"resource bytes", s, M{"resourceSubscriptions": long}, fmt.Sprintf("the URIs of notifications.resourceSubscriptions total %d bytes, more than the limit of 65536", total)},
 		{"one URI's bytes", s, M{"resourceSubscriptions": []string{"users://a/profile", tooLong}}, fmt.Sprintf("notifications.resourceSubscriptions[1] has %d bytes, more than the limit of %d", len(tooLong), DefaultMaxURIBytes)},
-		{"taskIds", s, M{"taskIds": taskIDList(1001)}, "notifications.taskIds has 1001 entries, more than the limit of 1000"},
+		{"noteIds", s, M{"noteIds": keyList(1001)}, "notifications.noteIds has 1001 entries, more than the limit of 1000"},
+		{"noteIds not strings", s, M{"noteIds": []int{1}}, "notifications.noteIds must be an array of strings"},
+		{"noteIds null", s, M{"noteIds": nil}, "notifications.noteIds must be an array of strings"},
 		{"custom resourceSubscriptions", custom, M{"resourceSubscriptions": uris(3)}, "notifications.resourceSubscriptions has 3 entries, more than the limit of 2"},
 		{"custom resource bytes", custom, M{"resourceSubscriptions": []string{"users://0123456789012345678901234/profile"}}, "total 41 bytes, more than the limit of 40"},
-		{"custom taskIds", custom, M{"taskIds": []string{"a", "a"}}, "notifications.taskIds has 2 entries, more than the limit of 1"},
+		{"custom noteIds", custom, M{"noteIds": []string{"a", "a"}}, "notifications.noteIds has 2 entries, more than the limit of 1"},
 	}
 	for _, c := range over {
 		h := c.s.Handler(HTTPOptions{})
-		p := tparams(tasksCaps, M{"notifications": c.filter})
+		p := tparams(notesCaps, M{"notifications": c.filter})
 		rec := post(t, h, rpc(1, "subscriptions/listen", p), nil)
 		if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
 			t.Errorf("HTTP: %s over the bound: %s response, want a -32602 error %q", c.name, ct, c.want)
@@ -245,7 +169,7 @@ func TestListenFilterLimits(t *testing.T) {
 	// At the bound: acknowledged, every URI once.
 	srv := httptest.NewServer(s.Handler(HTTPOptions{}))
 	t.Cleanup(srv.Close)
-	st := openListenWith(t, srv, 3, tparams(tasksCaps, M{"notifications": M{"resourceSubscriptions": uris(1000), "taskIds": taskIDList(1000)}}), nil)
+	st := openListenWith(t, srv, 3, tparams(notesCaps, M{"notifications": M{"resourceSubscriptions": uris(1000), "noteIds": keyList(1000)}}), nil)
 	ack := st.message(2 * time.Second)
 	n, _ := ack.params()["notifications"].(M)
 	if subs, _ := n["resourceSubscriptions"].([]any); ack.method() != protocol.MethodNotificationsSubscriptionsAcknowledged || len(subs) != 1000 {

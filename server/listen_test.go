@@ -200,13 +200,21 @@ func TestListenIntegerIDAndDisconnect(t *testing.T) {
 	}
 }
 
-// R-TASK-13: taskIds without the tasks extension declared is -32021.
-func TestListenTaskIDsNeedExtension(t *testing.T) {
-	s := fixture(t)
+// R-VER-04 (R-TASK-13 for the tasks extension's taskIds): an extension's
+// filter member without the extension declared on the request is -32021
+// naming the extension in requiredCapabilities.
+func TestListenKeysNeedExtension(t *testing.T) {
+	// The stream lifetime only bounds a run against code that opens it.
+	s := fixture(t, withNotes(newNotes(0)), WithMaxStreamLifetime(time.Second))
 	h := s.Handler(HTTPOptions{})
-	w := call(t, h, 1, "subscriptions/listen", params(M{"notifications": M{"taskIds": []string{"t1"}}}))
+	rec := post(t, h, rpc(1, "subscriptions/listen", params(M{"notifications": M{"noteIds": []string{"n1"}}})), nil)
+	w := single(t, rec)
 	if w.code() != -32021 {
-		t.Fatalf("code %d, want -32021", w.code())
+		t.Fatalf("code %d, want -32021: %s", w.code(), w.raw)
+	}
+	caps, _ := w.data(t)["requiredCapabilities"].(M)
+	if exts, _ := caps["extensions"].(M); exts == nil || exts[notesID] == nil {
+		t.Errorf("the -32021 does not name %s: %s", notesID, w.raw)
 	}
 }
 

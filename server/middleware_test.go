@@ -234,31 +234,6 @@ func TestWrapTool(t *testing.T) {
 	}
 }
 
-type tenantKey struct{}
-
-// TestMiddlewareContextReachesTask checks that what a middleware puts in
-// the context reaches a tool run as a task (AsTask), as it reaches a
-// synchronous one, without the request's cancellation: the task outlives
-// the request (hostile review LIB-2).
-func TestMiddlewareContextReachesTask(t *testing.T) {
-	tenant := func(next Handler) Handler {
-		return func(ctx context.Context, r *Request) (Result, error) {
-			return next(context.WithValue(ctx, tenantKey{}, "tenant-42"), r)
-		}
-	}
-	f := newTaskFixture(t, TaskConfig{}, WithMiddleware(tenant))
-	got := make(chan any, 1)
-	f.tool(t, "task", TaskOptions{Support: TaskRequired}, func(ctx context.Context, _ *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
-		got <- ctx.Value(tenantKey{})
-		return TextResult("ok"), nil
-	})
-	res := f.create(t, "task", tasksCaps)
-	if v := <-got; v != "tenant-42" {
-		t.Errorf("the task's handler saw tenant %v, want the middleware's value", v)
-	}
-	waitStatus(t, f.h, res["taskId"].(string), "completed")
-}
-
 // TestMiddlewareSessionMethods checks that the methods a legacy session
 // serves itself (ping, logging/setLevel, resources/subscribe and
 // unsubscribe) pass through middleware too: it sees them with their name

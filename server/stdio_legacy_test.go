@@ -123,8 +123,8 @@ func TestStdioLegacyTranscript(t *testing.T) {
 			if strings.Join(kinds, ",") != want {
 				t.Errorf("content kinds in %s (H3): %v, want %s: %s", rev, kinds, want, w.raw)
 			}
-			if w, _ := c.call(24, "tools/call", `{"name":"tasky"}`); w.code() != protocol.CodeInvalidParamsError || !strings.Contains(w.Error.Message, "tasks extension") {
-				t.Errorf("a task-required tool (H5): %s", w.raw)
+			if w, _ := c.call(24, "tools/call", `{"name":"tasky"}`); w.code() != protocol.CodeInvalidParamsError || !strings.Contains(w.Error.Message, "requires the "+notesID+" extension") {
+				t.Errorf("a tool that requires an extension (H5): %s", w.raw)
 			}
 			if w, _ := c.call(25, "tools/call", `{"name":"nope"}`); w.code() != protocol.CodeInvalidParamsError || !strings.Contains(w.Error.Message, "Unknown tool") {
 				t.Errorf("an unknown tool: %s", w.raw)
@@ -145,7 +145,7 @@ func TestStdioLegacyTranscript(t *testing.T) {
 				t.Errorf("L5 no params: %s", w.raw)
 			}
 			if f.calls.get("tasky") != 0 {
-				t.Error("the task-required tool ran")
+				t.Error("the tool that requires an extension ran")
 			}
 			// H13: what the handler sees of initialize.
 			w, _ = c.call(31, "tools/call", `{"name":"caps"}`)
