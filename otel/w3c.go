@@ -1,0 +1,215 @@
+package mcpotel
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"reflect"
+
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// w3cMode says whether the configured propagator is one whose Extract
+// from _meta the middleware does itself (the W3C fast path), and which.
+type w3cMode uint8
+
+const (
+	// w3cNone: any other propagator; its Extract is called.
+	w3cNone w3cMode = iota
+	// w3cTraceContext: propagation.TraceContext{} alone, or a composite
+	// of it alone.
+	w3cTraceContext
+	// w3cTraceContextBaggage: a composite of propagation.TraceContext{}
+	// and propagation.Baggage{}, once each, in either order.
+	w3cTraceContextBaggage
+)
+
+// recognizeW3C returns the fast path for p: w3cTraceContext for
+// propagation.TraceContext{} (or a composite of it alone),
+// w3cTraceContextBaggage for a composite of TraceContext{} and
+// Baggage{}, once each in either order, and w3cNone for anything else
+// (a third propagator, a repeated one, a nested composite, a pointer, a
+// type of its own). The two propagators are stateless empty structs and
+// write different context keys, so the order of a composite does not
+// change what its Extract returns. Anything unexpected is w3cNone: the
+// generic path, which calls p.Extract, is always correct.
+func recognizeW3C(p propagation.TextMapPropagator) w3cMode {
+	if _, ok := p.(propagation.TraceContext); ok {
+		return w3cTraceContext
+	}
+	// The type propagation.NewCompositeTextMapPropagator returns is
+	// unexported: a slice of the propagators, extracted in order.
+	if p == nil || reflect.TypeOf(p) != reflect.TypeOf(propagation.NewCompositeTextMapPropagator()) {
+		return w3cNone
+	}
+	v := reflect.ValueOf(p)
+	if v.Kind() != reflect.Slice {
+		return w3cNone
+	}
+	var tc, bg int
+	for i := range v.Len() {
+		e := v.Index(i)
+		if e.Kind() != reflect.Interface || e.IsNil() {
+			return w3cNone
+		}
+		switch e.Elem().Interface().(type) {
+		case propagation.TraceContext:
+			tc++
+		case propagation.Baggage:
+			bg++
+		default:
+			return w3cNone
+		}
+	}
+	switch {
+	case tc == 1 && bg == 0:
+		return w3cTraceContext
+	case tc == 1 && bg == 1:
+		return w3cTraceContextBaggage
+	}
+	return w3cNone
+}
+
+// The members of _meta the W3C propagators read.
+const (
+	memberTraceparent = "traceparent"
+	memberTracestate  = "tracestate"
+	memberBaggage     = "baggage"
+)
+
+// extractW3C is what the recognised propagator's Extract(ctx,
+// metaCarrier{m}) returns, computed without it: traceparent is parsed
+// from the member's JSON bytes (decoded first only when it has escapes),
+// tracestate is decoded and parsed only when the traceparent is valid
+// and the member is present, and baggage is handed to
+// propagation.Baggage{} only when present. found is false when m holds
+// none of the propagator's fields (the caller then reads the HTTP
+// headers); ctx is then returned as it is.
+func extractW3C(ctx context.Context, mode w3cMode, m *protocol.Members) (_ context.Context, found bool) {
+	var tp, ts json.RawMessage
+	var hasTP, hasTS, hasBG bool
+	for _, x := range *m { // the first member of a name, as Members.Get
+		switch x.Name {
+		case memberTraceparent:
+			if !hasTP {
+				tp, hasTP = x.Value, true
+			}
+		case memberTracestate:
+			if !hasTS {
+				ts, hasTS = x.Value, true
+			}
+		case memberBaggage:
+			hasBG = mode == w3cTraceContextBaggage
+		}
+	}
+	if !hasTP && !hasTS && !hasBG {
+		return ctx, false
+	}
+	if hasTP {
+		if scc, ok := traceparentOf(tp); ok {
+			if hasTS {
+				// A tracestate that does not parse is dropped, the
+				// traceparent kept, as TraceContext does (W3C: a
+				// tracestate failure must not affect traceparent).
+				scc.TraceState, _ = trace.ParseTraceState(jsonString(ts))
+			}
+			if sc := trace.NewSpanContext(scc); sc.IsValid() {
+				ctx = trace.ContextWithRemoteSpanContext(ctx, sc)
+			}
+		}
+	}
+	if hasBG {
+		ctx = propagation.Baggage{}.Extract(ctx, metaCarrier{m: m})
+	}
+	return ctx, true
+}
+
+// traceparentOf parses the JSON value raw of a traceparent member, as
+// metaCarrier.Get and TraceContext.Extract together do: a value that is
+// not a JSON string is "", which is no trace context.
+func traceparentOf(raw json.RawMessage) (trace.SpanContextConfig, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return trace.SpanContextConfig{}, false
+	}
+	if bytes.IndexByte(raw, '\\') >= 0 {
+		return parseTraceparent([]byte(jsonString(raw))) // rare: a copy
+	}
+	return parseTraceparent([]byte(raw[1 : len(raw)-1]))
+}
+
+// parseTraceparent parses a traceparent value as TraceContext.Extract
+// (OpenTelemetry Go v1.47.0) does, returning the span context's
+// configuration (Remote set, no trace state) and whether it is one:
+//
+//   - fields are separated by '-': the version, the trace id, the span
+//     id and the flags, of exactly 2, 32, 16 and 2 lower-case hex digits;
+//   - version ff is invalid; version 00 allows no flag bits but sampled
+//     and random and nothing after the flags (a '-' ending the value is
+//     nothing); a later version allows any flags, and anything after the
+//     flags' '-';
+//   - only the sampled (01) and random (02) flags are kept;
+//   - all-zero trace or span ids are invalid (NewSpanContext's IsValid,
+//     which the caller checks).
+//
+// No white space is trimmed inside the value.
+func parseTraceparent(h []byte) (trace.SpanContextConfig, bool) {
+	var scc trace.SpanContextConfig
+	var ver, flags [1]byte
+	if !hexField(ver[:], &h) || ver[0] > 254 ||
+		!hexField(scc.TraceID[:], &h) || !hexField(scc.SpanID[:], &h) || !hexField(flags[:], &h) {
+		return trace.SpanContextConfig{}, false
+	}
+	if ver[0] == 0 && (len(h) != 0 || flags[0] > 3) {
+		return trace.SpanContextConfig{}, false
+	}
+	scc.TraceFlags = trace.TraceFlags(flags[0]) & (trace.FlagsSampled | trace.FlagsRandom)
+	scc.Remote = true
+	return scc, true
+}
+
+// hexField cuts *h at its first '-' (all of it when it has none), leaves
+// the rest in *h and decodes the field into dst: it must have exactly
+// 2*len(dst) lower-case hex digits.
+func hexField(dst []byte, h *[]byte) bool {
+	field, rest := *h, (*h)[len(*h):]
+	if i := bytes.IndexByte(field, '-'); i >= 0 {
+		field, rest = field[:i], field[i+1:]
+	}
+	*h = rest
+	if len(field) != 2*len(dst) {
+		return false
+	}
+	bad := byte(0)
+	for i := range dst {
+		hi, lo := hexValue[field[2*i]], hexValue[field[2*i+1]]
+		dst[i] = hi<<4 | lo
+		bad |= hi | lo
+	}
+	return bad&0xf0 == 0
+}
+
+// hexValue maps a byte to its value as a lower-case hex digit, and
+// every other byte (upper-case A-F too) to 0xff, so that OR-ing the
+// values of a field tells at once whether one was not a digit: no
+// digit has a bit of 0xf0.
+const hexValue = "" +
+	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
+	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
+	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
+	"\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\xff\xff\xff\xff\xff\xff" +
+	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
+	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
+	"\xff\x0a\x0b\x0c\x0d\x0e\x0f\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
+	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
+	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
+	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
+	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
+	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
+	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
+	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
+	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff" +
+	"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff"
