@@ -113,8 +113,16 @@ type wrapped struct{ propagation.TextMapPropagator }
 // none: numbers, objects, broken strings), 3 json.Marshal with white
 // space around. Bit 4 of form adds an unrelated member first, bit 5 a
 // second traceparent member after the first (Get and the fast path
-// read the first).
+// read the first). Bits 6 and 7 put tp around a valid traceparent, so
+// that the fuzzer reaches its edges: after it (what follows the flags),
+// before its trace id (the version field and the first '-').
 func members(present, form uint8, tp, ts, bg string) protocol.Members {
+	if form&64 != 0 {
+		tp = traceparentSeeds[0] + tp
+	}
+	if form&128 != 0 {
+		tp += traceparentSeeds[0][2:]
+	}
 	enc := func(v string) json.RawMessage {
 		switch form & 3 {
 		case 1:
@@ -308,6 +316,13 @@ func FuzzTraceparentFastPath(f *testing.F) {
 	for i, bg := range baggageSeeds {
 		f.Add(uint8(5), uint8(i%4), traceparentSeeds[0], "", bg)
 		f.Add(uint8(4), uint8(0), "", "", bg)
+	}
+	for _, edge := range []string{"", "-", "x", " ", "-what-the-future-will-be-like"} {
+		f.Add(uint8(1), uint8(64), edge, "", "")
+		f.Add(uint8(1), uint8(64|1), edge, "", "")
+	}
+	for _, v := range []string{"00", "01", "ff", "fe", "0", "000", "FF", "0a"} {
+		f.Add(uint8(1), uint8(128), v, "", "")
 	}
 	f.Add(uint8(0), uint8(16), "", "", "")
 	f.Add(uint8(1), uint8(32), traceparentSeeds[0], "", "")
