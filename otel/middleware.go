@@ -106,14 +106,15 @@ func (t *telemetry) serve(ctx context.Context, r *server.Request, next server.Ha
 // no-op tracer provider (noSpans) the parent context with a span of no
 // one, which records nothing.
 func (t *telemetry) start(ctx context.Context, r *server.Request) (context.Context, trace.Span) {
-	parent, link := t.parent(ctx, r)
+	parent, extracted := t.parent(ctx, r)
 	if t.noSpans {
 		// A span of no one: the one the parent holds (an HTTP
 		// instrumentation's, say) is not mcpotel's to end or annotate.
+		// Nor is a link looked for: there is no span to carry it.
 		return parent, trace.SpanFromContext(context.Background())
 	}
 	spanOpts := t.startOpts
-	if link.IsValid() {
+	if link := linkOf(ctx, parent, extracted); link.IsValid() {
 		spanOpts = []trace.SpanStartOption{spanOpts[0], trace.WithLinks(trace.Link{SpanContext: link})}
 	}
 	return t.tracer.Start(parent, t.names.spanName(r), spanOpts...)
@@ -165,26 +166,34 @@ func hasHeader(h http.Header, keys []string) bool {
 
 // parent returns the context to start the server span in: ctx with the
 // remote span context from _meta or, when _meta has none of the
-// propagators' fields, from the HTTP headers. When one was found and ctx
-// already held a valid span, that span is returned as the link.
-func (t *telemetry) parent(ctx context.Context, r *server.Request) (context.Context, trace.SpanContext) {
+// propagators' fields, from the HTTP headers; and whether the
+// propagators read either (false: ctx as it is).
+func (t *telemetry) parent(ctx context.Context, r *server.Request) (context.Context, bool) {
 	if len(t.fields) == 0 {
-		return ctx, trace.SpanContext{}
+		return ctx, false
 	}
 	extracted, ok := t.extractMeta(ctx, metaCarrier{m: &r.Meta.Extra})
 	if !ok {
 		h := r.Header()
 		if !hasHeader(h, t.headerFields) {
-			return ctx, trace.SpanContext{}
+			return ctx, false
 		}
 		extracted = t.prop.Extract(ctx, propagation.HeaderCarrier(h))
 	}
+	return extracted, true
+}
+
+// linkOf returns the span the server span links to: the valid span ctx
+// (the middleware's context) already held when the propagators read a
+// trace context (extracted) and parent (ctx with it) holds another one;
+// otherwise none, and the ambient span, if any, stays the parent.
+func linkOf(ctx, parent context.Context, extracted bool) trace.SpanContext {
+	if !extracted {
+		return trace.SpanContext{}
+	}
 	ambient := trace.SpanContextFromContext(ctx)
-	if !ambient.IsValid() {
-		return extracted, trace.SpanContext{}
+	if !ambient.IsValid() || trace.SpanContextFromContext(parent).Equal(ambient) {
+		return trace.SpanContext{}
 	}
-	if trace.SpanContextFromContext(extracted).Equal(ambient) {
-		return extracted, trace.SpanContext{} // nothing extracted: the ambient span stays the parent
-	}
-	return extracted, ambient
+	return ambient
 }

@@ -157,6 +157,9 @@ func traceparentOf(raw json.RawMessage) (trace.SpanContextConfig, bool) {
 //
 // No white space is trimmed inside the value.
 func parseTraceparent(h []byte) (trace.SpanContextConfig, bool) {
+	if len(h) == traceparentLen && h[2] == '-' && h[35] == '-' && h[52] == '-' {
+		return parseTraceparent55((*[traceparentLen]byte)(h))
+	}
 	var scc trace.SpanContextConfig
 	var ver, flags [1]byte
 	if !hexField(ver[:], &h) || ver[0] > 254 ||
@@ -167,6 +170,36 @@ func parseTraceparent(h []byte) (trace.SpanContextConfig, bool) {
 		return trace.SpanContextConfig{}, false
 	}
 	scc.TraceFlags = trace.TraceFlags(flags[0]) & (trace.FlagsSampled | trace.FlagsRandom)
+	scc.Remote = true
+	return scc, true
+}
+
+// traceparentLen is the length of a version 00 traceparent.
+const traceparentLen = 2 + 1 + 32 + 1 + 16 + 1 + 2
+
+// parseTraceparent55 is parseTraceparent for the common shape: 55 bytes
+// with the '-' at 2, 35 and 52, so that each field is what
+// parseTraceparent would cut (a '-' elsewhere is not a hex digit, and
+// nothing follows the flags), decoded at fixed offsets.
+func parseTraceparent55(h *[traceparentLen]byte) (trace.SpanContextConfig, bool) {
+	var scc trace.SpanContextConfig
+	ver := hexValue[h[0]]<<4 | hexValue[h[1]]
+	flags := hexValue[h[53]]<<4 | hexValue[h[54]]
+	bad := hexValue[h[0]] | hexValue[h[1]] | hexValue[h[53]] | hexValue[h[54]]
+	for i := range scc.TraceID {
+		hi, lo := hexValue[h[3+2*i]], hexValue[h[4+2*i]]
+		scc.TraceID[i] = hi<<4 | lo
+		bad |= hi | lo
+	}
+	for i := range scc.SpanID {
+		hi, lo := hexValue[h[36+2*i]], hexValue[h[37+2*i]]
+		scc.SpanID[i] = hi<<4 | lo
+		bad |= hi | lo
+	}
+	if bad&0xf0 != 0 || ver > 254 || ver == 0 && flags > 3 {
+		return trace.SpanContextConfig{}, false
+	}
+	scc.TraceFlags = trace.TraceFlags(flags) & (trace.FlagsSampled | trace.FlagsRandom)
 	scc.Remote = true
 	return scc, true
 }
