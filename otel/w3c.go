@@ -3,6 +3,7 @@ package mcpotel
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"reflect"
 
@@ -131,6 +132,14 @@ func extractW3C(ctx context.Context, mode w3cMode, m *protocol.Members) (_ conte
 // metaCarrier.Get and TraceContext.Extract together do: a value that is
 // not a JSON string is "", which is no trace context.
 func traceparentOf(raw json.RawMessage) (trace.SpanContextConfig, bool) {
+	if len(raw) == traceparentLen+2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		// The common case first: a version 00 traceparent with no white
+		// space around it. When it parses, every byte of it is a hex
+		// digit or a '-': it has no escape to decode.
+		if scc, ok := parseTraceparent([]byte(raw[1 : len(raw)-1])); ok {
+			return scc, true
+		}
+	}
 	raw = bytes.TrimSpace(raw)
 	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
 		return trace.SpanContextConfig{}, false
@@ -180,28 +189,51 @@ const traceparentLen = 2 + 1 + 32 + 1 + 16 + 1 + 2
 // parseTraceparent55 is parseTraceparent for the common shape: 55 bytes
 // with the '-' at 2, 35 and 52, so that each field is what
 // parseTraceparent would cut (a '-' elsewhere is not a hex digit, and
-// nothing follows the flags), decoded at fixed offsets.
+// nothing follows the flags), decoded at fixed offsets, the ids eight
+// digits at a time (hex8).
 func parseTraceparent55(h *[traceparentLen]byte) (trace.SpanContextConfig, bool) {
 	var scc trace.SpanContextConfig
 	ver := hexValue[h[0]]<<4 | hexValue[h[1]]
 	flags := hexValue[h[53]]<<4 | hexValue[h[54]]
 	bad := hexValue[h[0]] | hexValue[h[1]] | hexValue[h[53]] | hexValue[h[54]]
-	for i := range scc.TraceID {
-		hi, lo := hexValue[h[3+2*i]], hexValue[h[4+2*i]]
-		scc.TraceID[i] = hi<<4 | lo
-		bad |= hi | lo
-	}
-	for i := range scc.SpanID {
-		hi, lo := hexValue[h[36+2*i]], hexValue[h[37+2*i]]
-		scc.SpanID[i] = hi<<4 | lo
-		bad |= hi | lo
-	}
-	if bad&0xf0 != 0 || ver > 254 || ver == 0 && flags > 3 {
+	if bad&0xf0 != 0 || ver > 254 || ver == 0 && flags > 3 ||
+		!hex8(scc.TraceID[0:4], h[3:11]) || !hex8(scc.TraceID[4:8], h[11:19]) ||
+		!hex8(scc.TraceID[8:12], h[19:27]) || !hex8(scc.TraceID[12:16], h[27:35]) ||
+		!hex8(scc.SpanID[0:4], h[36:44]) || !hex8(scc.SpanID[4:8], h[44:52]) {
 		return trace.SpanContextConfig{}, false
 	}
 	scc.TraceFlags = trace.TraceFlags(flags) & (trace.FlagsSampled | trace.FlagsRandom)
 	scc.Remote = true
 	return scc, true
+}
+
+// Byte lanes of a uint64, for hex8.
+const (
+	lanes = 0x0101010101010101 // 1 in every byte
+	highs = 0x8080808080808080 // the high bit of every byte
+)
+
+// hex8 decodes the 8 bytes of src, which must all be lower-case hex
+// digits, into the 4 bytes of dst, and reports whether they were. It
+// works on the eight bytes at once, as one uint64: once no byte has its
+// high bit set, adding 0x80-c to every byte sets a byte's high bit
+// exactly when the byte is at least c, with no carry into the next one;
+// a digit is at least '0' and not at least '9'+1, a letter at least 'a'
+// and not at least 'f'+1. A digit's value is its low four bits, a
+// letter's those plus 9; the values are then packed two by two.
+func hex8(dst, src []byte) bool {
+	x := binary.LittleEndian.Uint64(src)
+	digit := (x + (0x80-'0')*lanes) &^ (x + (0x80-'9'-1)*lanes)
+	letter := (x + (0x80-'a')*lanes) &^ (x + (0x80-'f'-1)*lanes)
+	if x&highs != 0 || (digit|letter)&highs != highs {
+		return false
+	}
+	v := x&(0x0f*lanes) + ((letter&highs)>>7)*9
+	p := (v<<4 | v>>8) & 0x00ff00ff00ff00ff // the values of bytes 2i and 2i+1 in byte 2i
+	p = (p | p>>8) & 0x0000ffff0000ffff
+	p |= p >> 16
+	binary.LittleEndian.PutUint32(dst, uint32(p))
+	return true
 }
 
 // hexField cuts *h at its first '-' (all of it when it has none), leaves

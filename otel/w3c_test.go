@@ -335,3 +335,19 @@ func FuzzTraceparentFastPath(f *testing.F) {
 		sameExtraction(t, members(present, form, tp, ts, bg))
 	})
 }
+
+// TestTraceparentEveryByte: a valid traceparent with any one byte
+// replaced by any other, given as the raw bytes of a JSON string, reads
+// as the propagator reads it: every lane of the eight-at-a-time decoding
+// (hex8) and every fixed offset of the 55-byte shape, against
+// TraceContext.Extract, for each byte value (R-META-08).
+func TestTraceparentEveryByte(t *testing.T) {
+	valid := traceparentSeeds[0]
+	for i := range len(valid) {
+		for c := range 256 {
+			b := []byte(valid)
+			b[i] = byte(c)
+			sameExtraction(t, members(1, 2, `"`+string(b)+`"`, "", ""))
+		}
+	}
+}
