@@ -9,7 +9,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
-	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
@@ -53,10 +52,6 @@ type telemetry struct {
 	// is the parent, which holds the client's span context as a no-op
 	// span would.
 	noSpans bool
-	// inert is set when nothing is recorded at all: noSpans and both
-	// instruments no-op ones (metric/noop's, or the fallbacks of
-	// newInstruments). The request then only gets its parent context.
-	inert bool
 }
 
 func newTelemetry(c config) *telemetry {
@@ -72,21 +67,11 @@ func newTelemetry(c config) *telemetry {
 		t.headerFields = append(t.headerFields, textproto.CanonicalMIMEHeaderKey(f))
 	}
 	t.duration, t.active = newInstruments(c.mp.Meter(ScopeName))
-	_, noDuration := t.duration.(metricnoop.Float64Histogram)
-	_, noActive := t.active.(metricnoop.Int64UpDownCounter)
-	t.inert = t.noSpans && noDuration && noActive
 	return t
 }
 
 // serve runs one request in its span.
 func (t *telemetry) serve(ctx context.Context, r *server.Request, next server.Handler) (server.Result, error) {
-	if t.inert {
-		// What start and finish would do on the no-op providers: the
-		// handler runs in the parent context, and no span or instrument
-		// is touched (each would be a no-op).
-		parent, _ := t.parent(ctx, r)
-		return next(parent, r)
-	}
 	timed := t.duration.Enabled(ctx)
 	var start time.Time
 	if timed {

@@ -354,7 +354,7 @@ func TestNoopProviders(t *testing.T) {
 // Under the no-op tracer provider no span is started, but the client's
 // trace context still reaches the handler and the request's
 // notifications, as a no-op span would carry it; with the no-op meter
-// provider too (nothing recorded at all: the middleware only extracts)
+// provider too (nothing recorded at all)
 // and with the global one.
 func TestNoopTracerPropagates(t *testing.T) {
 	for name, mp := range map[string]metric.MeterProvider{"noop meter": metricnoop.NewMeterProvider(), "global meter": nil} {
