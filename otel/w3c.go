@@ -132,11 +132,12 @@ func extractW3C(ctx context.Context, mode w3cMode, m *protocol.Members) (_ conte
 // metaCarrier.Get and TraceContext.Extract together do: a value that is
 // not a JSON string is "", which is no trace context.
 func traceparentOf(raw json.RawMessage) (trace.SpanContextConfig, bool) {
-	if len(raw) == traceparentLen+2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+	if len(raw) == traceparentLen+2 && raw[0] == '"' && raw[traceparentLen+1] == '"' &&
+		raw[3] == '-' && raw[36] == '-' && raw[53] == '-' {
 		// The common case first: a version 00 traceparent with no white
 		// space around it. When it parses, every byte of it is a hex
 		// digit or a '-': it has no escape to decode.
-		if scc, ok := parseTraceparent([]byte(raw[1 : len(raw)-1])); ok {
+		if scc, ok := parseTraceparent55((*[traceparentLen]byte)(raw[1 : traceparentLen+1])); ok {
 			return scc, true
 		}
 	}
@@ -196,12 +197,21 @@ func parseTraceparent55(h *[traceparentLen]byte) (trace.SpanContextConfig, bool)
 	ver := hexValue[h[0]]<<4 | hexValue[h[1]]
 	flags := hexValue[h[53]]<<4 | hexValue[h[54]]
 	bad := hexValue[h[0]] | hexValue[h[1]] | hexValue[h[53]] | hexValue[h[54]]
-	if bad&0xf0 != 0 || ver > 254 || ver == 0 && flags > 3 ||
-		!hex8(scc.TraceID[0:4], h[3:11]) || !hex8(scc.TraceID[4:8], h[11:19]) ||
-		!hex8(scc.TraceID[8:12], h[19:27]) || !hex8(scc.TraceID[12:16], h[27:35]) ||
-		!hex8(scc.SpanID[0:4], h[36:44]) || !hex8(scc.SpanID[4:8], h[44:52]) {
+	t0, ok0 := hex8(binary.LittleEndian.Uint64(h[3:11]))
+	t1, ok1 := hex8(binary.LittleEndian.Uint64(h[11:19]))
+	t2, ok2 := hex8(binary.LittleEndian.Uint64(h[19:27]))
+	t3, ok3 := hex8(binary.LittleEndian.Uint64(h[27:35]))
+	s0, ok4 := hex8(binary.LittleEndian.Uint64(h[36:44]))
+	s1, ok5 := hex8(binary.LittleEndian.Uint64(h[44:52]))
+	if bad&0xf0 != 0 || ver > 254 || ver == 0 && flags > 3 || !(ok0 && ok1 && ok2 && ok3 && ok4 && ok5) {
 		return trace.SpanContextConfig{}, false
 	}
+	binary.LittleEndian.PutUint32(scc.TraceID[0:4], t0)
+	binary.LittleEndian.PutUint32(scc.TraceID[4:8], t1)
+	binary.LittleEndian.PutUint32(scc.TraceID[8:12], t2)
+	binary.LittleEndian.PutUint32(scc.TraceID[12:16], t3)
+	binary.LittleEndian.PutUint32(scc.SpanID[0:4], s0)
+	binary.LittleEndian.PutUint32(scc.SpanID[4:8], s1)
 	scc.TraceFlags = trace.TraceFlags(flags) & (trace.FlagsSampled | trace.FlagsRandom)
 	scc.Remote = true
 	return scc, true
@@ -213,27 +223,23 @@ const (
 	highs = 0x8080808080808080 // the high bit of every byte
 )
 
-// hex8 decodes the 8 bytes of src, which must all be lower-case hex
-// digits, into the 4 bytes of dst, and reports whether they were. It
-// works on the eight bytes at once, as one uint64: once no byte has its
-// high bit set, adding 0x80-c to every byte sets a byte's high bit
-// exactly when the byte is at least c, with no carry into the next one;
-// a digit is at least '0' and not at least '9'+1, a letter at least 'a'
-// and not at least 'f'+1. A digit's value is its low four bits, a
-// letter's those plus 9; the values are then packed two by two.
-func hex8(dst, src []byte) bool {
-	x := binary.LittleEndian.Uint64(src)
+// hex8 decodes eight hex digits, the bytes of x in memory order (a
+// little-endian load), into the four bytes they spell, in the same
+// order, and reports whether all eight were lower-case hex digits. It
+// works on the eight bytes at once: once no byte has its high bit set,
+// adding 0x80-c to every byte sets a byte's high bit exactly when the
+// byte is at least c, with no carry into the next one; a digit is at
+// least '0' and not at least '9'+1, a letter at least 'a' and not at
+// least 'f'+1. A digit's value is its low four bits, a letter's those
+// plus 9; the values are then packed two by two.
+func hex8(x uint64) (uint32, bool) {
 	digit := (x + (0x80-'0')*lanes) &^ (x + (0x80-'9'-1)*lanes)
 	letter := (x + (0x80-'a')*lanes) &^ (x + (0x80-'f'-1)*lanes)
-	if x&highs != 0 || (digit|letter)&highs != highs {
-		return false
-	}
+	ok := (digit|letter)&^x&highs == highs // a byte with its high bit set is not one
 	v := x&(0x0f*lanes) + ((letter&highs)>>7)*9
 	p := (v<<4 | v>>8) & 0x00ff00ff00ff00ff // the values of bytes 2i and 2i+1 in byte 2i
 	p = (p | p>>8) & 0x0000ffff0000ffff
-	p |= p >> 16
-	binary.LittleEndian.PutUint32(dst, uint32(p))
-	return true
+	return uint32(p | p>>16), ok
 }
 
 // hexField cuts *h at its first '-' (all of it when it has none), leaves
