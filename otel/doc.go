@@ -72,6 +72,10 @@
 // propagator's (FuzzTraceparentFastPath compares the two), at a fraction
 // of the cost. Any other propagator, wrapped or mixed with a third, is
 // called as it is; the HTTP headers are always read by the propagator.
+// The global propagator (the default of WithPropagators) is recognised
+// when otel.SetTextMapPropagator was called before the middleware was
+// built: it is then the propagator given there; before, it is a
+// delegating one, called as it is.
 //
 // # Metrics
 //
