@@ -67,9 +67,13 @@ FUZZ_TARGETS = \
 	./server/internal/legacy/:FuzzLegacyProject \
 	./auth/:FuzzJWTVerify \
 	./auth/:FuzzChallenge
+# the otel module's targets (its own go.mod: fuzzed from otel/)
+OTEL_FUZZ_TARGETS = \
+	.:FuzzTraceparentFastPath
 
 fuzz:
 	bash tools/fuzz/run.sh $(GO) $(FUZZTIME) $(FUZZ_TARGETS)
+	cd otel && bash ../tools/fuzz/run.sh $(GO) $(FUZZTIME) $(OTEL_FUZZ_TARGETS)
 
 ## diff: API-level difference between two schema files (OLD=… NEW=…; by
 ## default the 2025-11-25 and 2026-07-28 files under MCP_SPEC_DIR). Extension

@@ -38,6 +38,9 @@ type telemetry struct {
 	names     spanNames
 	prop      propagation.TextMapPropagator
 	fields    []string // the propagator's fields, looked for in _meta
+	// w3c is set when prop is one of the W3C propagators whose Extract
+	// from _meta the middleware does itself (w3c.go).
+	w3c w3cMode
 	// headerFields are the fields in canonical header form, looked for in
 	// the HTTP headers before the propagator reads them: its carrier
 	// canonicalizes each key it gets, an allocation per field.
@@ -57,6 +60,7 @@ func newTelemetry(c config) *telemetry {
 		startOpts: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)},
 		prop:      c.prop,
 		fields:    c.prop.Fields(),
+		w3c:       recognizeW3C(c.prop),
 	}
 	_, t.noSpans = c.tp.(tracenoop.TracerProvider)
 	for _, f := range t.fields {
@@ -102,14 +106,15 @@ func (t *telemetry) serve(ctx context.Context, r *server.Request, next server.Ha
 // no-op tracer provider (noSpans) the parent context with a span of no
 // one, which records nothing.
 func (t *telemetry) start(ctx context.Context, r *server.Request) (context.Context, trace.Span) {
-	parent, link := t.parent(ctx, r)
+	parent, extracted := t.parent(ctx, r)
 	if t.noSpans {
 		// A span of no one: the one the parent holds (an HTTP
 		// instrumentation's, say) is not mcpotel's to end or annotate.
+		// Nor is a link looked for: there is no span to carry it.
 		return parent, trace.SpanFromContext(context.Background())
 	}
 	spanOpts := t.startOpts
-	if link.IsValid() {
+	if link := linkOf(ctx, parent, extracted); link.IsValid() {
 		spanOpts = []trace.SpanStartOption{spanOpts[0], trace.WithLinks(trace.Link{SpanContext: link})}
 	}
 	return t.tracer.Start(parent, t.names.spanName(r), spanOpts...)
@@ -134,6 +139,21 @@ func (t *telemetry) finish(ctx context.Context, r *server.Request, span trace.Sp
 	}
 }
 
+// extractMeta returns ctx with what the propagator extracts from _meta,
+// and false (and ctx) when _meta holds none of the propagator's fields.
+// The W3C propagators' extraction is done by extractW3C, the same
+// without their carrier's string copies and interface calls; any other
+// propagator's is its Extract.
+func (t *telemetry) extractMeta(ctx context.Context, mc metaCarrier) (context.Context, bool) {
+	if t.w3c != w3cNone {
+		return extractW3C(ctx, t.w3c, mc.m)
+	}
+	if !mc.has(t.fields) {
+		return ctx, false
+	}
+	return t.prop.Extract(ctx, mc), true
+}
+
 // hasHeader reports whether h holds any of the canonical keys.
 func hasHeader(h http.Header, keys []string) bool {
 	for _, k := range keys {
@@ -146,27 +166,34 @@ func hasHeader(h http.Header, keys []string) bool {
 
 // parent returns the context to start the server span in: ctx with the
 // remote span context from _meta or, when _meta has none of the
-// propagators' fields, from the HTTP headers. When one was found and ctx
-// already held a valid span, that span is returned as the link.
-func (t *telemetry) parent(ctx context.Context, r *server.Request) (context.Context, trace.SpanContext) {
-	var extracted context.Context
-	mc := metaCarrier{m: &r.Meta.Extra}
-	switch {
-	case len(t.fields) == 0:
-		return ctx, trace.SpanContext{}
-	case mc.has(t.fields):
-		extracted = t.prop.Extract(ctx, mc)
-	case hasHeader(r.Header(), t.headerFields):
-		extracted = t.prop.Extract(ctx, propagation.HeaderCarrier(r.Header()))
-	default:
-		return ctx, trace.SpanContext{}
+// propagators' fields, from the HTTP headers; and whether the
+// propagators read either (false: ctx as it is).
+func (t *telemetry) parent(ctx context.Context, r *server.Request) (context.Context, bool) {
+	if len(t.fields) == 0 {
+		return ctx, false
+	}
+	extracted, ok := t.extractMeta(ctx, metaCarrier{m: &r.Meta.Extra})
+	if !ok {
+		h := r.Header()
+		if !hasHeader(h, t.headerFields) {
+			return ctx, false
+		}
+		extracted = t.prop.Extract(ctx, propagation.HeaderCarrier(h))
+	}
+	return extracted, true
+}
+
+// linkOf returns the span the server span links to: the valid span ctx
+// (the middleware's context) already held when the propagators read a
+// trace context (extracted) and parent (ctx with it) holds another one;
+// otherwise none, and the ambient span, if any, stays the parent.
+func linkOf(ctx, parent context.Context, extracted bool) trace.SpanContext {
+	if !extracted {
+		return trace.SpanContext{}
 	}
 	ambient := trace.SpanContextFromContext(ctx)
-	if !ambient.IsValid() {
-		return extracted, trace.SpanContext{}
+	if !ambient.IsValid() || trace.SpanContextFromContext(parent).Equal(ambient) {
+		return trace.SpanContext{}
 	}
-	if trace.SpanContextFromContext(extracted).Equal(ambient) {
-		return extracted, trace.SpanContext{} // nothing extracted: the ambient span stays the parent
-	}
-	return extracted, ambient
+	return ambient
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -351,11 +353,21 @@ func TestNoopProviders(t *testing.T) {
 
 // Under the no-op tracer provider no span is started, but the client's
 // trace context still reaches the handler and the request's
-// notifications, as a no-op span would carry it.
+// notifications, as a no-op span would carry it; with the no-op meter
+// provider too (nothing recorded at all)
+// and with the global one.
 func TestNoopTracerPropagates(t *testing.T) {
-	s, err := server.New(protocol.Implementation{Name: "t", Version: "1"}, mcpotel.Options(
-		mcpotel.WithTracerProvider(tracenoop.NewTracerProvider()),
-		mcpotel.WithPropagators(propagation.TraceContext{}))...)
+	for name, mp := range map[string]metric.MeterProvider{"noop meter": metricnoop.NewMeterProvider(), "global meter": nil} {
+		t.Run(name, func(t *testing.T) { testNoopTracerPropagates(t, mp) })
+	}
+}
+
+func testNoopTracerPropagates(t *testing.T, mp metric.MeterProvider) {
+	opts := []mcpotel.Option{mcpotel.WithTracerProvider(tracenoop.NewTracerProvider()), mcpotel.WithPropagators(propagation.TraceContext{})}
+	if mp != nil {
+		opts = append(opts, mcpotel.WithMeterProvider(mp))
+	}
+	s, err := server.New(protocol.Implementation{Name: "t", Version: "1"}, mcpotel.Options(opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -386,12 +398,22 @@ func TestNoopTracerPropagates(t *testing.T) {
 
 // Under the no-op tracer provider mcpotel never ends or annotates a span
 // it did not start, such as an HTTP instrumentation's in the request's
-// context (the second review's ATK-OTEL-1).
+// context (the second review's ATK-OTEL-1), with the no-op meter
+// provider or the global one.
 func TestNoopTracerLeavesAmbientSpan(t *testing.T) {
+	for name, mp := range map[string]metric.MeterProvider{"noop meter": metricnoop.NewMeterProvider(), "global meter": nil} {
+		t.Run(name, func(t *testing.T) { testNoopTracerLeavesAmbientSpan(t, mp) })
+	}
+}
+
+func testNoopTracerLeavesAmbientSpan(t *testing.T, mp metric.MeterProvider) {
 	rec := tracetest.NewSpanRecorder()
 	sdk := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	s, err := server.New(protocol.Implementation{Name: "t", Version: "1"}, mcpotel.Options(
-		mcpotel.WithTracerProvider(tracenoop.NewTracerProvider()))...)
+	opts := []mcpotel.Option{mcpotel.WithTracerProvider(tracenoop.NewTracerProvider())}
+	if mp != nil {
+		opts = append(opts, mcpotel.WithMeterProvider(mp))
+	}
+	s, err := server.New(protocol.Implementation{Name: "t", Version: "1"}, mcpotel.Options(opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
