@@ -25,7 +25,9 @@ import (
 //     ToolExtension (CallTool), after their arguments are validated;
 //   - add a member to the filter of subscriptions/listen (Listen), and
 //     publish notifications to the streams that asked for a key of it
-//     (Server.Publish with an EventExtension).
+//     (Server.Publish with an EventExtension);
+//   - take over other methods (prompts/get, resources/read) with its
+//     Middleware, and end work of its own on Server.Shutdown (Shutdown).
 type Extension struct {
 	// ID is the capability key, e.g. "io.modelcontextprotocol/tasks".
 	ID string
@@ -74,7 +76,7 @@ type ExtensionMethod struct {
 	// NameMember is the member of the params that the Mcp-Name header
 	// mirrors over HTTP ("taskId" for tasks/get), or "" when the method
 	// has no Mcp-Name. A request whose header is absent or differs gets
-	// -32001, as for tools/call.
+	// -32020 (HTTP 400), as for tools/call.
 	NameMember string
 	// Handle serves the method. params are the request's params, as JSON,
 	// _meta included (the runtime already checked _meta and read it into
