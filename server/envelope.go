@@ -188,6 +188,19 @@ func appendJSONString(buf []byte, s string) []byte {
 
 func (s *Server) resultOutcome(id protocol.RequestId, res wireResult) outcome {
 	s.stamp(res)
+	bp, buf := s.responseStart(id)
+	buf, err := protocol.AppendMarshal(buf, res)
+	if out, ok := s.responseEnd(bp, buf, err); ok {
+		return out
+	}
+	// The handler built a result the schema forbids: a server bug.
+	s.log.Error("result does not encode", "err", err)
+	return s.errorOutcome(&id, InternalError("Internal error: invalid result"))
+}
+
+// responseStart takes a body buffer from the pool and writes the start of
+// the response to id into it, up to the result: {"jsonrpc":"2.0","id":…,"result":
+func (s *Server) responseStart(id protocol.RequestId) (*[]byte, []byte) {
 	bp, _ := s.bufs.Get().(*[]byte)
 	if bp == nil {
 		b := make([]byte, 0, 512)
@@ -195,18 +208,21 @@ func (s *Server) resultOutcome(id protocol.RequestId, res wireResult) outcome {
 	}
 	buf := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
 	buf = appendID(buf, id)
-	buf = append(buf, `,"result":`...)
-	buf, err := protocol.AppendMarshal(buf, res)
+	return bp, append(buf, `,"result":`...)
+}
+
+// responseEnd closes the response that buf (bp's) holds once the result
+// is appended, and returns its outcome. When appending the result failed
+// (err), the buffer goes back to the pool and ok is false.
+func (s *Server) responseEnd(bp *[]byte, buf []byte, err error) (out outcome, ok bool) {
 	if err != nil {
 		*bp = buf
 		s.recycle(bp)
-		// The handler built a result the schema forbids: a server bug.
-		s.log.Error("result does not encode", "err", err)
-		return s.errorOutcome(&id, InternalError("Internal error: invalid result"))
+		return outcome{}, false
 	}
 	buf = append(buf, '}')
 	*bp = buf
-	return outcome{body: buf, status: http.StatusOK, buf: bp}
+	return outcome{body: buf, status: http.StatusOK, buf: bp}, true
 }
 
 // maxRecycledBody is the largest response buffer kept for reuse: a rare

@@ -569,24 +569,13 @@ func (s *Server) withoutExtensionOnly(res *protocol.ListToolsResult) *protocol.L
 // generated zero pass and the envelope strip of package legacy; never
 // stamp's resultType or serverInfo.
 func (s *Server) legacyResultOutcome(rev legacy.Rev, id protocol.RequestId, res any) outcome {
-	bp, _ := s.bufs.Get().(*[]byte)
-	if bp == nil {
-		b := make([]byte, 0, 512)
-		bp = &b
-	}
-	buf := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
-	buf = appendID(buf, id)
-	buf = append(buf, `,"result":`...)
+	bp, buf := s.responseStart(id)
 	buf, err := legacy.AppendResult(buf, rev, res)
-	if err != nil {
-		*bp = buf
-		s.recycle(bp)
-		s.log.Error("result does not project to the session's revision", "revision", rev, "err", err)
-		return s.legacyErrorFor(rev, id, InternalError("Internal error: invalid result"), http.StatusOK)
+	if out, ok := s.responseEnd(bp, buf, err); ok {
+		return out
 	}
-	buf = append(buf, '}')
-	*bp = buf
-	return outcome{body: buf, status: http.StatusOK, buf: bp}
+	s.log.Error("result does not project to the session's revision", "revision", rev, "err", err)
+	return s.legacyErrorFor(rev, id, InternalError("Internal error: invalid result"), http.StatusOK)
 }
 
 // legacyFailure is the answer of a session's request whose handler (or

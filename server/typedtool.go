@@ -76,16 +76,20 @@ func AddTypedTool[In, Out any](s *Server, def protocol.Tool, h func(ctx context.
 		}
 		return typedArgs[In](args)
 	}
+	// call decodes the arguments and calls the handler.
+	call := func(ctx context.Context, req *Request, args json.RawMessage) (out Out, err error) {
+		in, err := decode(args)
+		if err != nil {
+			return out, err
+		}
+		return h(ctx, req, in)
+	}
 	switch {
 	case outT == reflect.TypeFor[*protocol.CallToolResult]():
 		// The handler's result goes as it is; a given outputSchema is
 		// kept, and checks its structuredContent.
 		return s.AddTool(def, func(ctx context.Context, req *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
-			in, err := decode(args)
-			if err != nil {
-				return nil, err
-			}
-			out, err := h(ctx, req, in)
+			out, err := call(ctx, req, args)
 			if err != nil {
 				return nil, err
 			}
@@ -110,11 +114,7 @@ func AddTypedTool[In, Out any](s *Server, def protocol.Tool, h func(ctx context.
 		}
 	}
 	return s.AddTool(def, func(ctx context.Context, req *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
-		in, err := decode(args)
-		if err != nil {
-			return nil, err
-		}
-		out, err := h(ctx, req, in)
+		out, err := call(ctx, req, args)
 		if err != nil {
 			return nil, err
 		}

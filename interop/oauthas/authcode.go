@@ -34,22 +34,7 @@ func (p *Provider) AuthorizationCode(ctx context.Context, clientID, secret, redi
 	if resource != "" {
 		form.Set("resource", resource)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.TokenURL(), strings.NewReader(form.Encode()))
-	if err != nil {
-		return nil, fmt.Errorf("oauthas: token request: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	if secret != "" {
-		req.SetBasicAuth(url.QueryEscape(clientID), url.QueryEscape(secret))
-	}
-	var tok Token
-	if err := doJSON(req, &tok); err != nil {
-		return nil, err
-	}
-	if tok.AccessToken == "" {
-		return nil, errors.New("oauthas: token response without access_token")
-	}
-	return &tok, nil
+	return p.token(ctx, form, clientID, secret)
 }
 
 // Authorize runs the front-channel half of the authorization-code grant

@@ -202,12 +202,20 @@ func (p *Provider) ClientCredentials(ctx context.Context, clientID, secret strin
 			form.Add("resource", r)
 		}
 	}
+	return p.token(ctx, form, clientID, secret)
+}
+
+// token posts form to the token endpoint, with the client's credentials
+// in Basic authentication when it has a secret, and returns the token.
+func (p *Provider) token(ctx context.Context, form url.Values, clientID, secret string) (*Token, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, p.TokenURL(), strings.NewReader(form.Encode()))
 	if err != nil {
 		return nil, fmt.Errorf("oauthas: token request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.SetBasicAuth(url.QueryEscape(clientID), url.QueryEscape(secret))
+	if secret != "" {
+		req.SetBasicAuth(url.QueryEscape(clientID), url.QueryEscape(secret))
+	}
 	var tok Token
 	if err := doJSON(req, &tok); err != nil {
 		return nil, err

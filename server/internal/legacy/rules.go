@@ -52,71 +52,56 @@ func resultRules(res any, r Rev) (any, error) {
 		}
 		return x, nil
 	case *protocol.ListPromptsResult:
-		if x == nil {
-			return nil, errNilValue
-		}
-		if m, dropMeta := dropServerInfo(x.Meta); dropMeta || !envelopeOK(x.CacheScope, x.TTLMs) {
-			c := *x
-			c.Meta = m
-			fixEnvelope(&c.CacheScope, &c.TTLMs)
-			x = &c
-		}
-		return x, nil
+		return cleaned(x, func(v *protocol.ListPromptsResult) envelopeFields {
+			return envelopeFields{&v.Meta, &v.CacheScope, &v.TTLMs}
+		})
 	case *protocol.ListResourcesResult:
-		if x == nil {
-			return nil, errNilValue
-		}
-		if m, dropMeta := dropServerInfo(x.Meta); dropMeta || !envelopeOK(x.CacheScope, x.TTLMs) {
-			c := *x
-			c.Meta = m
-			fixEnvelope(&c.CacheScope, &c.TTLMs)
-			x = &c
-		}
-		return x, nil
+		return cleaned(x, func(v *protocol.ListResourcesResult) envelopeFields {
+			return envelopeFields{&v.Meta, &v.CacheScope, &v.TTLMs}
+		})
 	case *protocol.ListResourceTemplatesResult:
-		if x == nil {
-			return nil, errNilValue
-		}
-		if m, dropMeta := dropServerInfo(x.Meta); dropMeta || !envelopeOK(x.CacheScope, x.TTLMs) {
-			c := *x
-			c.Meta = m
-			fixEnvelope(&c.CacheScope, &c.TTLMs)
-			x = &c
-		}
-		return x, nil
+		return cleaned(x, func(v *protocol.ListResourceTemplatesResult) envelopeFields {
+			return envelopeFields{&v.Meta, &v.CacheScope, &v.TTLMs}
+		})
 	case *protocol.ReadResourceResult:
-		if x == nil {
-			return nil, errNilValue
-		}
-		if m, dropMeta := dropServerInfo(x.Meta); dropMeta || !envelopeOK(x.CacheScope, x.TTLMs) {
-			c := *x
-			c.Meta = m
-			fixEnvelope(&c.CacheScope, &c.TTLMs)
-			x = &c
-		}
-		return x, nil
+		return cleaned(x, func(v *protocol.ReadResourceResult) envelopeFields {
+			return envelopeFields{&v.Meta, &v.CacheScope, &v.TTLMs}
+		})
 	case *protocol.GetPromptResult:
-		if x == nil {
-			return nil, errNilValue
-		}
-		if m, ok := dropServerInfo(x.Meta); ok {
-			c := *x
-			c.Meta = m
-			x = &c
-		}
-		return x, nil
+		return cleaned(x, func(v *protocol.GetPromptResult) envelopeFields { return envelopeFields{meta: &v.Meta} })
 	case *protocol.CompleteResult:
-		if x == nil {
-			return nil, errNilValue
-		}
-		if m, ok := dropServerInfo(x.Meta); ok {
-			c := *x
-			c.Meta = m
-			x = &c
-		}
-		return x, nil
+		return cleaned(x, func(v *protocol.CompleteResult) envelopeFields { return envelopeFields{meta: &v.Meta} })
 	}
 	return res, nil
+}
+
+// envelopeFields point at a result's envelope members: its _meta and, on
+// a result that has them, its caching hints (nil otherwise).
+type envelopeFields struct {
+	meta  **protocol.ResultMetaObject
+	scope *protocol.CacheScope
+	ttl   *int64
+}
+
+// cleaned returns x, or a copy of it without serverInfo in _meta (H2) and
+// with valid caching hints, when either needs it; fields finds the
+// envelope members of a value of x's type.
+func cleaned[T any](x *T, fields func(*T) envelopeFields) (any, error) {
+	if x == nil {
+		return nil, errNilValue
+	}
+	f := fields(x)
+	m, dropMeta := dropServerInfo(*f.meta)
+	if !dropMeta && (f.scope == nil || envelopeOK(*f.scope, *f.ttl)) {
+		return x, nil
+	}
+	c := *x
+	f = fields(&c)
+	*f.meta = m
+	if f.scope != nil {
+		fixEnvelope(f.scope, f.ttl)
+	}
+	return &c, nil
 }
 
 // dropServerInfo (H2) returns a result _meta without
