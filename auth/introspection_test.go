@@ -155,6 +155,24 @@ func wantUnavailable(t *testing.T, err error) {
 	}
 }
 
+// wantVerdict has a fake server answer r for the token "tok" and checks
+// that a verifier of the default test config accepts it when ok, and
+// refuses it as invalid (401) otherwise.
+func wantVerdict(t *testing.T, r map[string]any, ok bool) {
+	t.Helper()
+	a := newFakeAS(t)
+	a.set("tok", r)
+	v, _ := newIntroVerifier(t, a, nil)
+	_, err := v.Verify(context.Background(), "tok")
+	if ok {
+		if err != nil {
+			t.Fatalf("Verify: %v", err)
+		}
+		return
+	}
+	wantInvalid(t, err)
+}
+
 // R-AUTH-05: an active token for this server is accepted, and TokenInfo
 // carries the members of the response.
 func TestIntrospectionActive(t *testing.T) {
@@ -236,23 +254,13 @@ func TestIntrospectionAudience(t *testing.T) {
 		{"empty array", []any{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := newFakeAS(t)
 			r := activeResponse()
 			if tc.aud == nil {
 				delete(r, "aud")
 			} else {
 				r["aud"] = tc.aud
 			}
-			a.set("tok", r)
-			v, _ := newIntroVerifier(t, a, nil)
-			_, err := v.Verify(context.Background(), "tok")
-			if tc.ok {
-				if err != nil {
-					t.Fatalf("Verify: %v", err)
-				}
-				return
-			}
-			wantInvalid(t, err)
+			wantVerdict(t, r, tc.ok)
 		})
 	}
 }
@@ -326,7 +334,6 @@ func TestIntrospectionTimes(t *testing.T) {
 		{"no exp", 0, 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := newFakeAS(t)
 			r := activeResponse()
 			delete(r, "exp")
 			delete(r, "nbf")
@@ -336,16 +343,7 @@ func TestIntrospectionTimes(t *testing.T) {
 			if tc.nbf != 0 {
 				r["nbf"] = float64(introEpoch.Add(tc.nbf).Unix())
 			}
-			a.set("tok", r)
-			v, _ := newIntroVerifier(t, a, nil)
-			_, err := v.Verify(context.Background(), "tok")
-			if tc.ok {
-				if err != nil {
-					t.Fatalf("Verify: %v", err)
-				}
-				return
-			}
-			wantInvalid(t, err)
+			wantVerdict(t, r, tc.ok)
 		})
 	}
 }
