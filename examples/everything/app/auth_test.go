@@ -22,6 +22,24 @@ import (
 	"github.com/mcpwire/mcpwire/server"
 )
 
+// serveAuthMux parses the example's auth flags from args and serves s
+// behind them on ln, as the example's own URL self, until the test ends.
+func serveAuthMux(t *testing.T, s *server.Server, ln net.Listener, self string, args ...string) {
+	t.Helper()
+	fs := flag.NewFlagSet("everything", flag.ContinueOnError)
+	a := registerAuthFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	mux, err := newMux(context.Background(), s, a, self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: mux}
+	go func() { _ = hs.Serve(ln) }()
+	t.Cleanup(func() { _ = hs.Close() })
+}
+
 // The example with -auth-issuer (and -auth-jwks, -auth-scopes) serves
 // the Protected Resource Metadata at both well-known paths (R-AUTH-02,
 // R-AUTH-03), 401s a request without a token with the challenge naming
@@ -43,18 +61,7 @@ func TestExampleAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	self := "http://" + ln.Addr().String() + "/mcp"
-	fs := flag.NewFlagSet("everything", flag.ContinueOnError)
-	a := registerAuthFlags(fs)
-	if err := fs.Parse([]string{"-auth-issuer", issuer, "-auth-jwks", jwks.URL, "-auth-scopes", "test_simple_text=mcp:read,test_simple_text=mcp:text"}); err != nil {
-		t.Fatal(err)
-	}
-	mux, err := newMux(context.Background(), s, a, self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: mux}
-	go func() { _ = hs.Serve(ln) }()
-	defer hs.Close()
+	serveAuthMux(t, s, ln, self, "-auth-issuer", issuer, "-auth-jwks", jwks.URL, "-auth-scopes", "test_simple_text=mcp:read,test_simple_text=mcp:text")
 	base := "http://" + ln.Addr().String()
 
 	for _, p := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"} {
@@ -146,19 +153,8 @@ func TestExampleAuthIntrospection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := flag.NewFlagSet("everything", flag.ContinueOnError)
-	a := registerAuthFlags(fs)
-	if err := fs.Parse([]string{"-auth-issuer", issuer, "-auth-introspect", ep.URL, "-auth-client-id", "rs", "-auth-client-secret", "rs-secret",
-		"-auth-scopes", "test_simple_text=mcp:admin"}); err != nil {
-		t.Fatal(err)
-	}
-	mux, err := newMux(context.Background(), s, a, self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: mux}
-	go func() { _ = hs.Serve(ln) }()
-	defer hs.Close()
+	serveAuthMux(t, s, ln, self, "-auth-issuer", issuer, "-auth-introspect", ep.URL, "-auth-client-id", "rs", "-auth-client-secret", "rs-secret",
+		"-auth-scopes", "test_simple_text=mcp:admin")
 
 	for _, c := range []struct {
 		token, want string

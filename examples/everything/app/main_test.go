@@ -176,6 +176,32 @@ func (c *modern) do(method, name, params, metaExtra string) []rpcMsg {
 	return doHTTP(c.t, req)
 }
 
+// toolList is the part of a tools/list result the fixture tests check.
+type toolList struct {
+	Tools []struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+	} `json:"tools"`
+}
+
+// postInitialize posts a 2025-11-25 initialize request with the given
+// client capabilities to url, reads its answer to the end, and returns the
+// response (its status and headers).
+func postInitialize(t *testing.T, url, capabilities string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":`+capabilities+`,"clientInfo":{"name":"everything-test","version":"1"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}
+
 // doHTTP sends req and reads its answer: one JSON message, or an SSE
 // stream of them.
 func doHTTP(t *testing.T, req *http.Request) []rpcMsg {
@@ -303,13 +329,7 @@ func jsonEqual(t *testing.T, what string, got json.RawMessage, want string) {
 // description); the watched resource is listed with a name.
 func TestLegacyFixturesListed(t *testing.T) {
 	c := newModern(t)
-	var list struct {
-		Tools []struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			InputSchema json.RawMessage `json:"inputSchema"`
-		} `json:"tools"`
-	}
+	var list toolList
 	if err := json.Unmarshal(last(t, c.do("tools/list", "", "", "")).Result, &list); err != nil {
 		t.Fatal(err)
 	}
@@ -627,13 +647,7 @@ func (ss *stdioSession) call(id int, method, params string) rpcMsg {
 // subscriptions).
 func TestLegacyStdioFixtures(t *testing.T) {
 	ss := newStdioSession(t)
-	var list struct {
-		Tools []struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			InputSchema json.RawMessage `json:"inputSchema"`
-		} `json:"tools"`
-	}
+	var list toolList
 	if err := json.Unmarshal(ss.call(1, "tools/list", "").Result, &list); err != nil {
 		t.Fatal(err)
 	}
@@ -695,15 +709,7 @@ func TestLegacyHTTPFixtures(t *testing.T) {
 		}
 		return doHTTP(t, req)
 	}
-	req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{},"elicitation":{}},"clientInfo":{"name":"everything-test","version":"1"}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	resp := postInitialize(t, hs.URL, `{"sampling":{},"elicitation":{}}`)
 	if sid = resp.Header.Get("Mcp-Session-Id"); resp.StatusCode != http.StatusOK || sid == "" {
 		t.Fatalf("initialize: %d, session %q", resp.StatusCode, sid)
 	}
