@@ -338,11 +338,7 @@ var goSteps = []goStep{
 		if len(names) < 20 {
 			t.Errorf("tools/list returned %d tools, want >= 20: %v", len(names), names)
 		}
-		for _, want := range []string{"test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource", "test_multiple_content_types", "test_tool_with_progress", "json_schema_2020_12_tool"} {
-			if !slices.Contains(names, want) {
-				t.Errorf("tools/list lacks %q: %v", want, names)
-			}
-		}
+		wantListed(t, "tools/list", names, "test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource", "test_multiple_content_types", "test_tool_with_progress", "json_schema_2020_12_tool")
 		if strings.Contains(e.traffic.String(), `"resultType"`) {
 			t.Errorf("a legacy answer carries resultType (a 2026-07-28 member)")
 		}
@@ -438,11 +434,7 @@ var goSteps = []goStep{
 		for _, r := range res.Resources {
 			uris = append(uris, r.URI)
 		}
-		for _, want := range []string{"test://static-text", "test://static-binary"} {
-			if !slices.Contains(uris, want) {
-				t.Errorf("resources/list lacks %s: %v", want, uris)
-			}
-		}
+		wantListed(t, "resources/list", uris, "test://static-text", "test://static-binary")
 	}},
 	{name: "templates_list", run: func(ctx context.Context, t *testing.T, e *goEnv) {
 		res, err := e.c.ListResourceTemplates(ctx, mcpgo.ListResourceTemplatesRequest{})
@@ -503,11 +495,7 @@ var goSteps = []goStep{
 				t.Errorf("test_prompt_with_arguments lists %d arguments, want 2", len(p.Arguments))
 			}
 		}
-		for _, want := range []string{"test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image"} {
-			if !slices.Contains(names, want) {
-				t.Errorf("prompts/list lacks %s: %v", want, names)
-			}
-		}
+		wantListed(t, "prompts/list", names, "test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image")
 	}},
 	{name: "prompt_with_arguments", run: func(ctx context.Context, t *testing.T, e *goEnv) {
 		res, err := e.c.GetPrompt(ctx, mcpgo.GetPromptRequest{Params: mcpgo.GetPromptParams{
@@ -877,6 +865,17 @@ func goCall(ctx context.Context, t *testing.T, e *goEnv, name string, args map[s
 		t.Fatalf("tools/call %s: %v", name, err)
 	}
 	return res
+}
+
+// wantListed checks that the names (or URIs) a list method returned hold
+// each of wants.
+func wantListed(t *testing.T, method string, got []string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !slices.Contains(got, want) {
+			t.Errorf("%s lacks %q: %v", method, want, got)
+		}
+	}
 }
 
 // goLogs sets the session's logging level, calls the tool name without
