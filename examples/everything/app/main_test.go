@@ -272,6 +272,18 @@ func toolText(t *testing.T, m rpcMsg) string {
 	return res.Content[0].Text
 }
 
+// askedFor calls tool with the JSON object args, checks that the answer is
+// an input_required result whose only input request is a method request,
+// and returns that request's key and params and the request state.
+func askedFor(t *testing.T, c *modern, tool, args, method string) (key string, params json.RawMessage, state string) {
+	t.Helper()
+	key, got, params, state := inputRequest(t, last(t, c.do("tools/call", tool, `"name":"`+tool+`","arguments":`+args, "")))
+	if got != method {
+		t.Fatalf("method %q, want %s", got, method)
+	}
+	return key, params, state
+}
+
 // inputRequest returns the only input request of an input_required result,
 // with its key.
 func inputRequest(t *testing.T, m rpcMsg) (key string, method string, params json.RawMessage, state string) {
@@ -417,10 +429,7 @@ func TestToolWithLoggingModern(t *testing.T) {
 func TestSamplingModern(t *testing.T) {
 	c := newModern(t)
 	args := `{"prompt":"What is the capital of France?"}`
-	key, method, params, state := inputRequest(t, last(t, c.do("tools/call", "test_sampling", `"name":"test_sampling","arguments":`+args, "")))
-	if method != "sampling/createMessage" {
-		t.Fatalf("method %q", method)
-	}
+	key, params, state := askedFor(t, c, "test_sampling", args, "sampling/createMessage")
 	jsonEqual(t, "sampling params", params, samplingParams)
 	answer := `{"role":"assistant","content":{"type":"text","text":"Paris"},"model":"test-model","stopReason":"endTurn"}`
 	m := last(t, c.do("tools/call", "test_sampling", retryParams("test_sampling", args, key, answer, state), ""))
@@ -441,10 +450,7 @@ func TestSamplingModern(t *testing.T) {
 func TestElicitationModern(t *testing.T) {
 	c := newModern(t)
 	args := `{"message":"Please provide your information"}`
-	key, method, params, state := inputRequest(t, last(t, c.do("tools/call", "test_elicitation", `"name":"test_elicitation","arguments":`+args, "")))
-	if method != "elicitation/create" {
-		t.Fatalf("method %q", method)
-	}
+	key, params, state := askedFor(t, c, "test_elicitation", args, "elicitation/create")
 	jsonEqual(t, "elicitation params", params, elicitationParams)
 	for answer, want := range map[string]string{
 		`{"action":"accept","content":{"username":"alice","email":"alice@example.com"}}`: `User response: action=accept, content={"email":"alice@example.com","username":"alice"}`,
@@ -482,10 +488,7 @@ const (
 // after answer.
 func elicitedSchema(t *testing.T, c *modern, tool, answer string) (json.RawMessage, string) {
 	t.Helper()
-	key, method, params, state := inputRequest(t, last(t, c.do("tools/call", tool, `"name":"`+tool+`","arguments":{}`, "")))
-	if method != "elicitation/create" {
-		t.Fatalf("method %q", method)
-	}
+	key, params, state := askedFor(t, c, tool, `{}`, "elicitation/create")
 	var p struct {
 		Message         string          `json:"message"`
 		RequestedSchema json.RawMessage `json:"requestedSchema"`
