@@ -167,6 +167,16 @@ func validClaims(now time.Time) map[string]any {
 	}
 }
 
+// claimsEditor returns a func that gives validClaims(now) as changed by
+// mod, for a case that differs from a valid token in one claim.
+func claimsEditor(now time.Time) func(mod func(c map[string]any)) map[string]any {
+	return func(mod func(c map[string]any)) map[string]any {
+		c := validClaims(now)
+		mod(c)
+		return c
+	}
+}
+
 // newTestVerifier builds a verifier on js's URL with a clock the test
 // moves.
 func newTestVerifier(t testing.TB, js *jwksServer, cfg JWTConfig) (*JWTVerifier, *fakeClock) {

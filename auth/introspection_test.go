@@ -155,12 +155,47 @@ func wantUnavailable(t *testing.T, err error) {
 	}
 }
 
+// newGoodVerifier is a fake server that knows the active token "good"
+// (activeResponse), and a verifier on it built by newIntroVerifier with
+// edit.
+func newGoodVerifier(t *testing.T, edit func(*IntrospectionConfig)) (*fakeAS, *IntrospectionVerifier, *fakeClock) {
+	t.Helper()
+	a := newFakeAS(t)
+	a.set("good", activeResponse())
+	v, clk := newIntroVerifier(t, a, edit)
+	return a, v, clk
+}
+
+// mustVerify stops the test unless v accepts tok.
+func mustVerify(t *testing.T, v *IntrospectionVerifier, tok string) {
+	t.Helper()
+	if _, err := v.Verify(context.Background(), tok); err != nil {
+		t.Fatalf("Verify: %v", err)
+	}
+}
+
+// wantVerdict has a fake server answer r for the token "tok" and checks
+// that a verifier of the default test config accepts it when ok, and
+// refuses it as invalid (401) otherwise.
+func wantVerdict(t *testing.T, r map[string]any, ok bool) {
+	t.Helper()
+	a := newFakeAS(t)
+	a.set("tok", r)
+	v, _ := newIntroVerifier(t, a, nil)
+	_, err := v.Verify(context.Background(), "tok")
+	if ok {
+		if err != nil {
+			t.Fatalf("Verify: %v", err)
+		}
+		return
+	}
+	wantInvalid(t, err)
+}
+
 // R-AUTH-05: an active token for this server is accepted, and TokenInfo
 // carries the members of the response.
 func TestIntrospectionActive(t *testing.T) {
-	a := newFakeAS(t)
-	a.set("good", activeResponse())
-	v, _ := newIntroVerifier(t, a, nil)
+	_, v, _ := newGoodVerifier(t, nil)
 	info, err := v.Verify(context.Background(), "good")
 	if err != nil {
 		t.Fatalf("Verify: %v", err)
@@ -236,23 +271,13 @@ func TestIntrospectionAudience(t *testing.T) {
 		{"empty array", []any{}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := newFakeAS(t)
 			r := activeResponse()
 			if tc.aud == nil {
 				delete(r, "aud")
 			} else {
 				r["aud"] = tc.aud
 			}
-			a.set("tok", r)
-			v, _ := newIntroVerifier(t, a, nil)
-			_, err := v.Verify(context.Background(), "tok")
-			if tc.ok {
-				if err != nil {
-					t.Fatalf("Verify: %v", err)
-				}
-				return
-			}
-			wantInvalid(t, err)
+			wantVerdict(t, r, tc.ok)
 		})
 	}
 }
@@ -267,9 +292,7 @@ func TestIntrospectionAudienceConfigCanonical(t *testing.T) {
 	r["aud"] = "https://mcp.example.com/other"
 	a.set("other", r)
 	v, _ := newIntroVerifier(t, a, func(c *IntrospectionConfig) { c.Audience = "HTTPS://MCP.EXAMPLE.COM:443/mcp/" })
-	if _, err := v.Verify(context.Background(), "tok"); err != nil {
-		t.Fatalf("Verify: %v", err)
-	}
+	mustVerify(t, v, "tok")
 	_, err := v.Verify(context.Background(), "other")
 	wantInvalid(t, err)
 }
@@ -326,7 +349,6 @@ func TestIntrospectionTimes(t *testing.T) {
 		{"no exp", 0, 0, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a := newFakeAS(t)
 			r := activeResponse()
 			delete(r, "exp")
 			delete(r, "nbf")
@@ -336,16 +358,7 @@ func TestIntrospectionTimes(t *testing.T) {
 			if tc.nbf != 0 {
 				r["nbf"] = float64(introEpoch.Add(tc.nbf).Unix())
 			}
-			a.set("tok", r)
-			v, _ := newIntroVerifier(t, a, nil)
-			_, err := v.Verify(context.Background(), "tok")
-			if tc.ok {
-				if err != nil {
-					t.Fatalf("Verify: %v", err)
-				}
-				return
-			}
-			wantInvalid(t, err)
+			wantVerdict(t, r, tc.ok)
 		})
 	}
 }
@@ -400,14 +413,10 @@ func TestIntrospectionSenderConstrained(t *testing.T) {
 // The request is an RFC 7662 POST form with the client authenticated by
 // HTTP Basic of the form-urlencoded id and secret (RFC 6749 §2.3.1).
 func TestIntrospectionRequest(t *testing.T) {
-	a := newFakeAS(t)
-	a.set("good", activeResponse())
-	v, _ := newIntroVerifier(t, a, func(c *IntrospectionConfig) {
+	a, v, _ := newGoodVerifier(t, func(c *IntrospectionConfig) {
 		c.ClientID, c.ClientSecret = "my client:1", "s&e/cr%t+é"
 	})
-	if _, err := v.Verify(context.Background(), "good"); err != nil {
-		t.Fatalf("Verify: %v", err)
-	}
+	mustVerify(t, v, "good")
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	want := "Basic " + base64.StdEncoding.EncodeToString([]byte("my+client%3A1:s%26e%2Fcr%25t%2B%C3%A9"))
@@ -431,12 +440,8 @@ func TestIntrospectionRequest(t *testing.T) {
 // With neither ClientID nor ClientSecret, no Authorization header is sent
 // (the HTTPClient authenticates, mutual TLS say).
 func TestIntrospectionNoClientAuth(t *testing.T) {
-	a := newFakeAS(t)
-	a.set("good", activeResponse())
-	v, _ := newIntroVerifier(t, a, func(c *IntrospectionConfig) { c.ClientID, c.ClientSecret = "", "" })
-	if _, err := v.Verify(context.Background(), "good"); err != nil {
-		t.Fatalf("Verify: %v", err)
-	}
+	a, v, _ := newGoodVerifier(t, func(c *IntrospectionConfig) { c.ClientID, c.ClientSecret = "", "" })
+	mustVerify(t, v, "good")
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.lastAuth != "" {
@@ -446,9 +451,7 @@ func TestIntrospectionNoClientAuth(t *testing.T) {
 
 // An active result is cached: the server is asked once.
 func TestIntrospectionCacheHit(t *testing.T) {
-	a := newFakeAS(t)
-	a.set("good", activeResponse())
-	v, _ := newIntroVerifier(t, a, nil)
+	a, v, _ := newGoodVerifier(t, nil)
 	for i := 0; i < 5; i++ {
 		if _, err := v.Verify(context.Background(), "good"); err != nil {
 			t.Fatalf("Verify %d: %v", i, err)
@@ -461,12 +464,8 @@ func TestIntrospectionCacheHit(t *testing.T) {
 
 // The cache is keyed by the token's digest, never the token.
 func TestIntrospectionCacheKey(t *testing.T) {
-	a := newFakeAS(t)
-	a.set("good", activeResponse())
-	v, _ := newIntroVerifier(t, a, nil)
-	if _, err := v.Verify(context.Background(), "good"); err != nil {
-		t.Fatalf("Verify: %v", err)
-	}
+	_, v, _ := newGoodVerifier(t, nil)
+	mustVerify(t, v, "good")
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if _, ok := v.active.byKey[cacheKey("good")]; !ok || v.active.len() != 1 {
@@ -476,9 +475,7 @@ func TestIntrospectionCacheKey(t *testing.T) {
 
 // A caller changing the returned TokenInfo does not change the cache.
 func TestIntrospectionCacheCopy(t *testing.T) {
-	a := newFakeAS(t)
-	a.set("good", activeResponse())
-	v, _ := newIntroVerifier(t, a, nil)
+	_, v, _ := newGoodVerifier(t, nil)
 	info, err := v.Verify(context.Background(), "good")
 	if err != nil {
 		t.Fatalf("Verify: %v", err)
@@ -536,19 +533,13 @@ func TestIntrospectionCacheBound(t *testing.T) {
 // A flood of bad tokens does not evict the cached good ones: inactive
 // results have a cache of their own.
 func TestIntrospectionCacheBadFlood(t *testing.T) {
-	a := newFakeAS(t)
-	a.set("good", activeResponse())
-	v, _ := newIntroVerifier(t, a, func(c *IntrospectionConfig) { c.CacheSize = 2 })
-	if _, err := v.Verify(context.Background(), "good"); err != nil {
-		t.Fatalf("Verify: %v", err)
-	}
+	a, v, _ := newGoodVerifier(t, func(c *IntrospectionConfig) { c.CacheSize = 2 })
+	mustVerify(t, v, "good")
 	for i := 0; i < 10; i++ {
 		_, err := v.Verify(context.Background(), "bad"+string(rune('a'+i)))
 		wantInvalid(t, err)
 	}
-	if _, err := v.Verify(context.Background(), "good"); err != nil {
-		t.Fatalf("Verify: %v", err)
-	}
+	mustVerify(t, v, "good")
 	if n := a.calls.Load(); n != 11 {
 		t.Errorf("%d requests, want 11 (good once, each bad once)", n)
 	}
@@ -556,13 +547,9 @@ func TestIntrospectionCacheBadFlood(t *testing.T) {
 
 // A negative CacheSize caches nothing.
 func TestIntrospectionNoCache(t *testing.T) {
-	a := newFakeAS(t)
-	a.set("good", activeResponse())
-	v, _ := newIntroVerifier(t, a, func(c *IntrospectionConfig) { c.CacheSize = -1 })
+	a, v, _ := newGoodVerifier(t, func(c *IntrospectionConfig) { c.CacheSize = -1 })
 	for i := 0; i < 3; i++ {
-		if _, err := v.Verify(context.Background(), "good"); err != nil {
-			t.Fatalf("Verify: %v", err)
-		}
+		mustVerify(t, v, "good")
 		_, err := v.Verify(context.Background(), "bad")
 		wantInvalid(t, err)
 	}
@@ -580,9 +567,7 @@ func TestIntrospectionCacheExpiry(t *testing.T) {
 		v, clk := newIntroVerifier(t, a, nil)
 		verify := func(wantCalls int64) {
 			t.Helper()
-			if _, err := v.Verify(context.Background(), "good"); err != nil {
-				t.Fatalf("Verify: %v", err)
-			}
+			mustVerify(t, v, "good")
 			if n := a.calls.Load(); n != wantCalls {
 				t.Fatalf("%d requests, want %d", n, wantCalls)
 			}
@@ -599,13 +584,9 @@ func TestIntrospectionCacheExpiry(t *testing.T) {
 		r["exp"] = float64(introEpoch.Add(time.Minute).Unix())
 		a.set("short", r)
 		v, clk := newIntroVerifier(t, a, nil)
-		if _, err := v.Verify(context.Background(), "short"); err != nil {
-			t.Fatalf("Verify: %v", err)
-		}
+		mustVerify(t, v, "short")
 		clk.advance(59 * time.Second)
-		if _, err := v.Verify(context.Background(), "short"); err != nil {
-			t.Fatalf("Verify: %v", err)
-		}
+		mustVerify(t, v, "short")
 		if n := a.calls.Load(); n != 1 {
 			t.Fatalf("%d requests before exp, want 1", n)
 		}
@@ -623,13 +604,9 @@ func TestIntrospectionCacheExpiry(t *testing.T) {
 		delete(r, "exp")
 		a.set("forever", r)
 		v, clk := newIntroVerifier(t, a, func(c *IntrospectionConfig) { c.MaxCacheTTL = time.Minute })
-		if _, err := v.Verify(context.Background(), "forever"); err != nil {
-			t.Fatalf("Verify: %v", err)
-		}
+		mustVerify(t, v, "forever")
 		clk.advance(time.Minute)
-		if _, err := v.Verify(context.Background(), "forever"); err != nil {
-			t.Fatalf("Verify: %v", err)
-		}
+		mustVerify(t, v, "forever")
 		if n := a.calls.Load(); n != 2 {
 			t.Errorf("%d requests, want 2 (cached for MaxCacheTTL only)", n)
 		}
@@ -639,12 +616,8 @@ func TestIntrospectionCacheExpiry(t *testing.T) {
 // A revocation is seen once the entry ends: MaxCacheTTL bounds how long an
 // active answer is trusted.
 func TestIntrospectionRevocation(t *testing.T) {
-	a := newFakeAS(t)
-	a.set("good", activeResponse())
-	v, clk := newIntroVerifier(t, a, func(c *IntrospectionConfig) { c.MaxCacheTTL = 30 * time.Second })
-	if _, err := v.Verify(context.Background(), "good"); err != nil {
-		t.Fatalf("Verify: %v", err)
-	}
+	a, v, clk := newGoodVerifier(t, func(c *IntrospectionConfig) { c.MaxCacheTTL = 30 * time.Second })
+	mustVerify(t, v, "good")
 	a.set("good", map[string]any{"active": false})
 	if _, err := v.Verify(context.Background(), "good"); err != nil {
 		t.Fatalf("Verify within MaxCacheTTL: %v", err)

@@ -43,11 +43,7 @@ func TestJWTHostileTokens(t *testing.T) {
 	js := newJWKSServer(t, k)
 	v, clk := newTestVerifier(t, js, JWTConfig{})
 	now := clk.now()
-	with := func(mod func(c map[string]any)) map[string]any {
-		c := validClaims(now)
-		mod(c)
-		return c
-	}
+	with := claimsEditor(now)
 	pubDER, err := x509.MarshalPKIXPublicKey(k.priv.Public())
 	if err != nil {
 		t.Fatal(err)
@@ -117,11 +113,7 @@ func TestJWTAccepted(t *testing.T) {
 	js := newJWKSServer(t, k)
 	v, clk := newTestVerifier(t, js, JWTConfig{})
 	now := clk.now()
-	with := func(mod func(c map[string]any)) map[string]any {
-		c := validClaims(now)
-		mod(c)
-		return c
-	}
+	with := claimsEditor(now)
 	cases := []struct {
 		name   string
 		claims map[string]any

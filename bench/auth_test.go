@@ -32,7 +32,6 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/mcpwire/mcpwire/auth"
-	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
 )
 
@@ -44,17 +43,7 @@ const (
 // authHandler is mcpwireHandler's server behind v.
 func authHandler(tb testing.TB, v auth.Verifier) http.Handler {
 	tb.Helper()
-	s, err := server.New(protocol.Implementation{Name: "bench", Version: "1"})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	desc := toolDesc
-	if err := server.AddTypedTool(s, protocol.Tool{Name: "echo", Description: &desc}, func(ctx context.Context, r *server.Request, in echoArgs) (*protocol.CallToolResult, error) {
-		return server.TextResult(in.Text), nil
-	}); err != nil {
-		tb.Fatal(err)
-	}
-	return s.Handler(server.HTTPOptions{Verifier: v, ResourceMetadataURL: "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"})
+	return mcpwireServer(tb, 1).Handler(server.HTTPOptions{Verifier: v, ResourceMetadataURL: "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"})
 }
 
 // jwtSetup returns a verifier on a JWKS holding key, and a token it signed.

@@ -84,6 +84,13 @@ type echoArgs struct {
 // the same schema, given to the SDK), and the handler builds its result.
 func mcpwireHandler(tb testing.TB, n int, opts ...server.Option) http.Handler {
 	tb.Helper()
+	return mcpwireServer(tb, n, opts...).Handler(server.HTTPOptions{})
+}
+
+// mcpwireServer is mcpwireHandler's server: n typed echo tools (one is
+// named echo), built with opts.
+func mcpwireServer(tb testing.TB, n int, opts ...server.Option) *server.Server {
+	tb.Helper()
 	s, err := server.New(protocol.Implementation{Name: "bench", Version: "1"}, opts...)
 	if err != nil {
 		tb.Fatal(err)
@@ -97,7 +104,7 @@ func mcpwireHandler(tb testing.TB, n int, opts ...server.Option) http.Handler {
 			tb.Fatal(err)
 		}
 	}
-	return s.Handler(server.HTTPOptions{})
+	return s
 }
 
 // gosdkHandler is the same server on the official Go SDK: a stateless
@@ -337,17 +344,7 @@ var legacyCallBody = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","para
 // (memory session store) on one endpoint.
 func mcpwireBothHandler(tb testing.TB) http.Handler {
 	tb.Helper()
-	s, err := server.New(protocol.Implementation{Name: "bench", Version: "1"}, server.WithEras(server.ErasBoth))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	desc := toolDesc
-	if err := server.AddTypedTool(s, protocol.Tool{Name: "echo", Description: &desc}, func(ctx context.Context, r *server.Request, in echoArgs) (*protocol.CallToolResult, error) {
-		return server.TextResult(in.Text), nil
-	}); err != nil {
-		tb.Fatal(err)
-	}
-	return s.Handler(server.HTTPOptions{})
+	return mcpwireHandler(tb, 1, server.WithEras(server.ErasBoth))
 }
 
 // openLegacySession runs initialize and notifications/initialized at

@@ -51,6 +51,31 @@ func revs(t *testing.T, names ...string) revSet {
 	return s
 }
 
+// legacyBreak is a change to the pinned schemas' models that generation of
+// the legacy tables must refuse, with the words its error must hold.
+type legacyBreak struct {
+	name   string
+	change func(in legacyInput)
+	want   string
+}
+
+// wantLegacyBreaks checks, in a subtest per case, that building the
+// legacy tables from freshly loaded models after the case's change fails
+// with an error that holds its words.
+func wantLegacyBreaks(t *testing.T, cases []legacyBreak) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := legacyInputFor(t)
+			c.change(in)
+			_, err := buildLegacyTables(in)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v\nwant it to contain %q", err, c.want)
+			}
+		})
+	}
+}
+
 // The tables come out byte for byte the same on every run, with the
 // generated-code header and the five pins' provenance, and the package's
 // doc.go regenerates them.
@@ -219,11 +244,7 @@ func TestLegacyEnvelope(t *testing.T) {
 // and that no rule covers, fails generation with its position; so does a
 // required member of V the Go type lacks, and an optional const V lacks.
 func TestLegacyUnruledRequiredMember(t *testing.T) {
-	cases := []struct {
-		name   string
-		change func(in legacyInput)
-		want   string
-	}{
+	wantLegacyBreaks(t, []legacyBreak{
 		{"modern requires a member no legacy revision has", func(in legacyInput) {
 			d := in.Modern.Decls["Tool"]
 			d.Fields = append(d.Fields, &Field{JSONName: "zzzRequired", GoName: "ZzzRequired", Required: true, Type: TypeRef{Kind: KString}})
@@ -253,17 +274,7 @@ func TestLegacyUnruledRequiredMember(t *testing.T) {
 			u.Variants = append(u.Variants, &Variant{Type: TypeRef{Kind: KNamed, Name: "VideoContent"}, GoName: "VideoContent", JSONKind: '{',
 				Consts: []VariantConst{{Key: "type", Values: []string{"video"}, Required: true}}, Required: []string{"type"}})
 		}, "branch VideoContent of V's ContentBlock has no counterpart in Go protocol.ContentBlock"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			in := legacyInputFor(t)
-			c.change(in)
-			_, err := buildLegacyTables(in)
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("err = %v\nwant it to contain %q", err, c.want)
-			}
-		})
-	}
+	})
 }
 
 // The decode-compatibility check (§3.7 item 6): every client message of
@@ -282,11 +293,7 @@ func TestLegacyDecodeCompat(t *testing.T) {
 	if checked < 10 {
 		t.Errorf("only %d 2024-11-05 positions checked", checked)
 	}
-	cases := []struct {
-		name   string
-		change func(in legacyInput)
-		want   string
-	}{
+	wantLegacyBreaks(t, []legacyBreak{
 		{"2025-11-25 requires more", func(in legacyInput) {
 			d := in.Legacy.Decls["InitializeRequestParams"]
 			d.Fields = append(d.Fields, &Field{JSONName: "nonce", GoName: "Nonce", Required: true, Type: TypeRef{Kind: KString}})
@@ -299,17 +306,7 @@ func TestLegacyDecodeCompat(t *testing.T) {
 			d := in.Revs[rev(t, "2024-11-05")].m.Decls["LoggingLevel"]
 			d.Values = append(d.Values, "trace")
 		}, `V's enum value "trace" is not in 2025-11-25's LoggingLevel`},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			in := legacyInputFor(t)
-			c.change(in)
-			_, err := buildLegacyTables(in)
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("err = %v\nwant it to contain %q", err, c.want)
-			}
-		})
-	}
+	})
 }
 
 // What the walk derives matches the design's table (docs/dual-era.md

@@ -434,21 +434,7 @@ func TestAuthJWT(t *testing.T) {
 	// R-AUTH-02/03: the Protected Resource Metadata at the path-suffixed
 	// well-known URL names the resource and its authorization server.
 	t.Run("protected resource metadata", func(t *testing.T) {
-		resp, err := http.Get(e.metadataURL)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var md struct {
-			Resource             string   `json:"resource"`
-			AuthorizationServers []string `json:"authorization_servers"`
-		}
-		if err := json.NewDecoder(resp.Body).Decode(&md); err != nil || resp.StatusCode != http.StatusOK {
-			t.Fatalf("GET %s: %s, %v", e.metadataURL, resp.Status, err)
-		}
-		if md.Resource != e.mcpURL || len(md.AuthorizationServers) != 1 || md.AuthorizationServers[0] != e.as.URL {
-			t.Errorf("metadata = %+v, want resource %s, authorization_servers [%s]", md, e.mcpURL, e.as.URL)
-		}
+		wantResourceMetadata(t, e.metadataURL, e.mcpURL, e.as.URL)
 	})
 
 	// R-AUTH-05, R-AUTH-04: no token is 401 naming the metadata and the
@@ -515,19 +501,9 @@ func TestAuthJWT(t *testing.T) {
 		call(t, e.mcpURL, token(t, e.as, "app", []string{scopeRead, scopeAdmin}, ""), "admin").wantOK(t, e.as.URL, "app")
 	})
 
-	// R-AUTH-11, R-AUTH-12: a token the same issuer issued for another
-	// resource (RFC 8707 resource parameter) is 401 invalid_token.
-	t.Run("another audience", func(t *testing.T) {
-		call(t, e.mcpURL, token(t, e.as, "app", []string{scopeRead}, otherAud), "whoami").
-			wantChallenge(t, e, http.StatusUnauthorized, "invalid_token")
-	})
-
-	// R-AUTH-11: a token of another issuer (its own keys, its own iss)
-	// for this very resource is 401 invalid_token.
-	t.Run("another issuer", func(t *testing.T) {
-		call(t, e.mcpURL, token(t, e.other, "app", []string{scopeRead}, ""), "whoami").
-			wantChallenge(t, e, http.StatusUnauthorized, "invalid_token")
-	})
+	// R-AUTH-11, R-AUTH-12: tokens for another resource or of another
+	// issuer are 401 invalid_token.
+	foreignTokensRefused(t, e, otherAud)
 
 	// RFC 9068 §3 / RFC 8707: a token for two resources (an "aud" array)
 	// is for this server when one of them is this server; an array of
@@ -609,15 +585,8 @@ func TestAuthIntrospection(t *testing.T) {
 	t.Run("invalid token", func(t *testing.T) {
 		call(t, e.mcpURL, "not-a-token", "whoami").wantChallenge(t, e, http.StatusUnauthorized, "invalid_token")
 	})
-	t.Run("another audience", func(t *testing.T) {
-		call(t, e.mcpURL, token(t, e.as, "app", []string{scopeRead}, otherAud), "whoami").
-			wantChallenge(t, e, http.StatusUnauthorized, "invalid_token")
-	})
 	// The provider cannot verify another issuer's token: inactive.
-	t.Run("another issuer", func(t *testing.T) {
-		call(t, e.mcpURL, token(t, e.other, "app", []string{scopeRead}, ""), "whoami").
-			wantChallenge(t, e, http.StatusUnauthorized, "invalid_token")
-	})
+	foreignTokensRefused(t, e, otherAud)
 	// R-AUTH-08 with the scopes the introspection response lists.
 	t.Run("insufficient scope", func(t *testing.T) {
 		call(t, e.mcpURL, token(t, e.as, "reader", []string{scopeRead}, ""), "admin").
@@ -629,6 +598,46 @@ func TestAuthIntrospection(t *testing.T) {
 		sid := legacyInitialize(t, e.mcpURL, tok)
 		legacyCall(t, e.mcpURL, tok, sid, "whoami").wantOK(t, e.as.URL, "app")
 	})
+}
+
+// foreignTokensRefused runs the subtests of the tokens that are not for
+// this server, each refused with 401 invalid_token, whichever verifier e
+// has: "another audience", one the same issuer issued for otherAud
+// (R-AUTH-11, R-AUTH-12: RFC 8707 resource parameter), and "another
+// issuer", one of e.other (its own keys, its own iss) for this very
+// resource (R-AUTH-11).
+func foreignTokensRefused(t *testing.T, e *authEnv, otherAud string) {
+	t.Helper()
+	t.Run("another audience", func(t *testing.T) {
+		call(t, e.mcpURL, token(t, e.as, "app", []string{scopeRead}, otherAud), "whoami").
+			wantChallenge(t, e, http.StatusUnauthorized, "invalid_token")
+	})
+	t.Run("another issuer", func(t *testing.T) {
+		call(t, e.mcpURL, token(t, e.other, "app", []string{scopeRead}, ""), "whoami").
+			wantChallenge(t, e, http.StatusUnauthorized, "invalid_token")
+	})
+}
+
+// wantResourceMetadata fetches the Protected Resource Metadata at
+// metadataURL and checks that it names resource and, as its one
+// authorization server, asURL (R-AUTH-02, R-AUTH-03).
+func wantResourceMetadata(t *testing.T, metadataURL, resource, asURL string) {
+	t.Helper()
+	resp, err := http.Get(metadataURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var md struct {
+		Resource             string   `json:"resource"`
+		AuthorizationServers []string `json:"authorization_servers"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&md); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s, %v", metadataURL, resp.Status, err)
+	}
+	if md.Resource != resource || len(md.AuthorizationServers) != 1 || md.AuthorizationServers[0] != asURL {
+		t.Errorf("metadata = %+v, want resource %s, authorization_servers [%s]", md, resource, asURL)
+	}
 }
 
 // base64URL decodes unpadded base64url (a JWS segment).

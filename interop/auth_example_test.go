@@ -8,7 +8,6 @@ package interop
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -45,21 +44,7 @@ func exampleMetadata(t *testing.T, url string, as *oauthas.Provider) {
 	if a.status != http.StatusUnauthorized || a.challenge["resource_metadata"] == "" {
 		t.Fatalf("no token: status %d, WWW-Authenticate %q", a.status, a.header.Get("WWW-Authenticate"))
 	}
-	resp, err := http.Get(a.challenge["resource_metadata"])
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var md struct {
-		Resource             string   `json:"resource"`
-		AuthorizationServers []string `json:"authorization_servers"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&md); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s: %s, %v", a.challenge["resource_metadata"], resp.Status, err)
-	}
-	if md.Resource != url || len(md.AuthorizationServers) != 1 || md.AuthorizationServers[0] != as.URL {
-		t.Errorf("metadata = %+v, want resource %s and authorization_servers [%s]", md, url, as.URL)
-	}
+	wantResourceMetadata(t, a.challenge["resource_metadata"], url, as.URL)
 }
 
 // exampleCall connects the SDK client with h and calls the protected tool.

@@ -365,49 +365,27 @@ var steps = []step{
 		}
 	}},
 	{"mrtr_elicitation", func(ctx context.Context, t *testing.T, e *env) {
-		before := e.elicitCount()
-		res := callTool(ctx, t, e.session, "test_input_required_result_elicitation", nil)
-		if got, want := textOf(res), "Hello, "+elicitedName+"!"; got != want {
-			t.Errorf("text = %q, want %q (result %s)", got, want, jsonString(res))
-		}
-		if n := e.elicitCount() - before; n != 1 {
-			t.Errorf("elicitation handler ran %d times, want 1", n)
-		}
+		wantHandledOnce(ctx, t, e, "test_input_required_result_elicitation", "Hello, "+elicitedName+"!", "elicitation", e.elicitCount)
 	}},
 	{"mrtr_sampling", func(ctx context.Context, t *testing.T, e *env) {
-		before := e.samplingCount()
-		res := callTool(ctx, t, e.session, "test_input_required_result_sampling", nil)
-		if got, want := textOf(res), "The model "+sampledModel+" answered."; got != want {
-			t.Errorf("text = %q, want %q (result %s)", got, want, jsonString(res))
-		}
-		if n := e.samplingCount() - before; n != 1 {
-			t.Errorf("sampling handler ran %d times, want 1", n)
-		}
+		wantHandledOnce(ctx, t, e, "test_input_required_result_sampling", "The model "+sampledModel+" answered.", "sampling", e.samplingCount)
 	}},
 	{"mrtr_list_roots", func(ctx context.Context, t *testing.T, e *env) {
 		res := callTool(ctx, t, e.session, "test_input_required_result_list_roots", nil)
-		if got, want := textOf(res), "Roots: 1"; got != want {
-			t.Errorf("text = %q, want %q (result %s)", got, want, jsonString(res))
-		}
+		wantText(t, res, "Roots: 1")
 	}},
 	{"mrtr_request_state", func(ctx context.Context, t *testing.T, e *env) {
 		res := callTool(ctx, t, e.session, "test_input_required_result_request_state", nil)
-		if got, want := textOf(res), "state-ok: confirmed"; got != want {
-			t.Errorf("text = %q, want %q (result %s)", got, want, jsonString(res))
-		}
+		wantText(t, res, "state-ok: confirmed")
 	}},
 	{"mrtr_multiple_inputs", func(ctx context.Context, t *testing.T, e *env) {
 		res := callTool(ctx, t, e.session, "test_input_required_result_multiple_inputs", nil)
-		if got, want := textOf(res), "Received all three responses."; got != want {
-			t.Errorf("text = %q, want %q (result %s)", got, want, jsonString(res))
-		}
+		wantText(t, res, "Received all three responses.")
 	}},
 	{"mrtr_multi_round", func(ctx context.Context, t *testing.T, e *env) {
 		before := e.elicitCount()
 		res := callTool(ctx, t, e.session, "test_input_required_result_multi_round", nil)
-		if got, want := textOf(res), "Completed after 3 rounds."; got != want {
-			t.Errorf("text = %q, want %q (result %s)", got, want, jsonString(res))
-		}
+		wantText(t, res, "Completed after 3 rounds.")
 		if n := e.elicitCount() - before; n != 2 {
 			t.Errorf("elicitation handler ran %d times, want 2 (rounds 1 and 2 ask, round 3 answers)", n)
 		}
@@ -428,9 +406,7 @@ var steps = []step{
 		// Over HTTP the SDK mirrors the argument into Mcp-Param-Region
 		// (it knows the annotation from the cached tools/list result).
 		res := callTool(ctx, t, e.session, "test_x_mcp_header", map[string]any{"region": "eu-west"})
-		if got, want := textOf(res), "region: eu-west"; got != want {
-			t.Errorf("text = %q, want %q (result %s)", got, want, jsonString(res))
-		}
+		wantText(t, res, "region: eu-west")
 	}},
 	{"read_static_text", func(ctx context.Context, t *testing.T, e *env) {
 		res, err := e.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://static-text"})
@@ -516,9 +492,7 @@ func manualRetry(ctx context.Context, t *testing.T, e *env) {
 	if second.NeedsInput() {
 		t.Fatalf("retry still input_required: %s", jsonString(second))
 	}
-	if got, want := textOf(second), "Hello, Bob!"; got != want {
-		t.Errorf("text = %q, want %q (result %s)", got, want, jsonString(second))
-	}
+	wantText(t, second, "Hello, Bob!")
 }
 
 func callTool(ctx context.Context, t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
@@ -534,6 +508,27 @@ func callTool(ctx context.Context, t *testing.T, cs *mcp.ClientSession, name str
 		t.Fatalf("tools/call %s still input_required after the SDK's retries: %s", name, jsonString(res))
 	}
 	return res
+}
+
+// wantText checks that the text of res is want.
+func wantText(t *testing.T, res *mcp.CallToolResult, want string) {
+	t.Helper()
+	if got := textOf(res); got != want {
+		t.Errorf("text = %q, want %q (result %s)", got, want, jsonString(res))
+	}
+}
+
+// wantHandledOnce calls the tool name, which asks the client for input
+// once, and checks that the result's text is want and that the client's
+// handler, whose calls count counts, ran once.
+func wantHandledOnce(ctx context.Context, t *testing.T, e *env, name, want, handler string, count func() int) {
+	t.Helper()
+	before := count()
+	res := callTool(ctx, t, e.session, name, nil)
+	wantText(t, res, want)
+	if n := count() - before; n != 1 {
+		t.Errorf("%s handler ran %d times, want 1", handler, n)
+	}
 }
 
 func textOf(res *mcp.CallToolResult) string {

@@ -338,11 +338,7 @@ var goSteps = []goStep{
 		if len(names) < 20 {
 			t.Errorf("tools/list returned %d tools, want >= 20: %v", len(names), names)
 		}
-		for _, want := range []string{"test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource", "test_multiple_content_types", "test_tool_with_progress", "json_schema_2020_12_tool"} {
-			if !slices.Contains(names, want) {
-				t.Errorf("tools/list lacks %q: %v", want, names)
-			}
-		}
+		wantListed(t, "tools/list", names, "test_simple_text", "test_image_content", "test_audio_content", "test_embedded_resource", "test_multiple_content_types", "test_tool_with_progress", "json_schema_2020_12_tool")
 		if strings.Contains(e.traffic.String(), `"resultType"`) {
 			t.Errorf("a legacy answer carries resultType (a 2026-07-28 member)")
 		}
@@ -438,11 +434,7 @@ var goSteps = []goStep{
 		for _, r := range res.Resources {
 			uris = append(uris, r.URI)
 		}
-		for _, want := range []string{"test://static-text", "test://static-binary"} {
-			if !slices.Contains(uris, want) {
-				t.Errorf("resources/list lacks %s: %v", want, uris)
-			}
-		}
+		wantListed(t, "resources/list", uris, "test://static-text", "test://static-binary")
 	}},
 	{name: "templates_list", run: func(ctx context.Context, t *testing.T, e *goEnv) {
 		res, err := e.c.ListResourceTemplates(ctx, mcpgo.ListResourceTemplatesRequest{})
@@ -503,11 +495,7 @@ var goSteps = []goStep{
 				t.Errorf("test_prompt_with_arguments lists %d arguments, want 2", len(p.Arguments))
 			}
 		}
-		for _, want := range []string{"test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image"} {
-			if !slices.Contains(names, want) {
-				t.Errorf("prompts/list lacks %s: %v", want, names)
-			}
-		}
+		wantListed(t, "prompts/list", names, "test_simple_prompt", "test_prompt_with_arguments", "test_prompt_with_embedded_resource", "test_prompt_with_image")
 	}},
 	{name: "prompt_with_arguments", run: func(ctx context.Context, t *testing.T, e *goEnv) {
 		res, err := e.c.GetPrompt(ctx, mcpgo.GetPromptRequest{Params: mcpgo.GetPromptParams{
@@ -541,32 +529,17 @@ var goSteps = []goStep{
 	{name: "logging", run: func(ctx context.Context, t *testing.T, e *goEnv) {
 		// logging/setLevel sets the session's level; test_logging_tool
 		// logs one info and one debug message.
-		if err := e.c.SetLevel(ctx, mcpgo.SetLevelRequest{Params: mcpgo.SetLevelParams{Level: mcpgo.LoggingLevelInfo}}); err != nil {
-			t.Fatalf("logging/setLevel info: %v", err)
-		}
-		skip := e.noteCount()
-		goCall(ctx, t, e, "test_logging_tool", nil)
-		got := e.waitNotes(ctx, skip, "notifications/message", 2*time.Second, func(n []mcpgo.JSONRPCNotification) bool { return len(n) >= 1 })
+		got := goLogs(ctx, t, e, mcpgo.LoggingLevelInfo, "test_logging_tool", 1)
 		if levels := logLevels(got); !slices.Equal(levels, []string{"info"}) {
 			t.Errorf("at level info the tool's messages had levels %v, want [info]: %s", levels, jsonString(got))
 		}
-		if err := e.c.SetLevel(ctx, mcpgo.SetLevelRequest{Params: mcpgo.SetLevelParams{Level: mcpgo.LoggingLevelDebug}}); err != nil {
-			t.Fatalf("logging/setLevel debug: %v", err)
-		}
-		skip = e.noteCount()
-		goCall(ctx, t, e, "test_logging_tool", nil)
-		got = e.waitNotes(ctx, skip, "notifications/message", 2*time.Second, func(n []mcpgo.JSONRPCNotification) bool { return len(n) >= 2 })
+		got = goLogs(ctx, t, e, mcpgo.LoggingLevelDebug, "test_logging_tool", 2)
 		if levels := logLevels(got); !slices.Equal(levels, []string{"info", "debug"}) {
 			t.Errorf("at level debug the tool's messages had levels %v, want [info debug]: %s", levels, jsonString(got))
 		}
 	}},
 	{name: "tool_with_logging", run: func(ctx context.Context, t *testing.T, e *goEnv) {
-		if err := e.c.SetLevel(ctx, mcpgo.SetLevelRequest{Params: mcpgo.SetLevelParams{Level: mcpgo.LoggingLevelInfo}}); err != nil {
-			t.Fatalf("logging/setLevel: %v", err)
-		}
-		skip := e.noteCount()
-		goCall(ctx, t, e, "test_tool_with_logging", nil)
-		got := e.waitNotes(ctx, skip, "notifications/message", 2*time.Second, func(n []mcpgo.JSONRPCNotification) bool { return len(n) >= 3 })
+		got := goLogs(ctx, t, e, mcpgo.LoggingLevelInfo, "test_tool_with_logging", 3)
 		if len(got) != 3 {
 			t.Errorf("got %d log messages, want 3: %s", len(got), jsonString(got))
 		}
@@ -776,15 +749,10 @@ func doStatus(t *testing.T, req *http.Request) int {
 // watchedURI is the resource of the in-process subscription server.
 const watchedURI = "test://interop-watched"
 
-// resourceUpdated runs an in-process ErasBoth server with one resource
-// (examples/everything has no way for a client to make it call
-// NotifyResourceUpdated): mcp-go subscribes, the server calls
-// NotifyResourceUpdated, and notifications/resources/updated arrives — over
-// HTTP on the standalone GET stream. After unsubscribe, a second update
-// sends nothing.
-func resourceUpdated(t *testing.T, v, tr string) {
-	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
-	defer cancel()
+// newWatchServer builds the in-process ErasBoth server with the one
+// resource watchedURI, for the subscription tests of both SDKs.
+func newWatchServer(t *testing.T) *server.Server {
+	t.Helper()
 	s, err := server.New(protocol.Implementation{Name: "interop-watch", Version: "1"}, server.WithEras(server.ErasBoth))
 	if err != nil {
 		t.Fatal(err)
@@ -795,6 +763,19 @@ func resourceUpdated(t *testing.T, v, tr string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s
+}
+
+// resourceUpdated runs an in-process ErasBoth server with one resource
+// (examples/everything has no way for a client to make it call
+// NotifyResourceUpdated): mcp-go subscribes, the server calls
+// NotifyResourceUpdated, and notifications/resources/updated arrives — over
+// HTTP on the standalone GET stream. After unsubscribe, a second update
+// sends nothing.
+func resourceUpdated(t *testing.T, v, tr string) {
+	ctx, cancel := context.WithTimeout(context.Background(), stepTimeout)
+	defer cancel()
+	s := newWatchServer(t)
 	e := newGoEnv(t, v)
 	switch tr {
 	case "http":
@@ -884,6 +865,30 @@ func goCall(ctx context.Context, t *testing.T, e *goEnv, name string, args map[s
 		t.Fatalf("tools/call %s: %v", name, err)
 	}
 	return res
+}
+
+// wantListed checks that the names (or URIs) a list method returned hold
+// each of wants.
+func wantListed(t *testing.T, method string, got []string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
+		if !slices.Contains(got, want) {
+			t.Errorf("%s lacks %q: %v", method, want, got)
+		}
+	}
+}
+
+// goLogs sets the session's logging level, calls the tool name without
+// arguments, and returns the notifications/message the call brings, once
+// at least n have come or two seconds have passed.
+func goLogs(ctx context.Context, t *testing.T, e *goEnv, level mcpgo.LoggingLevel, name string, n int) []mcpgo.JSONRPCNotification {
+	t.Helper()
+	if err := e.c.SetLevel(ctx, mcpgo.SetLevelRequest{Params: mcpgo.SetLevelParams{Level: level}}); err != nil {
+		t.Fatalf("logging/setLevel %s: %v", level, err)
+	}
+	skip := e.noteCount()
+	goCall(ctx, t, e, name, nil)
+	return e.waitNotes(ctx, skip, "notifications/message", 2*time.Second, func(got []mcpgo.JSONRPCNotification) bool { return len(got) >= n })
 }
 
 // noElicitation calls a tool that elicits in a session whose revision

@@ -20,7 +20,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
 )
 
@@ -82,16 +81,7 @@ func ensureNodeModules(t *testing.T) {
 // update).
 func startWatchServer(t *testing.T) string {
 	t.Helper()
-	s, err := server.New(protocol.Implementation{Name: "interop-watch", Version: "1"}, server.WithEras(server.ErasBoth))
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = s.AddResource(protocol.Resource{URI: watchedURI, Name: "watched"}, func(_ context.Context, _ *server.Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
-		return server.TextContents(uri, "text/plain", "watched"), nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newWatchServer(t)
 	hs := httptest.NewServer(s.Handler(server.HTTPOptions{}))
 	stop := make(chan struct{})
 	done := make(chan struct{})

@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -30,6 +33,21 @@ const (
 	headerSpanID  = "b7ad6b7169203331"
 	headerParent  = "00-" + headerTraceID + "-" + headerSpanID + "-01"
 )
+
+// okCallRequest is a modern tools/call of the tool "ok" over HTTP, with
+// its headers; meta is added after the _meta members the revision
+// requires ("" or a leading comma and more members).
+func okCallRequest(meta string) *http.Request {
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ok","arguments":{},"_meta":{` +
+		`"io.modelcontextprotocol/protocolVersion":"` + protocol.Revision + `","io.modelcontextprotocol/clientCapabilities":{}` + meta + `}}}`
+	r := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", strings.NewReader(body))
+	r.Header.Set("Content-Type", "application/json")
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	r.Header.Set("MCP-Protocol-Version", protocol.Revision)
+	r.Header.Set("Mcp-Method", "tools/call")
+	r.Header.Set("Mcp-Name", "ok")
+	return r
+}
 
 // rig is a server instrumented with an SDK tracer provider recording
 // every span and an SDK meter provider read by hand.

@@ -428,15 +428,7 @@ func testNoopTracerLeavesAmbientSpan(t *testing.T, mp metric.MeterProvider) {
 		endedEarly = len(rec.Ended()) > 0
 		span.End()
 	})
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ok","arguments":{},"_meta":{` +
-		`"io.modelcontextprotocol/protocolVersion":"` + protocol.Revision + `","io.modelcontextprotocol/clientCapabilities":{}}}}`
-	r := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", strings.NewReader(body))
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("Accept", "application/json, text/event-stream")
-	r.Header.Set("MCP-Protocol-Version", protocol.Revision)
-	r.Header.Set("Mcp-Method", "tools/call")
-	r.Header.Set("Mcp-Name", "ok")
-	h.ServeHTTP(httptest.NewRecorder(), r)
+	h.ServeHTTP(httptest.NewRecorder(), okCallRequest(""))
 	ended := rec.Ended()
 	if endedEarly || len(ended) != 1 {
 		t.Fatalf("the ambient span ended inside its handler: %v; %d ended", endedEarly, len(ended))

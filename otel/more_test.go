@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"strings"
 	"testing"
 
 	"go.opentelemetry.io/otel/codes"
@@ -67,16 +66,8 @@ func TestAmbientSpanLink(t *testing.T) {
 		mcp.ServeHTTP(w, r.WithContext(ctx))
 	})
 	for _, meta := range []string{`,"traceparent":"` + traceparent + `"`, ""} {
-		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ok","arguments":{},"_meta":{` +
-			`"io.modelcontextprotocol/protocolVersion":"` + protocol.Revision + `","io.modelcontextprotocol/clientCapabilities":{}` + meta + `}}}`
-		r := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", strings.NewReader(body))
-		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set("Accept", "application/json, text/event-stream")
-		r.Header.Set("MCP-Protocol-Version", protocol.Revision)
-		r.Header.Set("Mcp-Method", "tools/call")
-		r.Header.Set("Mcp-Name", "ok")
 		w := httptest.NewRecorder()
-		h.ServeHTTP(w, r)
+		h.ServeHTTP(w, okCallRequest(meta))
 		if w.Code != http.StatusOK {
 			t.Fatalf("%d %s", w.Code, w.Body)
 		}

@@ -73,20 +73,7 @@ func TestLoadExtTasksSpecDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := failServer(t)
-	cache := t.TempDir()
-	data, src, err := schema.Load(context.Background(), p, schema.Options{BaseURL: srv.URL, CacheDir: cache})
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := filepath.Join(dir, "ext-tasks", "schema", "draft", "schema.json")
-	if src.Kind != schema.SourceSpecDir || src.Location != want {
-		t.Errorf("Source = %+v, want spec-dir %s", src, want)
-	}
-	if sum(data) != p.SHA256 {
-		t.Errorf("Load returned bytes hashing to %s, want %s", sum(data), p.SHA256)
-	}
-	assertEmptyDir(t, cache)
+	wantSpecDirLoad(t, p, filepath.Join(dir, "ext-tasks", "schema", "draft", "schema.json"))
 }
 
 // TestLoadExtTasksDownload: without a spec folder the extension's file is

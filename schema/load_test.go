@@ -92,6 +92,27 @@ func assertEmptyDir(t *testing.T, dir string) {
 	}
 }
 
+// wantSpecDirLoad loads p with a server that fails the test when asked and
+// an empty cache, and checks that the bytes come from the spec-folder file
+// want, match the pin, and leave the cache empty. It returns the Source.
+func wantSpecDirLoad(t *testing.T, p schema.Pin, want string) schema.Source {
+	t.Helper()
+	srv := failServer(t)
+	cache := t.TempDir()
+	data, src, err := schema.Load(context.Background(), p, schema.Options{BaseURL: srv.URL, CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Kind != schema.SourceSpecDir || src.Location != want {
+		t.Errorf("Source = %+v, want spec-dir %s", src, want)
+	}
+	if len(data) == 0 || sum(data) != p.SHA256 {
+		t.Errorf("Load returned %d bytes hashing to %s, want %s", len(data), sum(data), p.SHA256)
+	}
+	assertEmptyDir(t, cache)
+	return src
+}
+
 func wantMismatch(t *testing.T, err error, p schema.Pin, got, location string) {
 	t.Helper()
 	var mm *schema.MismatchError
@@ -418,18 +439,8 @@ func TestLoadRealSpecDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := failServer(t)
-	cache := t.TempDir()
-	data, src, err := schema.Load(context.Background(), p, schema.Options{BaseURL: srv.URL, CacheDir: cache})
-	if err != nil {
-		t.Fatal(err)
+	src := wantSpecDirLoad(t, p, filepath.Join(dir, filepath.FromSlash(p.Path)))
+	if src.Kind != "spec-dir" {
+		t.Errorf("Source.Kind = %q, want the wire name spec-dir", src.Kind)
 	}
-	want := filepath.Join(dir, filepath.FromSlash(p.Path))
-	if src.Kind != "spec-dir" || src.Location != want {
-		t.Errorf("Source = %+v, want spec-dir %s", src, want)
-	}
-	if len(data) == 0 || sum(data) != p.SHA256 {
-		t.Errorf("Load returned %d bytes hashing to %s, want %s", len(data), sum(data), p.SHA256)
-	}
-	assertEmptyDir(t, cache)
 }

@@ -133,20 +133,7 @@ func TestLoadEveryPin(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			srv := failServer(t)
-			cache := t.TempDir()
-			data, src, err := schema.Load(context.Background(), p, schema.Options{BaseURL: srv.URL, CacheDir: cache})
-			if err != nil {
-				t.Fatal(err)
-			}
-			want := filepath.Join(dir, filepath.FromSlash(p.Path))
-			if src.Kind != schema.SourceSpecDir || src.Location != want {
-				t.Errorf("Source = %+v, want spec-dir %s", src, want)
-			}
-			if sum(data) != p.SHA256 {
-				t.Errorf("Load returned bytes hashing to %s, want %s", sum(data), p.SHA256)
-			}
-			assertEmptyDir(t, cache)
+			wantSpecDirLoad(t, p, filepath.Join(dir, filepath.FromSlash(p.Path)))
 		})
 	}
 }

@@ -201,9 +201,7 @@ func TestRunPass(t *testing.T) {
 	writeScenario(t, out, "some-old-scenario", "2026-01-01T00-00-00-000Z", "failure")
 	writeScenario(t, filepath.Join(out, legacyRevision), "server-initialize", "2026-12-01T00-00-00-000Z", "failure")
 	r := runWithHelpers(t, out, "HELPER_START_DELAY=300ms")
-	if r.code != 0 {
-		t.Fatalf("exit %d, want 0", r.code)
-	}
+	wantExit(t, r.code, 0)
 	assertServerStopped(t, r.serverPID)
 	// One server, both requirement sets against its URL, in order, each
 	// into its own folder.
@@ -219,9 +217,9 @@ func TestRunPass(t *testing.T) {
 			t.Errorf("suite run %d: %q, want %s against one URL into %s", i, r.suiteRuns[i], rev, filepath.Join(out, rev))
 		}
 	}
-	for _, want := range []string{
-		"removed 1 old result folder(s) from " + out + "\n",
-		"removed 1 old result folder(s) from " + filepath.Join(out, legacyRevision) + "\n",
+	wantOutput(t, r.out, "scored: 140 passed, 0 failed",
+		"removed 1 old result folder(s) from "+out+"\n",
+		"removed 1 old result folder(s) from "+filepath.Join(out, legacyRevision)+"\n",
 		"server answers at http://127.0.0.1:",
 		"== requirements 2026-07-28 ==",
 		"== requirements 2025-11-25 ==",
@@ -230,16 +228,9 @@ func TestRunPass(t *testing.T) {
 		"2026-07-28: PASS; required scenarios ok 37/37, not scored ok 13/13; checks of required: 74 passed, 0 failed",
 		"2025-11-25: PASS; required scenarios ok 30/30, not scored ok 3/3; checks of required and not scored: 66 passed, 0 failed",
 		"verdict: PASS\nscored:",
-	} {
-		if !strings.Contains(r.out, want) {
-			t.Errorf("output lacks %q", want)
-		}
-	}
+	)
 	if strings.Contains(r.out, "some-old-scenario") || strings.Contains(r.out, "latest of 2 runs") {
 		t.Error("stale result folder was scored")
-	}
-	if got, want := lastLine(r.out), "scored: 140 passed, 0 failed"; got != want {
-		t.Errorf("last line %q, want %q", got, want)
 	}
 }
 
@@ -247,32 +238,21 @@ func TestRunPass(t *testing.T) {
 // -all (docs/dual-era.md §10.8), and the 2026-07-28 set still passes.
 func TestRunLegacyNotScoredFailure(t *testing.T) {
 	r := runWithHelpers(t, t.TempDir(), "HELPER_FAIL_SCENARIO=2025-11-25:server-sse-polling")
-	if r.code != 1 {
-		t.Fatalf("exit %d, want 1", r.code)
-	}
+	wantExit(t, r.code, 1)
 	assertServerStopped(t, r.serverPID)
-	for _, want := range []string{
+	wantOutput(t, r.out, "scored: 139 passed, 1 failed",
 		"server-sse-polling (not scored) / tools-list: Failed",
 		"verdict: FAIL, 1 scenario(s) failed: server-sse-polling",
 		"2026-07-28: PASS;",
 		"2025-11-25: FAIL; required scenarios ok 30/30, not scored ok 2/3; checks of required and not scored: 65 passed, 1 failed",
 		"verdict: FAIL (2025-11-25)",
-	} {
-		if !strings.Contains(r.out, want) {
-			t.Errorf("output lacks %q", want)
-		}
-	}
-	if got, want := lastLine(r.out), "scored: 139 passed, 1 failed"; got != want {
-		t.Errorf("last line %q, want %q", got, want)
-	}
+	)
 }
 
 // -requirements runs only the sets named; an unknown one is a usage error.
 func TestRunOneRequirementSet(t *testing.T) {
 	r := runWithHelpers(t, t.TempDir(), "", func(o *runOptions) { o.revisions = legacyRevision })
-	if r.code != 0 {
-		t.Fatalf("exit %d, want 0", r.code)
-	}
+	wantExit(t, r.code, 0)
 	if len(r.suiteRuns) != 1 || !strings.HasPrefix(r.suiteRuns[0], legacyRevision+" ") {
 		t.Errorf("suite runs %q", r.suiteRuns)
 	}
@@ -287,9 +267,7 @@ func TestRunOneRequirementSet(t *testing.T) {
 
 func TestRunFailedScenario(t *testing.T) {
 	r := runWithHelpers(t, t.TempDir(), "HELPER_FAIL_SCENARIO=caching")
-	if r.code != 1 {
-		t.Fatalf("exit %d, want 1", r.code)
-	}
+	wantExit(t, r.code, 1)
 	assertServerStopped(t, r.serverPID)
 	if !strings.Contains(r.out, "verdict: FAIL, 1 scenario(s) failed: caching") {
 		t.Error("failed scenario not named")
@@ -302,9 +280,7 @@ func TestRunFixedPort(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := runWithHelpers(t, t.TempDir(), "", func(o *runOptions) { o.port = port })
-	if r.code != 0 {
-		t.Fatalf("exit %d, want 0", r.code)
-	}
+	wantExit(t, r.code, 0)
 	if !strings.Contains(r.out, "server answers at http://"+net.JoinHostPort("127.0.0.1", strconv.Itoa(port))+"/mcp") {
 		t.Error("-port not used")
 	}
@@ -312,14 +288,8 @@ func TestRunFixedPort(t *testing.T) {
 
 func TestRunServerExits(t *testing.T) {
 	r := runWithHelpers(t, t.TempDir(), "", func(o *runOptions) { o.server = "echo starting; exit 7" })
-	if r.code != 2 {
-		t.Fatalf("exit %d, want 2", r.code)
-	}
-	for _, want := range []string{"server did not come up: the server process exited", "exit status 7", "starting"} {
-		if !strings.Contains(r.out, want) {
-			t.Errorf("output lacks %q", want)
-		}
-	}
+	wantExit(t, r.code, 2)
+	wantOutput(t, r.out, "", "server did not come up: the server process exited", "exit status 7", "starting")
 }
 
 func TestRunSuiteTimeout(t *testing.T) {
@@ -338,9 +308,7 @@ func TestRunSuiteTimeout(t *testing.T) {
 		startupTimeout: 20 * time.Second,
 	}, &buf, &buf)
 	t.Logf("run -> %d\n%s", code, buf.String())
-	if code != 1 {
-		t.Fatalf("exit %d, want 1", code)
-	}
+	wantExit(t, code, 1)
 	if d := time.Since(start); d > 30*time.Second {
 		t.Errorf("took %s: the hanging suite was not killed", d)
 	}

@@ -84,48 +84,67 @@ func lastLine(out string) string {
 	return lines[len(lines)-1]
 }
 
-func TestScoreAllOK(t *testing.T) {
-	code, out := score(t, writeResults(t, nil))
-	if code != 0 {
-		t.Fatalf("exit %d, want 0", code)
-	}
-	for _, want := range []string{
-		"required scenarios ok: 37/37",
-		"not scored (informational): 26 passed, 0 failed; scenarios ok: 13/13",
-		"verdict: PASS",
-	} {
+// wantOutput checks that out holds each of wants and, when last is not
+// empty, that its last line is last.
+func wantOutput(t *testing.T, out, last string, wants ...string) {
+	t.Helper()
+	for _, want := range wants {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
-	if got, want := lastLine(out), "required: 74 passed, 0 failed"; got != want {
-		t.Errorf("last line %q, want %q", got, want)
+	if last == "" {
+		return
 	}
-	if r := row(t, out, "tools-call-image"); !strings.HasSuffix(r, "required       2     0     0     0     0  ok") {
-		t.Errorf("row %q", r)
+	if got := lastLine(out); got != last {
+		t.Errorf("last line %q, want %q", got, last)
 	}
+}
+
+// wantRowSuffix checks that the table row of scenario name ends with suffix.
+func wantRowSuffix(t *testing.T, out, name, suffix string) {
+	t.Helper()
+	if r := row(t, out, name); !strings.HasSuffix(r, suffix) {
+		t.Errorf("row %q, want the suffix %q", r, suffix)
+	}
+}
+
+// wantExit stops the test unless code is want.
+func wantExit(t *testing.T, code, want int) {
+	t.Helper()
+	if code != want {
+		t.Fatalf("exit %d, want %d", code, want)
+	}
+}
+
+// wantFailure stops the test unless code is not zero.
+func wantFailure(t *testing.T, code int) {
+	t.Helper()
+	if code == 0 {
+		t.Fatal("exit 0, want non-zero")
+	}
+}
+
+func TestScoreAllOK(t *testing.T) {
+	code, out := score(t, writeResults(t, nil))
+	wantExit(t, code, 0)
+	wantOutput(t, out, "required: 74 passed, 0 failed",
+		"required scenarios ok: 37/37",
+		"not scored (informational): 26 passed, 0 failed; scenarios ok: 13/13",
+		"verdict: PASS",
+	)
+	wantRowSuffix(t, out, "tools-call-image", "required       2     0     0     0     0  ok")
 }
 
 func TestScoreRequiredFailure(t *testing.T) {
 	code, out := score(t, writeResults(t, map[string]string{"tools-call-image": "failure"}))
-	if code == 0 {
-		t.Fatal("exit 0, want non-zero")
-	}
-	if r := row(t, out, "tools-call-image"); !strings.HasSuffix(r, "FAIL") {
-		t.Errorf("row %q", r)
-	}
-	for _, want := range []string{
+	wantFailure(t, code)
+	wantRowSuffix(t, out, "tools-call-image", "FAIL")
+	wantOutput(t, out, "required: 73 passed, 1 failed",
 		"tools-call-image / tools-list: Failed: HTTP 501",
 		"verdict: FAIL, 1 scenario(s) failed: tools-call-image",
 		"required scenarios ok: 36/37",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q", want)
-		}
-	}
-	if got, want := lastLine(out), "required: 73 passed, 1 failed"; got != want {
-		t.Errorf("last line %q, want %q", got, want)
-	}
+	)
 }
 
 func TestScoreNotScoredFailure(t *testing.T) {
@@ -145,26 +164,17 @@ func TestScoreNotScoredFailure(t *testing.T) {
 	if code == 0 {
 		t.Fatal("with -all: exit 0, want non-zero")
 	}
-	for _, want := range []string{
+	wantOutput(t, out, "all: 97 passed, 2 failed",
 		"tasks-lifecycle (not scored) / tools-list: Failed",
 		"json-schema-2020-12 (not scored): crashed: no checks.json",
 		"verdict: FAIL, 2 scenario(s) failed: tasks-lifecycle, json-schema-2020-12",
 		"required: 74 passed, 0 failed",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q", want)
-		}
-	}
-	if got, want := lastLine(out), "all: 97 passed, 2 failed"; got != want {
-		t.Errorf("last line %q, want %q", got, want)
-	}
+	)
 }
 
 func TestScoreMissingRequired(t *testing.T) {
 	code, out := score(t, writeResults(t, map[string]string{"caching": "missing"}))
-	if code == 0 {
-		t.Fatal("exit 0, want non-zero")
-	}
+	wantFailure(t, code)
 	if r := row(t, out, "caching"); !strings.Contains(r, "FAIL (missing: no result folder)") {
 		t.Errorf("row %q", r)
 	}
@@ -174,26 +184,18 @@ func TestScoreMissingRequired(t *testing.T) {
 	if !strings.Contains(out, "required scenarios ok: 36/37") {
 		t.Error("scenario count wrong")
 	}
-	if got, want := lastLine(out), "required: 72 passed, 1 failed"; got != want {
-		t.Errorf("last line %q, want %q", got, want)
-	}
+	wantOutput(t, out, "required: 72 passed, 1 failed")
 }
 
 func TestScoreNoResultsAtAll(t *testing.T) {
 	code, out := score(t, t.TempDir())
-	if code == 0 {
-		t.Fatal("exit 0, want non-zero")
-	}
+	wantFailure(t, code)
 	if !strings.Contains(out, "required scenarios ok: 0/37") {
 		t.Error("scenario count wrong")
 	}
-	if got, want := lastLine(out), "required: 0 passed, 37 failed"; got != want {
-		t.Errorf("last line %q, want %q", got, want)
-	}
+	wantOutput(t, out, "required: 0 passed, 37 failed")
 	// Not-scored scenarios that never ran do not fail even with -all.
-	if r := row(t, out, "tasks-lifecycle"); !strings.HasSuffix(r, "not run") {
-		t.Errorf("row %q", r)
-	}
+	wantRowSuffix(t, out, "tasks-lifecycle", "not run")
 }
 
 func TestScoreNotScoredNotRunWithAll(t *testing.T) {
@@ -215,9 +217,7 @@ func TestScoreProblemChecksFiles(t *testing.T) {
 	} {
 		t.Run(kind, func(t *testing.T) {
 			code, out := score(t, writeResults(t, map[string]string{"prompts-list": kind}))
-			if code == 0 {
-				t.Fatal("exit 0, want non-zero")
-			}
+			wantFailure(t, code)
 			if r := row(t, out, "prompts-list"); !strings.Contains(r, want) {
 				t.Errorf("row %q lacks %q", r, want)
 			}
@@ -242,15 +242,9 @@ func TestScoreWarningOnly(t *testing.T) {
 	}
 	kinds["server-sse-multiple-streams"] = "info-skipped"
 	code, out := score(t, writeResults(t, kinds))
-	if code != 0 {
-		t.Fatalf("exit %d, want 0", code)
-	}
-	if r := row(t, out, "input-required-result-validate-input"); !strings.HasSuffix(r, "required       0     0     1     0     0  ok") {
-		t.Errorf("row %q", r)
-	}
-	if r := row(t, out, "server-sse-multiple-streams"); !strings.HasSuffix(r, "required       1     0     0     1     1  ok") {
-		t.Errorf("row %q", r)
-	}
+	wantExit(t, code, 0)
+	wantRowSuffix(t, out, "input-required-result-validate-input", "required       0     0     1     0     0  ok")
+	wantRowSuffix(t, out, "server-sse-multiple-streams", "required       1     0     0     1     1  ok")
 	if !strings.Contains(out, "required scenarios ok: 37/37") {
 		t.Error("scenario count wrong")
 	}
@@ -261,12 +255,8 @@ func TestScoreLatestRunWins(t *testing.T) {
 	// An earlier failed run of tools-list; the later ok one decides.
 	writeScenario(t, dir, "tools-list", "2026-11-30T01-40-02-118Z", "failure")
 	code, out := score(t, dir)
-	if code != 0 {
-		t.Fatalf("exit %d, want 0", code)
-	}
-	if r := row(t, out, "tools-list"); !strings.HasSuffix(r, "ok [latest of 2 runs]") {
-		t.Errorf("row %q", r)
-	}
+	wantExit(t, code, 0)
+	wantRowSuffix(t, out, "tools-list", "ok [latest of 2 runs]")
 	// A later failed run decides the other way.
 	writeScenario(t, dir, "tools-list", "2026-11-30T02-00-00-000Z", "failure")
 	if code, _ := score(t, dir); code == 0 {
@@ -290,9 +280,7 @@ func TestScoreUnknownScenario(t *testing.T) {
 
 func TestScoreRequiredOnly(t *testing.T) {
 	code, out := score(t, "-required-only", writeResults(t, map[string]string{"tasks-lifecycle": "failure"}))
-	if code != 0 {
-		t.Fatalf("exit %d, want 0", code)
-	}
+	wantExit(t, code, 0)
 	if strings.Contains(out, "tasks-lifecycle") || strings.Contains(out, "not scored") {
 		t.Error("not-scored scenarios shown with -required-only")
 	}
@@ -303,18 +291,10 @@ func TestScoreRequiredOnly(t *testing.T) {
 // failed) and a stray server.log.
 func TestScoreSample(t *testing.T) {
 	code, out := score(t, filepath.Join(fixtures, "sample"))
-	if code == 0 {
-		t.Fatal("exit 0, want non-zero")
-	}
-	if r := row(t, out, "server-stateless"); !strings.HasSuffix(r, "required       1     0     1     0     1  ok") {
-		t.Errorf("row %q", r)
-	}
-	if r := row(t, out, "tools-list"); !strings.HasSuffix(r, "required       1     1     0     0     0  FAIL [latest of 2 runs]") {
-		t.Errorf("row %q", r)
-	}
-	if r := row(t, out, "tasks-status-notifications"); !strings.HasSuffix(r, "not scored     0     0     0     0     1  ok") {
-		t.Errorf("row %q", r)
-	}
+	wantFailure(t, code)
+	wantRowSuffix(t, out, "server-stateless", "required       1     0     1     0     1  ok")
+	wantRowSuffix(t, out, "tools-list", "required       1     1     0     0     0  FAIL [latest of 2 runs]")
+	wantRowSuffix(t, out, "tasks-status-notifications", "not scored     0     0     0     0     1  ok")
 	if !strings.Contains(out, "required scenarios ok: 1/37") {
 		t.Error("scenario count wrong")
 	}
@@ -387,21 +367,12 @@ func TestScoreLegacySet(t *testing.T) {
 	dir := t.TempDir()
 	writeSetResults(t, dir, set, nil)
 	code, out := score(t, "-requirements", legacyRevision, dir)
-	if code != 0 {
-		t.Fatalf("exit %d, want 0", code)
-	}
-	for _, want := range []string{
+	wantExit(t, code, 0)
+	wantOutput(t, out, "all: 66 passed, 0 failed",
 		"(requirements 2025-11-25)",
 		"required scenarios ok: 30/30",
 		"not scored (scored: any failed check fails): 6 passed, 0 failed; scenarios ok: 3/3",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q", want)
-		}
-	}
-	if got, want := lastLine(out), "all: 66 passed, 0 failed"; got != want {
-		t.Errorf("last line %q, want %q", got, want)
-	}
+	)
 
 	for _, name := range []string{"server-session-lifecycle", "json-schema-2020-12", "server-sse-polling"} {
 		dir := t.TempDir()
@@ -433,46 +404,28 @@ func TestScoreLegacySet(t *testing.T) {
 // each table, then both scores; a failure in one set fails the whole.
 func TestScoreLayered(t *testing.T) {
 	code, out := score(t, writeLayered(t, nil))
-	if code != 0 {
-		t.Fatalf("exit %d, want 0", code)
-	}
-	for _, want := range []string{
+	wantExit(t, code, 0)
+	wantOutput(t, out, "scored: 140 passed, 0 failed",
 		"== requirements 2026-07-28 ==",
 		"== requirements 2025-11-25 ==",
 		"== scores ==",
 		"2026-07-28: PASS; required scenarios ok 37/37, not scored ok 13/13; checks of required: 74 passed, 0 failed",
 		"2025-11-25: PASS; required scenarios ok 30/30, not scored ok 3/3; checks of required and not scored: 66 passed, 0 failed",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q", want)
-		}
-	}
-	if got, want := lastLine(out), "scored: 140 passed, 0 failed"; got != want {
-		t.Errorf("last line %q, want %q", got, want)
-	}
+	)
 
 	code, out = score(t, writeLayered(t, map[string]map[string]string{
 		modernRevision: nil,
 		legacyRevision: {"tools-call-sampling": "failure", "elicitation-sep1330-enums": "crash"},
 	}))
-	if code != 1 {
-		t.Fatalf("exit %d, want 1", code)
-	}
-	for _, want := range []string{
+	wantExit(t, code, 1)
+	wantOutput(t, out, "scored: 137 passed, 2 failed",
 		"tools-call-sampling / tools-list: Failed: HTTP 501",
 		"elicitation-sep1330-enums: crashed: no checks.json",
 		"verdict: FAIL, 2 scenario(s) failed: tools-call-sampling, elicitation-sep1330-enums",
 		"2026-07-28: PASS;",
 		"2025-11-25: FAIL; required scenarios ok 28/30, not scored ok 3/3; checks of required and not scored: 63 passed, 2 failed",
 		"verdict: FAIL (2025-11-25)",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("output lacks %q", want)
-		}
-	}
-	if got, want := lastLine(out), "scored: 137 passed, 2 failed"; got != want {
-		t.Errorf("last line %q, want %q", got, want)
-	}
+	)
 
 	// -all: the 2026-07-28 not-scored checks count too.
 	code, out = score(t, "-all", writeLayered(t, map[string]map[string]string{modernRevision: {"tasks-lifecycle": "failure"}, legacyRevision: nil}))
@@ -491,9 +444,7 @@ func TestScoreLayered(t *testing.T) {
 func TestScoreLayeredMissingSet(t *testing.T) {
 	dir := writeLayered(t, map[string]map[string]string{modernRevision: nil})
 	code, out := score(t, dir)
-	if code != 1 {
-		t.Fatalf("exit %d, want 1", code)
-	}
+	wantExit(t, code, 1)
 	if !strings.Contains(out, "2025-11-25: FAIL; required scenarios ok 0/30, not scored ok 0/0") {
 		t.Error("missing set not reported")
 	}

@@ -22,6 +22,47 @@ import (
 	"github.com/mcpwire/mcpwire/server"
 )
 
+// serveAuthMux parses the example's auth flags from args and serves s
+// behind them on ln, as the example's own URL self, until the test ends.
+func serveAuthMux(t *testing.T, s *server.Server, ln net.Listener, self string, args ...string) {
+	t.Helper()
+	fs := flag.NewFlagSet("everything", flag.ContinueOnError)
+	a := registerAuthFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	mux, err := newMux(context.Background(), s, a, self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: mux}
+	go func() { _ = hs.Serve(ln) }()
+	t.Cleanup(func() { _ = hs.Close() })
+}
+
+// callSimpleText posts a 2026-07-28 tools/call of test_simple_text to url,
+// with tok as its bearer token when it is not empty, and returns the
+// response and its body, read to the end.
+func callSimpleText(t *testing.T, url, tok string) (*http.Response, string) {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_simple_text","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/call")
+	req.Header.Set("Mcp-Name", "test_simple_text")
+	if tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	return resp, string(b)
+}
+
 // The example with -auth-issuer (and -auth-jwks, -auth-scopes) serves
 // the Protected Resource Metadata at both well-known paths (R-AUTH-02,
 // R-AUTH-03), 401s a request without a token with the challenge naming
@@ -43,18 +84,7 @@ func TestExampleAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	self := "http://" + ln.Addr().String() + "/mcp"
-	fs := flag.NewFlagSet("everything", flag.ContinueOnError)
-	a := registerAuthFlags(fs)
-	if err := fs.Parse([]string{"-auth-issuer", issuer, "-auth-jwks", jwks.URL, "-auth-scopes", "test_simple_text=mcp:read,test_simple_text=mcp:text"}); err != nil {
-		t.Fatal(err)
-	}
-	mux, err := newMux(context.Background(), s, a, self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: mux}
-	go func() { _ = hs.Serve(ln) }()
-	defer hs.Close()
+	serveAuthMux(t, s, ln, self, "-auth-issuer", issuer, "-auth-jwks", jwks.URL, "-auth-scopes", "test_simple_text=mcp:read,test_simple_text=mcp:text")
 	base := "http://" + ln.Addr().String()
 
 	for _, p := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"} {
@@ -70,26 +100,8 @@ func TestExampleAuth(t *testing.T) {
 		}
 	}
 
-	callTool := func(tok string) (*http.Response, string) {
-		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_simple_text","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-		req, _ := http.NewRequest(http.MethodPost, self, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", "tools/call")
-		req.Header.Set("Mcp-Name", "test_simple_text")
-		if tok != "" {
-			req.Header.Set("Authorization", "Bearer "+tok)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		return resp, string(b)
-	}
 	mdURL := base + "/.well-known/oauth-protected-resource/mcp"
-	resp, _ := callTool("")
+	resp, _ := callSimpleText(t, self, "")
 	if want := `Bearer resource_metadata="` + mdURL + `", scope="mcp:read mcp:text"`; resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != want {
 		t.Errorf("no token: %d %q, want 401 %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), want)
 	}
@@ -100,11 +112,11 @@ func TestExampleAuth(t *testing.T) {
 		out, _ := obj.CompactSerialize()
 		return out
 	}
-	resp, body := callTool(mint("mcp:read"))
+	resp, body := callSimpleText(t, self, mint("mcp:read"))
 	if resp.StatusCode != 403 || !strings.Contains(resp.Header.Get("WWW-Authenticate"), `scope="mcp:read mcp:text", error="insufficient_scope"`) {
 		t.Errorf("one scope of two: %d %q %s", resp.StatusCode, resp.Header.Get("WWW-Authenticate"), body)
 	}
-	resp, body = callTool(mint("mcp:read mcp:text"))
+	resp, body = callSimpleText(t, self, mint("mcp:read mcp:text"))
 	if resp.StatusCode != 200 || !strings.Contains(body, "This is a simple text response") {
 		t.Errorf("both scopes: %d %s", resp.StatusCode, body)
 	}
@@ -146,19 +158,8 @@ func TestExampleAuthIntrospection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fs := flag.NewFlagSet("everything", flag.ContinueOnError)
-	a := registerAuthFlags(fs)
-	if err := fs.Parse([]string{"-auth-issuer", issuer, "-auth-introspect", ep.URL, "-auth-client-id", "rs", "-auth-client-secret", "rs-secret",
-		"-auth-scopes", "test_simple_text=mcp:admin"}); err != nil {
-		t.Fatal(err)
-	}
-	mux, err := newMux(context.Background(), s, a, self)
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: mux}
-	go func() { _ = hs.Serve(ln) }()
-	defer hs.Close()
+	serveAuthMux(t, s, ln, self, "-auth-issuer", issuer, "-auth-introspect", ep.URL, "-auth-client-id", "rs", "-auth-client-secret", "rs-secret",
+		"-auth-scopes", "test_simple_text=mcp:admin")
 
 	for _, c := range []struct {
 		token, want string
@@ -169,20 +170,8 @@ func TestExampleAuthIntrospection(t *testing.T) {
 		{"revoked", `error="invalid_token"`, 401},
 		{"other", `error="invalid_token"`, 401},
 	} {
-		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"test_simple_text","arguments":{},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-		req, _ := http.NewRequest(http.MethodPost, self, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-		req.Header.Set("Mcp-Method", "tools/call")
-		req.Header.Set("Mcp-Name", "test_simple_text")
-		req.Header.Set("Authorization", "Bearer "+c.token)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != c.status || !strings.Contains(string(b)+resp.Header.Get("WWW-Authenticate"), c.want) {
+		resp, b := callSimpleText(t, self, c.token)
+		if resp.StatusCode != c.status || !strings.Contains(b+resp.Header.Get("WWW-Authenticate"), c.want) {
 			t.Errorf("token %s: %d %q %s, want %d %s", c.token, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), b, c.status, c.want)
 		}
 	}

@@ -176,6 +176,32 @@ func (c *modern) do(method, name, params, metaExtra string) []rpcMsg {
 	return doHTTP(c.t, req)
 }
 
+// toolList is the part of a tools/list result the fixture tests check.
+type toolList struct {
+	Tools []struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+	} `json:"tools"`
+}
+
+// postInitialize posts a 2025-11-25 initialize request with the given
+// client capabilities to url, reads its answer to the end, and returns the
+// response (its status and headers).
+func postInitialize(t *testing.T, url, capabilities string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":`+capabilities+`,"clientInfo":{"name":"everything-test","version":"1"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp
+}
+
 // doHTTP sends req and reads its answer: one JSON message, or an SSE
 // stream of them.
 func doHTTP(t *testing.T, req *http.Request) []rpcMsg {
@@ -246,6 +272,18 @@ func toolText(t *testing.T, m rpcMsg) string {
 	return res.Content[0].Text
 }
 
+// askedFor calls tool with the JSON object args, checks that the answer is
+// an input_required result whose only input request is a method request,
+// and returns that request's key and params and the request state.
+func askedFor(t *testing.T, c *modern, tool, args, method string) (key string, params json.RawMessage, state string) {
+	t.Helper()
+	key, got, params, state := inputRequest(t, last(t, c.do("tools/call", tool, `"name":"`+tool+`","arguments":`+args, "")))
+	if got != method {
+		t.Fatalf("method %q, want %s", got, method)
+	}
+	return key, params, state
+}
+
 // inputRequest returns the only input request of an input_required result,
 // with its key.
 func inputRequest(t *testing.T, m rpcMsg) (key string, method string, params json.RawMessage, state string) {
@@ -303,13 +341,7 @@ func jsonEqual(t *testing.T, what string, got json.RawMessage, want string) {
 // description); the watched resource is listed with a name.
 func TestLegacyFixturesListed(t *testing.T) {
 	c := newModern(t)
-	var list struct {
-		Tools []struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			InputSchema json.RawMessage `json:"inputSchema"`
-		} `json:"tools"`
-	}
+	var list toolList
 	if err := json.Unmarshal(last(t, c.do("tools/list", "", "", "")).Result, &list); err != nil {
 		t.Fatal(err)
 	}
@@ -397,10 +429,7 @@ func TestToolWithLoggingModern(t *testing.T) {
 func TestSamplingModern(t *testing.T) {
 	c := newModern(t)
 	args := `{"prompt":"What is the capital of France?"}`
-	key, method, params, state := inputRequest(t, last(t, c.do("tools/call", "test_sampling", `"name":"test_sampling","arguments":`+args, "")))
-	if method != "sampling/createMessage" {
-		t.Fatalf("method %q", method)
-	}
+	key, params, state := askedFor(t, c, "test_sampling", args, "sampling/createMessage")
 	jsonEqual(t, "sampling params", params, samplingParams)
 	answer := `{"role":"assistant","content":{"type":"text","text":"Paris"},"model":"test-model","stopReason":"endTurn"}`
 	m := last(t, c.do("tools/call", "test_sampling", retryParams("test_sampling", args, key, answer, state), ""))
@@ -421,10 +450,7 @@ func TestSamplingModern(t *testing.T) {
 func TestElicitationModern(t *testing.T) {
 	c := newModern(t)
 	args := `{"message":"Please provide your information"}`
-	key, method, params, state := inputRequest(t, last(t, c.do("tools/call", "test_elicitation", `"name":"test_elicitation","arguments":`+args, "")))
-	if method != "elicitation/create" {
-		t.Fatalf("method %q", method)
-	}
+	key, params, state := askedFor(t, c, "test_elicitation", args, "elicitation/create")
 	jsonEqual(t, "elicitation params", params, elicitationParams)
 	for answer, want := range map[string]string{
 		`{"action":"accept","content":{"username":"alice","email":"alice@example.com"}}`: `User response: action=accept, content={"email":"alice@example.com","username":"alice"}`,
@@ -462,10 +488,7 @@ const (
 // after answer.
 func elicitedSchema(t *testing.T, c *modern, tool, answer string) (json.RawMessage, string) {
 	t.Helper()
-	key, method, params, state := inputRequest(t, last(t, c.do("tools/call", tool, `"name":"`+tool+`","arguments":{}`, "")))
-	if method != "elicitation/create" {
-		t.Fatalf("method %q", method)
-	}
+	key, params, state := askedFor(t, c, tool, `{}`, "elicitation/create")
 	var p struct {
 		Message         string          `json:"message"`
 		RequestedSchema json.RawMessage `json:"requestedSchema"`
@@ -627,13 +650,7 @@ func (ss *stdioSession) call(id int, method, params string) rpcMsg {
 // subscriptions).
 func TestLegacyStdioFixtures(t *testing.T) {
 	ss := newStdioSession(t)
-	var list struct {
-		Tools []struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description"`
-			InputSchema json.RawMessage `json:"inputSchema"`
-		} `json:"tools"`
-	}
+	var list toolList
 	if err := json.Unmarshal(ss.call(1, "tools/list", "").Result, &list); err != nil {
 		t.Fatal(err)
 	}
@@ -695,15 +712,7 @@ func TestLegacyHTTPFixtures(t *testing.T) {
 		}
 		return doHTTP(t, req)
 	}
-	req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{},"elicitation":{}},"clientInfo":{"name":"everything-test","version":"1"}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	resp := postInitialize(t, hs.URL, `{"sampling":{},"elicitation":{}}`)
 	if sid = resp.Header.Get("Mcp-Session-Id"); resp.StatusCode != http.StatusOK || sid == "" {
 		t.Fatalf("initialize: %d, session %q", resp.StatusCode, sid)
 	}

@@ -5,12 +5,10 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -98,15 +96,7 @@ func TestRedisSessionStore(t *testing.T) {
 			hs := httptest.NewServer(s.Handler(server.HTTPOptions{}))
 			t.Cleanup(hs.Close)
 			before := sessionKeys(t, rdb)
-			req, _ := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"everything-test","version":"1"}}}`))
-			req.Header.Set("Content-Type", "application/json")
-			req.Header.Set("Accept", "application/json, text/event-stream")
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, _ = io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+			resp := postInitialize(t, hs.URL, `{}`)
 			sid := resp.Header.Get("Mcp-Session-Id")
 			if got := sessionKeys(t, rdb) - before; (sid != "") != c.session || got != map[bool]int{true: 1, false: 0}[c.session] {
 				t.Errorf("HTTP %d, session id %q, %d new session records in Redis; want a session: %v", resp.StatusCode, sid, got, c.session)
