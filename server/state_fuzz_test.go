@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"net/http"
@@ -69,33 +68,7 @@ func newFzStateServer(t testing.TB, key StateKey) *fzStateServer {
 		m.mu.Unlock()
 		return "state=" + string(st), nil
 	}
-	tool := func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
-		out, err := handle(r)
-		if err != nil {
-			return nil, err
-		}
-		return TextResult(out), nil
-	}
-	addTool(t, m.Server, `{"name":"ask","inputSchema":{"type":"object"}}`, tool)
-	addTool(t, m.Server, `{"name":"other","inputSchema":{"type":"object"}}`, tool)
-	if err := m.AddPrompt(protocol.Prompt{Name: "ask"}, func(_ context.Context, r *Request, _ map[string]string) (*protocol.GetPromptResult, error) {
-		out, err := handle(r)
-		if err != nil {
-			return nil, err
-		}
-		return &protocol.GetPromptResult{Messages: []protocol.PromptMessage{{Role: protocol.RoleUser, Content: Text(out)}}}, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.AddResource(protocol.Resource{URI: "mrtr://ask", Name: "ask"}, func(_ context.Context, r *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
-		out, err := handle(r)
-		if err != nil {
-			return nil, err
-		}
-		return TextContents(uri, "", out), nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	addAskTargets(t, m.Server, handle)
 	m.h = m.Handler(HTTPOptions{Authenticate: func(r *http.Request) (string, error) {
 		return r.Header.Get("X-Fuzz-Principal"), nil
 	}})
