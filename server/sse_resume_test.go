@@ -71,6 +71,17 @@ func newResumeFixture(t *testing.T, opts ...Option) *resumeFixture {
 	return f
 }
 
+// newResumeSession returns a resume fixture served over a real
+// connection and a legacy client of revision rev with its session open.
+func newResumeSession(t *testing.T, rev string) (*resumeFixture, *httptest.Server, *legacyHTTP) {
+	t.Helper()
+	f := newResumeFixture(t)
+	srv := getServer(t, f.Handler(HTTPOptions{}))
+	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), rev)
+	c.open("")
+	return f, srv, c
+}
+
 // stream sends a request over a real connection and reads its answer as
 // an event stream.
 func openStream(t *testing.T, srv *httptest.Server, c *legacyHTTP, verb, body string, hdr ...string) (*http.Response, *legacyEvents) {
@@ -81,21 +92,10 @@ func openStream(t *testing.T, srv *httptest.Server, c *legacyHTTP, verb, body st
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	all := append(append([]string{}, c.hdr...), HeaderSessionID, c.sid)
 	if c.rev >= "2025-06-18" {
-		all = append(all, HeaderProtocolVersion, c.rev)
+		hdr = append([]string{HeaderProtocolVersion, c.rev}, hdr...)
 	}
-	for i := 0; i+1 < len(all); i += 2 {
-		req.Header.Add(all[i], all[i+1])
-	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Add(hdr[i], hdr[i+1])
-	}
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
+	resp := sendOnSession(t, srv, c, req, hdr...)
 	if resp.Header.Get("Content-Type") != "text/event-stream" {
 		return resp, nil
 	}
@@ -190,10 +190,7 @@ func resumeRefused(t *testing.T, srv *httptest.Server, c *legacyHTTP, leids ...s
 func TestLegacyEventIDs(t *testing.T) {
 	for _, rev := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
 		t.Run(rev, func(t *testing.T) {
-			f := newResumeFixture(t)
-			srv := getServer(t, f.Handler(HTTPOptions{}))
-			c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), rev)
-			c.open("")
+			f, srv, c := newResumeSession(t, rev)
 			_, ev := openStream(t, srv, c, http.MethodPost, eraBody(1, "tools/call", `{"name":"progress","_meta":{"progressToken":"p"}}`))
 			if ev == nil {
 				t.Fatal("progress answered as JSON")
@@ -260,10 +257,7 @@ func TestLegacyEventIDs(t *testing.T) {
 // followed, the response to id 1 last. Older revisions and modern requests
 // do nothing (false).
 func TestDisconnectForPolling(t *testing.T) {
-	f := newResumeFixture(t)
-	srv := getServer(t, f.Handler(HTTPOptions{}))
-	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
-	c.open("")
+	f, srv, c := newResumeSession(t, "2025-11-25")
 	_, ev := openStream(t, srv, c, http.MethodPost, eraBody(1, "tools/call", `{"name":"poll","arguments":{},"_meta":{"progressToken":"p"}}`))
 	if ev == nil {
 		t.Fatal("a JSON answer")
@@ -336,10 +330,7 @@ func TestResumeAfterBreak(t *testing.T) {
 	for _, tc := range []struct{ rev, tool string }{{"2025-11-25", "slow"}, {"2025-06-18", "slow"}, {"2025-11-25", "slowpoll"}} {
 		rev := tc.rev
 		t.Run(rev+"/"+tc.tool, func(t *testing.T) {
-			f := newResumeFixture(t)
-			srv := getServer(t, f.Handler(HTTPOptions{}))
-			c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), rev)
-			c.open("")
+			f, srv, c := newResumeSession(t, rev)
 			resp, ev := openStream(t, srv, c, http.MethodPost, eraBody(7, "tools/call", `{"name":"`+tc.tool+`","_meta":{"progressToken":"p"}}`))
 			first := ev.upTo(func(e event) bool { return strings.Contains(e.data, "first") })
 			last := first[len(first)-1].id
@@ -371,10 +362,7 @@ func TestBreakWithoutIDCancels(t *testing.T) {
 }
 
 func testBreakWithoutIDCancels(t *testing.T, rev, tool string) {
-	f := newResumeFixture(t)
-	srv := getServer(t, f.Handler(HTTPOptions{}))
-	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), rev)
-	c.open("")
+	f, srv, c := newResumeSession(t, rev)
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(eraBody(3, "tools/call", `{"name":"`+tool+`"}`)))
 	req.Header.Set(HeaderSessionID, c.sid)
@@ -396,10 +384,7 @@ func testBreakWithoutIDCancels(t *testing.T, rev, tool string) {
 // TestResumeLive: a GET resuming a stream whose request still runs here
 // replays what was logged, then continues live until the response.
 func TestResumeLive(t *testing.T) {
-	f := newResumeFixture(t)
-	srv := getServer(t, f.Handler(HTTPOptions{}))
-	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
-	c.open("")
+	f, srv, c := newResumeSession(t, "2025-11-25")
 	standalone := openGET(t, srv, c)
 	_, ev := openStream(t, srv, c, http.MethodPost, eraBody(1, "tools/call", `{"name":"poll","_meta":{"progressToken":"p"}}`))
 	evs := ev.all()
@@ -492,10 +477,7 @@ func TestResumeRefusals(t *testing.T) {
 // replayed, the stream keeps its id and its seqs go on; with its log gone,
 // a fresh standalone stream opens instead (priming, a new id).
 func TestResumeStandalone(t *testing.T) {
-	f := newResumeFixture(t)
-	srv := getServer(t, f.Handler(HTTPOptions{}))
-	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
-	c.open("")
+	f, srv, c := newResumeSession(t, "2025-11-25")
 	first := openGET(t, srv, c)
 	_ = f.NotifyToolsChanged()
 	first.message()
@@ -618,10 +600,7 @@ func TestDeleteDropsLogs(t *testing.T) {
 // its events were lost ends its stream now, not at the next periodic
 // re-read (four keep-alives, a minute by default).
 func TestSessionResync(t *testing.T) {
-	f := newResumeFixture(t)
-	srv := getServer(t, f.Handler(HTTPOptions{}))
-	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
-	c.open("")
+	f, srv, c := newResumeSession(t, "2025-11-25")
 	g := openGET(t, srv, c)
 	_ = f.NotifyToolsChanged()
 	g.message() // the stream is attached
@@ -638,10 +617,7 @@ func TestSessionResync(t *testing.T) {
 // client reconnects elsewhere) and waits for the detached request, whose
 // response still goes to the log.
 func TestResumeShutdown(t *testing.T) {
-	f := newResumeFixture(t)
-	srv := getServer(t, f.Handler(HTTPOptions{}))
-	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
-	c.open("")
+	f, srv, c := newResumeSession(t, "2025-11-25")
 	_, ev := openStream(t, srv, c, http.MethodPost, eraBody(1, "tools/call", `{"name":"poll","_meta":{"progressToken":"p"}}`))
 	evs := ev.all()
 	<-f.polled
@@ -815,10 +791,7 @@ func TestDisconnectForPollingNeedsAllowPolling(t *testing.T) {
 func TestResumeTakesOverAttachedStream(t *testing.T) {
 	for _, tool := range []string{"slow", "slowpoll"} {
 		t.Run(tool, func(t *testing.T) {
-			f := newResumeFixture(t)
-			srv := getServer(t, f.Handler(HTTPOptions{}))
-			c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
-			c.open("")
+			f, srv, c := newResumeSession(t, "2025-11-25")
 			_, ev := openStream(t, srv, c, http.MethodPost, eraBody(7, "tools/call", `{"name":"`+tool+`","_meta":{"progressToken":"p"}}`))
 			first := ev.upTo(func(e event) bool { return strings.Contains(e.data, "first") })
 			_, g := openStream(t, srv, c, http.MethodGet, "", "Last-Event-ID", first[len(first)-1].id)
@@ -847,10 +820,7 @@ func TestResumeTakesOverAttachedStream(t *testing.T) {
 func TestRefusedResumeLeavesStreamAttached(t *testing.T) {
 	for _, tool := range []string{"slow", "slowpoll"} {
 		t.Run(tool, func(t *testing.T) {
-			f := newResumeFixture(t)
-			srv := getServer(t, f.Handler(HTTPOptions{}))
-			c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
-			c.open("")
+			f, srv, c := newResumeSession(t, "2025-11-25")
 			_, ev := openStream(t, srv, c, http.MethodPost, eraBody(7, "tools/call", `{"name":"`+tool+`","_meta":{"progressToken":"p"}}`))
 			first := ev.upTo(func(e event) bool { return strings.Contains(e.data, "first") })
 			id := first[len(first)-1].id
