@@ -9,8 +9,6 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -42,31 +40,7 @@ type fzHTTPSeed struct {
 }
 
 func fzHTTPSeeds(f *testing.F) []fzHTTPSeed {
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "fuzz", "http", "*.json"))
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no seeds: %v", err)
-	}
-	var seeds []fzHTTPSeed
-	for _, file := range files {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		var s fzHTTPSeed
-		d := json.NewDecoder(bytes.NewReader(b))
-		d.DisallowUnknownFields()
-		if err := d.Decode(&s); err != nil {
-			f.Fatalf("%s: %v", file, err)
-		}
-		if len(s.Body) > 0 && s.Body[0] == '"' {
-			var text string
-			if err := json.Unmarshal(s.Body, &text); err != nil {
-				f.Fatalf("%s: %v", file, err)
-			}
-			s.Body = json.RawMessage(text)
-		}
-		seeds = append(seeds, s)
-	}
+	seeds := fzJSONSeeds(f, "http", func(s *fzHTTPSeed) *json.RawMessage { return &s.Body })
 	return seeds
 }
 

@@ -5,8 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -136,17 +134,7 @@ func FuzzRequestState(f *testing.F) {
 		f.Add(tok+"A", sel)
 		f.Add(tok[:10]+"_"+tok[11:], sel)
 	}
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "fuzz", "requeststate", "*.txt"))
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no seeds: %v", err)
-	}
-	for _, file := range files {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(string(bytes.TrimSuffix(b, []byte("\n"))), uint8(0))
-	}
+	fzSeedLines(f, "requeststate", "*.txt", uint8(0))
 
 	f.Fuzz(func(t *testing.T, token string, sel uint8) {
 		tg, principal := fzSel(sel)
