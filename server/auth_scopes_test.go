@@ -135,11 +135,12 @@ func TestAuthLegacySubscribeNeedsResourceScopes(t *testing.T) {
 	}
 }
 
-// R-AUTH-08: a legacy GET stream re-checks the scopes of each update
-// against its own token: a session subscribed with a token of the same
-// principal that held admin does not pass test://secret's updates to a
-// stream opened with one that does not.
-func TestAuthLegacyStreamRechecksScopes(t *testing.T) {
+// strongSubscribedSession serves scopedResourcesServer (ErasBoth) with the
+// tokens "strong" (alice, admin) and "weak" (alice) over a real
+// connection, and returns a legacy session opened with the strong token
+// and subscribed to test://secret and test://public.
+func strongSubscribedSession(t *testing.T) (*Server, *httptest.Server, *legacyHTTP) {
+	t.Helper()
 	s := scopedResourcesServer(t, WithEras(ErasBoth))
 	h := s.Handler(HTTPOptions{Verifier: fakeVerifier{"strong": tokenFor("alice", "admin"), "weak": tokenFor("alice")}})
 	srv := getServer(t, h)
@@ -150,6 +151,15 @@ func TestAuthLegacyStreamRechecksScopes(t *testing.T) {
 			t.Fatalf("subscribe %s: %d %s", uri, rec.Code, w.raw)
 		}
 	}
+	return s, srv, c
+}
+
+// R-AUTH-08: a legacy GET stream re-checks the scopes of each update
+// against its own token: a session subscribed with a token of the same
+// principal that held admin does not pass test://secret's updates to a
+// stream opened with one that does not.
+func TestAuthLegacyStreamRechecksScopes(t *testing.T) {
+	s, srv, c := strongSubscribedSession(t)
 	weak := *c
 	weak.hdr = []string{"Authorization", "Bearer weak"}
 	ev := openGET(t, srv, &weak)
@@ -299,16 +309,7 @@ func TestAuthScopedResourceAliasReachesTemplate(t *testing.T) {
 // resources that token may not receive (second hostile review: the
 // replay carried what the stronger token had been sent).
 func TestAuthStandaloneReplayRechecksScopes(t *testing.T) {
-	s := scopedResourcesServer(t, WithEras(ErasBoth))
-	h := s.Handler(HTTPOptions{Verifier: fakeVerifier{"strong": tokenFor("alice", "admin"), "weak": tokenFor("alice")}})
-	srv := getServer(t, h)
-	c := newLegacyHTTP(t, h, "2025-11-25", "Authorization", "Bearer strong")
-	c.open("")
-	for _, uri := range []string{"test://secret", "test://public"} {
-		if w, _, rec := c.call(1, "resources/subscribe", `{"uri":"`+uri+`"}`); rec.Code != 200 || w.isError() {
-			t.Fatalf("subscribe %s: %d %s", uri, rec.Code, w.raw)
-		}
-	}
+	s, srv, c := strongSubscribedSession(t)
 	ev := openGET(t, srv, c)
 	_ = s.NotifyResourceUpdated("test://secret")
 	_ = s.NotifyResourceUpdated("test://public")
