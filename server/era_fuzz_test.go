@@ -2,9 +2,7 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -86,13 +84,7 @@ func FuzzHTTPDual(f *testing.F) {
 			r := httptest.NewRequest(httpVerb, "/mcp", bytes.NewReader(body))
 			r.Host = loopback
 			r.Header = hdr.Clone()
-			ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
-			defer cancel()
-			rec := &fzRecorder{ResponseRecorder: httptest.NewRecorder(), cancel: cancel}
-			h.ServeHTTP(rec, r.WithContext(ctx))
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				t.Fatalf("the request did not finish in 10 s")
-			}
+			rec := fzServe(t, h, r)
 			return rec.ResponseRecorder, rec.acked.Load()
 		}
 		resp, acked := serve(h)
@@ -198,16 +190,7 @@ func fzDualAnswer(t *testing.T, resp *httptest.ResponseRecorder, verb string) []
 	}
 	msgs, batch := fzFlattenBatches(t, msgs)
 	for i, m := range msgs {
-		var v struct {
-			JSONRPC string          `json:"jsonrpc"`
-			ID      json.RawMessage `json:"id"`
-			Method  *string         `json:"method"`
-			Result  json.RawMessage `json:"result"`
-			Error   *wireError      `json:"error"`
-		}
-		if err := json.Unmarshal(m, &v); err != nil || v.JSONRPC != "2.0" {
-			t.Fatalf("not a JSON-RPC message (%v): %q", err, m)
-		}
+		v := fzDecodeLoose(t, m)
 		last := batch || i == len(msgs)-1 && !(stream && verb == http.MethodGet) // a batch answer holds responses only
 		if v.Method != nil {
 			if last {
@@ -340,16 +323,7 @@ func FuzzStdioDual(f *testing.F) {
 				}
 			}
 			for _, e := range elems {
-				var v struct {
-					JSONRPC string          `json:"jsonrpc"`
-					ID      json.RawMessage `json:"id"`
-					Method  *string         `json:"method"`
-					Result  json.RawMessage `json:"result"`
-					Error   *wireError      `json:"error"`
-				}
-				if err := json.Unmarshal(e, &v); err != nil || v.JSONRPC != "2.0" {
-					t.Fatalf("not a JSON-RPC message (%v): %q", err, e)
-				}
+				v := fzDecodeLoose(t, e)
 				switch {
 				case v.Method != nil && v.ID == nil:
 					notes++

@@ -95,3 +95,23 @@ func fzServeStdio(t *testing.T, s *Server, input []byte) (out []byte, ctxErr err
 	}
 	return buf.Bytes(), ctx.Err()
 }
+
+// fzLooseMessage is what the era fuzzers' oracles read of one JSON-RPC
+// message, loosely (fzMessage decodes strictly).
+type fzLooseMessage struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id"`
+	Method  *string         `json:"method"`
+	Result  json.RawMessage `json:"result"`
+	Error   *wireError      `json:"error"`
+}
+
+// fzDecodeLoose decodes m loosely; it must be a JSON-RPC 2.0 message.
+func fzDecodeLoose(t *testing.T, m []byte) fzLooseMessage {
+	t.Helper()
+	var v fzLooseMessage
+	if err := json.Unmarshal(m, &v); err != nil || v.JSONRPC != "2.0" {
+		t.Fatalf("not a JSON-RPC message (%v): %q", err, m)
+	}
+	return v
+}

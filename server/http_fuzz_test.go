@@ -96,6 +96,20 @@ func (w *fzRecorder) Write(b []byte) (int, error) {
 	return w.ResponseRecorder.Write(b)
 }
 
+// fzServe serves r with h on an fzRecorder; the request must finish
+// within 10 s.
+func fzServe(t *testing.T, h http.Handler, r *http.Request) *fzRecorder {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+	defer cancel()
+	rec := &fzRecorder{ResponseRecorder: httptest.NewRecorder(), cancel: cancel}
+	h.ServeHTTP(rec, r.WithContext(ctx))
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatalf("the request did not finish in 10 s")
+	}
+	return rec
+}
+
 // verdict is an oracle's answer: allowed, denied, or not specified (the
 // handler may do either).
 type verdict int
@@ -468,13 +482,7 @@ func FuzzHTTPHandler(f *testing.F) {
 		hdr.Set("Accept", "application/json, text/event-stream")
 		r.Header = hdr
 
-		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
-		defer cancel()
-		rec := &fzRecorder{ResponseRecorder: httptest.NewRecorder(), cancel: cancel}
-		h.ServeHTTP(rec, r.WithContext(ctx))
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			t.Fatalf("the request did not finish in 10 s")
-		}
+		rec := fzServe(t, h, r)
 		resp := rec.ResponseRecorder
 
 		// Transport-level refusals, in the handler's order.
