@@ -44,22 +44,16 @@ func newResumeFixture(t *testing.T, opts ...Option) *resumeFixture {
 		ok := r.DisconnectForPolling(0)
 		f.polled <- ok
 		r.Progress(ctx, 1, 2, "after the disconnect")
-		select {
-		case <-f.gate:
-		case <-ctx.Done():
-			f.calls.add("poll cancelled")
-			return nil, ctx.Err()
+		if err := f.waitGate(ctx, "poll"); err != nil {
+			return nil, err
 		}
 		r.Progress(ctx, 2, 2, "done")
 		return TextResult("Reconnection test completed polled=" + boolText(ok)), nil
 	}, AllowPolling())
 	slow := func(ctx context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		r.Progress(ctx, 1, 2, "first")
-		select {
-		case <-f.gate:
-		case <-ctx.Done():
-			f.calls.add("slow cancelled")
-			return nil, ctx.Err()
+		if err := f.waitGate(ctx, "slow"); err != nil {
+			return nil, err
 		}
 		r.Progress(ctx, 2, 2, "second")
 		return TextResult("slow done"), nil
@@ -71,13 +65,27 @@ func newResumeFixture(t *testing.T, opts ...Option) *resumeFixture {
 	return f
 }
 
-// newResumeSession returns a resume fixture served over a real
-// connection and a legacy client of revision rev with its session open.
-func newResumeSession(t *testing.T, rev string) (*resumeFixture, *httptest.Server, *legacyHTTP) {
+// waitGate waits for the test to close f.gate; when ctx ends first it
+// records "<tool> cancelled" and returns ctx's error.
+func (f *resumeFixture) waitGate(ctx context.Context, tool string) error {
+	select {
+	case <-f.gate:
+		return nil
+	case <-ctx.Done():
+		f.calls.add(tool + " cancelled")
+		return ctx.Err()
+	}
+}
+
+// newResumeSession returns a resume fixture built with opts, its handler
+// served over a real connection, and a legacy client of revision rev of
+// that handler with its session open.
+func newResumeSession(t *testing.T, rev string, opts ...Option) (*resumeFixture, *httptest.Server, *legacyHTTP) {
 	t.Helper()
-	f := newResumeFixture(t)
-	srv := getServer(t, f.Handler(HTTPOptions{}))
-	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), rev)
+	f := newResumeFixture(t, opts...)
+	h := f.Handler(HTTPOptions{})
+	srv := getServer(t, h)
+	c := newLegacyHTTP(t, h, rev)
 	c.open("")
 	return f, srv, c
 }
