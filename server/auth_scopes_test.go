@@ -24,9 +24,7 @@ func scopedResourcesServer(t *testing.T, opts ...Option) *Server {
 	if err := s.AddResourceTemplate(protocol.ResourceTemplate{URITemplate: "vault://{name}", Name: "vault"}, read, RequireResourceScopes("admin")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AddResource(protocol.Resource{URI: "test://public", Name: "public"}, read); err != nil {
-		t.Fatal(err)
-	}
+	addResource(t, s, protocol.Resource{URI: "test://public", Name: "public"}, read)
 	return s
 }
 
@@ -86,16 +84,12 @@ func TestAuthListenDeliveryRechecksScopes(t *testing.T) {
 	read := func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
 		return TextContents(uri, "text/plain", "x"), nil
 	}
-	if err := s.AddResource(protocol.Resource{URI: "test://later", Name: "later"}, read); err != nil {
-		t.Fatal(err)
-	}
+	addResource(t, s, protocol.Resource{URI: "test://later", Name: "later"}, read)
 	st := openListenWith(t, srv, "r", params(M{"notifications": M{"resourceSubscriptions": []string{"test://later", "test://public"}}}), bearer("reader"))
 	if got := ackedResources(t, st.message(2*time.Second)); len(got) != 2 {
 		t.Fatalf("acknowledged %v", got)
 	}
-	if err := s.AddResource(protocol.Resource{URI: "test://later", Name: "later"}, read, RequireResourceScopes("admin")); err != nil {
-		t.Fatal(err)
-	}
+	addResource(t, s, protocol.Resource{URI: "test://later", Name: "later"}, read, RequireResourceScopes("admin"))
 	_ = s.NotifyResourceUpdated("test://later")
 	_ = s.NotifyResourceUpdated("test://public")
 	if m := st.message(2 * time.Second); m.params()["uri"] != "test://public" {

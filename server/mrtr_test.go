@@ -120,24 +120,20 @@ func addAskTargets(t testing.TB, s *Server, handle func(*Request) (string, error
 	}
 	addTool(t, s, `{"name":"ask","inputSchema":{"type":"object"}}`, tool)
 	addTool(t, s, `{"name":"other","inputSchema":{"type":"object"}}`, tool)
-	if err := s.AddPrompt(protocol.Prompt{Name: "ask"}, func(_ context.Context, r *Request, _ map[string]string) (*protocol.GetPromptResult, error) {
+	addPrompt(t, s, protocol.Prompt{Name: "ask"}, func(_ context.Context, r *Request, _ map[string]string) (*protocol.GetPromptResult, error) {
 		out, err := handle(r)
 		if err != nil {
 			return nil, err
 		}
 		return &protocol.GetPromptResult{Messages: []protocol.PromptMessage{{Role: protocol.RoleUser, Content: Text(out)}}}, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AddResource(protocol.Resource{URI: "mrtr://ask", Name: "ask"}, func(_ context.Context, r *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+	})
+	addResource(t, s, protocol.Resource{URI: "mrtr://ask", Name: "ask"}, func(_ context.Context, r *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
 		out, err := handle(r)
 		if err != nil {
 			return nil, err
 		}
 		return TextContents(uri, "", out), nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 }
 
 func newMRTR(t testing.TB, hopts HTTPOptions, opts ...Option) *mrtrServer {

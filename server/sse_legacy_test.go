@@ -355,11 +355,9 @@ func TestLegacyGETCapabilities(t *testing.T) {
 	}
 	c.send(http.MethodPost, eraNote("notifications/initialized", ""))
 	ev := openGET(t, srv, c)
-	if err := s.AddPrompt(protocol.Prompt{Name: "late"}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
+	addPrompt(t, s, protocol.Prompt{Name: "late"}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
 		return &protocol.GetPromptResult{}, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	_ = s.NotifyToolsChanged()
 	if w := ev.message(); w.method() != "notifications/tools/list_changed" {
 		t.Errorf("an undeclared list change reached the stream: %s", w.raw)

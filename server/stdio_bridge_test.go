@@ -135,7 +135,7 @@ func addMRTRFixtures(t testing.TB, s *Server) {
 	for name, h := range tools {
 		addTool(t, s, `{"name":"`+name+`","inputSchema":{"type":"object","properties":{}}}`, h)
 	}
-	if err := s.AddPrompt(protocol.Prompt{Name: "test_input_required_result_prompt"},
+	addPrompt(t, s, protocol.Prompt{Name: "test_input_required_result_prompt"},
 		func(_ context.Context, r *Request, _ map[string]string) (*protocol.GetPromptResult, error) {
 			if c, ok := accepted(r, "user_context", "context"); ok {
 				return &protocol.GetPromptResult{Messages: []protocol.PromptMessage{{Role: protocol.RoleUser, Content: Text("Context: " + c)}}}, nil
@@ -143,9 +143,7 @@ func addMRTRFixtures(t testing.TB, s *Server) {
 			return nil, r.AskInput(map[string]protocol.InputRequest{
 				"user_context": ElicitForm("What context should the prompt use?", map[string]protocol.PrimitiveSchemaDefinition{"context": StringField("Context")}, "context"),
 			}, nil)
-		}); err != nil {
-		t.Fatal(err)
-	}
+		})
 }
 
 // scriptedAnswer is a legacy client's answer to each server-to-client
