@@ -224,10 +224,7 @@ func TestSessionStoreExpiryInRedis(t *testing.T) {
 // Total sessions are made, every other Create is ErrSessionLimit, and a
 // Delete through either instance makes room.
 func TestSessionStoreTotalAcrossInstances(t *testing.T) {
-	opt := testRedis(t)
-	p := uniquePrefix(t)
-	a := newSessionStore(t, newClient(t, opt), WithPrefix(p))
-	b := newSessionStore(t, newClient(t, opt), WithPrefix(p))
+	a, b := twoInstances(t, newSessionStore, WithPrefix(uniquePrefix(t)))
 	ctx := ctx5(t)
 	const total, tries = 5, 30
 	lim := server.SessionLimits{PerPrincipal: 2, Total: total}
@@ -288,10 +285,7 @@ func TestSessionStoreTotalAcrossInstances(t *testing.T) {
 // IdleUntil, as Touch moves it), whichever instance created or touched
 // it; with it go its answers and its index entries.
 func TestSessionStoreEvictionOrder(t *testing.T) {
-	opt := testRedis(t)
-	p := uniquePrefix(t)
-	a := newSessionStore(t, newClient(t, opt), WithPrefix(p))
-	b := newSessionStore(t, newClient(t, opt), WithPrefix(p))
+	a, b := twoInstances(t, newSessionStore, WithPrefix(uniquePrefix(t)))
 	ctx := ctx5(t)
 	lim := server.SessionLimits{PerPrincipal: 3}
 	// Created out of order: c's IdleUntil is the earliest, then a, then b.
@@ -330,9 +324,8 @@ func TestSessionStoreEvictionOrder(t *testing.T) {
 // Updates and touches from two instances at once all land: none is lost,
 // Version counts the updates, and IdleUntil ends at the latest touch.
 func TestSessionStoreConcurrentUpdatesAcrossInstances(t *testing.T) {
-	opt := testRedis(t)
-	p := uniquePrefix(t)
-	stores := []*SessionStore{newSessionStore(t, newClient(t, opt), WithPrefix(p)), newSessionStore(t, newClient(t, opt), WithPrefix(p))}
+	a, b := twoInstances(t, newSessionStore, WithPrefix(uniquePrefix(t)))
+	stores := []*SessionStore{a, b}
 	ctx := ctx5(t)
 	rec := sessRecord("k", "alice", time.Hour, 24*time.Hour)
 	create(t, stores[0], rec, server.SessionLimits{})
@@ -361,11 +354,7 @@ func TestSessionStoreConcurrentUpdatesAcrossInstances(t *testing.T) {
 			})
 		}
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
+	waitAndReport(t, &wg, errs)
 	got, err := stores[1].Get(ctx, "alice", "k")
 	if err != nil {
 		t.Fatal(err)
@@ -617,9 +606,8 @@ func TestSessionStoreDeleteRemovesAll(t *testing.T) {
 // Answers: of two instances taking one answer at once, exactly one gets
 // it; of two putting, exactly one wins.
 func TestSessionStoreAnswersAcrossInstances(t *testing.T) {
-	opt := testRedis(t)
-	p := uniquePrefix(t)
-	stores := []*SessionStore{newSessionStore(t, newClient(t, opt), WithPrefix(p)), newSessionStore(t, newClient(t, opt), WithPrefix(p))}
+	a, b := twoInstances(t, newSessionStore, WithPrefix(uniquePrefix(t)))
+	stores := []*SessionStore{a, b}
 	ctx := ctx5(t)
 	create(t, stores[0], sessRecord("k", "alice", time.Hour, time.Hour), server.SessionLimits{})
 	for round := range 10 {

@@ -188,9 +188,8 @@ func TestTaskStoreUpdateRules(t *testing.T) {
 
 // Updates from two instances at once are all applied, none lost.
 func TestTaskStoreConcurrentUpdates(t *testing.T) {
-	opt := testRedis(t)
-	p := uniquePrefix(t)
-	stores := []*TaskStore{newStore(t, newClient(t, opt), WithPrefix(p)), newStore(t, newClient(t, opt), WithPrefix(p))}
+	a, b := twoInstances(t, newStore, WithPrefix(uniquePrefix(t)))
+	stores := []*TaskStore{a, b}
 	ctx := ctx5(t)
 	if err := stores[0].Create(ctx, record("counter", "alice", time.Hour), 0); err != nil {
 		t.Fatal(err)
@@ -215,11 +214,7 @@ func TestTaskStoreConcurrentUpdates(t *testing.T) {
 			})
 		}
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
+	waitAndReport(t, &wg, errs)
 	got, err := stores[1].Get(ctx, "alice", "counter")
 	if err != nil {
 		t.Fatal(err)
