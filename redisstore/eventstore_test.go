@@ -1,7 +1,6 @@
 package redisstore
 
 import (
-	"context"
 	"sync"
 	"testing"
 	"time"
@@ -37,18 +36,7 @@ func newEventStore(t *testing.T, rdb *redis.Client, opts ...Option) *EventStore 
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { // runs before rdb closes
-		if ping := rdb.Ping(context.Background()); ping.Err() != nil {
-			return
-		}
-		noKeyWithoutTTL(t, rdb, s.cfg.prefix)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		keys, _ := rdb.Keys(ctx, s.cfg.prefix+"*").Result()
-		if len(keys) > 0 {
-			rdb.Del(ctx, keys...)
-		}
-	})
+	dropKeysAtEnd(t, rdb, s.cfg.prefix, true)
 	return s
 }
 

@@ -75,18 +75,28 @@ func newSessionStore(t *testing.T, rdb *redis.Client, opts ...Option) *SessionSt
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { // runs before rdb closes
+	dropKeysAtEnd(t, rdb, s.cfg.prefix, true)
+	return s
+}
+
+// dropKeysAtEnd deletes the keys under prefix when the test ends, before
+// rdb closes (they matter on a shared MCP_REDIS_URL); with checkTTL it
+// first fails the test for each of them without an expiry. It does
+// nothing when the test stopped its Redis.
+func dropKeysAtEnd(t *testing.T, rdb *redis.Client, prefix string, checkTTL bool) {
+	t.Cleanup(func() {
 		if ping := rdb.Ping(context.Background()); ping.Err() != nil {
-			return // the test stopped its Redis
+			return
 		}
-		noKeyWithoutTTL(t, rdb, s.cfg.prefix)
+		if checkTTL {
+			noKeyWithoutTTL(t, rdb, prefix)
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		for _, k := range keysUnder(t, rdb, s.cfg.prefix) {
+		for _, k := range keysUnder(t, rdb, prefix) {
 			rdb.Del(ctx, k)
 		}
 	})
-	return s
 }
 
 // realClock is Redis's time: Advance sleeps.

@@ -27,18 +27,7 @@ func newStore(t *testing.T, rdb *redis.Client, opts ...Option) *TaskStore {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { // runs before rdb closes
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		pattern := strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`, "]", `\]`).Replace(s.cfg.prefix) + "*"
-		_, _ = bounded(ctx, func(ctx context.Context) (struct{}, error) {
-			iter := rdb.Scan(ctx, 0, pattern, 100).Iterator()
-			for iter.Next(ctx) {
-				rdb.Del(ctx, iter.Val())
-			}
-			return struct{}{}, iter.Err()
-		})
-	})
+	dropKeysAtEnd(t, rdb, s.cfg.prefix, false)
 	return s
 }
 
