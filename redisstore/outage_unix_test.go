@@ -100,10 +100,7 @@ func outageInstance(t *testing.T, release <-chan struct{}) (*instance, *outageSt
 	if err != nil {
 		t.Fatal(err)
 	}
-	var schema protocol.ToolInputSchema
-	if err := protocol.Unmarshal([]byte(`{"type":"object"}`), &schema); err != nil {
-		t.Fatal(err)
-	}
+	schema := objectSchema(t)
 	task := tasks.AsTask(tasks.TaskOptions{Support: tasks.TaskRequired})
 	err = s.AddTool(protocol.Tool{Name: "ask", InputSchema: schema}, func(_ context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		if resp, ok := r.InputResponse("name"); ok {

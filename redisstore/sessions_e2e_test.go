@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -41,20 +40,13 @@ func sessionInstance(t *testing.T, name string, opt *redis.Options, prefix, chan
 	st := newSessionStore(t, rdb, append([]Option{WithPrefix(prefix)}, opts...)...)
 	l.Store = st
 	in := &instance{name: name, b: newBroker(t, rdb, WithChannel(channel))}
-	s, err := server.New(protocol.Implementation{Name: "redisstore-test", Version: "1.0.0"},
-		server.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+	s := newTestServer(t,
 		server.WithBroker(in.b),
 		server.WithEras(server.ErasBoth),
 		server.WithLegacy(l),
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
 	in.s = s
-	var schema protocol.ToolInputSchema
-	if err := protocol.Unmarshal([]byte(`{"type":"object"}`), &schema); err != nil {
-		t.Fatal(err)
-	}
+	schema := objectSchema(t)
 	if err := s.AddTool(protocol.Tool{Name: "where", InputSchema: schema}, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
 		return server.TextResult(name), nil
 	}); err != nil {
