@@ -30,14 +30,11 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
+// newEventStore returns an event store on rdb; when the test ends, as with
+// newSessionStore, its keys are checked for an expiry and deleted.
 func newEventStore(t *testing.T, rdb *redis.Client, opts ...Option) *EventStore {
 	t.Helper()
-	s, err := NewEventStore(rdb, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dropKeysAtEnd(t, rdb, s.cfg.prefix, true)
-	return s
+	return newStoreOn(t, rdb, NewEventStore, func(s *EventStore) config { return s.cfg }, true, opts...)
 }
 
 // TestEventStoreContract runs the EventStore contract

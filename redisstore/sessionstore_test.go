@@ -71,11 +71,19 @@ func noKeyWithoutTTL(t testing.TB, rdb *redis.Client, prefix string) {
 // deletes them (they matter on a shared MCP_REDIS_URL).
 func newSessionStore(t *testing.T, rdb *redis.Client, opts ...Option) *SessionStore {
 	t.Helper()
-	s, err := NewSessionStore(rdb, opts...)
+	return newStoreOn(t, rdb, NewSessionStore, func(s *SessionStore) config { return s.cfg }, true, opts...)
+}
+
+// newStoreOn builds a store with mk on rdb and opts, failing the test if
+// it cannot, and drops the keys under its prefix (which cfg reads) when
+// the test ends, checking their expiry with checkTTL (dropKeysAtEnd).
+func newStoreOn[S any](t *testing.T, rdb *redis.Client, mk func(*redis.Client, ...Option) (S, error), cfg func(S) config, checkTTL bool, opts ...Option) S {
+	t.Helper()
+	s, err := mk(rdb, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dropKeysAtEnd(t, rdb, s.cfg.prefix, true)
+	dropKeysAtEnd(t, rdb, cfg(s).prefix, checkTTL)
 	return s
 }
 

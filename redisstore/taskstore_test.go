@@ -23,12 +23,7 @@ func uniquePrefix(t *testing.T) string { return uniqueChannel(t) + ":" }
 // when the test ends (they matter on a shared MCP_REDIS_URL).
 func newStore(t *testing.T, rdb *redis.Client, opts ...Option) *TaskStore {
 	t.Helper()
-	s, err := NewTaskStore(rdb, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dropKeysAtEnd(t, rdb, s.cfg.prefix, false)
-	return s
+	return newStoreOn(t, rdb, NewTaskStore, func(s *TaskStore) config { return s.cfg }, false, opts...)
 }
 
 func record(id, principal string, ttl time.Duration) *tasks.TaskRecord {
