@@ -102,6 +102,19 @@ func (c *legacyClient) send(in *instance, verb, body string) *legacyAnswer {
 		req.Header.Set(server.HeaderSessionID, c.sid)
 		req.Header.Set(server.HeaderProtocolVersion, legacyRev)
 	}
+	resp, b := c.roundTrip(in, req)
+	a := &legacyAnswer{status: resp.StatusCode, header: resp.Header, body: b}
+	if len(bytes.TrimSpace(a.body)) > 0 {
+		if err := json.Unmarshal(a.body, &a.msg); err != nil {
+			c.t.Fatalf("%s on %s: %d %s: %v", verb, in.name, a.status, a.body, err)
+		}
+	}
+	return a
+}
+
+// roundTrip sends req to in within 10 s and reads the whole answer.
+func (c *legacyClient) roundTrip(in *instance, req *http.Request) (*http.Response, []byte) {
+	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	resp, err := in.srv.Client().Do(req.WithContext(ctx))
@@ -109,16 +122,11 @@ func (c *legacyClient) send(in *instance, verb, body string) *legacyAnswer {
 		c.t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	a := &legacyAnswer{status: resp.StatusCode, header: resp.Header}
-	if a.body, err = io.ReadAll(resp.Body); err != nil {
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
 		c.t.Fatal(err)
 	}
-	if len(bytes.TrimSpace(a.body)) > 0 {
-		if err := json.Unmarshal(a.body, &a.msg); err != nil {
-			c.t.Fatalf("%s on %s: %d %s: %v", verb, in.name, a.status, a.body, err)
-		}
-	}
-	return a
+	return resp, b
 }
 
 // call sends a request with id 1.
