@@ -1272,18 +1272,7 @@ func generatedHostileCases() []*hostileCase {
 	atDepth := `{"y":` + nest(maxDepth-3, "[", "]", "") + `}`
 	array := `{"y":[` + strings.Repeat("0,", 999999) + `0]}`
 	atValues := `{"y":[` + strings.Repeat("0,", DefaultMaxArgumentValues-3) + `0]}` // the object, y and its elements
-	members := func(n int) string {
-		var b strings.Builder
-		b.WriteString("{")
-		for i := range n {
-			if i > 0 {
-				b.WriteString(",")
-			}
-			fmt.Fprintf(&b, `"k%d":0`, i)
-		}
-		b.WriteString("}")
-		return b.String()
-	}
+	members := func(n int) string { return objectOf(n, func(i int) string { return fmt.Sprintf(`"k%d":0`, i) }) }
 	size := func(s string) string { return fmt.Sprintf("%d bytes", len(s)) }
 	// Bounds against a hang, not timings: a shared CI machine under -race
 	// is slow. That these inputs are refused as the limit is crossed, not
