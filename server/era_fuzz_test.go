@@ -174,20 +174,7 @@ func fzDualAnswer(t *testing.T, resp *httptest.ResponseRecorder, verb string) []
 	if (resp.Code == 429 || resp.Code == 503) && resp.Header().Get("Retry-After") == "" {
 		t.Fatalf("%d without Retry-After", resp.Code)
 	}
-	var msgs [][]byte
-	stream := false
-	switch ct := resp.Header().Get("Content-Type"); ct {
-	case "application/json":
-		msgs = [][]byte{resp.Body.Bytes()}
-	case "text/event-stream":
-		if resp.Code != http.StatusOK {
-			t.Fatalf("event stream with status %d", resp.Code)
-		}
-		stream = true
-		msgs = fzDualSSE(t, resp.Body.Bytes())
-	default:
-		t.Fatalf("status %d, Content-Type %q, body %q", resp.Code, ct, resp.Body.Bytes())
-	}
+	msgs, stream := fzAnswerMessages(t, resp, fzDualSSE)
 	msgs, batch := fzFlattenBatches(t, msgs)
 	for i, m := range msgs {
 		v := fzDecodeLoose(t, m)

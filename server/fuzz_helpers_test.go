@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -114,4 +116,23 @@ func fzDecodeLoose(t *testing.T, m []byte) fzLooseMessage {
 		t.Fatalf("not a JSON-RPC message (%v): %q", err, m)
 	}
 	return v
+}
+
+// fzAnswerMessages returns the messages of an answer: its body when it is
+// JSON, or the events sse reads from it when it is a stream (stream true),
+// which must have status 200. Any other Content-Type fails the test.
+func fzAnswerMessages(t *testing.T, resp *httptest.ResponseRecorder, sse func(*testing.T, []byte) [][]byte) (msgs [][]byte, stream bool) {
+	t.Helper()
+	switch ct := resp.Header().Get("Content-Type"); ct {
+	case "application/json":
+		return [][]byte{resp.Body.Bytes()}, false
+	case "text/event-stream":
+		if resp.Code != http.StatusOK {
+			t.Fatalf("event stream with status %d", resp.Code)
+		}
+		return sse(t, resp.Body.Bytes()), true
+	default:
+		t.Fatalf("status %d, Content-Type %q, body %q", resp.Code, ct, resp.Body.Bytes())
+	}
+	return nil, false
 }

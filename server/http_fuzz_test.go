@@ -571,18 +571,7 @@ func FuzzHTTPHandler(f *testing.F) {
 			}
 			return
 		}
-		var msgs [][]byte
-		switch ct := resp.Header().Get("Content-Type"); ct {
-		case "application/json":
-			msgs = [][]byte{resp.Body.Bytes()}
-		case "text/event-stream":
-			if resp.Code != http.StatusOK {
-				t.Fatalf("event stream with status %d", resp.Code)
-			}
-			msgs = fzSSE(t, resp.Body.Bytes())
-		default:
-			t.Fatalf("status %d, Content-Type %q, body %q", resp.Code, ct, resp.Body.Bytes())
-		}
+		msgs, _ := fzAnswerMessages(t, resp, fzSSE)
 		if len(msgs) == 0 {
 			t.Fatalf("no message in %q", resp.Body.Bytes())
 		}
