@@ -257,7 +257,7 @@ func TestLegacyGETTakeover(t *testing.T) {
 // behind the stream's back (another instance's DELETE whose event was
 // lost) ends it, and a take-over recorded in the store ends it with retry.
 func TestLegacyGETRefresh(t *testing.T) {
-	clk := &testClock{t: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
+	clk := NewTestClock()
 	f := newLegacyFixture(t, ErasBoth, WithKeepAlive(5*time.Millisecond), WithLegacy(LegacyConfig{IdleTimeout: time.Minute}))
 	store := f.cfg.legacy.Store.(*MemorySessionStore)
 	f.now, store.now = clk.Now, clk.Now

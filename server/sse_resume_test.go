@@ -522,7 +522,7 @@ func TestResumeStandalone(t *testing.T) {
 // from the resumer, recorded so that the next resume gets it too; with the
 // lease still valid the resumer waits for the owner instead.
 func TestResumeStoppedOwner(t *testing.T) {
-	clk := &testClock{t: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
+	clk := NewTestClock()
 	f := newResumeFixture(t, WithLegacy(LegacyConfig{PollInterval: 10 * time.Millisecond}))
 	f.now = clk.Now
 	store := f.cfg.legacy.Store.(*MemorySessionStore)
