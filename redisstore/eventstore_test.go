@@ -32,7 +32,7 @@ func (c *fakeClock) Advance(d time.Duration) {
 
 // newEventStore returns an event store on rdb; when the test ends, as with
 // newSessionStore, its keys are checked for an expiry and deleted.
-func newEventStore(t *testing.T, rdb *redis.Client, opts ...Option) *EventStore {
+func newEventStore(t testing.TB, rdb *redis.Client, opts ...Option) *EventStore {
 	t.Helper()
 	return newStoreOn(t, rdb, NewEventStore, func(s *EventStore) config { return s.cfg }, true, opts...)
 }

@@ -212,7 +212,7 @@ func uniqueChannel(t testing.TB) string {
 // twoInstances returns two of what mk builds with opts (one prefix or
 // channel), each on its own client of the test's Redis: two instances of
 // one deployment.
-func twoInstances[T any](t *testing.T, mk func(*testing.T, *redis.Client, ...Option) T, opts ...Option) (T, T) {
+func twoInstances[T any](t testing.TB, mk func(testing.TB, *redis.Client, ...Option) T, opts ...Option) (T, T) {
 	t.Helper()
 	opt := testRedis(t)
 	return mk(t, newClient(t, opt), opts...), mk(t, newClient(t, opt), opts...)

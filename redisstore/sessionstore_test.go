@@ -69,7 +69,7 @@ func noKeyWithoutTTL(t testing.TB, rdb *redis.Client, prefix string) {
 // newSessionStore returns a session store on rdb. When the test ends it
 // checks that every key under the store's prefix has an expiry, then
 // deletes them (they matter on a shared MCP_REDIS_URL).
-func newSessionStore(t *testing.T, rdb *redis.Client, opts ...Option) *SessionStore {
+func newSessionStore(t testing.TB, rdb *redis.Client, opts ...Option) *SessionStore {
 	t.Helper()
 	return newStoreOn(t, rdb, NewSessionStore, func(s *SessionStore) config { return s.cfg }, true, opts...)
 }
@@ -77,7 +77,7 @@ func newSessionStore(t *testing.T, rdb *redis.Client, opts ...Option) *SessionSt
 // newStoreOn builds a store with mk on rdb and opts, failing the test if
 // it cannot, and drops the keys under its prefix (which cfg reads) when
 // the test ends, checking their expiry with checkTTL (dropKeysAtEnd).
-func newStoreOn[S any](t *testing.T, rdb *redis.Client, mk func(*redis.Client, ...Option) (S, error), cfg func(S) config, checkTTL bool, opts ...Option) S {
+func newStoreOn[S any](t testing.TB, rdb *redis.Client, mk func(*redis.Client, ...Option) (S, error), cfg func(S) config, checkTTL bool, opts ...Option) S {
 	t.Helper()
 	s, err := mk(rdb, opts...)
 	if err != nil {
@@ -91,7 +91,7 @@ func newStoreOn[S any](t *testing.T, rdb *redis.Client, mk func(*redis.Client, .
 // rdb closes (they matter on a shared MCP_REDIS_URL); with checkTTL it
 // first fails the test for each of them without an expiry. It does
 // nothing when the test stopped its Redis.
-func dropKeysAtEnd(t *testing.T, rdb *redis.Client, prefix string, checkTTL bool) {
+func dropKeysAtEnd(t testing.TB, rdb *redis.Client, prefix string, checkTTL bool) {
 	t.Cleanup(func() {
 		if ping := rdb.Ping(context.Background()); ping.Err() != nil {
 			return
@@ -667,9 +667,7 @@ func TestSessionStoreAnswersAcrossInstances(t *testing.T) {
 // A store whose Redis hangs fails each call by its timeout, with an error
 // that is not ErrSessionNotFound (the runtime answers 503, not 404).
 func TestSessionStoreUnresponsiveRedis(t *testing.T) {
-	addr := blackhole(t)
-	rdb := redis.NewClient(&redis.Options{Addr: addr, ReadTimeout: -1, WriteTimeout: -1})
-	t.Cleanup(func() { _ = rdb.Close() })
+	rdb := blackholeClient(t)
 	s, err := NewSessionStore(rdb, WithTimeout(200*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)

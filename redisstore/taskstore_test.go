@@ -21,7 +21,7 @@ func uniquePrefix(t *testing.T) string { return uniqueChannel(t) + ":" }
 
 // newStore returns a store on rdb; the keys under its prefix are deleted
 // when the test ends (they matter on a shared MCP_REDIS_URL).
-func newStore(t *testing.T, rdb *redis.Client, opts ...Option) *TaskStore {
+func newStore(t testing.TB, rdb *redis.Client, opts ...Option) *TaskStore {
 	t.Helper()
 	return newStoreOn(t, rdb, NewTaskStore, func(s *TaskStore) config { return s.cfg }, false, opts...)
 }
@@ -53,10 +53,7 @@ func sameRecord(t *testing.T, got, want *tasks.TaskRecord) {
 // A task created through A is read through B, answered through A and
 // completed through B; each sees the other's writes at once.
 func TestTaskStoreAcrossInstances(t *testing.T) {
-	opt := testRedis(t)
-	p := uniquePrefix(t)
-	a := newStore(t, newClient(t, opt), WithPrefix(p))
-	b := newStore(t, newClient(t, opt), WithPrefix(p))
+	a, b := twoInstances(t, newStore, WithPrefix(uniquePrefix(t)))
 	ctx := ctx5(t)
 
 	rec := record("task-1", "alice", time.Hour)
@@ -310,9 +307,7 @@ func TestTaskStoreExpiry(t *testing.T) {
 
 // A store whose Redis hangs fails each call by its timeout.
 func TestTaskStoreUnresponsiveRedis(t *testing.T) {
-	addr := blackhole(t)
-	rdb := redis.NewClient(&redis.Options{Addr: addr, ReadTimeout: -1, WriteTimeout: -1})
-	t.Cleanup(func() { _ = rdb.Close() })
+	rdb := blackholeClient(t)
 	s, err := NewTaskStore(rdb, WithTimeout(200*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)
