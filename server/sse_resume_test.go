@@ -119,25 +119,21 @@ func (e *legacyEvents) all() []event {
 	var out []event
 	var cur event
 	for {
-		select {
-		case l, ok := <-e.ch:
-			if !ok || l.kind == "eof" {
-				return out
-			}
-			switch l.kind {
-			case "id":
-				cur.id = l.value
-			case "retry":
-				out = append(out, event{retry: l.value})
-			case "data":
-				cur.data = l.value
-				out = append(out, cur)
-				cur = event{}
-			case "bad":
-				e.t.Fatalf("an unexpected SSE line %q", l.value)
-			}
-		case <-time.After(5 * time.Second):
-			e.t.Fatalf("the stream did not end within 5 s; so far %v", out)
+		l, ok := e.line("the stream did not end within 5 s", out)
+		if !ok {
+			return out
+		}
+		switch l.kind {
+		case "id":
+			cur.id = l.value
+		case "retry":
+			out = append(out, event{retry: l.value})
+		case "data":
+			cur.data = l.value
+			out = append(out, cur)
+			cur = event{}
+		case "bad":
+			e.t.Fatalf("an unexpected SSE line %q", l.value)
 		}
 	}
 }
@@ -148,25 +144,34 @@ func (e *legacyEvents) upTo(stop func(event) bool) []event {
 	var out []event
 	var cur event
 	for {
-		select {
-		case l, ok := <-e.ch:
-			if !ok || l.kind == "eof" {
-				e.t.Fatalf("the stream ended early; so far %v", out)
-			}
-			switch l.kind {
-			case "id":
-				cur.id = l.value
-			case "data":
-				cur.data = l.value
-				out = append(out, cur)
-				if stop(cur) {
-					return out
-				}
-				cur = event{}
-			}
-		case <-time.After(5 * time.Second):
-			e.t.Fatalf("nothing within 5 s; so far %v", out)
+		l, ok := e.line("nothing within 5 s", out)
+		if !ok {
+			e.t.Fatalf("the stream ended early; so far %v", out)
 		}
+		switch l.kind {
+		case "id":
+			cur.id = l.value
+		case "data":
+			cur.data = l.value
+			out = append(out, cur)
+			if stop(cur) {
+				return out
+			}
+			cur = event{}
+		}
+	}
+}
+
+// line returns the stream's next line, false at its end; after 5 s
+// without one it fails the test with timeout and the events so far.
+func (e *legacyEvents) line(timeout string, sofar []event) (sseLine, bool) {
+	e.t.Helper()
+	select {
+	case l, ok := <-e.ch:
+		return l, ok && l.kind != "eof"
+	case <-time.After(5 * time.Second):
+		e.t.Fatalf("%s; so far %v", timeout, sofar)
+		return sseLine{}, false
 	}
 }
 
