@@ -25,10 +25,7 @@ import (
 // INSTANCE") and "block" (runs until its context ends, counted) to in.
 func bridgeTools(t *testing.T, in *instance, cancelled *atomic.Int64) {
 	t.Helper()
-	var schema protocol.ToolInputSchema
-	if err := protocol.Unmarshal([]byte(`{"type":"object"}`), &schema); err != nil {
-		t.Fatal(err)
-	}
+	schema := objectSchema(t)
 	form := server.ElicitForm("Name?", map[string]protocol.PrimitiveSchemaDefinition{"name": server.StringField("")}, "name")
 	if err := in.s.AddTool(protocol.Tool{Name: "ask", InputSchema: schema}, func(_ context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		if resp, ok := r.InputResponse("name"); ok {

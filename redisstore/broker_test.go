@@ -100,10 +100,7 @@ func publish(t *testing.T, b *Broker, ev eventT) {
 // Events published on one instance's broker reach the subscribers of
 // every instance (the publisher's included), whole and in order.
 func TestBrokerAcrossInstances(t *testing.T) {
-	opt := testRedis(t)
-	ch := uniqueChannel(t)
-	a := newBroker(t, newClient(t, opt), WithChannel(ch))
-	b := newBroker(t, newClient(t, opt), WithChannel(ch))
+	a, b := twoInstances(t, newBroker, WithChannel(uniqueChannel(t)))
 	subA, _ := subscribe(t, a)
 	subB, _ := subscribe(t, b)
 
@@ -311,6 +308,15 @@ func TestNewBrokerAndStoreOptions(t *testing.T) {
 	}
 }
 
+// blackholeClient returns a client, without read and write timeouts of
+// its own, on a blackhole; it is closed when the test ends.
+func blackholeClient(t *testing.T) *redis.Client {
+	t.Helper()
+	rdb := redis.NewClient(&redis.Options{Addr: blackhole(t), ReadTimeout: -1, WriteTimeout: -1})
+	t.Cleanup(func() { _ = rdb.Close() })
+	return rdb
+}
+
 // blackhole is a TCP server that accepts connections and never answers,
 // like a Redis that hangs.
 func blackhole(t *testing.T) string {
@@ -354,9 +360,7 @@ func TestBrokerUnresponsiveRedis(t *testing.T) {
 			_ = b.Close()
 		}
 	})
-	addr := blackhole(t)
-	rdb := redis.NewClient(&redis.Options{Addr: addr, ReadTimeout: -1, WriteTimeout: -1})
-	t.Cleanup(func() { _ = rdb.Close() })
+	rdb := blackholeClient(t)
 	var err error
 	if b, err = NewBroker(rdb, WithTimeout(300*time.Millisecond)); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package redisstore
 
 import (
-	"context"
 	"sync"
 	"testing"
 	"time"
@@ -31,25 +30,11 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
-func newEventStore(t *testing.T, rdb *redis.Client, opts ...Option) *EventStore {
+// newEventStore returns an event store on rdb; when the test ends, as with
+// newSessionStore, its keys are checked for an expiry and deleted.
+func newEventStore(t testing.TB, rdb *redis.Client, opts ...Option) *EventStore {
 	t.Helper()
-	s, err := NewEventStore(rdb, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { // runs before rdb closes
-		if ping := rdb.Ping(context.Background()); ping.Err() != nil {
-			return
-		}
-		noKeyWithoutTTL(t, rdb, s.cfg.prefix)
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		keys, _ := rdb.Keys(ctx, s.cfg.prefix+"*").Result()
-		if len(keys) > 0 {
-			rdb.Del(ctx, keys...)
-		}
-	})
-	return s
+	return newStoreOn(t, rdb, NewEventStore, func(s *EventStore) config { return s.cfg }, true, opts...)
 }
 
 // TestEventStoreContract runs the EventStore contract

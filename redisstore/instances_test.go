@@ -43,28 +43,43 @@ func testKey(fill byte) server.StateKey {
 	return server.StateKey{ID: 1, Secret: bytes.Repeat([]byte{fill}, 32)}
 }
 
+// newTestServer returns a server named redisstore-test, logging
+// nowhere, with opts.
+func newTestServer(t *testing.T, opts ...server.Option) *server.Server {
+	t.Helper()
+	s, err := server.New(protocol.Implementation{Name: "redisstore-test", Version: "1.0.0"},
+		append([]server.Option{server.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// objectSchema is the input schema {"type":"object"}.
+func objectSchema(t *testing.T) protocol.ToolInputSchema {
+	t.Helper()
+	var schema protocol.ToolInputSchema
+	if err := protocol.Unmarshal([]byte(`{"type":"object"}`), &schema); err != nil {
+		t.Fatal(err)
+	}
+	return schema
+}
+
 // newInstance starts a server named name with a Redis broker on channel
 // and the state key; it stops when the test ends.
 func newInstance(t *testing.T, name string, opt *redis.Options, channel string, key server.StateKey) *instance {
 	t.Helper()
 	in := &instance{name: name}
 	in.b = newBroker(t, newClient(t, opt), WithChannel(channel))
-	s, err := server.New(protocol.Implementation{Name: "redisstore-test", Version: "1.0.0"},
-		server.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+	s := newTestServer(t,
 		server.WithBroker(in.b),
 		server.WithStateKeys(key),
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
 	in.s = s
-	var schema protocol.ToolInputSchema
-	if err := protocol.Unmarshal([]byte(`{"type":"object"}`), &schema); err != nil {
-		t.Fatal(err)
-	}
+	schema := objectSchema(t)
 	// "ask" asks for a name through elicitation, carrying state that names
 	// the instance that asked; the retry answers with both.
-	err = s.AddTool(protocol.Tool{Name: "ask", InputSchema: schema}, func(_ context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	err := s.AddTool(protocol.Tool{Name: "ask", InputSchema: schema}, func(_ context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		in.calls.Add(1)
 		if resp, ok := r.InputResponse("name"); ok && r.State() != nil {
 			if er, ok := resp.Value.(*protocol.ElicitResult); ok && er.Action == protocol.ElicitResultActionAccept {

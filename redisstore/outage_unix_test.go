@@ -74,13 +74,12 @@ func (s *outageStore) Update(ctx context.Context, principal, id string, fn func(
 	return rec, err
 }
 
-// outageInstance is a server whose tasks live in a Redis (with a 200 ms
-// timeout) that the test can stop; events stay in process. Runners
-// re-read their record only every hour. Tool "ask" asks for a name and
-// greets it; tool "slow" finishes once release is closed.
-func outageInstance(t *testing.T, release <-chan struct{}) (*instance, *outageStore, *syncBuffer) {
+// startPausableRedis starts a local redis-server (always: the test stops
+// it, with SIGSTOP or by killing it) that is resumed with SIGCONT before
+// it is killed at the test's end, never left stopped.
+func startPausableRedis(t *testing.T) *redisServer {
 	t.Helper()
-	r := startRedis(t) // always a local redis-server: this test stops it
+	r := startRedis(t)
 	t.Cleanup(func() { // before r.kill: never leave it stopped
 		r.mu.Lock()
 		defer r.mu.Unlock()
@@ -88,6 +87,16 @@ func outageInstance(t *testing.T, release <-chan struct{}) (*instance, *outageSt
 			_ = syscall.Kill(r.cmd.Process.Pid, syscall.SIGCONT)
 		}
 	})
+	return r
+}
+
+// outageInstance is a server whose tasks live in a Redis (with a 200 ms
+// timeout) that the test can stop; events stay in process. Runners
+// re-read their record only every hour. Tool "ask" asks for a name and
+// greets it; tool "slow" finishes once release is closed.
+func outageInstance(t *testing.T, release <-chan struct{}) (*instance, *outageStore, *syncBuffer) {
+	t.Helper()
+	r := startPausableRedis(t)
 	rdb := newClient(t, &redis.Options{Addr: r.addr()})
 	store := &outageStore{TaskStore: newStore(t, rdb, WithPrefix(uniquePrefix(t)), WithTimeout(200*time.Millisecond)),
 		redis: r, pause: 1200 * time.Millisecond, resumed: make(chan struct{})}
@@ -100,10 +109,7 @@ func outageInstance(t *testing.T, release <-chan struct{}) (*instance, *outageSt
 	if err != nil {
 		t.Fatal(err)
 	}
-	var schema protocol.ToolInputSchema
-	if err := protocol.Unmarshal([]byte(`{"type":"object"}`), &schema); err != nil {
-		t.Fatal(err)
-	}
+	schema := objectSchema(t)
 	task := tasks.AsTask(tasks.TaskOptions{Support: tasks.TaskRequired})
 	err = s.AddTool(protocol.Tool{Name: "ask", InputSchema: schema}, func(_ context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		if resp, ok := r.InputResponse("name"); ok {

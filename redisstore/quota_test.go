@@ -3,8 +3,6 @@ package redisstore
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
@@ -23,19 +21,12 @@ import (
 // limit counts; with an Authenticate hook it counts per principal.
 func TestTaskQuotaPerClientAddressRedis(t *testing.T) {
 	store := newStore(t, newClient(t, testRedis(t)), WithPrefix(uniquePrefix(t)))
-	s, err := server.New(protocol.Implementation{Name: "redisstore-test", Version: "1.0.0"},
-		server.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+	s := newTestServer(t,
 		tasks.WithTasks(tasks.TaskConfig{Store: store, MaxTasksPerPrincipal: 1}),
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var schema protocol.ToolInputSchema
-	if err := protocol.Unmarshal([]byte(`{"type":"object"}`), &schema); err != nil {
-		t.Fatal(err)
-	}
+	schema := objectSchema(t)
 	release := make(chan struct{})
-	err = s.AddTool(protocol.Tool{Name: "wait", InputSchema: schema}, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+	err := s.AddTool(protocol.Tool{Name: "wait", InputSchema: schema}, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
 		<-release
 		return server.TextResult("done"), nil
 	}, tasks.AsTask(tasks.TaskOptions{Support: tasks.TaskRequired}))

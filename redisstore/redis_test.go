@@ -209,6 +209,26 @@ func uniqueChannel(t testing.TB) string {
 	return "mcpwire:test:" + t.Name() + ":" + hex.EncodeToString(b)
 }
 
+// twoInstances returns two of what mk builds with opts (one prefix or
+// channel), each on its own client of the test's Redis: two instances of
+// one deployment.
+func twoInstances[T any](t testing.TB, mk func(testing.TB, *redis.Client, ...Option) T, opts ...Option) (T, T) {
+	t.Helper()
+	opt := testRedis(t)
+	return mk(t, newClient(t, opt), opts...), mk(t, newClient(t, opt), opts...)
+}
+
+// waitAndReport waits for wg, then fails the test with each error the
+// goroutines sent on errs.
+func waitAndReport(t testing.TB, wg *sync.WaitGroup, errs chan error) {
+	t.Helper()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
 // newBroker returns a broker on rdb, closed when the test ends.
 func newBroker(t testing.TB, rdb *redis.Client, opts ...Option) *Broker {
 	t.Helper()

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -60,17 +59,7 @@ func (c *legacyClient) resumeStream(in *instance, verb, body string, hdr ...stri
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	resp, err := in.srv.Client().Do(req.WithContext(ctx))
-	if err != nil {
-		c.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		c.t.Fatal(err)
-	}
+	resp, b := c.roundTrip(in, req)
 	return resp.StatusCode, sseEvents(string(b)), string(b)
 }
 

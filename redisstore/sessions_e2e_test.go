@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -41,20 +40,13 @@ func sessionInstance(t *testing.T, name string, opt *redis.Options, prefix, chan
 	st := newSessionStore(t, rdb, append([]Option{WithPrefix(prefix)}, opts...)...)
 	l.Store = st
 	in := &instance{name: name, b: newBroker(t, rdb, WithChannel(channel))}
-	s, err := server.New(protocol.Implementation{Name: "redisstore-test", Version: "1.0.0"},
-		server.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+	s := newTestServer(t,
 		server.WithBroker(in.b),
 		server.WithEras(server.ErasBoth),
 		server.WithLegacy(l),
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
 	in.s = s
-	var schema protocol.ToolInputSchema
-	if err := protocol.Unmarshal([]byte(`{"type":"object"}`), &schema); err != nil {
-		t.Fatal(err)
-	}
+	schema := objectSchema(t)
 	if err := s.AddTool(protocol.Tool{Name: "where", InputSchema: schema}, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
 		return server.TextResult(name), nil
 	}); err != nil {
@@ -110,6 +102,19 @@ func (c *legacyClient) send(in *instance, verb, body string) *legacyAnswer {
 		req.Header.Set(server.HeaderSessionID, c.sid)
 		req.Header.Set(server.HeaderProtocolVersion, legacyRev)
 	}
+	resp, b := c.roundTrip(in, req)
+	a := &legacyAnswer{status: resp.StatusCode, header: resp.Header, body: b}
+	if len(bytes.TrimSpace(a.body)) > 0 {
+		if err := json.Unmarshal(a.body, &a.msg); err != nil {
+			c.t.Fatalf("%s on %s: %d %s: %v", verb, in.name, a.status, a.body, err)
+		}
+	}
+	return a
+}
+
+// roundTrip sends req to in within 10 s and reads the whole answer.
+func (c *legacyClient) roundTrip(in *instance, req *http.Request) (*http.Response, []byte) {
+	c.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	resp, err := in.srv.Client().Do(req.WithContext(ctx))
@@ -117,16 +122,11 @@ func (c *legacyClient) send(in *instance, verb, body string) *legacyAnswer {
 		c.t.Fatal(err)
 	}
 	defer resp.Body.Close()
-	a := &legacyAnswer{status: resp.StatusCode, header: resp.Header}
-	if a.body, err = io.ReadAll(resp.Body); err != nil {
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
 		c.t.Fatal(err)
 	}
-	if len(bytes.TrimSpace(a.body)) > 0 {
-		if err := json.Unmarshal(a.body, &a.msg); err != nil {
-			c.t.Fatalf("%s on %s: %d %s: %v", verb, in.name, a.status, a.body, err)
-		}
-	}
-	return a
+	return resp, b
 }
 
 // call sends a request with id 1.

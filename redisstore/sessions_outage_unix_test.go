@@ -19,14 +19,7 @@ import (
 // (the client keeps its session); resumed (SIGCONT), the same session is
 // served again, on either instance.
 func TestLegacySessionRedisPaused(t *testing.T) {
-	r := startRedis(t) // always a local redis-server: this test stops it
-	t.Cleanup(func() { // before r.kill: never leave it stopped
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		if r.cmd != nil {
-			_ = syscall.Kill(r.cmd.Process.Pid, syscall.SIGCONT)
-		}
-	})
+	r := startPausableRedis(t)
 	opt := &redis.Options{Addr: r.addr()}
 	p, ch := uniquePrefix(t), uniqueChannel(t)
 	a, _ := sessionInstance(t, "A", opt, p, ch, server.LegacyConfig{}, WithTimeout(300*time.Millisecond))

@@ -69,24 +69,42 @@ func noKeyWithoutTTL(t testing.TB, rdb *redis.Client, prefix string) {
 // newSessionStore returns a session store on rdb. When the test ends it
 // checks that every key under the store's prefix has an expiry, then
 // deletes them (they matter on a shared MCP_REDIS_URL).
-func newSessionStore(t *testing.T, rdb *redis.Client, opts ...Option) *SessionStore {
+func newSessionStore(t testing.TB, rdb *redis.Client, opts ...Option) *SessionStore {
 	t.Helper()
-	s, err := NewSessionStore(rdb, opts...)
+	return newStoreOn(t, rdb, NewSessionStore, func(s *SessionStore) config { return s.cfg }, true, opts...)
+}
+
+// newStoreOn builds a store with mk on rdb and opts, failing the test if
+// it cannot, and drops the keys under its prefix (which cfg reads) when
+// the test ends, checking their expiry with checkTTL (dropKeysAtEnd).
+func newStoreOn[S any](t testing.TB, rdb *redis.Client, mk func(*redis.Client, ...Option) (S, error), cfg func(S) config, checkTTL bool, opts ...Option) S {
+	t.Helper()
+	s, err := mk(rdb, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { // runs before rdb closes
+	dropKeysAtEnd(t, rdb, cfg(s).prefix, checkTTL)
+	return s
+}
+
+// dropKeysAtEnd deletes the keys under prefix when the test ends, before
+// rdb closes (they matter on a shared MCP_REDIS_URL); with checkTTL it
+// first fails the test for each of them without an expiry. It does
+// nothing when the test stopped its Redis.
+func dropKeysAtEnd(t testing.TB, rdb *redis.Client, prefix string, checkTTL bool) {
+	t.Cleanup(func() {
 		if ping := rdb.Ping(context.Background()); ping.Err() != nil {
-			return // the test stopped its Redis
+			return
 		}
-		noKeyWithoutTTL(t, rdb, s.cfg.prefix)
+		if checkTTL {
+			noKeyWithoutTTL(t, rdb, prefix)
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		for _, k := range keysUnder(t, rdb, s.cfg.prefix) {
+		for _, k := range keysUnder(t, rdb, prefix) {
 			rdb.Del(ctx, k)
 		}
 	})
-	return s
 }
 
 // realClock is Redis's time: Advance sleeps.
@@ -224,10 +242,7 @@ func TestSessionStoreExpiryInRedis(t *testing.T) {
 // Total sessions are made, every other Create is ErrSessionLimit, and a
 // Delete through either instance makes room.
 func TestSessionStoreTotalAcrossInstances(t *testing.T) {
-	opt := testRedis(t)
-	p := uniquePrefix(t)
-	a := newSessionStore(t, newClient(t, opt), WithPrefix(p))
-	b := newSessionStore(t, newClient(t, opt), WithPrefix(p))
+	a, b := twoInstances(t, newSessionStore, WithPrefix(uniquePrefix(t)))
 	ctx := ctx5(t)
 	const total, tries = 5, 30
 	lim := server.SessionLimits{PerPrincipal: 2, Total: total}
@@ -288,10 +303,7 @@ func TestSessionStoreTotalAcrossInstances(t *testing.T) {
 // IdleUntil, as Touch moves it), whichever instance created or touched
 // it; with it go its answers and its index entries.
 func TestSessionStoreEvictionOrder(t *testing.T) {
-	opt := testRedis(t)
-	p := uniquePrefix(t)
-	a := newSessionStore(t, newClient(t, opt), WithPrefix(p))
-	b := newSessionStore(t, newClient(t, opt), WithPrefix(p))
+	a, b := twoInstances(t, newSessionStore, WithPrefix(uniquePrefix(t)))
 	ctx := ctx5(t)
 	lim := server.SessionLimits{PerPrincipal: 3}
 	// Created out of order: c's IdleUntil is the earliest, then a, then b.
@@ -330,9 +342,8 @@ func TestSessionStoreEvictionOrder(t *testing.T) {
 // Updates and touches from two instances at once all land: none is lost,
 // Version counts the updates, and IdleUntil ends at the latest touch.
 func TestSessionStoreConcurrentUpdatesAcrossInstances(t *testing.T) {
-	opt := testRedis(t)
-	p := uniquePrefix(t)
-	stores := []*SessionStore{newSessionStore(t, newClient(t, opt), WithPrefix(p)), newSessionStore(t, newClient(t, opt), WithPrefix(p))}
+	a, b := twoInstances(t, newSessionStore, WithPrefix(uniquePrefix(t)))
+	stores := []*SessionStore{a, b}
 	ctx := ctx5(t)
 	rec := sessRecord("k", "alice", time.Hour, 24*time.Hour)
 	create(t, stores[0], rec, server.SessionLimits{})
@@ -361,11 +372,7 @@ func TestSessionStoreConcurrentUpdatesAcrossInstances(t *testing.T) {
 			})
 		}
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
+	waitAndReport(t, &wg, errs)
 	got, err := stores[1].Get(ctx, "alice", "k")
 	if err != nil {
 		t.Fatal(err)
@@ -617,9 +624,8 @@ func TestSessionStoreDeleteRemovesAll(t *testing.T) {
 // Answers: of two instances taking one answer at once, exactly one gets
 // it; of two putting, exactly one wins.
 func TestSessionStoreAnswersAcrossInstances(t *testing.T) {
-	opt := testRedis(t)
-	p := uniquePrefix(t)
-	stores := []*SessionStore{newSessionStore(t, newClient(t, opt), WithPrefix(p)), newSessionStore(t, newClient(t, opt), WithPrefix(p))}
+	a, b := twoInstances(t, newSessionStore, WithPrefix(uniquePrefix(t)))
+	stores := []*SessionStore{a, b}
 	ctx := ctx5(t)
 	create(t, stores[0], sessRecord("k", "alice", time.Hour, time.Hour), server.SessionLimits{})
 	for round := range 10 {
@@ -661,9 +667,7 @@ func TestSessionStoreAnswersAcrossInstances(t *testing.T) {
 // A store whose Redis hangs fails each call by its timeout, with an error
 // that is not ErrSessionNotFound (the runtime answers 503, not 404).
 func TestSessionStoreUnresponsiveRedis(t *testing.T) {
-	addr := blackhole(t)
-	rdb := redis.NewClient(&redis.Options{Addr: addr, ReadTimeout: -1, WriteTimeout: -1})
-	t.Cleanup(func() { _ = rdb.Close() })
+	rdb := blackholeClient(t)
 	s, err := NewSessionStore(rdb, WithTimeout(200*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)

@@ -3,8 +3,6 @@ package redisstore
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -27,21 +25,14 @@ func newTaskInstance(t *testing.T, name string, opt *redis.Options, prefix strin
 	rdb := newClient(t, opt)
 	in.b = newBroker(t, rdb, WithChannel(prefix+"events"))
 	store := newStore(t, rdb, WithPrefix(prefix))
-	s, err := server.New(protocol.Implementation{Name: "redisstore-test", Version: "1.0.0"},
-		server.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))),
+	s := newTestServer(t,
 		server.WithBroker(in.b),
 		server.WithStateKeys(testKey(7)),
 		tasks.WithTasks(tasks.TaskConfig{Store: store, PollInterval: 30 * time.Second}),
 	)
-	if err != nil {
-		t.Fatal(err)
-	}
 	in.s = s
-	var schema protocol.ToolInputSchema
-	if err := protocol.Unmarshal([]byte(`{"type":"object"}`), &schema); err != nil {
-		t.Fatal(err)
-	}
-	err = s.AddTool(protocol.Tool{Name: "slow", InputSchema: schema}, func(ctx context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	schema := objectSchema(t)
+	err := s.AddTool(protocol.Tool{Name: "slow", InputSchema: schema}, func(ctx context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		in.calls.Add(1)
 		if _, ok := tasks.TaskFrom(ctx); !ok {
 			return nil, server.InternalError("not in a task")

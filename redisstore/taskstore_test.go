@@ -21,25 +21,9 @@ func uniquePrefix(t *testing.T) string { return uniqueChannel(t) + ":" }
 
 // newStore returns a store on rdb; the keys under its prefix are deleted
 // when the test ends (they matter on a shared MCP_REDIS_URL).
-func newStore(t *testing.T, rdb *redis.Client, opts ...Option) *TaskStore {
+func newStore(t testing.TB, rdb *redis.Client, opts ...Option) *TaskStore {
 	t.Helper()
-	s, err := NewTaskStore(rdb, opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { // runs before rdb closes
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		pattern := strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`, "]", `\]`).Replace(s.cfg.prefix) + "*"
-		_, _ = bounded(ctx, func(ctx context.Context) (struct{}, error) {
-			iter := rdb.Scan(ctx, 0, pattern, 100).Iterator()
-			for iter.Next(ctx) {
-				rdb.Del(ctx, iter.Val())
-			}
-			return struct{}{}, iter.Err()
-		})
-	})
-	return s
+	return newStoreOn(t, rdb, NewTaskStore, func(s *TaskStore) config { return s.cfg }, false, opts...)
 }
 
 func record(id, principal string, ttl time.Duration) *tasks.TaskRecord {
@@ -69,10 +53,7 @@ func sameRecord(t *testing.T, got, want *tasks.TaskRecord) {
 // A task created through A is read through B, answered through A and
 // completed through B; each sees the other's writes at once.
 func TestTaskStoreAcrossInstances(t *testing.T) {
-	opt := testRedis(t)
-	p := uniquePrefix(t)
-	a := newStore(t, newClient(t, opt), WithPrefix(p))
-	b := newStore(t, newClient(t, opt), WithPrefix(p))
+	a, b := twoInstances(t, newStore, WithPrefix(uniquePrefix(t)))
 	ctx := ctx5(t)
 
 	rec := record("task-1", "alice", time.Hour)
@@ -188,9 +169,8 @@ func TestTaskStoreUpdateRules(t *testing.T) {
 
 // Updates from two instances at once are all applied, none lost.
 func TestTaskStoreConcurrentUpdates(t *testing.T) {
-	opt := testRedis(t)
-	p := uniquePrefix(t)
-	stores := []*TaskStore{newStore(t, newClient(t, opt), WithPrefix(p)), newStore(t, newClient(t, opt), WithPrefix(p))}
+	a, b := twoInstances(t, newStore, WithPrefix(uniquePrefix(t)))
+	stores := []*TaskStore{a, b}
 	ctx := ctx5(t)
 	if err := stores[0].Create(ctx, record("counter", "alice", time.Hour), 0); err != nil {
 		t.Fatal(err)
@@ -215,11 +195,7 @@ func TestTaskStoreConcurrentUpdates(t *testing.T) {
 			})
 		}
 	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
+	waitAndReport(t, &wg, errs)
 	got, err := stores[1].Get(ctx, "alice", "counter")
 	if err != nil {
 		t.Fatal(err)
@@ -331,9 +307,7 @@ func TestTaskStoreExpiry(t *testing.T) {
 
 // A store whose Redis hangs fails each call by its timeout.
 func TestTaskStoreUnresponsiveRedis(t *testing.T) {
-	addr := blackhole(t)
-	rdb := redis.NewClient(&redis.Options{Addr: addr, ReadTimeout: -1, WriteTimeout: -1})
-	t.Cleanup(func() { _ = rdb.Close() })
+	rdb := blackholeClient(t)
 	s, err := NewTaskStore(rdb, WithTimeout(200*time.Millisecond))
 	if err != nil {
 		t.Fatal(err)

@@ -18,13 +18,24 @@ import (
 // membersObject is an object of n members named k000000…, in an order
 // that is not sorted.
 func membersObject(n int) string {
+	return objectOf(n, func(i int) string { return fmt.Sprintf(`"k%06d":0`, (i*7919)%1000000) })
+}
+
+// longNamesObject is a JSON object of n members named by 400 bytes each.
+func longNamesObject(n int) string {
+	return objectOf(n, func(i int) string { return fmt.Sprintf(`"%s%07d":1`, strings.Repeat("a", 393), i) })
+}
+
+// objectOf is the JSON object of the n members member(0) … member(n-1)
+// writes.
+func objectOf(n int, member func(i int) string) string {
 	var b strings.Builder
 	b.WriteByte('{')
 	for i := range n {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		fmt.Fprintf(&b, `"k%06d":0`, (i*7919)%1000000)
+		b.WriteString(member(i))
 	}
 	b.WriteByte('}')
 	return b.String()
@@ -163,18 +174,7 @@ func BenchmarkValidationWorkRatio(b *testing.B) {
 	strs := func(name, pattern, s string) benchShape {
 		return benchShape{validationShape: validationShape{name, `{"type":"object","properties":{"a":{"type":"array","items":{"type":"string","pattern":` + pattern + `}}}}`, `{"a":[`, `"` + s + `"`, `]}`}}
 	}
-	names := func(n int) []byte {
-		var b strings.Builder
-		b.WriteByte('{')
-		for i := range n {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprintf(&b, `"%s%07d":1`, strings.Repeat("a", 393), i)
-		}
-		b.WriteByte('}')
-		return []byte(b.String())
-	}
+	names := func(n int) []byte { return []byte(longNamesObject(n)) }
 	var patterns []string
 	for i := range 20 {
 		patterns = append(patterns, fmt.Sprintf(`"[a-z]{1,50}%d":{}`, i))
@@ -267,19 +267,7 @@ func fewMembers(v any, max int) bool {
 func TestNameMatchingCounted(t *testing.T) {
 	idx := indexFor(t, `{"type":"object","patternProperties":{"[a-z]{1,50}0":{"type":"integer"}}}`)
 	weight := idx.root[0].s.patterns[0].weight
-	names := func(n int) string {
-		var b strings.Builder
-		b.WriteByte('{')
-		for i := range n {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprintf(&b, `"%s%07d":1`, strings.Repeat("a", 393), i)
-		}
-		b.WriteByte('}')
-		return b.String()
-	}
-	per := (workOf(t, idx, names(20)) - workOf(t, idx, names(10))) / 10
+	per := (workOf(t, idx, longNamesObject(20)) - workOf(t, idx, longNamesObject(10))) / 10
 	if once := weight * (workName + 400*workPattern/64); per < 2*once {
 		t.Errorf("a name of 400 bytes against a pattern of weight %d costs %d units; want at least %d (matched twice)", weight, per, 2*once)
 	}

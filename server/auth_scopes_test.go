@@ -24,9 +24,7 @@ func scopedResourcesServer(t *testing.T, opts ...Option) *Server {
 	if err := s.AddResourceTemplate(protocol.ResourceTemplate{URITemplate: "vault://{name}", Name: "vault"}, read, RequireResourceScopes("admin")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AddResource(protocol.Resource{URI: "test://public", Name: "public"}, read); err != nil {
-		t.Fatal(err)
-	}
+	addResource(t, s, protocol.Resource{URI: "test://public", Name: "public"}, read)
 	return s
 }
 
@@ -86,16 +84,12 @@ func TestAuthListenDeliveryRechecksScopes(t *testing.T) {
 	read := func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
 		return TextContents(uri, "text/plain", "x"), nil
 	}
-	if err := s.AddResource(protocol.Resource{URI: "test://later", Name: "later"}, read); err != nil {
-		t.Fatal(err)
-	}
+	addResource(t, s, protocol.Resource{URI: "test://later", Name: "later"}, read)
 	st := openListenWith(t, srv, "r", params(M{"notifications": M{"resourceSubscriptions": []string{"test://later", "test://public"}}}), bearer("reader"))
 	if got := ackedResources(t, st.message(2*time.Second)); len(got) != 2 {
 		t.Fatalf("acknowledged %v", got)
 	}
-	if err := s.AddResource(protocol.Resource{URI: "test://later", Name: "later"}, read, RequireResourceScopes("admin")); err != nil {
-		t.Fatal(err)
-	}
+	addResource(t, s, protocol.Resource{URI: "test://later", Name: "later"}, read, RequireResourceScopes("admin"))
 	_ = s.NotifyResourceUpdated("test://later")
 	_ = s.NotifyResourceUpdated("test://public")
 	if m := st.message(2 * time.Second); m.params()["uri"] != "test://public" {
@@ -135,11 +129,12 @@ func TestAuthLegacySubscribeNeedsResourceScopes(t *testing.T) {
 	}
 }
 
-// R-AUTH-08: a legacy GET stream re-checks the scopes of each update
-// against its own token: a session subscribed with a token of the same
-// principal that held admin does not pass test://secret's updates to a
-// stream opened with one that does not.
-func TestAuthLegacyStreamRechecksScopes(t *testing.T) {
+// strongSubscribedSession serves scopedResourcesServer (ErasBoth) with the
+// tokens "strong" (alice, admin) and "weak" (alice) over a real
+// connection, and returns a legacy session opened with the strong token
+// and subscribed to test://secret and test://public.
+func strongSubscribedSession(t *testing.T) (*Server, *httptest.Server, *legacyHTTP) {
+	t.Helper()
 	s := scopedResourcesServer(t, WithEras(ErasBoth))
 	h := s.Handler(HTTPOptions{Verifier: fakeVerifier{"strong": tokenFor("alice", "admin"), "weak": tokenFor("alice")}})
 	srv := getServer(t, h)
@@ -150,6 +145,15 @@ func TestAuthLegacyStreamRechecksScopes(t *testing.T) {
 			t.Fatalf("subscribe %s: %d %s", uri, rec.Code, w.raw)
 		}
 	}
+	return s, srv, c
+}
+
+// R-AUTH-08: a legacy GET stream re-checks the scopes of each update
+// against its own token: a session subscribed with a token of the same
+// principal that held admin does not pass test://secret's updates to a
+// stream opened with one that does not.
+func TestAuthLegacyStreamRechecksScopes(t *testing.T) {
+	s, srv, c := strongSubscribedSession(t)
 	weak := *c
 	weak.hdr = []string{"Authorization", "Bearer weak"}
 	ev := openGET(t, srv, &weak)
@@ -299,16 +303,7 @@ func TestAuthScopedResourceAliasReachesTemplate(t *testing.T) {
 // resources that token may not receive (second hostile review: the
 // replay carried what the stronger token had been sent).
 func TestAuthStandaloneReplayRechecksScopes(t *testing.T) {
-	s := scopedResourcesServer(t, WithEras(ErasBoth))
-	h := s.Handler(HTTPOptions{Verifier: fakeVerifier{"strong": tokenFor("alice", "admin"), "weak": tokenFor("alice")}})
-	srv := getServer(t, h)
-	c := newLegacyHTTP(t, h, "2025-11-25", "Authorization", "Bearer strong")
-	c.open("")
-	for _, uri := range []string{"test://secret", "test://public"} {
-		if w, _, rec := c.call(1, "resources/subscribe", `{"uri":"`+uri+`"}`); rec.Code != 200 || w.isError() {
-			t.Fatalf("subscribe %s: %d %s", uri, rec.Code, w.raw)
-		}
-	}
+	s, srv, c := strongSubscribedSession(t)
 	ev := openGET(t, srv, c)
 	_ = s.NotifyResourceUpdated("test://secret")
 	_ = s.NotifyResourceUpdated("test://public")

@@ -174,14 +174,12 @@ func TestCacheHints(t *testing.T) {
 		opts = append(opts, WithCacheHint(m, h))
 	}
 	s := fixture(t, opts...)
-	if err := s.AddResource(protocol.Resource{URI: "mrtr://r", Name: "r"}, func(_ context.Context, r *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+	addResource(t, s, protocol.Resource{URI: "mrtr://r", Name: "r"}, func(_ context.Context, r *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
 		if r.State() != nil {
 			return TextContents(uri, "", "done"), nil
 		}
 		return nil, r.AskInput(nil, []byte("s"))
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	h := s.Handler(HTTPOptions{})
 	cases := []struct {
 		method string
@@ -324,16 +322,7 @@ func TestHandlerErrorCodes(t *testing.T) {
 			addTool(t, s, `{"name":"e","inputSchema":{"type":"object"}}`, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
 				return nil, c.err
 			})
-			if err := s.AddPrompt(protocol.Prompt{Name: "p"}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
-				return nil, c.err
-			}); err != nil {
-				t.Fatal(err)
-			}
-			if err := s.AddResource(protocol.Resource{URI: "x://r", Name: "r"}, func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
-				return nil, c.err
-			}); err != nil {
-				t.Fatal(err)
-			}
+			addFailingPromptAndResource(t, s, c.err)
 			h := s.Handler(HTTPOptions{})
 			for _, r := range []struct {
 				method string
@@ -357,6 +346,18 @@ func TestHandlerErrorCodes(t *testing.T) {
 	}
 }
 
+// addFailingPromptAndResource registers prompt "p" and resource "x://r",
+// both failing with err.
+func addFailingPromptAndResource(t testing.TB, s *Server, err error) {
+	t.Helper()
+	addPrompt(t, s, protocol.Prompt{Name: "p"}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
+		return nil, err
+	})
+	addResource(t, s, protocol.Resource{URI: "x://r", Name: "r"}, func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+		return nil, err
+	})
+}
+
 // TestPlainErrorsDoNotLeak checks that a plain error from a prompt,
 // resource or completion handler is a generic -32603 (R-RSRC-05,
 // R-PROMPT-03, R-COMP-03) whose message does not carry the error's text.
@@ -365,16 +366,7 @@ func TestPlainErrorsDoNotLeak(t *testing.T) {
 	s := newServer(t, WithCompletion(func(context.Context, *Request, *protocol.CompleteRequestParams) (*protocol.CompleteResult, error) {
 		return nil, secret
 	}))
-	if err := s.AddPrompt(protocol.Prompt{Name: "p"}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
-		return nil, secret
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AddResource(protocol.Resource{URI: "x://r", Name: "r"}, func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
-		return nil, secret
-	}); err != nil {
-		t.Fatal(err)
-	}
+	addFailingPromptAndResource(t, s, secret)
 	h := s.Handler(HTTPOptions{})
 	for _, r := range []struct {
 		method string
@@ -403,9 +395,7 @@ func TestResourceCacheHintPerResult(t *testing.T) {
 	s := newServer(t, WithCacheHint(protocol.MethodResourcesRead, CacheHint{TTL: time.Minute, Scope: protocol.CacheScopePublic}))
 	add := func(uri string, h ResourceHandler) {
 		t.Helper()
-		if err := s.AddResource(protocol.Resource{URI: uri, Name: uri}, h); err != nil {
-			t.Fatal(err)
-		}
+		addResource(t, s, protocol.Resource{URI: uri, Name: uri}, h)
 	}
 	add("hint://default", func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
 		return TextContents(uri, "", "shared"), nil

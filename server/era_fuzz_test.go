@@ -2,13 +2,9 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -45,31 +41,7 @@ type fzDualSeed struct {
 var fzDualVerbs = [8]string{http.MethodPost, http.MethodPost, http.MethodPost, http.MethodPost, http.MethodGet, http.MethodDelete, http.MethodGet, http.MethodDelete}
 
 func fzDualSeeds(f *testing.F) []fzDualSeed {
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "fuzz", "dual", "*.json"))
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no seeds: %v", err)
-	}
-	var seeds []fzDualSeed
-	for _, file := range files {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		var s fzDualSeed
-		d := json.NewDecoder(bytes.NewReader(b))
-		d.DisallowUnknownFields()
-		if err := d.Decode(&s); err != nil {
-			f.Fatalf("%s: %v", file, err)
-		}
-		if len(s.Body) > 0 && s.Body[0] == '"' { // a body that is not JSON, as a string
-			var text string
-			if err := json.Unmarshal(s.Body, &text); err != nil {
-				f.Fatalf("%s: %v", file, err)
-			}
-			s.Body = json.RawMessage(text)
-		}
-		seeds = append(seeds, s)
-	}
+	seeds := fzJSONSeeds(f, "dual", func(s *fzDualSeed) *json.RawMessage { return &s.Body })
 	// FuzzHTTPHandler's seeds, as POSTs without a session.
 	for _, s := range fzHTTPSeeds(f) {
 		seeds = append(seeds, fzDualSeed{Version: s.Version, Method: s.Method, Name: s.Name, Body: s.Body})
@@ -112,13 +84,7 @@ func FuzzHTTPDual(f *testing.F) {
 			r := httptest.NewRequest(httpVerb, "/mcp", bytes.NewReader(body))
 			r.Host = loopback
 			r.Header = hdr.Clone()
-			ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
-			defer cancel()
-			rec := &fzRecorder{ResponseRecorder: httptest.NewRecorder(), cancel: cancel}
-			h.ServeHTTP(rec, r.WithContext(ctx))
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				t.Fatalf("the request did not finish in 10 s")
-			}
+			rec := fzServe(t, h, r)
 			return rec.ResponseRecorder, rec.acked.Load()
 		}
 		resp, acked := serve(h)
@@ -208,32 +174,10 @@ func fzDualAnswer(t *testing.T, resp *httptest.ResponseRecorder, verb string) []
 	if (resp.Code == 429 || resp.Code == 503) && resp.Header().Get("Retry-After") == "" {
 		t.Fatalf("%d without Retry-After", resp.Code)
 	}
-	var msgs [][]byte
-	stream := false
-	switch ct := resp.Header().Get("Content-Type"); ct {
-	case "application/json":
-		msgs = [][]byte{resp.Body.Bytes()}
-	case "text/event-stream":
-		if resp.Code != http.StatusOK {
-			t.Fatalf("event stream with status %d", resp.Code)
-		}
-		stream = true
-		msgs = fzDualSSE(t, resp.Body.Bytes())
-	default:
-		t.Fatalf("status %d, Content-Type %q, body %q", resp.Code, ct, resp.Body.Bytes())
-	}
+	msgs, stream := fzAnswerMessages(t, resp, fzDualSSE)
 	msgs, batch := fzFlattenBatches(t, msgs)
 	for i, m := range msgs {
-		var v struct {
-			JSONRPC string          `json:"jsonrpc"`
-			ID      json.RawMessage `json:"id"`
-			Method  *string         `json:"method"`
-			Result  json.RawMessage `json:"result"`
-			Error   *wireError      `json:"error"`
-		}
-		if err := json.Unmarshal(m, &v); err != nil || v.JSONRPC != "2.0" {
-			t.Fatalf("not a JSON-RPC message (%v): %q", err, m)
-		}
+		v := fzDecodeLoose(t, m)
 		last := batch || i == len(msgs)-1 && !(stream && verb == http.MethodGet) // a batch answer holds responses only
 		if v.Method != nil {
 			if last {
@@ -331,39 +275,18 @@ func fzCodes(t *testing.T, resp *httptest.ResponseRecorder, verb string) []int64
 // emittable code; a parse error has no id; there are no more answers
 // (lines that are not notifications) than input lines.
 func FuzzStdioDual(f *testing.F) {
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "fuzz", "stdio", "*.jsonl"))
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no seeds: %v", err)
-	}
-	for _, file := range files {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
+	for _, file := range fzSeedFiles(f, "stdio", "*.jsonl") {
+		f.Add(file.data)
 	}
 	s := fzServer(f, WithEras(ErasBoth), WithShutdownTimeout(100*time.Millisecond), WithMaxStdioLine(fzStdioMaxLine))
 	f.Fuzz(func(t *testing.T, input []byte) {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		var out bytes.Buffer
-		done := make(chan error, 1)
-		go func() { done <- s.ServeStdio(ctx, bytes.NewReader(input), &out) }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("ServeStdio: %v", err)
-			}
-		case <-time.After(20 * time.Second):
-			t.Fatalf("ServeStdio did not return within 20 s of a 5 s context")
-		}
+		o, _ := fzServeStdio(t, s, input)
 		lines := 0
 		for _, seg := range bytes.Split(input, []byte("\n")) {
 			if len(bytes.TrimSpace(seg)) > 0 || len(bytes.TrimSuffix(seg, []byte("\r"))) > fzStdioMaxLine { // a blank line over the limit is answered too
 				lines++
 			}
 		}
-		o := out.Bytes()
 		if len(o) == 0 {
 			return
 		}
@@ -387,16 +310,7 @@ func FuzzStdioDual(f *testing.F) {
 				}
 			}
 			for _, e := range elems {
-				var v struct {
-					JSONRPC string          `json:"jsonrpc"`
-					ID      json.RawMessage `json:"id"`
-					Method  *string         `json:"method"`
-					Result  json.RawMessage `json:"result"`
-					Error   *wireError      `json:"error"`
-				}
-				if err := json.Unmarshal(e, &v); err != nil || v.JSONRPC != "2.0" {
-					t.Fatalf("not a JSON-RPC message (%v): %q", err, e)
-				}
+				v := fzDecodeLoose(t, e)
 				switch {
 				case v.Method != nil && v.ID == nil:
 					notes++

@@ -108,24 +108,7 @@ func runHostileCorpusOn(t *testing.T, mode Eras, cases []*hostileCase) {
 // MCP-Protocol-Version that is not a legacy version, and no Mcp-Session-Id.
 func modernHeaderNoSession(c *hostileCase, f *hostileFixture, body []byte) bool {
 	r := httptest.NewRequest(http.MethodPost, "/mcp", nil)
-	if !c.noMirror {
-		for k, v := range mirror(body) {
-			r.Header[k] = v
-		}
-	}
-	set := map[string]bool{}
-	for _, h := range c.headers {
-		name := http.CanonicalHeaderKey(h.name)
-		switch {
-		case h.del:
-			delete(r.Header, name)
-		case !set[name]:
-			set[name] = true
-			r.Header[name] = []string{f.vars.Replace(h.value)}
-		default:
-			r.Header[name] = append(r.Header[name], f.vars.Replace(h.value))
-		}
-	}
+	f.setHostileHeaders(c, r.Header, body)
 	if len(r.Header[keySessionID]) > 0 {
 		return false
 	}

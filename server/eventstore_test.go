@@ -15,7 +15,7 @@ import (
 func TestMemoryEventStore(t *testing.T) {
 	eventstoretest.Run(t, func(t *testing.T) (server.EventStore, eventstoretest.Clock) {
 		st := server.NewMemoryEventStore(0)
-		clk := &fakeClock{t: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
+		clk := server.NewTestClock()
 		server.SetMemoryEventStoreClock(st, clk.Now)
 		return st, clk
 	})

@@ -1,10 +1,7 @@
 package server
 
 import (
-	"bytes"
 	"encoding/base64"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -17,17 +14,7 @@ import (
 // taken as a value a client encodes: its sentinel decodes to v. Seeds are
 // ../testdata/fuzz/sentinel/*.txt, each file one value.
 func FuzzDecodeSentinel(f *testing.F) {
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "fuzz", "sentinel", "*.txt"))
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no seeds: %v", err)
-	}
-	for _, file := range files {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(string(bytes.TrimSuffix(b, []byte("\n"))))
-	}
+	fzSeedLines(f, "sentinel", "*.txt")
 	const pre, post = "=?base64?", "?="
 	f.Fuzz(func(t *testing.T, v string) {
 		got, ok := decodeSentinel(v)

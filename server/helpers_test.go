@@ -311,6 +311,22 @@ func addTool(t testing.TB, s *Server, js string, h ToolHandler, opts ...ToolOpti
 	}
 }
 
+// addPrompt registers a prompt and fails the test if it cannot.
+func addPrompt(t testing.TB, s *Server, p protocol.Prompt, h PromptHandler, opts ...PromptOption) {
+	t.Helper()
+	if err := s.AddPrompt(p, h, opts...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// addResource registers a resource and fails the test if it cannot.
+func addResource(t testing.TB, s *Server, r protocol.Resource, h ResourceHandler, opts ...ResourceOption) {
+	t.Helper()
+	if err := s.AddResource(r, h, opts...); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func textTool(text string) ToolHandler {
 	return func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
 		return TextResult(text), nil
@@ -352,24 +368,18 @@ func fixture(t testing.TB, opts ...Option) *Server {
 			}
 			return nil, r.AskInput(map[string]protocol.InputRequest{"name": ElicitForm("Name?", map[string]protocol.PrimitiveSchemaDefinition{"name": StringField("")}, "name")}, []byte("asked"))
 		})
-	if err := s.AddPrompt(protocol.Prompt{Name: "greet", Arguments: []protocol.PromptArgument{{Name: "who", Required: ptr(true)}}},
+	addPrompt(t, s, protocol.Prompt{Name: "greet", Arguments: []protocol.PromptArgument{{Name: "who", Required: ptr(true)}}},
 		func(_ context.Context, _ *Request, args map[string]string) (*protocol.GetPromptResult, error) {
 			return &protocol.GetPromptResult{Messages: []protocol.PromptMessage{{Role: protocol.RoleUser, Content: Text("Hello " + args["who"])}}}, nil
-		}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AddPrompt(protocol.Prompt{Name: "grüße"},
+		})
+	addPrompt(t, s, protocol.Prompt{Name: "grüße"},
 		func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
 			return &protocol.GetPromptResult{Messages: []protocol.PromptMessage{{Role: protocol.RoleUser, Content: Text("Grüße")}}}, nil
-		}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AddResource(protocol.Resource{URI: "file:///a.txt", Name: "a"},
+		})
+	addResource(t, s, protocol.Resource{URI: "file:///a.txt", Name: "a"},
 		func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
 			return TextContents(uri, "text/plain", "A"), nil
-		}); err != nil {
-		t.Fatal(err)
-	}
+		})
 	if err := s.AddResourceTemplate(protocol.ResourceTemplate{URITemplate: "users://{id}/profile", Name: "profile"},
 		func(_ context.Context, _ *Request, uri string, vars map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
 			if vars["id"] == "nobody" {

@@ -986,6 +986,31 @@ type onlyReader struct{ r io.Reader }
 
 func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
 
+// setHostileHeaders sets on hdr the headers of c: those mirror derives
+// from body (unless c.noMirror), then c's own headers in order,
+// with the fixture's variables replaced (a first value replaces, a
+// repeated name adds a value, a deletion removes the header).
+func (f *hostileFixture) setHostileHeaders(c *hostileCase, hdr http.Header, body []byte) {
+	if !c.noMirror {
+		for k, v := range mirror(body) {
+			hdr[k] = v
+		}
+	}
+	set := map[string]bool{}
+	for _, h := range c.headers {
+		name := http.CanonicalHeaderKey(h.name)
+		switch {
+		case h.del:
+			delete(hdr, name)
+		case !set[name]:
+			set[name] = true
+			hdr[name] = []string{f.vars.Replace(h.value)}
+		default:
+			hdr[name] = append(hdr[name], f.vars.Replace(h.value))
+		}
+	}
+}
+
 // serveHostileHTTP sends one case to the in-process handler.
 func (f *hostileFixture) serveHostileHTTP(c *hostileCase, body []byte) (*httptest.ResponseRecorder, time.Duration) {
 	verb := c.verb
@@ -1001,24 +1026,7 @@ func (f *hostileFixture) serveHostileHTTP(c *hostileCase, body []byte) (*httptes
 		}
 	}
 	r.Header.Set("Content-Type", "application/json")
-	if !c.noMirror {
-		for k, v := range mirror(body) {
-			r.Header[k] = v
-		}
-	}
-	set := map[string]bool{}
-	for _, h := range c.headers {
-		name := http.CanonicalHeaderKey(h.name)
-		switch {
-		case h.del:
-			delete(r.Header, name)
-		case !set[name]:
-			set[name] = true
-			r.Header[name] = []string{f.vars.Replace(h.value)}
-		default:
-			r.Header[name] = append(r.Header[name], f.vars.Replace(h.value))
-		}
-	}
+	f.setHostileHeaders(c, r.Header, body)
 	if c.contentLength != nil {
 		r.ContentLength = *c.contentLength
 	}
@@ -1264,18 +1272,7 @@ func generatedHostileCases() []*hostileCase {
 	atDepth := `{"y":` + nest(maxDepth-3, "[", "]", "") + `}`
 	array := `{"y":[` + strings.Repeat("0,", 999999) + `0]}`
 	atValues := `{"y":[` + strings.Repeat("0,", DefaultMaxArgumentValues-3) + `0]}` // the object, y and its elements
-	members := func(n int) string {
-		var b strings.Builder
-		b.WriteString("{")
-		for i := range n {
-			if i > 0 {
-				b.WriteString(",")
-			}
-			fmt.Fprintf(&b, `"k%d":0`, i)
-		}
-		b.WriteString("}")
-		return b.String()
-	}
+	members := func(n int) string { return objectOf(n, func(i int) string { return fmt.Sprintf(`"k%d":0`, i) }) }
 	size := func(s string) string { return fmt.Sprintf("%d bytes", len(s)) }
 	// Bounds against a hang, not timings: a shared CI machine under -race
 	// is slow. That these inputs are refused as the limit is crossed, not

@@ -37,26 +37,35 @@ func TestRefusalBeforeBodyDoesNotWaitForIt(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
 			ct := "Content-Type: application/json\r\n"
 			if strings.Contains(tc.headers, "Content-Type") {
 				ct = ""
 			}
-			fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n%s%sContent-Length: 1000\r\n\r\n{", tc.headers, ct)
-			_ = conn.SetReadDeadline(time.Now().Add(2 * time.Second))
-			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-			if err != nil {
-				t.Fatalf("no answer within 2 s while the body is pending: %v", err)
-			}
-			defer resp.Body.Close()
-			if got := fmt.Sprint(resp.StatusCode); got != tc.status || !resp.Close {
-				t.Errorf("status %s, close %v; want %s and the connection closed", got, resp.Close, tc.status)
-			}
+			checkRefusedBodyPending(t, srv, "POST / HTTP/1.1\r\nHost: 127.0.0.1\r\n"+tc.headers+ct, tc.status)
 		})
+	}
+}
+
+// checkRefusedBodyPending sends head (a request line and headers, each
+// line ended) over a new connection to srv with a declared body of 1,000
+// bytes of which it sends one, and checks that the answer, status, comes
+// within 2 s while the body is pending and closes the connection.
+func checkRefusedBodyPending(t *testing.T, srv *httptest.Server, head, status string) {
+	t.Helper()
+	conn, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "%sContent-Length: 1000\r\n\r\n{", head)
+	_ = conn.SetReadDeadline(time.Now().Add(2 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer within 2 s while the body is pending: %v", err)
+	}
+	defer resp.Body.Close()
+	if got := fmt.Sprint(resp.StatusCode); got != status || !resp.Close {
+		t.Errorf("status %s, close %v; want %s and the connection closed", got, resp.Close, status)
 	}
 }
 
@@ -87,21 +96,7 @@ func TestSessionVerbRefusalDoesNotWaitForBody(t *testing.T) {
 		{"DELETE", "Mcp-Session-Id: bogus\r\n", "404"},
 	} {
 		t.Run(tc.verb+" "+tc.status, func(t *testing.T) {
-			conn, err := net.Dial("tcp", srv.Listener.Addr().String())
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer conn.Close()
-			fmt.Fprintf(conn, "%s / HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n%sContent-Length: 1000\r\n\r\n{", tc.verb, tc.hdr)
-			_ = conn.SetReadDeadline(time.Now().Add(2 * time.Second))
-			resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-			if err != nil {
-				t.Fatalf("no answer within 2 s while the body is pending: %v", err)
-			}
-			defer resp.Body.Close()
-			if got := fmt.Sprint(resp.StatusCode); got != tc.status || !resp.Close {
-				t.Errorf("status %s, close %v; want %s and the connection closed", got, resp.Close, tc.status)
-			}
+			checkRefusedBodyPending(t, srv, tc.verb+" / HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n"+tc.hdr, tc.status)
 		})
 	}
 }

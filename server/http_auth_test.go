@@ -67,16 +67,12 @@ func authServer(t testing.TB, opts ...Option) *Server {
 	if err := s.AddTool(toolDef(t, `{"name":"readfile","inputSchema":{"type":"object"}}`), textTool("file"), RequireScopes("files:read")); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AddPrompt(protocol.Prompt{Name: "secret"}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
+	addPrompt(t, s, protocol.Prompt{Name: "secret"}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
 		return &protocol.GetPromptResult{}, nil
-	}, RequirePromptScopes("admin")); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AddResource(protocol.Resource{URI: "test://secret", Name: "secret"}, func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+	}, RequirePromptScopes("admin"))
+	addResource(t, s, protocol.Resource{URI: "test://secret", Name: "secret"}, func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
 		return TextContents(uri, "text/plain", "s"), nil
-	}, RequireResourceScopes("admin")); err != nil {
-		t.Fatal(err)
-	}
+	}, RequireResourceScopes("admin"))
 	return s
 }
 

@@ -9,8 +9,6 @@ import (
 	"math"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -42,31 +40,7 @@ type fzHTTPSeed struct {
 }
 
 func fzHTTPSeeds(f *testing.F) []fzHTTPSeed {
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "fuzz", "http", "*.json"))
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no seeds: %v", err)
-	}
-	var seeds []fzHTTPSeed
-	for _, file := range files {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		var s fzHTTPSeed
-		d := json.NewDecoder(bytes.NewReader(b))
-		d.DisallowUnknownFields()
-		if err := d.Decode(&s); err != nil {
-			f.Fatalf("%s: %v", file, err)
-		}
-		if len(s.Body) > 0 && s.Body[0] == '"' {
-			var text string
-			if err := json.Unmarshal(s.Body, &text); err != nil {
-				f.Fatalf("%s: %v", file, err)
-			}
-			s.Body = json.RawMessage(text)
-		}
-		seeds = append(seeds, s)
-	}
+	seeds := fzJSONSeeds(f, "http", func(s *fzHTTPSeed) *json.RawMessage { return &s.Body })
 	return seeds
 }
 
@@ -120,6 +94,20 @@ func (w *fzRecorder) Write(b []byte) (int, error) {
 		w.cancel()
 	}
 	return w.ResponseRecorder.Write(b)
+}
+
+// fzServe serves r with h on an fzRecorder; the request must finish
+// within 10 s.
+func fzServe(t *testing.T, h http.Handler, r *http.Request) *fzRecorder {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+	defer cancel()
+	rec := &fzRecorder{ResponseRecorder: httptest.NewRecorder(), cancel: cancel}
+	h.ServeHTTP(rec, r.WithContext(ctx))
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatalf("the request did not finish in 10 s")
+	}
+	return rec
 }
 
 // verdict is an oracle's answer: allowed, denied, or not specified (the
@@ -494,13 +482,7 @@ func FuzzHTTPHandler(f *testing.F) {
 		hdr.Set("Accept", "application/json, text/event-stream")
 		r.Header = hdr
 
-		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
-		defer cancel()
-		rec := &fzRecorder{ResponseRecorder: httptest.NewRecorder(), cancel: cancel}
-		h.ServeHTTP(rec, r.WithContext(ctx))
-		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			t.Fatalf("the request did not finish in 10 s")
-		}
+		rec := fzServe(t, h, r)
 		resp := rec.ResponseRecorder
 
 		// Transport-level refusals, in the handler's order.
@@ -589,18 +571,7 @@ func FuzzHTTPHandler(f *testing.F) {
 			}
 			return
 		}
-		var msgs [][]byte
-		switch ct := resp.Header().Get("Content-Type"); ct {
-		case "application/json":
-			msgs = [][]byte{resp.Body.Bytes()}
-		case "text/event-stream":
-			if resp.Code != http.StatusOK {
-				t.Fatalf("event stream with status %d", resp.Code)
-			}
-			msgs = fzSSE(t, resp.Body.Bytes())
-		default:
-			t.Fatalf("status %d, Content-Type %q, body %q", resp.Code, ct, resp.Body.Bytes())
-		}
+		msgs, _ := fzAnswerMessages(t, resp, fzSSE)
 		if len(msgs) == 0 {
 			t.Fatalf("no message in %q", resp.Body.Bytes())
 		}

@@ -109,12 +109,10 @@ func newLegacyFixture(t testing.TB, mode Eras, opts ...Option) *legacyFixture {
 	}, notesTool()); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.AddResource(protocol.Resource{URI: "test://watched-resource", Name: "watched"},
+	addResource(t, s, protocol.Resource{URI: "test://watched-resource", Name: "watched"},
 		func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
 			return TextContents(uri, "text/plain", "watched"), nil
-		}); err != nil {
-		t.Fatal(err)
-	}
+		})
 	return f
 }
 

@@ -148,11 +148,9 @@ func TestListenStreamMemory(t *testing.T) {
 	for j := range uris {
 		uri := fmt.Sprintf("test://r/%04d-%s", j, strings.Repeat("a", 45))
 		list = append(list, fmt.Sprintf("%q", uri))
-		if err := s.AddResource(protocol.Resource{URI: uri, Name: "r"}, func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+		addResource(t, s, protocol.Resource{URI: uri, Name: "r"}, func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
 			return nil, ErrNotFound
-		}); err != nil {
-			t.Fatal(err)
-		}
+		})
 	}
 	filter := `{"resourceSubscriptions":[` + strings.Join(list, ",") + `]}`
 	srv := httptest.NewServer(s.Handler(HTTPOptions{AllowedHosts: []string{"127.0.0.1"}}))

@@ -106,6 +106,36 @@ type mrtrServer struct {
 	seen  atomic.Value // string: the State() the last call saw
 }
 
+// addAskTargets registers on s the four MRTR targets the tests ask
+// through: tools "ask" and "other", prompt "ask" and resource
+// "mrtr://ask", each answering with what handle returns.
+func addAskTargets(t testing.TB, s *Server, handle func(*Request) (string, error)) {
+	t.Helper()
+	tool := func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+		out, err := handle(r)
+		if err != nil {
+			return nil, err
+		}
+		return TextResult(out), nil
+	}
+	addTool(t, s, `{"name":"ask","inputSchema":{"type":"object"}}`, tool)
+	addTool(t, s, `{"name":"other","inputSchema":{"type":"object"}}`, tool)
+	addPrompt(t, s, protocol.Prompt{Name: "ask"}, func(_ context.Context, r *Request, _ map[string]string) (*protocol.GetPromptResult, error) {
+		out, err := handle(r)
+		if err != nil {
+			return nil, err
+		}
+		return &protocol.GetPromptResult{Messages: []protocol.PromptMessage{{Role: protocol.RoleUser, Content: Text(out)}}}, nil
+	})
+	addResource(t, s, protocol.Resource{URI: "mrtr://ask", Name: "ask"}, func(_ context.Context, r *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+		out, err := handle(r)
+		if err != nil {
+			return nil, err
+		}
+		return TextContents(uri, "", out), nil
+	})
+}
+
 func newMRTR(t testing.TB, hopts HTTPOptions, opts ...Option) *mrtrServer {
 	t.Helper()
 	m := &mrtrServer{Server: newServer(t, opts...)}
@@ -120,33 +150,7 @@ func newMRTR(t testing.TB, hopts HTTPOptions, opts ...Option) *mrtrServer {
 		}
 		return "", r.AskInput(map[string]protocol.InputRequest{"name": ElicitForm("Name?", map[string]protocol.PrimitiveSchemaDefinition{"name": StringField("")}, "name")}, []byte("asked:"+r.Principal))
 	}
-	tool := func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
-		out, err := handle(r)
-		if err != nil {
-			return nil, err
-		}
-		return TextResult(out), nil
-	}
-	addTool(t, m.Server, `{"name":"ask","inputSchema":{"type":"object"}}`, tool)
-	addTool(t, m.Server, `{"name":"other","inputSchema":{"type":"object"}}`, tool)
-	if err := m.AddPrompt(protocol.Prompt{Name: "ask"}, func(_ context.Context, r *Request, _ map[string]string) (*protocol.GetPromptResult, error) {
-		out, err := handle(r)
-		if err != nil {
-			return nil, err
-		}
-		return &protocol.GetPromptResult{Messages: []protocol.PromptMessage{{Role: protocol.RoleUser, Content: Text(out)}}}, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.AddResource(protocol.Resource{URI: "mrtr://ask", Name: "ask"}, func(_ context.Context, r *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
-		out, err := handle(r)
-		if err != nil {
-			return nil, err
-		}
-		return TextContents(uri, "", out), nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	addAskTargets(t, m.Server, handle)
 	m.h = m.Handler(hopts)
 	return m
 }

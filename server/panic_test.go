@@ -24,16 +24,12 @@ func TestHandlerPanicIsInternalError(t *testing.T) {
 		_ = args[len(args)+1] // a handler bug: an index out of range
 		return nil, nil
 	})
-	if err := s.AddPrompt(protocol.Prompt{Name: "boom"}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
+	addPrompt(t, s, protocol.Prompt{Name: "boom"}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
 		panic("prompt bug")
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AddResource(protocol.Resource{URI: "boom://r", Name: "r"}, func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+	})
+	addResource(t, s, protocol.Resource{URI: "boom://r", Name: "r"}, func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
 		panic("resource bug")
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	addTool(t, s, `{"name":"ok","inputSchema":{"type":"object"}}`, textTool("still here"))
 	h := s.Handler(HTTPOptions{})
 	for _, c := range []struct {
@@ -100,16 +96,12 @@ func TestUnregisterPublishesOutsideTheLock(t *testing.T) {
 	s := newServer(t)
 	addTool(t, s, `{"name":"a","inputSchema":{"type":"object"}}`, textTool("a"))
 	addTool(t, s, `{"name":"b","inputSchema":{"type":"object"}}`, textTool("b"))
-	if err := s.AddPrompt(protocol.Prompt{Name: "p"}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
+	addPrompt(t, s, protocol.Prompt{Name: "p"}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
 		return &protocol.GetPromptResult{}, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AddResource(protocol.Resource{URI: "r://x", Name: "x"}, func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+	})
+	addResource(t, s, protocol.Resource{URI: "r://x", Name: "x"}, func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
 		return TextContents(uri, "", "x"), nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	if err := s.AddResourceTemplate(protocol.ResourceTemplate{URITemplate: "t://{x}", Name: "t"}, func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
 		return TextContents(uri, "", "t"), nil
 	}); err != nil {

@@ -16,21 +16,15 @@ import (
 // R-RSRC-08, R-RSRC-12, R-BASE-14).
 func TestResourcesRead(t *testing.T) {
 	s := fixture(t)
-	if err := s.AddResource(protocol.Resource{URI: "bin://logo", Name: "logo"}, func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+	addResource(t, s, protocol.Resource{URI: "bin://logo", Name: "logo"}, func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
 		return BlobContents(uri, "image/png", "iVBORw0KGgo="), nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AddResource(protocol.Resource{URI: "empty://x", Name: "empty"}, func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+	})
+	addResource(t, s, protocol.Resource{URI: "empty://x", Name: "empty"}, func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
 		return nil, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.AddResource(protocol.Resource{URI: "gone://x", Name: "gone"}, func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+	})
+	addResource(t, s, protocol.Resource{URI: "gone://x", Name: "gone"}, func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
 		return nil, fmt.Errorf("looked everywhere: %w", ErrNotFound)
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	if err := s.AddResourceTemplate(protocol.ResourceTemplate{URITemplate: "repo://{owner}/{name}/file{/path*}", Name: "file"}, func(_ context.Context, _ *Request, uri string, vars map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
 		return TextContents(uri, "", vars["owner"]+"|"+vars["name"]+"|"+vars["path"]), nil
 	}); err != nil {
@@ -171,16 +165,12 @@ func TestPrompts(t *testing.T) {
 	}
 	t.Run("messages never null", func(t *testing.T) {
 		s := newServer(t)
-		if err := s.AddPrompt(protocol.Prompt{Name: "empty"}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
+		addPrompt(t, s, protocol.Prompt{Name: "empty"}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
 			return &protocol.GetPromptResult{}, nil
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.AddPrompt(protocol.Prompt{Name: "nil"}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
+		})
+		addPrompt(t, s, protocol.Prompt{Name: "nil"}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
 			return nil, nil
-		}); err != nil {
-			t.Fatal(err)
-		}
+		})
 		h := s.Handler(HTTPOptions{})
 		if w := call(t, h, 1, protocol.MethodPromptsGet, params(M{"name": "empty"})); fmt.Sprint(w.Result["messages"]) != "[]" {
 			t.Errorf("messages %s", w.raw)

@@ -18,7 +18,7 @@ import (
 // small limits; TestSessionLifetimes the expiry and TestSessionStoreOutage
 // the store outage.
 func TestSessionExhaustionDefaults(t *testing.T) {
-	clk := &testClock{t: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
+	clk := NewTestClock()
 	f := newLegacyFixture(t, ErasBoth)
 	f.now = clk.Now
 	f.cfg.legacy.Store.(*MemorySessionStore).now = clk.Now

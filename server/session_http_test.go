@@ -381,7 +381,7 @@ func TestSessionIDs(t *testing.T) {
 // within it extends it (touching the store only when less than ¾ is
 // left), and MaxLifetime ends even a busy session.
 func TestSessionLifetimes(t *testing.T) {
-	clk := &testClock{t: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
+	clk := NewTestClock()
 	f := newLegacyFixture(t, ErasBoth, WithLegacy(LegacyConfig{IdleTimeout: 40 * time.Minute, MaxLifetime: 2 * time.Hour}))
 	f.now = clk.Now
 	store := f.cfg.legacy.Store.(*MemorySessionStore)
@@ -447,7 +447,7 @@ func (c *testClock) Advance(d time.Duration) {
 // the principal's least recently used session is evicted (404 next), past
 // MaxSessions initialize gets 503 with Retry-After: 30 and no session.
 func TestSessionLimits(t *testing.T) {
-	clk := &testClock{t: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
+	clk := NewTestClock()
 	f := newLegacyFixture(t, ErasBoth, WithLegacy(LegacyConfig{MaxSessionsPerPrincipal: 2, MaxSessions: 3, IdleTimeout: time.Hour}))
 	f.now = clk.Now
 	f.cfg.legacy.Store.(*MemorySessionStore).now = clk.Now

@@ -91,7 +91,7 @@ func TestHTTPLegacySessionRecordBytes(t *testing.T) {
 // its entry. MaxSessions 5; 10 generations of 5 sessions, each idling out
 // (IdleTimeout 30 min) before the next opens.
 func TestHTTPLegacyConvCacheBounded(t *testing.T) {
-	clk := &testClock{t: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
+	clk := NewTestClock()
 	const limit = 5
 	f := newLegacyFixture(t, ErasBoth, WithLegacy(LegacyConfig{MaxSessions: limit}))
 	f.now = clk.Now

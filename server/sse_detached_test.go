@@ -14,11 +14,7 @@ import (
 // stays attached — DisconnectForPolling returns false and its answer comes
 // on the same stream. (Regression of the attack3 review, defect 4.)
 func TestDetachedRequestsBoundedPerSession(t *testing.T) {
-	f := newResumeFixture(t, WithLegacy(LegacyConfig{MaxDetachedPerSession: 3}))
-	h := f.Handler(HTTPOptions{})
-	srv := getServer(t, h)
-	c := newLegacyHTTP(t, h, "2025-11-25")
-	c.open("")
+	f, srv, c := newResumeSession(t, "2025-11-25", WithLegacy(LegacyConfig{MaxDetachedPerSession: 3}))
 	const n = 5
 	var attached []*legacyEvents
 	polled := 0
@@ -81,11 +77,7 @@ func TestDetachedRequestsBoundedInAll(t *testing.T) {
 // DisconnectForPolling is cancelled when its session reaches MaxLifetime.
 // (Regression of the attack3 review, defect 5.)
 func TestDetachedRequestEndsWithSession(t *testing.T) {
-	f := newResumeFixture(t, WithLegacy(LegacyConfig{MaxLifetime: 300 * time.Millisecond}))
-	h := f.Handler(HTTPOptions{})
-	srv := getServer(t, h)
-	c := newLegacyHTTP(t, h, "2025-11-25")
-	c.open("")
+	f, srv, c := newResumeSession(t, "2025-11-25", WithLegacy(LegacyConfig{MaxLifetime: 300 * time.Millisecond}))
 	_, ev := openStream(t, srv, c, http.MethodPost, eraBody(1, "tools/call", `{"name":"poll","arguments":{}}`))
 	if ev == nil {
 		t.Fatal("a JSON answer")

@@ -12,11 +12,7 @@ import (
 // number of followers of one stream (§9 resource use by disconnected
 // clients). (Regression of the attack3 review, defect 6.)
 func TestResumeTakesOverFollower(t *testing.T) {
-	f := newResumeFixture(t)
-	h := f.Handler(HTTPOptions{})
-	srv := getServer(t, h)
-	c := newLegacyHTTP(t, h, "2025-11-25")
-	c.open("")
+	f, srv, c := newResumeSession(t, "2025-11-25")
 	_, ev := openStream(t, srv, c, http.MethodPost, eraBody(1, "tools/call", `{"name":"poll","arguments":{}}`))
 	if ev == nil {
 		t.Fatal("a JSON answer")

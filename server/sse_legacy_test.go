@@ -41,6 +41,23 @@ func getServer(t *testing.T, h http.Handler) *httptest.Server {
 	return srv
 }
 
+// sendOnSession sends req over srv with the client's headers, its
+// session id and hdr (name, value, name, value ...) added, and closes the
+// answer's body when the test ends.
+func sendOnSession(t *testing.T, srv *httptest.Server, c *legacyHTTP, req *http.Request, hdr ...string) *http.Response {
+	t.Helper()
+	all := append(append(append([]string{}, c.hdr...), HeaderSessionID, c.sid), hdr...)
+	for i := 0; i+1 < len(all); i += 2 {
+		req.Header.Add(all[i], all[i+1])
+	}
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
 // openGET opens the session's stream over a real connection.
 func openGET(t *testing.T, srv *httptest.Server, c *legacyHTTP, hdr ...string) *legacyEvents {
 	t.Helper()
@@ -48,18 +65,7 @@ func openGET(t *testing.T, srv *httptest.Server, c *legacyHTTP, hdr ...string) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	all := append(append([]string{}, c.hdr...), HeaderSessionID, c.sid)
-	for i := 0; i+1 < len(all); i += 2 {
-		req.Header.Add(all[i], all[i+1])
-	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Add(hdr[i], hdr[i+1])
-	}
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
+	resp := sendOnSession(t, srv, c, req, hdr...)
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "text/event-stream" ||
 		resp.Header.Get("Cache-Control") != "no-cache" || resp.Header.Get("X-Accel-Buffering") != "no" {
 		b, _ := io.ReadAll(resp.Body)
@@ -251,7 +257,7 @@ func TestLegacyGETTakeover(t *testing.T) {
 // behind the stream's back (another instance's DELETE whose event was
 // lost) ends it, and a take-over recorded in the store ends it with retry.
 func TestLegacyGETRefresh(t *testing.T) {
-	clk := &testClock{t: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
+	clk := NewTestClock()
 	f := newLegacyFixture(t, ErasBoth, WithKeepAlive(5*time.Millisecond), WithLegacy(LegacyConfig{IdleTimeout: time.Minute}))
 	store := f.cfg.legacy.Store.(*MemorySessionStore)
 	f.now, store.now = clk.Now, clk.Now
@@ -349,11 +355,9 @@ func TestLegacyGETCapabilities(t *testing.T) {
 	}
 	c.send(http.MethodPost, eraNote("notifications/initialized", ""))
 	ev := openGET(t, srv, c)
-	if err := s.AddPrompt(protocol.Prompt{Name: "late"}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
+	addPrompt(t, s, protocol.Prompt{Name: "late"}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
 		return &protocol.GetPromptResult{}, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	_ = s.NotifyToolsChanged()
 	if w := ev.message(); w.method() != "notifications/tools/list_changed" {
 		t.Errorf("an undeclared list change reached the stream: %s", w.raw)

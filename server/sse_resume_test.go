@@ -44,22 +44,16 @@ func newResumeFixture(t *testing.T, opts ...Option) *resumeFixture {
 		ok := r.DisconnectForPolling(0)
 		f.polled <- ok
 		r.Progress(ctx, 1, 2, "after the disconnect")
-		select {
-		case <-f.gate:
-		case <-ctx.Done():
-			f.calls.add("poll cancelled")
-			return nil, ctx.Err()
+		if err := f.waitGate(ctx, "poll"); err != nil {
+			return nil, err
 		}
 		r.Progress(ctx, 2, 2, "done")
 		return TextResult("Reconnection test completed polled=" + boolText(ok)), nil
 	}, AllowPolling())
 	slow := func(ctx context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		r.Progress(ctx, 1, 2, "first")
-		select {
-		case <-f.gate:
-		case <-ctx.Done():
-			f.calls.add("slow cancelled")
-			return nil, ctx.Err()
+		if err := f.waitGate(ctx, "slow"); err != nil {
+			return nil, err
 		}
 		r.Progress(ctx, 2, 2, "second")
 		return TextResult("slow done"), nil
@@ -69,6 +63,31 @@ func newResumeFixture(t *testing.T, opts ...Option) *resumeFixture {
 	addTool(t, f.Server, `{"name":"slow","inputSchema":{"type":"object"}}`, slow)
 	addTool(t, f.Server, `{"name":"slowpoll","inputSchema":{"type":"object"}}`, slow, AllowPolling())
 	return f
+}
+
+// waitGate waits for the test to close f.gate; when ctx ends first it
+// records "<tool> cancelled" and returns ctx's error.
+func (f *resumeFixture) waitGate(ctx context.Context, tool string) error {
+	select {
+	case <-f.gate:
+		return nil
+	case <-ctx.Done():
+		f.calls.add(tool + " cancelled")
+		return ctx.Err()
+	}
+}
+
+// newResumeSession returns a resume fixture built with opts, its handler
+// served over a real connection, and a legacy client of revision rev of
+// that handler with its session open.
+func newResumeSession(t *testing.T, rev string, opts ...Option) (*resumeFixture, *httptest.Server, *legacyHTTP) {
+	t.Helper()
+	f := newResumeFixture(t, opts...)
+	h := f.Handler(HTTPOptions{})
+	srv := getServer(t, h)
+	c := newLegacyHTTP(t, h, rev)
+	c.open("")
+	return f, srv, c
 }
 
 // stream sends a request over a real connection and reads its answer as
@@ -81,21 +100,10 @@ func openStream(t *testing.T, srv *httptest.Server, c *legacyHTTP, verb, body st
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	all := append(append([]string{}, c.hdr...), HeaderSessionID, c.sid)
 	if c.rev >= "2025-06-18" {
-		all = append(all, HeaderProtocolVersion, c.rev)
+		hdr = append([]string{HeaderProtocolVersion, c.rev}, hdr...)
 	}
-	for i := 0; i+1 < len(all); i += 2 {
-		req.Header.Add(all[i], all[i+1])
-	}
-	for i := 0; i+1 < len(hdr); i += 2 {
-		req.Header.Add(hdr[i], hdr[i+1])
-	}
-	resp, err := srv.Client().Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
+	resp := sendOnSession(t, srv, c, req, hdr...)
 	if resp.Header.Get("Content-Type") != "text/event-stream" {
 		return resp, nil
 	}
@@ -111,25 +119,21 @@ func (e *legacyEvents) all() []event {
 	var out []event
 	var cur event
 	for {
-		select {
-		case l, ok := <-e.ch:
-			if !ok || l.kind == "eof" {
-				return out
-			}
-			switch l.kind {
-			case "id":
-				cur.id = l.value
-			case "retry":
-				out = append(out, event{retry: l.value})
-			case "data":
-				cur.data = l.value
-				out = append(out, cur)
-				cur = event{}
-			case "bad":
-				e.t.Fatalf("an unexpected SSE line %q", l.value)
-			}
-		case <-time.After(5 * time.Second):
-			e.t.Fatalf("the stream did not end within 5 s; so far %v", out)
+		l, ok := e.line("the stream did not end within 5 s", out)
+		if !ok {
+			return out
+		}
+		switch l.kind {
+		case "id":
+			cur.id = l.value
+		case "retry":
+			out = append(out, event{retry: l.value})
+		case "data":
+			cur.data = l.value
+			out = append(out, cur)
+			cur = event{}
+		case "bad":
+			e.t.Fatalf("an unexpected SSE line %q", l.value)
 		}
 	}
 }
@@ -140,25 +144,34 @@ func (e *legacyEvents) upTo(stop func(event) bool) []event {
 	var out []event
 	var cur event
 	for {
-		select {
-		case l, ok := <-e.ch:
-			if !ok || l.kind == "eof" {
-				e.t.Fatalf("the stream ended early; so far %v", out)
-			}
-			switch l.kind {
-			case "id":
-				cur.id = l.value
-			case "data":
-				cur.data = l.value
-				out = append(out, cur)
-				if stop(cur) {
-					return out
-				}
-				cur = event{}
-			}
-		case <-time.After(5 * time.Second):
-			e.t.Fatalf("nothing within 5 s; so far %v", out)
+		l, ok := e.line("nothing within 5 s", out)
+		if !ok {
+			e.t.Fatalf("the stream ended early; so far %v", out)
 		}
+		switch l.kind {
+		case "id":
+			cur.id = l.value
+		case "data":
+			cur.data = l.value
+			out = append(out, cur)
+			if stop(cur) {
+				return out
+			}
+			cur = event{}
+		}
+	}
+}
+
+// line returns the stream's next line, false at its end; after 5 s
+// without one it fails the test with timeout and the events so far.
+func (e *legacyEvents) line(timeout string, sofar []event) (sseLine, bool) {
+	e.t.Helper()
+	select {
+	case l, ok := <-e.ch:
+		return l, ok && l.kind != "eof"
+	case <-time.After(5 * time.Second):
+		e.t.Fatalf("%s; so far %v", timeout, sofar)
+		return sseLine{}, false
 	}
 }
 
@@ -190,10 +203,7 @@ func resumeRefused(t *testing.T, srv *httptest.Server, c *legacyHTTP, leids ...s
 func TestLegacyEventIDs(t *testing.T) {
 	for _, rev := range []string{"2025-11-25", "2025-06-18", "2025-03-26"} {
 		t.Run(rev, func(t *testing.T) {
-			f := newResumeFixture(t)
-			srv := getServer(t, f.Handler(HTTPOptions{}))
-			c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), rev)
-			c.open("")
+			f, srv, c := newResumeSession(t, rev)
 			_, ev := openStream(t, srv, c, http.MethodPost, eraBody(1, "tools/call", `{"name":"progress","_meta":{"progressToken":"p"}}`))
 			if ev == nil {
 				t.Fatal("progress answered as JSON")
@@ -260,10 +270,7 @@ func TestLegacyEventIDs(t *testing.T) {
 // followed, the response to id 1 last. Older revisions and modern requests
 // do nothing (false).
 func TestDisconnectForPolling(t *testing.T) {
-	f := newResumeFixture(t)
-	srv := getServer(t, f.Handler(HTTPOptions{}))
-	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
-	c.open("")
+	f, srv, c := newResumeSession(t, "2025-11-25")
 	_, ev := openStream(t, srv, c, http.MethodPost, eraBody(1, "tools/call", `{"name":"poll","arguments":{},"_meta":{"progressToken":"p"}}`))
 	if ev == nil {
 		t.Fatal("a JSON answer")
@@ -336,10 +343,7 @@ func TestResumeAfterBreak(t *testing.T) {
 	for _, tc := range []struct{ rev, tool string }{{"2025-11-25", "slow"}, {"2025-06-18", "slow"}, {"2025-11-25", "slowpoll"}} {
 		rev := tc.rev
 		t.Run(rev+"/"+tc.tool, func(t *testing.T) {
-			f := newResumeFixture(t)
-			srv := getServer(t, f.Handler(HTTPOptions{}))
-			c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), rev)
-			c.open("")
+			f, srv, c := newResumeSession(t, rev)
 			resp, ev := openStream(t, srv, c, http.MethodPost, eraBody(7, "tools/call", `{"name":"`+tc.tool+`","_meta":{"progressToken":"p"}}`))
 			first := ev.upTo(func(e event) bool { return strings.Contains(e.data, "first") })
 			last := first[len(first)-1].id
@@ -371,10 +375,7 @@ func TestBreakWithoutIDCancels(t *testing.T) {
 }
 
 func testBreakWithoutIDCancels(t *testing.T, rev, tool string) {
-	f := newResumeFixture(t)
-	srv := getServer(t, f.Handler(HTTPOptions{}))
-	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), rev)
-	c.open("")
+	f, srv, c := newResumeSession(t, rev)
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(eraBody(3, "tools/call", `{"name":"`+tool+`"}`)))
 	req.Header.Set(HeaderSessionID, c.sid)
@@ -396,10 +397,7 @@ func testBreakWithoutIDCancels(t *testing.T, rev, tool string) {
 // TestResumeLive: a GET resuming a stream whose request still runs here
 // replays what was logged, then continues live until the response.
 func TestResumeLive(t *testing.T) {
-	f := newResumeFixture(t)
-	srv := getServer(t, f.Handler(HTTPOptions{}))
-	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
-	c.open("")
+	f, srv, c := newResumeSession(t, "2025-11-25")
 	standalone := openGET(t, srv, c)
 	_, ev := openStream(t, srv, c, http.MethodPost, eraBody(1, "tools/call", `{"name":"poll","_meta":{"progressToken":"p"}}`))
 	evs := ev.all()
@@ -492,10 +490,7 @@ func TestResumeRefusals(t *testing.T) {
 // replayed, the stream keeps its id and its seqs go on; with its log gone,
 // a fresh standalone stream opens instead (priming, a new id).
 func TestResumeStandalone(t *testing.T) {
-	f := newResumeFixture(t)
-	srv := getServer(t, f.Handler(HTTPOptions{}))
-	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
-	c.open("")
+	f, srv, c := newResumeSession(t, "2025-11-25")
 	first := openGET(t, srv, c)
 	_ = f.NotifyToolsChanged()
 	first.message()
@@ -532,7 +527,7 @@ func TestResumeStandalone(t *testing.T) {
 // from the resumer, recorded so that the next resume gets it too; with the
 // lease still valid the resumer waits for the owner instead.
 func TestResumeStoppedOwner(t *testing.T) {
-	clk := &testClock{t: time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)}
+	clk := NewTestClock()
 	f := newResumeFixture(t, WithLegacy(LegacyConfig{PollInterval: 10 * time.Millisecond}))
 	f.now = clk.Now
 	store := f.cfg.legacy.Store.(*MemorySessionStore)
@@ -618,10 +613,7 @@ func TestDeleteDropsLogs(t *testing.T) {
 // its events were lost ends its stream now, not at the next periodic
 // re-read (four keep-alives, a minute by default).
 func TestSessionResync(t *testing.T) {
-	f := newResumeFixture(t)
-	srv := getServer(t, f.Handler(HTTPOptions{}))
-	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
-	c.open("")
+	f, srv, c := newResumeSession(t, "2025-11-25")
 	g := openGET(t, srv, c)
 	_ = f.NotifyToolsChanged()
 	g.message() // the stream is attached
@@ -638,10 +630,7 @@ func TestSessionResync(t *testing.T) {
 // client reconnects elsewhere) and waits for the detached request, whose
 // response still goes to the log.
 func TestResumeShutdown(t *testing.T) {
-	f := newResumeFixture(t)
-	srv := getServer(t, f.Handler(HTTPOptions{}))
-	c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
-	c.open("")
+	f, srv, c := newResumeSession(t, "2025-11-25")
 	_, ev := openStream(t, srv, c, http.MethodPost, eraBody(1, "tools/call", `{"name":"poll","_meta":{"progressToken":"p"}}`))
 	evs := ev.all()
 	<-f.polled
@@ -815,10 +804,7 @@ func TestDisconnectForPollingNeedsAllowPolling(t *testing.T) {
 func TestResumeTakesOverAttachedStream(t *testing.T) {
 	for _, tool := range []string{"slow", "slowpoll"} {
 		t.Run(tool, func(t *testing.T) {
-			f := newResumeFixture(t)
-			srv := getServer(t, f.Handler(HTTPOptions{}))
-			c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
-			c.open("")
+			f, srv, c := newResumeSession(t, "2025-11-25")
 			_, ev := openStream(t, srv, c, http.MethodPost, eraBody(7, "tools/call", `{"name":"`+tool+`","_meta":{"progressToken":"p"}}`))
 			first := ev.upTo(func(e event) bool { return strings.Contains(e.data, "first") })
 			_, g := openStream(t, srv, c, http.MethodGet, "", "Last-Event-ID", first[len(first)-1].id)
@@ -847,10 +833,7 @@ func TestResumeTakesOverAttachedStream(t *testing.T) {
 func TestRefusedResumeLeavesStreamAttached(t *testing.T) {
 	for _, tool := range []string{"slow", "slowpoll"} {
 		t.Run(tool, func(t *testing.T) {
-			f := newResumeFixture(t)
-			srv := getServer(t, f.Handler(HTTPOptions{}))
-			c := newLegacyHTTP(t, f.Handler(HTTPOptions{}), "2025-11-25")
-			c.open("")
+			f, srv, c := newResumeSession(t, "2025-11-25")
 			_, ev := openStream(t, srv, c, http.MethodPost, eraBody(7, "tools/call", `{"name":"`+tool+`","_meta":{"progressToken":"p"}}`))
 			first := ev.upTo(func(e event) bool { return strings.Contains(e.data, "first") })
 			id := first[len(first)-1].id

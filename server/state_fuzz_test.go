@@ -2,12 +2,9 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -69,33 +66,7 @@ func newFzStateServer(t testing.TB, key StateKey) *fzStateServer {
 		m.mu.Unlock()
 		return "state=" + string(st), nil
 	}
-	tool := func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
-		out, err := handle(r)
-		if err != nil {
-			return nil, err
-		}
-		return TextResult(out), nil
-	}
-	addTool(t, m.Server, `{"name":"ask","inputSchema":{"type":"object"}}`, tool)
-	addTool(t, m.Server, `{"name":"other","inputSchema":{"type":"object"}}`, tool)
-	if err := m.AddPrompt(protocol.Prompt{Name: "ask"}, func(_ context.Context, r *Request, _ map[string]string) (*protocol.GetPromptResult, error) {
-		out, err := handle(r)
-		if err != nil {
-			return nil, err
-		}
-		return &protocol.GetPromptResult{Messages: []protocol.PromptMessage{{Role: protocol.RoleUser, Content: Text(out)}}}, nil
-	}); err != nil {
-		t.Fatal(err)
-	}
-	if err := m.AddResource(protocol.Resource{URI: "mrtr://ask", Name: "ask"}, func(_ context.Context, r *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
-		out, err := handle(r)
-		if err != nil {
-			return nil, err
-		}
-		return TextContents(uri, "", out), nil
-	}); err != nil {
-		t.Fatal(err)
-	}
+	addAskTargets(t, m.Server, handle)
 	m.h = m.Handler(HTTPOptions{Authenticate: func(r *http.Request) (string, error) {
 		return r.Header.Get("X-Fuzz-Principal"), nil
 	}})
@@ -163,17 +134,7 @@ func FuzzRequestState(f *testing.F) {
 		f.Add(tok+"A", sel)
 		f.Add(tok[:10]+"_"+tok[11:], sel)
 	}
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "fuzz", "requeststate", "*.txt"))
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no seeds: %v", err)
-	}
-	for _, file := range files {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(string(bytes.TrimSuffix(b, []byte("\n"))), uint8(0))
-	}
+	fzSeedLines(f, "requeststate", "*.txt", uint8(0))
 
 	f.Fuzz(func(t *testing.T, token string, sel uint8) {
 		tg, principal := fzSel(sel)

@@ -135,7 +135,7 @@ func addMRTRFixtures(t testing.TB, s *Server) {
 	for name, h := range tools {
 		addTool(t, s, `{"name":"`+name+`","inputSchema":{"type":"object","properties":{}}}`, h)
 	}
-	if err := s.AddPrompt(protocol.Prompt{Name: "test_input_required_result_prompt"},
+	addPrompt(t, s, protocol.Prompt{Name: "test_input_required_result_prompt"},
 		func(_ context.Context, r *Request, _ map[string]string) (*protocol.GetPromptResult, error) {
 			if c, ok := accepted(r, "user_context", "context"); ok {
 				return &protocol.GetPromptResult{Messages: []protocol.PromptMessage{{Role: protocol.RoleUser, Content: Text("Context: " + c)}}}, nil
@@ -143,9 +143,7 @@ func addMRTRFixtures(t testing.TB, s *Server) {
 			return nil, r.AskInput(map[string]protocol.InputRequest{
 				"user_context": ElicitForm("What context should the prompt use?", map[string]protocol.PrimitiveSchemaDefinition{"context": StringField("Context")}, "context"),
 			}, nil)
-		}); err != nil {
-		t.Fatal(err)
-	}
+		})
 }
 
 // scriptedAnswer is a legacy client's answer to each server-to-client
@@ -248,6 +246,29 @@ type bridgeProbe struct {
 	seen chan string
 }
 
+// checkIdle fails the test if a bridge tool ran since p.seen was last
+// read.
+func (p *bridgeProbe) checkIdle(t testing.TB) {
+	t.Helper()
+	select {
+	case s := <-p.seen:
+		t.Errorf("the handler ran again: %s", s)
+	default:
+	}
+}
+
+// startBridgeStdio starts a legacy stdio session of revision rev, with all
+// client capabilities, on an ErasBoth fixture built with opts that has the
+// bridge tools.
+func startBridgeStdio(t testing.TB, rev string, opts ...Option) (*legacyStdio, *bridgeProbe) {
+	t.Helper()
+	f := newLegacyFixture(t, ErasBoth, opts...)
+	p := addBridgeTools(t, f.Server)
+	c := startLegacyStdio(t, f.Server, rev)
+	c.open(allClientCaps)
+	return c, p
+}
+
 func addBridgeTools(t testing.TB, s *Server) *bridgeProbe {
 	p := &bridgeProbe{seen: make(chan string, 100)}
 	form := ElicitForm("Name?", map[string]protocol.PrimitiveSchemaDefinition{"name": StringField("")}, "name")
@@ -308,10 +329,7 @@ func addBridgeTools(t testing.TB, s *Server) *bridgeProbe {
 // form whose content does not match requestedSchema (R-ELIC-11), is
 // -32602 for the key; unknown, repeated and late ids are dropped.
 func TestStdioBridgeAnswers(t *testing.T) {
-	f := newLegacyFixture(t, ErasBoth, WithLegacy(LegacyConfig{InputTimeout: 300 * time.Millisecond}))
-	addBridgeTools(t, f.Server)
-	c := startLegacyStdio(t, f.Server, "2025-11-25")
-	c.open(allClientCaps)
+	c, _ := startBridgeStdio(t, "2025-11-25", WithLegacy(LegacyConfig{InputTimeout: 300 * time.Millisecond}))
 	answerWith := func(body string) func(*wire) string {
 		return func(req *wire) string { return `{"jsonrpc":"2.0","id":` + req.id() + `,` + body + `}` }
 	}
@@ -383,10 +401,7 @@ func TestStdioBridgeAnswers(t *testing.T) {
 // its outstanding requests, which the server cancels in turn (§2.6); the
 // call sends nothing more, and the handler is not called again.
 func TestStdioBridgeCancel(t *testing.T) {
-	f := newLegacyFixture(t, ErasBoth)
-	p := addBridgeTools(t, f.Server)
-	c := startLegacyStdio(t, f.Server, "2025-06-18")
-	c.open(allClientCaps)
+	c, p := startBridgeStdio(t, "2025-06-18")
 	c.ss.send(eraBody(300, "tools/call", `{"name":"slowask"}`))
 	req := c.next()
 	if req.method() != "roots/list" || req.hasParams() {
@@ -401,21 +416,14 @@ func TestStdioBridgeCancel(t *testing.T) {
 	if w, _ := c.call(301, "ping", ""); w.Error != nil {
 		t.Errorf("ping: %s", w.raw)
 	}
-	select {
-	case s := <-p.seen:
-		t.Errorf("the handler ran again: %s", s)
-	default:
-	}
+	p.checkIdle(t)
 }
 
 // The limits of §8: MaxOutstandingRequests, MaxInputRounds,
 // MaxBadResponses, each with a small option.
 func TestStdioBridgeLimits(t *testing.T) {
 	t.Run("MaxOutstandingRequests", func(t *testing.T) {
-		f := newLegacyFixture(t, ErasBoth, WithLegacy(LegacyConfig{MaxOutstandingRequests: 1}))
-		addBridgeTools(t, f.Server)
-		c := startLegacyStdio(t, f.Server, "2025-11-25")
-		c.open(allClientCaps)
+		c, _ := startBridgeStdio(t, "2025-11-25", WithLegacy(LegacyConfig{MaxOutstandingRequests: 1}))
 		c.answer = scriptedAnswer
 		w, _ := c.call(1, "tools/call", `{"name":"two"}`)
 		if w.code() != protocol.CodeInternalError || w.Error.Message != "Internal error: too many outstanding input requests in this session (at most 1)" || len(c.asked) != 0 {
@@ -439,10 +447,7 @@ func TestStdioBridgeLimits(t *testing.T) {
 		}
 	})
 	t.Run("MaxInputRounds", func(t *testing.T) {
-		f := newLegacyFixture(t, ErasBoth, WithLegacy(LegacyConfig{MaxInputRounds: 3}))
-		addBridgeTools(t, f.Server)
-		c := startLegacyStdio(t, f.Server, "2025-11-25")
-		c.open(allClientCaps)
+		c, _ := startBridgeStdio(t, "2025-11-25", WithLegacy(LegacyConfig{MaxInputRounds: 3}))
 		c.answer = scriptedAnswer
 		w, _ := c.call(1, "tools/call", `{"name":"forever"}`)
 		if w.code() != protocol.CodeInternalError || w.Error.Message != "Internal error: too many input rounds" || len(c.asked) != 3 {
@@ -450,10 +455,7 @@ func TestStdioBridgeLimits(t *testing.T) {
 		}
 	})
 	t.Run("MaxBadResponses", func(t *testing.T) {
-		f := newLegacyFixture(t, ErasBoth, WithLegacy(LegacyConfig{MaxBadResponses: 2}))
-		addBridgeTools(t, f.Server)
-		c := startLegacyStdio(t, f.Server, "2025-11-25")
-		c.open(allClientCaps)
+		c, _ := startBridgeStdio(t, "2025-11-25", WithLegacy(LegacyConfig{MaxBadResponses: 2}))
 		for range 2 {
 			c.ss.send(`{"jsonrpc":"2.0","id":"mcpwire-nope","result":{}}`)
 		}
@@ -472,10 +474,7 @@ func TestStdioBridgeLimits(t *testing.T) {
 		}
 	})
 	t.Run("end of input ends a wait", func(t *testing.T) {
-		f := newLegacyFixture(t, ErasBoth, WithShutdownTimeout(5*time.Second))
-		addBridgeTools(t, f.Server)
-		c := startLegacyStdio(t, f.Server, "2025-11-25")
-		c.open(allClientCaps)
+		c, _ := startBridgeStdio(t, "2025-11-25", WithShutdownTimeout(5*time.Second))
 		c.ss.send(eraBody(1, "tools/call", `{"name":"slowask"}`))
 		if req := c.next(); req.method() != "roots/list" {
 			t.Fatalf("want roots/list: %s", req.raw)
@@ -594,10 +593,7 @@ func TestStdioBridgeShutdown(t *testing.T) {
 // A bridge timeout leaves no goroutine behind (its timer, the waiter).
 func TestStdioBridgeTimeoutLeaksNothing(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	f := newLegacyFixture(t, ErasBoth, WithLegacy(LegacyConfig{InputTimeout: 20 * time.Millisecond}))
-	addBridgeTools(t, f.Server)
-	c := startLegacyStdio(t, f.Server, "2025-11-25")
-	c.open(allClientCaps)
+	c, _ := startBridgeStdio(t, "2025-11-25", WithLegacy(LegacyConfig{InputTimeout: 20 * time.Millisecond}))
 	c.answer = func(*wire) string { return "" }
 	for i := range 5 {
 		if w, _ := c.call(i, "tools/call", `{"name":"byhand"}`); !strings.Contains(string(w.raw), "timed out") {

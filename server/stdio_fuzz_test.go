@@ -5,8 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -59,33 +57,13 @@ func fzLineIDs(line []byte) []string {
 // carrying it were read.
 // Seeds are ../testdata/fuzz/stdio/*.jsonl, each file one input.
 func FuzzStdio(f *testing.F) {
-	files, err := filepath.Glob(filepath.Join("..", "testdata", "fuzz", "stdio", "*.jsonl"))
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no seeds: %v", err)
-	}
-	for _, file := range files {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
+	for _, file := range fzSeedFiles(f, "stdio", "*.jsonl") {
+		f.Add(file.data)
 	}
 	s := fzServer(f, WithEras(ErasModern), WithShutdownTimeout(100*time.Millisecond), WithMaxStdioLine(fzStdioMaxLine)) // the oracle is ErasModern's; FuzzStdioDual fuzzes ErasBoth
 	f.Fuzz(func(t *testing.T, input []byte) {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		var out bytes.Buffer
-		done := make(chan error, 1)
-		go func() { done <- s.ServeStdio(ctx, bytes.NewReader(input), &out) }()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Fatalf("ServeStdio: %v", err)
-			}
-		case <-time.After(20 * time.Second):
-			t.Fatalf("ServeStdio did not return within 20 s of a 5 s context")
-		}
-		complete := ctx.Err() == nil // else it stopped reading before EOF
+		o, ctxErr := fzServeStdio(t, s, input)
+		complete := ctxErr == nil // else it stopped reading before EOF
 
 		// What was read, line by line, as readLine splits it.
 		tooLong := 0
@@ -113,7 +91,6 @@ func FuzzStdio(f *testing.F) {
 			}
 		}
 
-		o := out.Bytes()
 		if len(o) == 0 {
 			if complete && tooLong > 0 {
 				t.Fatalf("%d lines too long and no answer", tooLong)
@@ -175,8 +152,8 @@ func FuzzStdio(f *testing.F) {
 				t.Fatalf("id %s answered %d times, read %d times", id, n, ids[id])
 			}
 		}
-		if err := ctx.Err(); err != nil && !errors.Is(err, context.DeadlineExceeded) {
-			t.Fatal(err)
+		if ctxErr != nil && !errors.Is(ctxErr, context.DeadlineExceeded) {
+			t.Fatal(ctxErr)
 		}
 	})
 }

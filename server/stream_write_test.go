@@ -73,11 +73,9 @@ func TestStalledListenReaderEnds(t *testing.T) {
 	// that a few fill the socket buffers.
 	s := newServer(t, WithMaxStreamLifetime(time.Second), WithKeepAlive(50*time.Millisecond), WithMaxURIBytes(64<<10))
 	long := "test://r/" + strings.Repeat("a", 60000)
-	if err := s.AddResource(protocol.Resource{URI: long, Name: "r"}, func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+	addResource(t, s, protocol.Resource{URI: long, Name: "r"}, func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
 		return nil, ErrNotFound
-	}); err != nil {
-		t.Fatal(err)
-	}
+	})
 	srv := httptest.NewUnstartedServer(s.Handler(HTTPOptions{AllowedHosts: []string{"127.0.0.1"}, WriteTimeout: 200 * time.Millisecond}))
 	srv.Config = &http.Server{Handler: srv.Config.Handler}
 	srv.Listener = smallBuffers{srv.Listener}

@@ -319,14 +319,10 @@ func TestOtherListsPaginate(t *testing.T) {
 		return TextContents(uri, "", "x"), nil
 	}
 	for _, n := range []string{"c", "a", "b"} {
-		if err := s.AddPrompt(protocol.Prompt{Name: n}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
+		addPrompt(t, s, protocol.Prompt{Name: n}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
 			return &protocol.GetPromptResult{}, nil
-		}); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.AddResource(protocol.Resource{URI: "x://" + n, Name: n}, rh); err != nil {
-			t.Fatal(err)
-		}
+		})
+		addResource(t, s, protocol.Resource{URI: "x://" + n, Name: n}, rh)
 		if err := s.AddResourceTemplate(protocol.ResourceTemplate{URITemplate: "t" + n + "://{v}", Name: n}, rh); err != nil {
 			t.Fatal(err)
 		}

@@ -10,22 +10,30 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 	"github.com/mcpwire/mcpwire/servertest"
 )
+
+// listenToolsChanged opens, in-process, a listen stream of s subscribed
+// to tools/list_changed.
+func listenToolsChanged(ctx context.Context, t *testing.T, s *server.Server) *servertest.Stream {
+	t.Helper()
+	yes := true
+	st, err := servertest.New(s).Listen(ctx, protocol.SubscriptionFilter{ToolsListChanged: &yes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
 
 // TestListen: a listen stream (R-SUB-01) delivers the list_changed
 // notification it subscribed to, in-process; Close ends it and waits
 // for the handler.
 func TestListen(t *testing.T) {
 	s := newServer(t)
-	c := servertest.New(s)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	yes := true
-	st, err := c.Listen(ctx, protocol.SubscriptionFilter{ToolsListChanged: &yes})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := listenToolsChanged(ctx, t, s)
 	var seen []string
 	for {
 		n, err := st.Next(ctx)
@@ -68,14 +76,9 @@ func TestListenRefused(t *testing.T) {
 // (R-SUB-06), which Next reports as io.EOF.
 func TestListenShutdown(t *testing.T) {
 	s := newServer(t)
-	c := servertest.New(s)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	yes := true
-	st, err := c.Listen(ctx, protocol.SubscriptionFilter{ToolsListChanged: &yes})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := listenToolsChanged(ctx, t, s)
 	defer st.Close()
 	if _, err := st.Next(ctx); err != nil {
 		t.Fatal(err)
@@ -99,12 +102,7 @@ func TestListenShutdown(t *testing.T) {
 // writing events nobody reads (the pipe is closed under it).
 func TestListenCloseUnread(t *testing.T) {
 	s := newServer(t)
-	c := servertest.New(s)
-	yes := true
-	st, err := c.Listen(context.Background(), protocol.SubscriptionFilter{ToolsListChanged: &yes})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st := listenToolsChanged(context.Background(), t, s)
 	for range 500 {
 		_ = s.NotifyToolsChanged()
 	}

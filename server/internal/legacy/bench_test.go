@@ -17,20 +17,27 @@ func benchCallToolResult() *protocol.CallToolResult {
 	}}
 }
 
+// benchEncode runs enc (which appends an encoding to its argument) in
+// the benchmark's loop, reusing one buffer, and returns the last encoding.
+func benchEncode(b *testing.B, enc func(buf []byte) ([]byte, error)) []byte {
+	buf := make([]byte, 0, 1024)
+	b.ReportAllocs()
+	for b.Loop() {
+		var err error
+		if buf, err = enc(buf[:0]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return buf
+}
+
 // BenchmarkEncodeModernCallToolResult is the modern path: the result
 // stamped as stamp() does (resultType, _meta.serverInfo), then encoded.
 func BenchmarkEncodeModernCallToolResult(b *testing.B) {
 	res := benchCallToolResult()
 	res.ResultType = "complete"
 	res.Meta = &protocol.ResultMetaObject{ServerInfo: &protocol.Implementation{Name: "bench", Version: "1.0.0"}}
-	buf := make([]byte, 0, 1024)
-	b.ReportAllocs()
-	for b.Loop() {
-		var err error
-		if buf, err = protocol.AppendMarshal(buf[:0], res); err != nil {
-			b.Fatal(err)
-		}
-	}
+	buf := benchEncode(b, func(buf []byte) ([]byte, error) { return protocol.AppendMarshal(buf, res) })
 	b.SetBytes(int64(len(buf)))
 }
 
@@ -40,14 +47,7 @@ func BenchmarkProjectCallToolResult(b *testing.B) {
 	for _, r := range []Rev{Rev20251125, Rev20241105} {
 		b.Run(r.String(), func(b *testing.B) {
 			res := benchCallToolResult()
-			buf := make([]byte, 0, 1024)
-			b.ReportAllocs()
-			for b.Loop() {
-				var err error
-				if buf, err = AppendResult(buf[:0], r, res); err != nil {
-					b.Fatal(err)
-				}
-			}
+			buf := benchEncode(b, func(buf []byte) ([]byte, error) { return AppendResult(buf, r, res) })
 			b.SetBytes(int64(len(buf)))
 		})
 	}
@@ -60,25 +60,11 @@ func BenchmarkEncodeModernCallToolResultStructured(b *testing.B) {
 	res.StructuredContent = []byte(`{"temperature":22.5,"conditions":"Partly cloudy","humidity":65}`)
 	res.ResultType = "complete"
 	res.Meta = &protocol.ResultMetaObject{ServerInfo: &protocol.Implementation{Name: "bench", Version: "1.0.0"}}
-	buf := make([]byte, 0, 1024)
-	b.ReportAllocs()
-	for b.Loop() {
-		var err error
-		if buf, err = protocol.AppendMarshal(buf[:0], res); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchEncode(b, func(buf []byte) ([]byte, error) { return protocol.AppendMarshal(buf, res) })
 }
 
 func BenchmarkProjectCallToolResultStructured(b *testing.B) {
 	res := benchCallToolResult()
 	res.StructuredContent = []byte(`{"temperature":22.5,"conditions":"Partly cloudy","humidity":65}`)
-	buf := make([]byte, 0, 1024)
-	b.ReportAllocs()
-	for b.Loop() {
-		var err error
-		if buf, err = AppendResult(buf[:0], Rev20251125, res); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchEncode(b, func(buf []byte) ([]byte, error) { return AppendResult(buf, Rev20251125, res) })
 }
