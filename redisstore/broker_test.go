@@ -14,6 +14,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/mcpwire/mcpwire/internal/testutil"
 	"github.com/mcpwire/mcpwire/server"
 )
 
@@ -248,7 +249,7 @@ func TestBrokerIgnoresForeignMessages(t *testing.T) {
 	opt := testRedis(t)
 	ch := uniqueChannel(t)
 	rdb := newClient(t, opt)
-	logs := &syncBuffer{}
+	logs := &testutil.SyncBuffer{}
 	b := newBroker(t, newClient(t, opt), WithChannel(ch), WithLogger(slog.New(slog.NewTextHandler(logs, nil))))
 	sub, _ := subscribe(t, b)
 	ctx := context.Background()

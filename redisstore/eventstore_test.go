@@ -1,34 +1,15 @@
 package redisstore
 
 import (
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpwire/mcpwire/internal/eventstoretest"
+	"github.com/mcpwire/mcpwire/internal/testutil"
 	"github.com/mcpwire/mcpwire/server"
 )
-
-// fakeClock starts at the real time and moves only when told (forward):
-// the store judges expiry by it, and Redis's own expiries stay later.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
 
 // newEventStore returns an event store on rdb; when the test ends, as with
 // newSessionStore, its keys are checked for an expiry and deleted.
@@ -44,7 +25,7 @@ func TestEventStoreContract(t *testing.T) {
 	opt := testRedis(t)
 	eventstoretest.Run(t, func(t *testing.T) (server.EventStore, eventstoretest.Clock) {
 		s := newEventStore(t, newClient(t, opt), WithPrefix(uniquePrefix(t)))
-		clk := &fakeClock{t: time.Now().Truncate(time.Millisecond)}
+		clk := testutil.NewClock(time.Now().Truncate(time.Millisecond)) // the store judges expiry by it; Redis's own expiries stay later
 		s.now = clk.Now
 		return s, clk
 	})

@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpwire/mcpwire/ext/tasks"
+	"github.com/mcpwire/mcpwire/internal/testutil"
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
 )
@@ -94,13 +95,13 @@ func startPausableRedis(t *testing.T) *redisServer {
 // timeout) that the test can stop; events stay in process. Runners
 // re-read their record only every hour. Tool "ask" asks for a name and
 // greets it; tool "slow" finishes once release is closed.
-func outageInstance(t *testing.T, release <-chan struct{}) (*instance, *outageStore, *syncBuffer) {
+func outageInstance(t *testing.T, release <-chan struct{}) (*instance, *outageStore, *testutil.SyncBuffer) {
 	t.Helper()
 	r := startPausableRedis(t)
 	rdb := newClient(t, &redis.Options{Addr: r.addr()})
 	store := &outageStore{TaskStore: newStore(t, rdb, WithPrefix(uniquePrefix(t)), WithTimeout(200*time.Millisecond)),
 		redis: r, pause: 1200 * time.Millisecond, resumed: make(chan struct{})}
-	logs := &syncBuffer{}
+	logs := &testutil.SyncBuffer{}
 	s, err := server.New(protocol.Implementation{Name: "redisstore-test", Version: "1.0.0"},
 		server.WithLogger(slog.New(slog.NewTextHandler(logs, nil))),
 		server.WithBroker(server.NewLocalBroker()),
@@ -167,7 +168,7 @@ func pollAfterOutage(t *testing.T, in *instance, caps M, id, want string) M {
 
 // checkOutageLog checks that the log names the failures and the recovery,
 // which the runner logs just after the task's record changed.
-func checkOutageLog(t *testing.T, logs *syncBuffer, id, op, storeErr string) {
+func checkOutageLog(t *testing.T, logs *testutil.SyncBuffer, id, op, storeErr string) {
 	t.Helper()
 	wants := []string{"task store failed; trying again", "op=\"" + op + "\"", "task=" + id, storeErr, "no reply from Redis within 200ms", "task store answered again"}
 	deadline := time.Now().Add(2 * time.Second)

@@ -1,7 +1,6 @@
 package redisstore
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwire/mcpwire/internal/testutil"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -22,30 +22,12 @@ import (
 // a free loopback port and kills when it ends. Without either they are
 // skipped, unless MCP_REDIS_REQUIRED is set (CI), which makes them fail.
 
-// syncBuffer collects a redis-server's output for failure reports.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // redisServer is a redis-server process owned by one test.
 type redisServer struct {
 	t    testing.TB
 	bin  string
 	port int
-	out  *syncBuffer
+	out  *testutil.SyncBuffer
 
 	mu  sync.Mutex
 	cmd *exec.Cmd
@@ -81,7 +63,7 @@ func freePort(t testing.TB) int {
 // test ends.
 func startRedis(t testing.TB) *redisServer {
 	t.Helper()
-	r := &redisServer{t: t, bin: redisBinary(t), out: &syncBuffer{}}
+	r := &redisServer{t: t, bin: redisBinary(t), out: &testutil.SyncBuffer{}}
 	t.Cleanup(r.kill)
 	var err error
 	for range 3 { // another process may take the free port first

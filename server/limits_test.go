@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwire/mcpwire/internal/testutil"
 	"github.com/mcpwire/mcpwire/protocol"
 )
 
@@ -177,7 +178,7 @@ func TestStdioMaxConcurrent(t *testing.T) {
 		return TextResult("done"), nil
 	})
 	pr, pw := io.Pipe()
-	var out syncBuffer
+	var out testutil.SyncBuffer
 	done := make(chan error, 1)
 	go func() { done <- s.ServeStdio(context.Background(), pr, &out) }()
 	_, _ = pw.Write(append(rpc(1, "tools/call", params(M{"name": "block"})), '\n'))

@@ -9,9 +9,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpwire/mcpwire/internal/testutil"
 )
 
 // sseStream reads the events of one streamed response line by line.
@@ -224,7 +225,7 @@ func TestListenKeysNeedExtension(t *testing.T) {
 func TestListenStdio(t *testing.T) {
 	s := fixture(t)
 	pr, pw := io.Pipe()
-	var out syncBuffer
+	var out testutil.SyncBuffer
 	done := make(chan error, 1)
 	go func() { done <- s.ServeStdio(context.Background(), pr, &out) }()
 	write := func(b []byte) {
@@ -271,22 +272,4 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the writer goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwire/mcpwire/internal/testutil"
 	"github.com/mcpwire/mcpwire/protocol"
 )
 
@@ -18,7 +19,7 @@ import (
 // connection, and on stdio the panic ended the process (hostile review
 // D12; R-BASE-11 an error response for every request).
 func TestHandlerPanicIsInternalError(t *testing.T) {
-	var logs syncBuffer
+	var logs testutil.SyncBuffer
 	s := newServer(t, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	addTool(t, s, `{"name":"boom","inputSchema":{"type":"object"}}`, func(_ context.Context, _ *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
 		_ = args[len(args)+1] // a handler bug: an index out of range

@@ -8,7 +8,6 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -423,24 +422,6 @@ func TestSessionLifetimes(t *testing.T) {
 	if w, _, rec := busy.call(20, "ping", ""); rec.Code != 404 {
 		t.Errorf("past MaxLifetime: %d %s, want 404", rec.Code, w.raw)
 	}
-}
-
-// testClock is a clock that moves only when told.
-type testClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *testClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
 }
 
 // TestSessionLimits checks admission (§8): past MaxSessionsPerPrincipal

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mcpwire/mcpwire/internal/testutil"
 )
 
 // testSecret returns a deterministic 32-byte secret for key id.
@@ -34,24 +36,6 @@ func mustRing(t testing.TB, primary Key, older ...Key) *Keyring {
 }
 
 var testBinding = Binding{Method: "tools/call", Target: "deploy", Principal: "user:alice"}
-
-// fakeClock is a settable clock for expiry tests.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = t
-}
 
 // sentinels lists every error Open may wrap.
 var sentinels = []error{ErrMalformed, ErrUnknownKey, ErrInvalid, ErrExpired, ErrTooLarge}
@@ -373,7 +357,7 @@ func TestBindingUnambiguous(t *testing.T) {
 
 func TestExpiry(t *testing.T) {
 	t0 := time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
-	clock := &fakeClock{t: t0}
+	clock := testutil.NewClock(t0)
 	const ttl = 90 * time.Second
 	s := NewSealer(mustRing(t, testKey(7)), Options{TTL: ttl, Now: clock.Now})
 	tok := mustSeal(t, s, testBinding, []byte("state"))
@@ -649,7 +633,7 @@ func ids(keys []Key) []uint32 {
 func TestErrorsDoNotLeakSecrets(t *testing.T) {
 	secret := []byte("0123456789abcdef0123456789ABCDEF-very-secret")
 	payload := []byte("payload-that-must-stay-confidential")
-	clock := &fakeClock{t: time.Unix(1_800_000_000, 0)}
+	clock := testutil.NewClock(time.Unix(1_800_000_000, 0))
 	s := NewSealer(mustRing(t, Key{ID: 9, Secret: secret}), Options{Now: clock.Now, MaxBytes: 400})
 	tok := mustSeal(t, s, testBinding, payload)
 	raw := decodeRaw(t, tok)
