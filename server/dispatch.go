@@ -260,15 +260,7 @@ func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, 
 		return s.errorOutcome(&id, InternalError("Request timed out"))
 	}
 	if err != nil {
-		e, ok := asError(err)
-		switch {
-		case !ok:
-			e = s.plainError(r, err)
-		case !emittable(e.Code):
-			s.log.Error("handler failed", "method", method, "err", err)
-			e = InternalError("Internal error")
-		}
-		return s.errorOutcome(&id, e)
+		return s.errorOutcome(&id, s.clientError(r, err))
 	}
 	return s.resultOutcome(id, res)
 }

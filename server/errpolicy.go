@@ -25,3 +25,19 @@ func (s *Server) plainError(r *Request, err error) *Error {
 	}
 	return InternalError("Internal error")
 }
+
+// clientError is the error the client gets for a handler's err: an *Error
+// with a code the revision allows as it is, another *Error as -32603
+// "Internal error", a plain error as plainError decides. What is not sent
+// as it is goes to the log.
+func (s *Server) clientError(r *Request, err error) *Error {
+	e, ok := asError(err)
+	switch {
+	case !ok:
+		return s.plainError(r, err)
+	case !emittable(e.Code):
+		s.log.Error("handler failed", "method", r.Method, "err", err)
+		return InternalError("Internal error")
+	}
+	return e
+}

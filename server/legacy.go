@@ -583,14 +583,7 @@ func (s *Server) legacyResultOutcome(rev legacy.Rev, id protocol.RequestId, res 
 // it in a session (a throttle 429, a missing scope 403, anything else
 // 200), a plain error hidden as -32603 unless WithErrorDetails.
 func (s *Server) legacyFailure(rev legacy.Rev, r *Request, err error) outcome {
-	e, ok := asError(err)
-	switch {
-	case !ok:
-		e = s.plainError(r, err)
-	case !emittable(e.Code):
-		s.log.Error("handler failed", "method", r.Method, "err", err)
-		e = InternalError("Internal error")
-	}
+	e := s.clientError(r, err)
 	status := http.StatusOK
 	switch {
 	case e.Code == CodeRateLimited:

@@ -506,8 +506,8 @@ func (s *Server) honored(ctx context.Context, r *Request, p *protocol.Subscripti
 	if err := s.knownResources(ctx, r.auth, r.Principal, want.ResourceSubscriptions, f); err != nil {
 		return nil, err
 	}
-	for i, keys := range asked {
-		if err := s.acceptKeys(ctx, r, s.listenExtsSnapshot()[i], keys, f); err != nil {
+	for _, a := range asked {
+		if err := s.acceptKeys(ctx, r, a.ext, a.keys, f); err != nil {
 			return nil, err
 		}
 	}
@@ -521,17 +521,23 @@ func (s *Server) listenExtsSnapshot() []*Extension {
 	return s.listenExts
 }
 
-// extListenKeys reads the extensions' members of a listen filter, in the
-// order of listenExtsSnapshot (nil where the member is absent): each
-// needs its extension declared on the request (R-VER-04) and is an array
-// of strings within the extension's MaxKeys.
-func (s *Server) extListenKeys(r *Request, extra protocol.Members) ([][]string, error) {
+// extAsked is an extension's member of a listen filter, as asked.
+type extAsked struct {
+	ext  *Extension
+	keys []string
+}
+
+// extListenKeys reads the extensions' members of a listen filter, those
+// present, in the order the extensions were added: each needs its
+// extension declared on the request (R-VER-04) and is an array of strings
+// within the extension's MaxKeys.
+func (s *Server) extListenKeys(r *Request, extra protocol.Members) ([]extAsked, error) {
 	exts := s.listenExtsSnapshot()
 	if len(exts) == 0 || len(extra) == 0 {
 		return nil, nil
 	}
-	asked := make([][]string, len(exts))
-	for i, e := range exts {
+	var asked []extAsked
+	for _, e := range exts {
 		l := e.Listen
 		raw, ok := extra.Get(l.Member)
 		if !ok {
@@ -555,16 +561,13 @@ func (s *Server) extListenKeys(r *Request, extra protocol.Members) ([][]string, 
 		if n := len(keys); n > max {
 			return nil, InvalidParams(fmt.Sprintf("Invalid params: notifications.%s has %d entries, more than the limit of %d", l.Member, n, max), nil)
 		}
-		asked[i] = keys
+		asked = append(asked, extAsked{ext: e, keys: keys})
 	}
 	return asked, nil
 }
 
 // acceptKeys adds to f what e's Accept keeps of keys, de-duplicated first.
 func (s *Server) acceptKeys(ctx context.Context, r *Request, e *Extension, keys []string, f *listenFilter) error {
-	if keys == nil {
-		return nil
-	}
 	seen := make(map[string]struct{}, len(keys))
 	unique := make([]string, 0, len(keys))
 	for _, k := range keys {
@@ -580,8 +583,8 @@ func (s *Server) acceptKeys(ctx context.Context, r *Request, e *Extension, keys 
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
-			if e, ok := asError(err); ok {
-				return e
+			if refusal, ok := asError(err); ok {
+				return refusal
 			}
 			s.log.Error("listen filter", "extension", e.ID, "err", err)
 			return InternalError("Internal error")

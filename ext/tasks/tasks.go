@@ -470,7 +470,8 @@ type taskManager struct {
 	mu      sync.Mutex
 	signals map[string]chan struct{} // closed when the task's record may have changed
 	running int                      // tasks running here
-	// runningBy counts them by principal or client address (runScope).
+	// runningBy counts them by principal or client address
+	// (taskScope.runKey).
 	runningBy map[string]int
 	// runs cancels the running tasks by id, with errShutdown on Shutdown.
 	runs map[string]context.CancelCauseFunc
@@ -527,21 +528,28 @@ func newTaskID() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
-// taskQuota returns the QuotaKey of a task that r creates, and how the
-// over-limit error names what the limit counts: per principal when there
-// is one; without one (no Authenticate hook), per client address over
-// HTTP, as the rate limit does, so that one anonymous client cannot use up
-// everyone's tasks; on stdio, where there is a single client, per client.
-// client is the client key of the HTTP request (see clientKey; "" on
-// stdio).
-func taskQuota(r *server.Request, client string) (key, per string) {
+// taskScope is whom a task counts against, by the quota
+// (MaxTasksPerPrincipal) and by the running cap (MaxRunningPerPrincipal):
+// its principal when there is one; without one (no Authenticate hook) its
+// client address over HTTP, as the rate limit keys it, so that one
+// anonymous client cannot use up everyone's tasks; on stdio, where there
+// is a single client, that client (whom the running cap does not count).
+type taskScope struct {
+	quotaKey string // TaskRecord.QuotaKey: the client address without a principal
+	runKey   string // what runningBy counts by; "" for none
+	per      string // how an over-limit error names the scope
+}
+
+// taskScopeOf returns the scope of a task that r creates; client is the
+// client key of the HTTP request (ToolCall.ClientKey, "" on stdio).
+func taskScopeOf(r *server.Request, client string) taskScope {
 	switch {
 	case r.Principal != "":
-		return "", "per principal"
+		return taskScope{runKey: "p:" + r.Principal, per: "per principal"}
 	case client != "":
-		return client, "per client address"
+		return taskScope{quotaKey: client, runKey: "a:" + client, per: "per client address"}
 	}
-	return "", "per client"
+	return taskScope{per: "per client"}
 }
 
 // keptBytes is the size, as JSON, of what a task keeps of the request
@@ -568,14 +576,14 @@ func (m *taskManager) start(ctx context.Context, r *server.Request, call *server
 			return nil, server.InvalidParams(fmt.Sprintf("Invalid params: arguments too large to run as a task (%d bytes of arguments, _meta and inputResponses, at most %d)", n, m.maxArgs), nil)
 		}
 	}
-	scope, per := runScope(r, call.ClientKey)
-	if e := m.attach(scope, per); e != nil {
+	scope := taskScopeOf(r, call.ClientKey)
+	if e := m.attach(scope); e != nil {
 		return nil, e
 	}
 	attached := true
 	defer func() {
 		if attached {
-			m.detach(scope)
+			m.detach(scope.runKey)
 		}
 	}()
 	ttl, poll := m.ttl, m.poll
@@ -590,17 +598,16 @@ func (m *taskManager) start(ctx context.Context, r *server.Request, call *server
 		m.log.Error("task id", "err", err)
 		return nil, server.InternalError("Internal error")
 	}
-	quota, quotaPer := taskQuota(r, call.ClientKey)
 	now := taskNow()
 	rec := &TaskRecord{
-		ID: id, Principal: r.Principal, QuotaKey: quota, Method: r.Method, Target: call.Name,
+		ID: id, Principal: r.Principal, QuotaKey: scope.quotaKey, Method: r.Method, Target: call.Name,
 		Status: TaskWorking, CreatedAt: now, UpdatedAt: now,
 		TTLMs: max(ttl.Milliseconds(), 1), PollIntervalMs: max(poll.Milliseconds(), 1),
 		ExpiresAt: now.Add(ttl + m.retention),
 	}
 	if err := m.store.Create(ctx, rec, max(m.limit, 0)); err != nil {
 		if errors.Is(err, ErrTaskLimit) {
-			return nil, server.RateLimited(fmt.Sprintf("Too many tasks (at most %d %s); retry later", m.limit, quotaPer), taskQuotaRetryAfter)
+			return nil, server.RateLimited(fmt.Sprintf("Too many tasks (at most %d %s); retry later", m.limit, scope.per), taskQuotaRetryAfter)
 		}
 		m.log.Error("creating a task", "tool", call.Name, "err", err)
 		return nil, server.InternalError("Internal error: the task could not be created")
@@ -608,21 +615,8 @@ func (m *taskManager) start(ctx context.Context, r *server.Request, call *server
 	req, _ := r.Detach(context.Background(), nil, nil)
 	origin := taskOrigin{req: req, values: context.WithoutCancel(ctx)}
 	attached = false // run detaches
-	go m.run(rec, scope, ttl, poll, call, origin, responses, state)
+	go m.run(rec, scope.runKey, ttl, poll, call, origin, responses, state)
 	return createResult(rec), nil
-}
-
-// runScope is what MaxRunningPerPrincipal counts a task by: its
-// principal, else its client address (HTTP), and how the error names it;
-// "" on stdio without a principal, which it does not count.
-func runScope(r *server.Request, client string) (scope, per string) {
-	switch {
-	case r.Principal != "":
-		return "p:" + r.Principal, "per principal"
-	case client != "":
-		return "a:" + client, "per client address"
-	}
-	return "", ""
 }
 
 // errShutdown is the cause of a running task's end on Shutdown.
@@ -652,11 +646,7 @@ func (m *taskManager) run(rec *TaskRecord, scope string, ttl, poll time.Duration
 	defer m.detach(scope)
 	deadline := rec.CreatedAt.Add(ttl)
 	task := &Task{m: m, id: rec.ID, principal: rec.Principal, deadline: deadline, expires: rec.ExpiresAt}
-	base := o.values
-	if base == nil {
-		base = context.Background()
-	}
-	ctx, stopDeadline := context.WithDeadline(base, deadline)
+	ctx, stopDeadline := context.WithDeadline(o.values, deadline)
 	ctx, cancelCause := context.WithCancelCause(ctx)
 	cancel := func() { cancelCause(context.Canceled); stopDeadline() }
 	m.track(task.id, cancelCause)
@@ -1129,13 +1119,12 @@ func (m *taskManager) changed(rec *TaskRecord) {
 	}
 }
 
-// attach counts a task running here, of scope (runScope), and, for the
-// first, subscribes to the broker, whose task events wake the runners
-// (updates served by other instances). It counts nothing and returns the
-// error refusing the task when MaxRunning tasks run here already, or
-// MaxRunningPerPrincipal of scope (per names it), or the server is
-// shutting down.
-func (m *taskManager) attach(scope, per string) *server.Error {
+// attach counts a task running here, of scope, and, for the first,
+// subscribes to the broker, whose task events wake the runners (updates
+// served by other instances). It counts nothing and returns the error
+// refusing the task when MaxRunning tasks run here already, or
+// MaxRunningPerPrincipal of scope, or the server is shutting down.
+func (m *taskManager) attach(scope taskScope) *server.Error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	switch {
@@ -1143,12 +1132,12 @@ func (m *taskManager) attach(scope, per string) *server.Error {
 		return server.InternalError("Internal error: the server is shutting down")
 	case m.maxRunning > 0 && m.running >= m.maxRunning:
 		return server.RateLimited(fmt.Sprintf("Too many running tasks (at most %d on this server); retry later", m.maxRunning), taskBusyRetryAfter)
-	case scope != "" && m.maxRunningBy > 0 && m.runningBy[scope] >= m.maxRunningBy:
-		return server.RateLimited(fmt.Sprintf("Too many running tasks (at most %d %s); retry later", m.maxRunningBy, per), taskBusyRetryAfter)
+	case scope.runKey != "" && m.maxRunningBy > 0 && m.runningBy[scope.runKey] >= m.maxRunningBy:
+		return server.RateLimited(fmt.Sprintf("Too many running tasks (at most %d %s); retry later", m.maxRunningBy, scope.per), taskBusyRetryAfter)
 	}
 	m.running++
-	if scope != "" {
-		m.runningBy[scope]++
+	if scope.runKey != "" {
+		m.runningBy[scope.runKey]++
 	}
 	b := m.s.Broker()
 	if m.subStop != nil || b == nil {
