@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"errors"
 	"io"
 	"mime"
@@ -220,7 +219,7 @@ var errBusy = errors.New("server: body memory budget exhausted")
 func (h *httpHandler) shed(w http.ResponseWriter, msg string) {
 	w.Header().Set("Retry-After", "1")
 	w.Header().Set("Connection", "close") // the rest of the body is not read
-	h.writeError(w, http.StatusServiceUnavailable, &Error{Code: CodeRateLimited, Message: msg, Data: json.RawMessage(`{"retryAfterMs":1000}`)})
+	h.writeError(w, http.StatusServiceUnavailable, RateLimited(msg, time.Second))
 }
 
 func (h *httpHandler) hostAllowed(hostport string) bool {

@@ -294,7 +294,7 @@ func (s *Server) rateLimited(r *Request, client string) *Error {
 		return nil
 	}
 	ms := int64(math.Ceil(float64(wait) / float64(time.Millisecond)))
-	return &Error{Code: CodeRateLimited, Message: "Rate limit exceeded", Data: jsonText(map[string]int64{"retryAfterMs": ms})} // ms rounded up, unlike RateLimited
+	return RateLimited("Rate limit exceeded", time.Duration(ms)*time.Millisecond) // wait rounded up to the millisecond
 }
 
 // clientKey names the client of a request without a principal, for the
