@@ -36,6 +36,7 @@ import (
 // exits with status 2 on it).
 type UsageError struct{ Err error }
 
+// Error returns the flag error's text.
 func (e *UsageError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the flag error.
