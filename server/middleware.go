@@ -233,8 +233,12 @@ func reservedMetaKey(key string) bool {
 	if !ok {
 		return false
 	}
-	labels := strings.Split(prefix, ".")
-	return len(labels) > 1 && (labels[1] == "modelcontextprotocol" || labels[1] == "mcp")
+	_, rest, ok := strings.Cut(prefix, ".")
+	if !ok {
+		return false
+	}
+	second, _, _ := strings.Cut(rest, ".")
+	return second == "modelcontextprotocol" || second == "mcp"
 }
 
 // Header returns the headers of the HTTP request that carried this

@@ -46,10 +46,9 @@ func newSessionHub(s *Server) *sessionHub {
 func (h *sessionHub) attach(st *legacyStream) (*legacyStream, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if err := h.subscribe(); err != nil {
+	if err := h.acquireLocked(); err != nil {
 		return nil, err
 	}
-	h.users++
 	old := h.streams[st.key]
 	h.streams[st.key] = st
 	return old, nil
@@ -60,11 +59,7 @@ func (h *sessionHub) attach(st *legacyStream) (*legacyStream, error) {
 func (h *sessionHub) acquire() error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if err := h.subscribe(); err != nil {
-		return err
-	}
-	h.users++
-	return nil
+	return h.acquireLocked()
 }
 
 func (h *sessionHub) release() {
@@ -134,8 +129,9 @@ func (h *sessionHub) wake(key, id string) {
 	}
 }
 
-// subscribe takes the broker subscription if there is none; h.mu is held.
-func (h *sessionHub) subscribe() error {
+// acquireLocked counts one user more, taking the broker subscription if
+// there is none (releaseLocked undoes it). The caller holds h.mu.
+func (h *sessionHub) acquireLocked() error {
 	if h.sub == nil {
 		ctx, cancel := context.WithCancel(context.Background())
 		events, stop, err := h.s.cfg.broker.Subscribe(ctx)
@@ -147,6 +143,7 @@ func (h *sessionHub) subscribe() error {
 		h.sub = sub
 		go h.run(events, sub.done)
 	}
+	h.users++
 	return nil
 }
 

@@ -15,7 +15,6 @@ type sessionAnswer struct {
 	serve  func(ctx context.Context) outcome
 	out    outcome
 	served bool
-	err    *Error // the refusal the session's answer holds, as next returned it
 }
 
 // run serves the method and gives the middleware what it answered: an
@@ -23,8 +22,7 @@ type sessionAnswer struct {
 func (a *sessionAnswer) run(ctx context.Context) (Result, error) {
 	a.out, a.served = a.serve(ctx), true
 	if a.out.refusal != nil {
-		a.err = a.out.refusal
-		return nil, a.err
+		return nil, a.out.refusal // the refusal the session's answer holds
 	}
 	return &protocol.Result{ResultType: "complete"}, nil
 }
@@ -37,10 +35,10 @@ func (a *sessionAnswer) run(ctx context.Context) (Result, error) {
 // empty, so a result it returns in place of next's is sent as {} and the
 // session does not act. Without middleware serve runs directly.
 func (s *Server) sessionMethod(ctx context.Context, sess legacySession, m *rpcMessage, x *exchange, params any, serve func(context.Context) outcome) outcome {
-	cv := sess.conv()
-	if s.chain == nil || cv == nil {
+	if s.chain == nil {
 		return serve(ctx)
 	}
+	cv := sess.conv() // never nil: a session has its conversion state from initialize on
 	r := &Request{Method: m.method, ID: m.id, Principal: x.principal, auth: authFrom(ctx), ctx: ctx,
 		maxInputs: s.cfg.maxInputs, log: s.log, header: x.headers, peer: x.peer,
 		legacy: &legacyRequest{rev: cv.Rev}}
@@ -53,9 +51,9 @@ func (s *Server) sessionMethod(ctx context.Context, sess legacySession, m *rpcMe
 	switch {
 	case ctx.Err() != nil || errors.Is(err, errSilent):
 		return outcome{cancelled: true, status: 499}
-	case a.served && err != nil && err == error(a.err):
+	case a.served && err != nil && err == error(a.out.refusal):
 		return a.out // the session's own refusal, with its status
-	case a.served && err == nil && a.err != nil:
+	case a.served && err == nil && a.out.refusal != nil:
 		return s.emptyResult(m.id) // the middleware answered the session's refusal with a result
 	case a.served && err == nil:
 		return a.out

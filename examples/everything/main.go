@@ -45,11 +45,12 @@ func main() {
 	if err == nil || errors.Is(err, flag.ErrHelp) {
 		return
 	}
+	logger := slog.New(slog.NewTextHandler(os.Stderr, nil))
 	var usage *app.UsageError
 	if errors.As(err, &usage) {
-		slog.New(slog.NewTextHandler(os.Stderr, nil)).Error("usage", "err", err)
+		logger.Error("usage", "err", err)
 		os.Exit(2)
 	}
-	slog.New(slog.NewTextHandler(os.Stderr, nil)).Error("everything", "err", err)
+	logger.Error("everything", "err", err)
 	os.Exit(1)
 }

@@ -28,12 +28,18 @@ func (f *fsys) stat(p string) (*dir, string, fs.FileInfo, error) {
 	return d, rel, info, nil
 }
 
-// open opens rel in d for reading without blocking (O_NONBLOCK: a FIFO
-// without a writer, or a device, would otherwise hold the call and its
-// OS thread forever) and stats the opened file, so that what the caller
-// checks is what it reads. p is the client's path, for errors.
+// open opens rel in d for reading (openFile).
 func (f *fsys) open(d *dir, rel, p string) (*os.File, fs.FileInfo, error) {
-	fh, err := d.root.OpenFile(rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	return f.openFile(d, rel, p, os.O_RDONLY, 0)
+}
+
+// openFile opens rel in d with flag (and perm, for a file it creates)
+// without blocking (O_NONBLOCK: a FIFO without a peer, or a device, would
+// otherwise hold the call and its OS thread forever) and stats the opened
+// file, so that what the caller checks is what it reads or writes. p is
+// the client's path, for errors.
+func (f *fsys) openFile(d *dir, rel, p string, flag int, perm fs.FileMode) (*os.File, fs.FileInfo, error) {
+	fh, err := d.root.OpenFile(rel, flag|syscall.O_NONBLOCK, perm)
 	if err != nil {
 		return nil, nil, f.pathError(p, err)
 	}

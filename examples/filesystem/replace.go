@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"syscall"
 )
 
 // replace sets the content of the regular file rel in d to b, creating it
@@ -13,15 +12,11 @@ import (
 // truncates it: neither a FIFO nor a file with other hard links (which
 // may be outside every allowed directory) is changed. p is the client's path, for errors.
 func (f *fsys) replace(d *dir, rel, p string, b []byte, flag int) error {
-	fh, err := d.root.OpenFile(rel, os.O_WRONLY|syscall.O_NONBLOCK|flag, 0o644)
+	fh, info, err := f.openFile(d, rel, p, os.O_WRONLY|flag, 0o644)
 	if err != nil {
-		return f.pathError(p, err)
+		return err
 	}
 	defer fh.Close()
-	info, err := fh.Stat()
-	if err != nil {
-		return f.pathError(p, err)
-	}
 	if !info.Mode().IsRegular() {
 		return fmt.Errorf("path %q: %w", p, errNotFile)
 	}

@@ -36,6 +36,7 @@ import (
 // exits with status 2 on it).
 type UsageError struct{ Err error }
 
+// Error returns the flag error's text.
 func (e *UsageError) Error() string { return e.Err.Error() }
 
 // Unwrap returns the flag error.
@@ -232,10 +233,13 @@ func newCluster(logger *slog.Logger, redisURL string, eras server.Eras) (cluster
 		_ = rdb.Close()
 		return cl, done, err
 	}
-	ts, err := redisstore.NewTaskStore(rdb)
-	if err != nil {
+	closeAll := func() {
 		_ = b.Close()
 		_ = rdb.Close()
+	}
+	ts, err := redisstore.NewTaskStore(rdb)
+	if err != nil {
+		closeAll()
 		return cl, done, err
 	}
 	cl.opts = append(cl.opts, server.WithBroker(b))
@@ -243,14 +247,12 @@ func newCluster(logger *slog.Logger, redisURL string, eras server.Eras) (cluster
 	if eras != server.ErasModern {
 		ss, err := redisstore.NewSessionStore(rdb)
 		if err != nil {
-			_ = b.Close()
-			_ = rdb.Close()
+			closeAll()
 			return cl, done, err
 		}
 		es, err := redisstore.NewEventStore(rdb)
 		if err != nil {
-			_ = b.Close()
-			_ = rdb.Close()
+			closeAll()
 			return cl, done, err
 		}
 		// The event logs of resumability are shared with the sessions: a
@@ -261,12 +263,7 @@ func newCluster(logger *slog.Logger, redisURL string, eras server.Eras) (cluster
 	}
 	logger.Info("sharing events and tasks through Redis", "addr", opt.Addr, "db", opt.DB, "channel", b.Channel())
 	var once sync.Once
-	return cl, func() {
-		once.Do(func() {
-			_ = b.Close()
-			_ = rdb.Close()
-		})
-	}, nil
+	return cl, func() { once.Do(closeAll) }, nil
 }
 
 // parseStateKeys decodes comma-separated secrets, each hex or base64 (std
