@@ -34,8 +34,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -167,7 +169,7 @@ func runExt(ts []extTarget, dir string, check, list bool) ([]string, error) {
 		if list {
 			fmt.Fprintf(os.Stderr, "gen:   mapped onto %s: %s\n", t.Core.Package, strings.Join(report.Mapped, " "))
 			fmt.Fprintf(os.Stderr, "gen:   emitted: %s\n", strings.Join(report.Emitted, " "))
-			for _, n := range sortedKeys(report.Overridden) {
+			for _, n := range slices.Sorted(maps.Keys(report.Overridden)) {
 				fmt.Fprintf(os.Stderr, "gen:   overridden: %s (%s)\n", n, report.Overridden[n])
 			}
 		}
@@ -178,16 +180,6 @@ func runExt(ts []extTarget, dir string, check, list bool) ([]string, error) {
 		}
 	}
 	return stale, nil
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // runLegacy generates the legacy projection tables into dir (default: their
