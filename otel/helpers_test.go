@@ -19,7 +19,6 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
-	"github.com/mcpwire/mcpwire/servertest"
 
 	mcpotel "github.com/mcpwire/mcpwire/otel"
 )
@@ -211,24 +210,3 @@ func sumPoints(t *testing.T, m metricdata.Metrics) []metricdata.DataPoint[int64]
 	}
 	return s.DataPoints
 }
-
-func attributeKey(k string) attribute.Key { return attribute.Key(k) }
-
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// serverHTTPOptions are the handler's options of the tests that build
-// their own requests: the defaults (localhost is an allowed host).
-func serverHTTPOptions() server.HTTPOptions { return server.HTTPOptions{} }
-
-// asServertest is errors.As for a servertest.Error.
-func asServertest(err error, target **servertest.Error) bool { return errors.As(err, target) }

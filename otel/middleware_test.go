@@ -6,9 +6,11 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
@@ -282,8 +284,8 @@ func TestDurationHistogram(t *testing.T) {
 	counts := map[key]uint64{}
 	var total uint64
 	for _, p := range pts {
-		get := func(k string) string { v, _ := p.Attributes.Value(attributeKey(k)); return v.String() }
-		if want := []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}; !equalFloats(p.Bounds, want) {
+		get := func(k string) string { v, _ := p.Attributes.Value(attribute.Key(k)); return v.String() }
+		if want := []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}; !slices.Equal(p.Bounds, want) {
 			t.Errorf("bounds %v, want %v", p.Bounds, want)
 		}
 		if get("network.transport") != "tcp" || get("mcp.protocol.version") != protocol.Revision {

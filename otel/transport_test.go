@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // Over stdio the span has the client's trace context from _meta, the
@@ -65,7 +66,7 @@ func TestStdioSpan(t *testing.T) {
 // modern era.
 func TestLegacySessionSpan(t *testing.T) {
 	rg := newRig(t)
-	h := rg.s.Handler(serverHTTPOptions())
+	h := rg.s.Handler(server.HTTPOptions{})
 	post := func(body string, hdr ...string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", strings.NewReader(body))
 		r.Header.Set("Content-Type", "application/json")
