@@ -136,18 +136,14 @@ type benchCall struct {
 }
 
 func newBenchCall(withTrace bool) benchCall {
-	meta := `"io.modelcontextprotocol/protocolVersion":"` + protocol.Revision + `","io.modelcontextprotocol/clientCapabilities":{}`
+	meta := requiredMeta
 	name := "plain"
 	if withTrace {
 		meta += `,"traceparent":"` + traceparent + `"`
 		name = "traceparent"
 	}
 	r := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", nil)
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("Accept", "application/json, text/event-stream")
-	r.Header.Set("MCP-Protocol-Version", protocol.Revision)
-	r.Header.Set("Mcp-Method", "tools/call")
-	r.Header.Set("Mcp-Name", "echo")
+	setCallHeaders(r.Header, "echo")
 	return benchCall{name: name, tmpl: r, body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"},"_meta":{` + meta + `}}}`)}
 }
 

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
 )
 
@@ -24,8 +23,7 @@ func TestStdioSpan(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- rg.s.ServeStdio(context.Background(), inR, outW) }()
 	line := `{"jsonrpc":"2.0","id":"s-1","method":"tools/call","params":{"name":"ok","arguments":{},"_meta":{` +
-		`"io.modelcontextprotocol/protocolVersion":"` + protocol.Revision + `","io.modelcontextprotocol/clientCapabilities":{},` +
-		`"traceparent":"` + traceparent + `"}}}` + "\n"
+		requiredMeta + `,"traceparent":"` + traceparent + `"}}}` + "\n"
 	if _, err := io.WriteString(inW, line); err != nil {
 		t.Fatal(err)
 	}
