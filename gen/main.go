@@ -10,15 +10,20 @@
 //	go run ./gen -check -rev 2025-11-25
 //	go run ./gen -legacy              # server/internal/legacy/tables_gen.go
 //	go run ./gen -check -legacy       # only that file
+//	go run ./gen -ext tasks           # ext/tasks/taskproto from the ext-tasks pin
+//	go run ./gen -check -ext tasks    # only that package
 //
 // -legacy derives, from the five pinned revisions 2024-11-05 … 2026-07-28,
 // the tables with which server/internal/legacy projects protocol values
 // onto each legacy revision (see gen/legacy.go); -check and -rev all cover
-// that file too.
+// that file too. -ext generates the package of a pinned extension schema,
+// its copies of core definitions mapped onto the core package (see
+// extension.go); -check and -rev all cover it too.
 //
 // The schema is read from $MCP_SPEC_DIR or from the verified download cache.
-// go generate ./... runs the first two through the //go:generate lines of
-// protocol/doc.go and protocol/mcp20251125/doc.go; gen finds the module root
+// go generate ./... runs the first two and -ext tasks through the
+// //go:generate lines of protocol/doc.go, protocol/mcp20251125/doc.go and
+// ext/tasks/taskproto/doc.go; gen finds the module root
 // from whichever folder it runs in. With -schema it generates from any
 // schema file into any folder:
 //
