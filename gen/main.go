@@ -127,10 +127,7 @@ func run(args []string) error {
 		fmt.Fprintf(os.Stderr, "gen: %s → %s (package %s): %d types, %d methods, %d error codes; %d structs cross-checked with go-jsonschema\n",
 			j.cfg.Revision, j.dir, j.cfg.Package, len(res.Model.Order), len(res.Model.Methods), len(res.Model.ErrorCodes), res.CrossChecked)
 	}
-	if all && !*legacy {
-		if *outDir != "" {
-			return errors.New("-out names one folder: use it with a single -rev, -ext or -legacy")
-		}
+	if all && !*legacy { // -out was refused above (withLegacy)
 		s, err := runExt(extTargets, "", *check, false)
 		if err != nil {
 			return err
