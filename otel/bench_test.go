@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/mcpwire/mcpwire/protocol"
@@ -21,12 +22,6 @@ import (
 
 	mcpotel "github.com/mcpwire/mcpwire/otel"
 )
-
-// discard is a span exporter that drops what it gets.
-type discard struct{}
-
-func (discard) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
-func (discard) Shutdown(context.Context) error                             { return nil }
 
 // BenchmarkToolsCall is one tools/call through the server's HTTP handler
 // (ServeHTTP with a recorder, no socket), carrying the client's trace
@@ -116,7 +111,7 @@ func benchVariants() []benchVariant {
 				mcpotel.WithMeterProvider(metricnoop.NewMeterProvider()), mcpotel.WithPropagators(propagation.NewCompositeTextMapPropagator()))
 		}},
 		{"sdk", func(b *testing.B) []server.Option {
-			tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discard{}))
+			tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
 			mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 			b.Cleanup(func() {
 				_ = tp.Shutdown(context.Background())
