@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -52,11 +53,7 @@ type ExtReport struct {
 // extension definitions are mapped onto the core.
 func mapDefinitions(ext, core map[string]any, overrides map[string]string) (*ExtReport, error) {
 	r := &ExtReport{Overridden: map[string]string{}}
-	names := make([]string, 0, len(ext))
-	for n := range ext {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(ext))
 	mapped := map[string]bool{}
 	var problems []string
 	for _, n := range names {

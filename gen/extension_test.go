@@ -287,12 +287,16 @@ func TestExtGenerated(t *testing.T) {
 // The real ext-tasks schema with its copy of Result changed fails
 // generation, naming Result and the pointer.
 func TestExtTasksRefusesChangedCopy(t *testing.T) {
-	dir := specDir(t)
-	data, err := os.ReadFile(filepath.Join(dir, "ext-tasks", "schema", "draft", "schema.json"))
+	specDir(t)
+	pin, err := schema.LookupExtension(schema.ExtTasks)
 	if err != nil {
 		t.Fatal(err)
 	}
-	core, err := os.ReadFile(filepath.Join(dir, "schema", schema.Current, "schema.json"))
+	data, _, err := schema.Load(context.Background(), pin, schema.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	core, _, _, err := targets[0].load(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

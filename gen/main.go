@@ -10,15 +10,20 @@
 //	go run ./gen -check -rev 2025-11-25
 //	go run ./gen -legacy              # server/internal/legacy/tables_gen.go
 //	go run ./gen -check -legacy       # only that file
+//	go run ./gen -ext tasks           # ext/tasks/taskproto from the ext-tasks pin
+//	go run ./gen -check -ext tasks    # only that package
 //
 // -legacy derives, from the five pinned revisions 2024-11-05 … 2026-07-28,
 // the tables with which server/internal/legacy projects protocol values
 // onto each legacy revision (see gen/legacy.go); -check and -rev all cover
-// that file too.
+// that file too. -ext generates the package of a pinned extension schema,
+// its copies of core definitions mapped onto the core package (see
+// extension.go); -check and -rev all cover it too.
 //
 // The schema is read from $MCP_SPEC_DIR or from the verified download cache.
-// go generate ./... runs the first two through the //go:generate lines of
-// protocol/doc.go and protocol/mcp20251125/doc.go; gen finds the module root
+// go generate ./... runs the first two and -ext tasks through the
+// //go:generate lines of protocol/doc.go, protocol/mcp20251125/doc.go and
+// ext/tasks/taskproto/doc.go; gen finds the module root
 // from whichever folder it runs in. With -schema it generates from any
 // schema file into any folder:
 //
@@ -34,8 +39,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -120,10 +127,7 @@ func run(args []string) error {
 		fmt.Fprintf(os.Stderr, "gen: %s → %s (package %s): %d types, %d methods, %d error codes; %d structs cross-checked with go-jsonschema\n",
 			j.cfg.Revision, j.dir, j.cfg.Package, len(res.Model.Order), len(res.Model.Methods), len(res.Model.ErrorCodes), res.CrossChecked)
 	}
-	if all && !*legacy {
-		if *outDir != "" {
-			return errors.New("-out names one folder: use it with a single -rev, -ext or -legacy")
-		}
+	if all && !*legacy { // -out was refused above (withLegacy)
 		s, err := runExt(extTargets, "", *check, false)
 		if err != nil {
 			return err
@@ -167,7 +171,7 @@ func runExt(ts []extTarget, dir string, check, list bool) ([]string, error) {
 		if list {
 			fmt.Fprintf(os.Stderr, "gen:   mapped onto %s: %s\n", t.Core.Package, strings.Join(report.Mapped, " "))
 			fmt.Fprintf(os.Stderr, "gen:   emitted: %s\n", strings.Join(report.Emitted, " "))
-			for _, n := range sortedKeys(report.Overridden) {
+			for _, n := range slices.Sorted(maps.Keys(report.Overridden)) {
 				fmt.Fprintf(os.Stderr, "gen:   overridden: %s (%s)\n", n, report.Overridden[n])
 			}
 		}
@@ -178,16 +182,6 @@ func runExt(ts []extTarget, dir string, check, list bool) ([]string, error) {
 		}
 	}
 	return stale, nil
-}
-
-// sortedKeys returns the keys of m in order.
-func sortedKeys(m map[string]string) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 // runLegacy generates the legacy projection tables into dir (default: their

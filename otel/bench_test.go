@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	"github.com/mcpwire/mcpwire/protocol"
@@ -21,12 +22,6 @@ import (
 
 	mcpotel "github.com/mcpwire/mcpwire/otel"
 )
-
-// discard is a span exporter that drops what it gets.
-type discard struct{}
-
-func (discard) ExportSpans(context.Context, []sdktrace.ReadOnlySpan) error { return nil }
-func (discard) Shutdown(context.Context) error                             { return nil }
 
 // BenchmarkToolsCall is one tools/call through the server's HTTP handler
 // (ServeHTTP with a recorder, no socket), carrying the client's trace
@@ -116,7 +111,7 @@ func benchVariants() []benchVariant {
 				mcpotel.WithMeterProvider(metricnoop.NewMeterProvider()), mcpotel.WithPropagators(propagation.NewCompositeTextMapPropagator()))
 		}},
 		{"sdk", func(b *testing.B) []server.Option {
-			tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(discard{}))
+			tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
 			mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(sdkmetric.NewManualReader()))
 			b.Cleanup(func() {
 				_ = tp.Shutdown(context.Background())
@@ -136,18 +131,14 @@ type benchCall struct {
 }
 
 func newBenchCall(withTrace bool) benchCall {
-	meta := `"io.modelcontextprotocol/protocolVersion":"` + protocol.Revision + `","io.modelcontextprotocol/clientCapabilities":{}`
+	meta := requiredMeta
 	name := "plain"
 	if withTrace {
 		meta += `,"traceparent":"` + traceparent + `"`
 		name = "traceparent"
 	}
 	r := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", nil)
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("Accept", "application/json, text/event-stream")
-	r.Header.Set("MCP-Protocol-Version", protocol.Revision)
-	r.Header.Set("Mcp-Method", "tools/call")
-	r.Header.Set("Mcp-Name", "echo")
+	setCallHeaders(r.Header, "echo")
 	return benchCall{name: name, tmpl: r, body: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"},"_meta":{` + meta + `}}}`)}
 }
 

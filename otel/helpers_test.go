@@ -19,7 +19,6 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
-	"github.com/mcpwire/mcpwire/servertest"
 
 	mcpotel "github.com/mcpwire/mcpwire/otel"
 )
@@ -34,19 +33,28 @@ const (
 	headerParent  = "00-" + headerTraceID + "-" + headerSpanID + "-01"
 )
 
+// requiredMeta are the _meta members a 2026-07-28 request must carry,
+// without the braces around them.
+const requiredMeta = `"io.modelcontextprotocol/protocolVersion":"` + protocol.Revision + `","io.modelcontextprotocol/clientCapabilities":{}`
+
 // okCallRequest is a modern tools/call of the tool "ok" over HTTP, with
 // its headers; meta is added after the _meta members the revision
 // requires ("" or a leading comma and more members).
 func okCallRequest(meta string) *http.Request {
-	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ok","arguments":{},"_meta":{` +
-		`"io.modelcontextprotocol/protocolVersion":"` + protocol.Revision + `","io.modelcontextprotocol/clientCapabilities":{}` + meta + `}}}`
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ok","arguments":{},"_meta":{` + requiredMeta + meta + `}}}`
 	r := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", strings.NewReader(body))
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("Accept", "application/json, text/event-stream")
-	r.Header.Set("MCP-Protocol-Version", protocol.Revision)
-	r.Header.Set("Mcp-Method", "tools/call")
-	r.Header.Set("Mcp-Name", "ok")
+	setCallHeaders(r.Header, "ok")
 	return r
+}
+
+// setCallHeaders sets the headers of a 2026-07-28 tools/call POST of the
+// tool name.
+func setCallHeaders(h http.Header, name string) {
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "application/json, text/event-stream")
+	h.Set("MCP-Protocol-Version", protocol.Revision)
+	h.Set("Mcp-Method", "tools/call")
+	h.Set("Mcp-Name", name)
 }
 
 // rig is a server instrumented with an SDK tracer provider recording
@@ -211,24 +219,3 @@ func sumPoints(t *testing.T, m metricdata.Metrics) []metricdata.DataPoint[int64]
 	}
 	return s.DataPoints
 }
-
-func attributeKey(k string) attribute.Key { return attribute.Key(k) }
-
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// serverHTTPOptions are the handler's options of the tests that build
-// their own requests: the defaults (localhost is an allowed host).
-func serverHTTPOptions() server.HTTPOptions { return server.HTTPOptions{} }
-
-// asServertest is errors.As for a servertest.Error.
-func asServertest(err error, target **servertest.Error) bool { return errors.As(err, target) }

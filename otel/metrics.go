@@ -13,8 +13,9 @@ const (
 )
 
 // newInstruments creates the duration histogram, with the convention's
-// ExplicitBucketBoundaries (in seconds), and the active-requests counter; one the meter fails to create is a no-op one, the error
-// handed to otel.Handle.
+// ExplicitBucketBoundaries (in seconds), and the active-requests counter;
+// one the meter fails to create is a no-op one, the error handed to
+// otel.Handle.
 func newInstruments(m metric.Meter) (metric.Float64Histogram, metric.Int64UpDownCounter) {
 	d, err := m.Float64Histogram(durationName,
 		metric.WithUnit("s"),

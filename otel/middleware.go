@@ -13,7 +13,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
-	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
 )
 
@@ -90,9 +89,7 @@ func (t *telemetry) serve(ctx context.Context, r *server.Request, next server.Ha
 	finished := false
 	defer func() {
 		if !finished { // a panic, which the server answers with -32603
-			t.finish(sctx, r, span, recording, active, timed, start, outcome{
-				errorType: codeString(protocol.CodeInternalError), code: protocol.CodeInternalError, description: "panic",
-			})
+			t.finish(sctx, r, span, recording, active, timed, start, internalError("panic"))
 		}
 	}()
 	res, err := next(sctx, r)

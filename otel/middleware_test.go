@@ -6,9 +6,11 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
@@ -282,8 +284,8 @@ func TestDurationHistogram(t *testing.T) {
 	counts := map[key]uint64{}
 	var total uint64
 	for _, p := range pts {
-		get := func(k string) string { v, _ := p.Attributes.Value(attributeKey(k)); return v.String() }
-		if want := []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}; !equalFloats(p.Bounds, want) {
+		get := func(k string) string { v, _ := p.Attributes.Value(attribute.Key(k)); return v.String() }
+		if want := []float64{0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300}; !slices.Equal(p.Bounds, want) {
 			t.Errorf("bounds %v, want %v", p.Bounds, want)
 		}
 		if get("network.transport") != "tcp" || get("mcp.protocol.version") != protocol.Revision {
@@ -357,16 +359,26 @@ func TestNoopProviders(t *testing.T) {
 // provider too (nothing recorded at all)
 // and with the global one.
 func TestNoopTracerPropagates(t *testing.T) {
+	withNoopTracer(t, testNoopTracerPropagates)
+}
+
+// withNoopTracer runs test in a subtest per meter provider, the no-op one
+// and the global one, with the options of the no-op tracer provider and
+// that meter provider.
+func withNoopTracer(t *testing.T, test func(t *testing.T, opts []mcpotel.Option)) {
 	for name, mp := range map[string]metric.MeterProvider{"noop meter": metricnoop.NewMeterProvider(), "global meter": nil} {
-		t.Run(name, func(t *testing.T) { testNoopTracerPropagates(t, mp) })
+		t.Run(name, func(t *testing.T) {
+			opts := []mcpotel.Option{mcpotel.WithTracerProvider(tracenoop.NewTracerProvider())}
+			if mp != nil {
+				opts = append(opts, mcpotel.WithMeterProvider(mp))
+			}
+			test(t, opts)
+		})
 	}
 }
 
-func testNoopTracerPropagates(t *testing.T, mp metric.MeterProvider) {
-	opts := []mcpotel.Option{mcpotel.WithTracerProvider(tracenoop.NewTracerProvider()), mcpotel.WithPropagators(propagation.TraceContext{})}
-	if mp != nil {
-		opts = append(opts, mcpotel.WithMeterProvider(mp))
-	}
+func testNoopTracerPropagates(t *testing.T, opts []mcpotel.Option) {
+	opts = append(opts, mcpotel.WithPropagators(propagation.TraceContext{}))
 	s, err := server.New(protocol.Implementation{Name: "t", Version: "1"}, mcpotel.Options(opts...)...)
 	if err != nil {
 		t.Fatal(err)
@@ -401,18 +413,12 @@ func testNoopTracerPropagates(t *testing.T, mp metric.MeterProvider) {
 // context (the second review's ATK-OTEL-1), with the no-op meter
 // provider or the global one.
 func TestNoopTracerLeavesAmbientSpan(t *testing.T) {
-	for name, mp := range map[string]metric.MeterProvider{"noop meter": metricnoop.NewMeterProvider(), "global meter": nil} {
-		t.Run(name, func(t *testing.T) { testNoopTracerLeavesAmbientSpan(t, mp) })
-	}
+	withNoopTracer(t, testNoopTracerLeavesAmbientSpan)
 }
 
-func testNoopTracerLeavesAmbientSpan(t *testing.T, mp metric.MeterProvider) {
+func testNoopTracerLeavesAmbientSpan(t *testing.T, opts []mcpotel.Option) {
 	rec := tracetest.NewSpanRecorder()
 	sdk := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
-	opts := []mcpotel.Option{mcpotel.WithTracerProvider(tracenoop.NewTracerProvider())}
-	if mp != nil {
-		opts = append(opts, mcpotel.WithMeterProvider(mp))
-	}
 	s, err := server.New(protocol.Implementation{Name: "t", Version: "1"}, mcpotel.Options(opts...)...)
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package mcpotel_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
@@ -111,7 +112,7 @@ func TestPanicEndsSpan(t *testing.T) {
 	})
 	_, err = servertest.New(s).CallTool(context.Background(), "crash", nil)
 	var se *servertest.Error
-	if !asServertest(err, &se) || se.Code != protocol.CodeInternalError {
+	if !errors.As(err, &se) || se.Code != protocol.CodeInternalError {
 		t.Fatalf("%v, want -32603", err)
 	}
 	ended := sr.Ended()

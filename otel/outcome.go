@@ -24,12 +24,18 @@ func outcomeOf(res server.Result, err error) outcome {
 		if errors.As(err, &e) {
 			return outcome{errorType: codeString(e.Code), code: e.Code, description: e.Message}
 		}
-		return outcome{errorType: codeString(protocol.CodeInternalError), code: protocol.CodeInternalError, description: err.Error()}
+		return internalError(err.Error())
 	}
 	if v, ok := res.(*protocol.CallToolResult); ok && v.IsError != nil && *v.IsError {
 		return outcome{errorType: toolError}
 	}
 	return outcome{}
+}
+
+// internalError is the outcome of a request the client gets -32603 for: a
+// plain error, or a panic.
+func internalError(description string) outcome {
+	return outcome{errorType: codeString(protocol.CodeInternalError), code: protocol.CodeInternalError, description: description}
 }
 
 // codeString formats a JSON-RPC code, the frequent ones without an

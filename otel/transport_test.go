@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // Over stdio the span has the client's trace context from _meta, the
@@ -23,8 +23,7 @@ func TestStdioSpan(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- rg.s.ServeStdio(context.Background(), inR, outW) }()
 	line := `{"jsonrpc":"2.0","id":"s-1","method":"tools/call","params":{"name":"ok","arguments":{},"_meta":{` +
-		`"io.modelcontextprotocol/protocolVersion":"` + protocol.Revision + `","io.modelcontextprotocol/clientCapabilities":{},` +
-		`"traceparent":"` + traceparent + `"}}}` + "\n"
+		requiredMeta + `,"traceparent":"` + traceparent + `"}}}` + "\n"
 	if _, err := io.WriteString(inW, line); err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +64,7 @@ func TestStdioSpan(t *testing.T) {
 // modern era.
 func TestLegacySessionSpan(t *testing.T) {
 	rg := newRig(t)
-	h := rg.s.Handler(serverHTTPOptions())
+	h := rg.s.Handler(server.HTTPOptions{})
 	post := func(body string, hdr ...string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", strings.NewReader(body))
 		r.Header.Set("Content-Type", "application/json")

@@ -4,19 +4,19 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// readExtTasks returns the ext-tasks schema from $MCP_SPEC_DIR/ext-tasks.
+// readExtTasks returns the ext-tasks schema from $MCP_SPEC_DIR/ext-tasks,
+// as -pinned ext-tasks reads it (readPinned: the pin's path, its sha256
+// verified).
 func readExtTasks(t *testing.T) []byte {
 	t.Helper()
-	dir := os.Getenv("MCP_SPEC_DIR")
-	if dir == "" {
+	if os.Getenv("MCP_SPEC_DIR") == "" {
 		t.Skip("MCP_SPEC_DIR is not set")
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "ext-tasks", "schema", "draft", "schema.json"))
+	data, err := readPinned("ext-tasks")
 	if err != nil {
 		t.Fatal(err)
 	}
