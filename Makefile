@@ -56,13 +56,14 @@ FUZZ_TARGETS = \
 	./server/:FuzzStdio \
 	./server/:FuzzRequestState \
 	./server/:FuzzDecodeSentinel \
-	./server/:FuzzFlatRaw \
+	./server/internal/validate/:FuzzFlatRaw \
 	./server/:FuzzHTTPDual \
 	./server/:FuzzStdioDual \
 	./server/:FuzzLastEventID \
 	./server/:FuzzResumeGET \
 	./server/:FuzzParseValue \
-	./server/:FuzzValueChecks \
+	./server/internal/validate/:FuzzParseValue \
+	./server/internal/validate/:FuzzValueChecks \
 	./server/internal/sealed/:FuzzOpen \
 	./server/internal/legacy/:FuzzLegacyProject \
 	./auth/:FuzzJWTVerify \

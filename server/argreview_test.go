@@ -4,14 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"net/http"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
 )
@@ -107,73 +104,14 @@ func TestExponentWrittenLength(t *testing.T) {
 			t.Errorf("%s %.80s: want the tool error %q, got %.300s (handler ran %d times)", c.tool, c.args, c.refusal, w.raw, ran)
 		}
 	}
-	// The literal's length counts in the validation work, and the
-	// canonical form of numbers (headers, integer types) refuses such an
-	// exponent too.
-	if long, short := numberWeight("1"+strings.Repeat("0", 99)), numberWeight("1"); long <= short {
-		t.Errorf("a 100-digit number weighs %d, 1 weighs %d", long, short)
-	}
-	if _, ok := parseDecimal("1e" + zeros + "1"); ok {
-		t.Errorf("parseDecimal accepts an exponent of a million digits")
-	}
-	if d, ok := parseDecimal("1e00000001"); !ok || d.digits != "1" || d.exp != 1 {
-		t.Errorf("parseDecimal(1e00000001) = %+v, %v", d, ok)
-	}
 }
 
-// unitCost is the validator's time per unit of the estimate on args, the
-// work bound lifted: the shortest of three runs.
-func unitCost(t *testing.T, schema, args string) (float64, int64) {
-	t.Helper()
-	s := newServer(t, WithMaxValidationWork(math.MaxInt64))
-	countingTool(t, s, "t", schema)
-	tl := s.lookupTool("t")
-	v, err := parseValue([]byte(args), s.valueLimits(context.Background()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	units, _, _ := tl.index.scan(context.Background(), v, math.MaxInt64)
-	best := time.Duration(1 << 62)
-	for range 3 {
-		start := time.Now()
-		_ = tl.input.Validate(v)
-		best = min(best, time.Since(start))
-	}
-	return float64(best.Nanoseconds()) / float64(units), units
-}
-
-// A pattern's cost per byte grows with the size of its program (Go's NFA
-// keeps up to a thread per instruction): [a-z]{1,1000}@, 2,002
-// instructions, costs some 18 µs a byte of "aaa…", ^[a-z]+$ 12 ns. The
-// estimate weighs each pattern by its program, for strings (pattern) and
-// member names (patternProperties) alike, so that a unit costs about the
-// same whatever the pattern: within a factor of 20 here (it was 1,500).
-// Before, three strings of 1 MiB against [^@\s]{1,64}@[^@\s]{1,255} took
-// 4.4 s under the bound; now they are refused.
+// Three strings of 1 MiB against [^@\s]{1,64}@[^@\s]{1,255} took 4.4 s
+// under the bound; now they are refused, the estimate weighing each
+// pattern by its program (package validate's TestPatternWorkProportional).
 func TestPatternWorkProportional(t *testing.T) {
 	if testing.Short() {
 		t.Skip("times the validator")
-	}
-	const small, big = `^[a-z]+$`, `[a-z]{1,1000}@`
-	str := func(p string) string {
-		return `{"type":"object","properties":{"s":{"type":"string","pattern":` + strconv.Quote(p) + `}}}`
-	}
-	name := func(p string) string {
-		return `{"type":"object","patternProperties":{` + strconv.Quote(p) + `:{}}}`
-	}
-	lo, hi := math.Inf(1), 0.0
-	for _, c := range []struct{ what, schema, args string }{
-		{"string, small pattern", str(small), `{"s":"` + strings.Repeat("a", 64<<10) + `"}`},
-		{"string, big pattern", str(big), `{"s":"` + strings.Repeat("a", 1<<10) + `"}`},
-		{"name, small pattern", name(small), `{"` + strings.Repeat("a", 64<<10) + `":1}`},
-		{"name, big pattern", name(big), `{"` + strings.Repeat("a", 1<<10) + `":1}`},
-	} {
-		ns, units := unitCost(t, c.schema, c.args)
-		t.Logf("%-22s %8d units, %7.1f ns/unit", c.what, units, ns)
-		lo, hi = min(lo, ns), max(hi, ns)
-	}
-	if hi > 20*lo {
-		t.Errorf("a unit costs from %.1f to %.1f ns depending on the pattern: more than 20 times", lo, hi)
 	}
 	s := newServer(t)
 	runs := countingTool(t, s, "mail", `{"type":"object","properties":{"to":{"type":"array","items":{"type":"string","pattern":"[^@\\s]{1,64}@[^@\\s]{1,255}"}}}}`)
@@ -302,9 +240,6 @@ func TestArgumentValuesLimit(t *testing.T) {
 			t.Errorf("%s %s: want it served, got %.300s", c.tool, c.args, w.raw)
 		case !c.served && (!w.isError() || w.text(t, 0) != "Invalid arguments: at /: more values (object members and array elements) than the limit of 10" || ran != 0):
 			t.Errorf("%s %s: want it refused for the value limit, got %.300s", c.tool, c.args, w.raw)
-		}
-		if got := countValues([]byte(c.args), 1<<30); !c.served && got != 11 || c.served && got > 10 {
-			t.Errorf("countValues(%s) = %d", c.args, got)
 		}
 	}
 }

@@ -351,8 +351,9 @@
 //     results.go (result helpers), mrtr.go (multi round-trip requests),
 //     listen.go and broker.go (subscriptions/listen and the events it
 //     carries), testrequest.go (Request values for unit tests).
-//   - Argument validation: argindex.go, flatschema.go, jsonvalue.go,
-//     schemavalues.go, patterncost.go.
+//   - Argument validation: package internal/validate (schemas compiled
+//     and tamed, the number and value limits, the validation work
+//     estimate, the flat fast path), called by tools.go.
 //   - The transports: http.go, headers.go (Streamable HTTP and its
 //     standard headers), http_auth.go and auth_scopes.go (the OAuth
 //     resource server), stdio.go.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/protocol/mcp20251125"
+	"github.com/mcpwire/mcpwire/server/internal/validate"
 )
 
 // Eras says which protocol eras a Server serves: 2026-07-28, whose
@@ -323,7 +324,7 @@ type memberScanner struct {
 // objectMembers starts a scan of raw, which must be a JSON object; ok is
 // false for anything else (absent, null, another type).
 func objectMembers(raw []byte) (*memberScanner, bool) {
-	i := skipWS(raw, 0)
+	i := validate.SkipWS(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return nil, false
 	}
@@ -334,9 +335,9 @@ func objectMembers(raw []byte) (*memberScanner, bool) {
 // valid JSON, which the callers never pass).
 func (m *memberScanner) next() bool {
 	b := m.b
-	i := skipWS(b, m.i)
+	i := validate.SkipWS(b, m.i)
 	if i < len(b) && b[i] == ',' {
-		i = skipWS(b, i+1)
+		i = validate.SkipWS(b, i+1)
 	}
 	if i >= len(b) || b[i] != '"' {
 		return false
@@ -346,11 +347,11 @@ func (m *memberScanner) next() bool {
 		return false
 	}
 	m.key = jsonKey(b[i:end])
-	i = skipWS(b, end)
+	i = validate.SkipWS(b, end)
 	if i >= len(b) || b[i] != ':' {
 		return false
 	}
-	start := skipWS(b, i+1)
+	start := validate.SkipWS(b, i+1)
 	stop, ok := endOfValue(b, start)
 	if !ok {
 		return false

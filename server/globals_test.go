@@ -15,9 +15,10 @@ import (
 // The project's standards forbid package-level mutable state: a lock, a
 // once, a pool or an atomic at package level is shared by every Server of
 // the process (the tasks extension's enabling lock was one). This checks
-// the sources of this package, of redisstore and of the extensions.
+// the sources of this package, of internal/validate, of redisstore and of
+// the extensions.
 func TestNoPackageLevelSyncState(t *testing.T) {
-	for _, dir := range []string{".", "../redisstore", "../ext/tasks"} {
+	for _, dir := range []string{".", "internal/validate", "../redisstore", "../ext/tasks"} {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)

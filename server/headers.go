@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/mcpwire/mcpwire/server/internal/validate"
 )
 
 // Header names of the Streamable HTTP transport (compared without regard
@@ -176,73 +178,9 @@ func paramEqual(val any, header string) bool {
 		if f, err := strconv.ParseFloat(string(x), 64); err != nil || math.IsInf(f, 0) {
 			return false
 		}
-		a, ok1 := parseDecimal(string(x))
-		b, ok2 := parseDecimal(header)
+		a, ok1 := validate.ParseDecimal(string(x))
+		b, ok2 := validate.ParseDecimal(header)
 		return ok1 && ok2 && a == b
 	}
 	return false
-}
-
-// decimal is a number in canonical form: sign, significant digits without
-// leading or trailing zeros, and the power of ten of the last digit. Zero
-// is the zero value.
-type decimal struct {
-	neg    bool
-	digits string
-	exp    int64
-}
-
-// parseDecimal reads a decimal number (an optional sign, digits with an
-// optional fraction, an optional exponent), so that 42, 42.0, 4.2e1 and
-// +42 are the same number and no two different numbers are. An exponent
-// written with more than maxExponentDigits digits is refused (false), as
-// the number limits refuse it in arguments.
-func parseDecimal(s string) (decimal, bool) {
-	var d decimal
-	i := 0
-	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		d.neg = s[i] == '-'
-		i++
-	}
-	digits := func() string {
-		start := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		return s[start:i]
-	}
-	whole := digits()
-	var frac string
-	if i < len(s) && s[i] == '.' {
-		i++
-		frac = digits()
-	}
-	if whole == "" && frac == "" {
-		return decimal{}, false
-	}
-	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		start := i
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if n := len(digits()); n == 0 || n > maxExponentDigits {
-			return decimal{}, false // no digits, or more than the number limits let through
-		}
-		e, err := strconv.ParseInt(s[start:i], 10, 32) // bounded, so the sums below cannot overflow
-		if err != nil {
-			return decimal{}, false
-		}
-		d.exp = e
-	}
-	if i != len(s) {
-		return decimal{}, false
-	}
-	all := strings.TrimLeft(whole+frac, "0")
-	d.digits = strings.TrimRight(all, "0")
-	d.exp += int64(len(all)-len(d.digits)) - int64(len(frac))
-	if d.digits == "" {
-		return decimal{}, true // zero, of either sign
-	}
-	return d, true
 }

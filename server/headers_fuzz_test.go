@@ -1,9 +1,15 @@
 package server
 
 import (
+	"context"
 	"encoding/base64"
+	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/mcpwire/mcpwire/server/internal/validate"
 )
 
 // FuzzDecodeSentinel fuzzes the header-value decoder of R-HDR-05. For
@@ -48,6 +54,40 @@ func FuzzDecodeSentinel(f *testing.F) {
 		enc := pre + base64.StdEncoding.EncodeToString([]byte(v)) + post
 		if got, ok := decodeSentinel(enc); !ok || got != v {
 			t.Fatalf("decodeSentinel(%q) = %q, %v; want %q", enc, got, ok, v)
+		}
+	})
+}
+
+// FuzzParseValue: the sparse read of headerArgs gives checkParamHeaders
+// the verdict the whole tree gives. (That the tree agrees with
+// encoding/json, and countValues with the tree, is package validate's
+// FuzzParseValue.)
+func FuzzParseValue(f *testing.F) {
+	for _, seed := range []string{`{}`, `[]`, `{"a":[1,{},[],[[]],"x\"]"],"b":{"c":null}}`, `{"region":"eu","loc":{"zone":"z"}}`,
+		`{"region":["eu"],"loc":{"zone":{"a":1}},"count":7.0}`, `{"x":"\\\\","y":"\\\"",  "z" : [ 1 , 2 ] }`, `"s"`, `1e5`, `[{"region":"x"}]`,
+		`{"loc":"z","count":"7","flag":true,"region":null}`, `{"r\u0065gion":"eu"}`} {
+		f.Add([]byte(seed), "eu", "7")
+	}
+	params := []headerParam{
+		{name: "Region", key: "Mcp-Param-Region", path: []string{"region"}, typ: "string"},
+		{name: "Count", key: "Mcp-Param-Count", path: []string{"count"}, typ: "integer"},
+		{name: "Zone", key: "Mcp-Param-Zone", path: []string{"loc", "zone"}, typ: "string"},
+		{name: "Flag", key: "Mcp-Param-Flag", path: []string{"flag"}, typ: "boolean"},
+	}
+	f.Fuzz(func(t *testing.T, in []byte, region, count string) {
+		if !json.Valid(in) || !utf8.Valid(in) {
+			return
+		}
+		lim := validate.DefaultLimits()
+		lim.MaxValues = 1 << 30
+		got, err := validate.ParseValue(context.Background(), in, lim)
+		if err != nil {
+			return // over the number limits, case variants, lone surrogates
+		}
+		h := http.Header{"Mcp-Param-Region": {region}, "Mcp-Param-Count": {count}, "Mcp-Param-Zone": {"z"}, "Mcp-Param-Flag": {"true"}}
+		whole, sparse := checkParamHeaders(params, got, h), checkParamHeaders(params, headerArgs(in, params), h)
+		if (whole == nil) != (sparse == nil) || whole != nil && whole.Message != sparse.Message {
+			t.Fatalf("%s: the whole tree gives %v, the sparse read %v", in, whole, sparse)
 		}
 	})
 }

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server/internal/validate"
 )
 
 // The hostile-input corpus: requests an attacker (or a broken client) may
@@ -1855,24 +1856,24 @@ func TestHostileDecimal(t *testing.T) {
 	}
 	for i, group := range same {
 		for _, a := range group {
-			da, ok := parseDecimal(a)
+			da, ok := validate.ParseDecimal(a)
 			if !ok {
 				t.Errorf("%q is not a number", a)
 			}
 			for _, b := range group {
-				if db, _ := parseDecimal(b); da != db {
+				if db, _ := validate.ParseDecimal(b); da != db {
 					t.Errorf("%s and %s differ", a, b)
 				}
 			}
 			for j, other := range same {
-				if db, _ := parseDecimal(other[0]); j != i && da == db {
+				if db, _ := validate.ParseDecimal(other[0]); j != i && da == db {
 					t.Errorf("%s and %s are equal", a, other[0])
 				}
 			}
 		}
 	}
 	for _, bad := range []string{"", ".", "+", "-", "e1", "1e", "1e+", "0x2A", "0x2Ap0", "Inf", "NaN", "4_2", "42 ", " 42", "1e99999999999", "1..2", "--1", "4e2.5", "٤٢"} {
-		if _, ok := parseDecimal(bad); ok {
+		if _, ok := validate.ParseDecimal(bad); ok {
 			t.Errorf("%q is a number", bad)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/protocol/mcp20251125"
 	"github.com/mcpwire/mcpwire/server/internal/legacy"
+	"github.com/mcpwire/mcpwire/server/internal/validate"
 )
 
 // LegacyConfig configures how a Server serves legacy clients, those of
@@ -437,7 +438,7 @@ func (s *Server) legacyToolChecks(rev legacy.Rev, id protocol.RequestId, p *prot
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	inst, err := parseValue(args, s.valueLimits(context.Background()))
+	inst, err := validate.ParseValue(context.Background(), args, s.valueLimits())
 	if err != nil {
 		return outcome{}, false // the arguments are refused by the handler's checks, as for a modern call
 	}

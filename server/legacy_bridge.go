@@ -12,6 +12,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server/internal/legacy"
+	"github.com/mcpwire/mcpwire/server/internal/validate"
 )
 
 // The input bridge (docs/dual-era.md §6) serves Request.AskInput in a
@@ -310,7 +311,7 @@ func (s *Server) checkFormContent(ctx context.Context, where string, form *proto
 		s.log.Error("the requestedSchema of an elicitation does not compile: its answer is not checked", "err", err)
 		return nil
 	}
-	v, err := parseValue(result, s.valueLimits(ctx))
+	v, err := validate.ParseValue(ctx, result, s.valueLimits())
 	if err != nil {
 		return InvalidParams("Invalid params: "+where+" does not match requestedSchema: "+err.Error(), nil)
 	}
@@ -321,7 +322,7 @@ func (s *Server) checkFormContent(ctx context.Context, where string, form *proto
 		}
 	}
 	if err := schema.Validate(content); err != nil {
-		return InvalidParams("Invalid params: "+where+" does not match requestedSchema: "+validationText(err), nil)
+		return InvalidParams("Invalid params: "+where+" does not match requestedSchema: "+validate.ErrorText(err), nil)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"math"
 	"net"
 	"net/netip"
@@ -12,6 +11,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server/internal/validate"
 )
 
 // Defaults of the limits that have no home elsewhere.
@@ -29,16 +29,16 @@ const (
 	DefaultMaxRateLimiters = 10000
 	// DefaultMaxNumberDigits bounds the digits of one number in tool
 	// arguments (WithNumberLimits).
-	DefaultMaxNumberDigits = 100
+	DefaultMaxNumberDigits = validate.DefaultMaxDigits
 	// DefaultMaxNumberExponent bounds the exponent, as written, of one
 	// number in tool arguments (WithNumberLimits).
-	DefaultMaxNumberExponent = 400
+	DefaultMaxNumberExponent = validate.DefaultMaxExponent
 	// DefaultMaxValidationWork bounds the estimated work of validating
 	// one tools/call's arguments (WithMaxValidationWork).
-	DefaultMaxValidationWork = 10_000_000
+	DefaultMaxValidationWork = validate.DefaultMaxWork
 	// DefaultMaxArgumentValues bounds the values of one tools/call's
 	// arguments (WithMaxArgumentValues).
-	DefaultMaxArgumentValues = 200_000
+	DefaultMaxArgumentValues = validate.DefaultMaxValues
 	// DefaultIPv6PrefixLen is how many leading bits of an IPv6 client
 	// address name the client (HTTPOptions.IPv6PrefixLen): a /64, the
 	// smallest network an ISP hands a subscriber, so that a client cannot
@@ -157,36 +157,24 @@ func WithMaxValidationWork(n int64) Option { return func(c *config) { c.maxWork 
 // needs WithDecodeLimits to allow 100,000 members).
 func WithMaxArgumentValues(n int) Option { return func(c *config) { c.maxValues = n } }
 
-// valueLimits returns the number and value limits of s, checking ctx
-// (when not nil) while parsing.
-func (s *Server) valueLimits(ctx context.Context) valueLimits {
-	l := defaultValueLimits()
+// valueLimits returns the argument limits of s: the number limits, the
+// values (WithMaxArgumentValues) and the validation work
+// (WithMaxValidationWork), each a default when not set.
+func (s *Server) valueLimits() validate.Limits {
+	l := validate.DefaultLimits()
 	if s.cfg.maxValues > 0 {
-		l.maxValues = s.cfg.maxValues
+		l.MaxValues = s.cfg.maxValues
 	}
 	if s.cfg.maxNumberDigits > 0 {
-		l.maxDigits = min(s.cfg.maxNumberDigits, maxNumberLimit)
+		l.MaxDigits = min(s.cfg.maxNumberDigits, validate.MaxNumberLimit)
 	}
 	if s.cfg.maxNumberExponent > 0 {
-		l.maxExponent = min(s.cfg.maxNumberExponent, maxNumberLimit)
+		l.MaxExponent = min(s.cfg.maxNumberExponent, validate.MaxNumberLimit)
 	}
-	l.ctx = ctx
-	return l
-}
-
-// maxNumberLimit is the most either number limit can be set to. big.Rat
-// refuses a number whose decimal exponent, less its fraction digits, is
-// beyond ±1,000,000, and the validator then dereferences the nil *big.Rat
-// (minimum, maximum, multipleOf): with both limits at most this, no
-// number it is given can be refused so.
-const maxNumberLimit = 500_000
-
-// maxValidationWork returns the validation work bound of s.
-func (s *Server) maxValidationWork() int64 {
 	if s.cfg.maxWork > 0 {
-		return s.cfg.maxWork
+		l.MaxWork = s.cfg.maxWork
 	}
-	return DefaultMaxValidationWork
+	return l
 }
 
 // WithMaxInputRequests bounds the input requests of one input_required

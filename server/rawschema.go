@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/mcpwire/mcpwire/protocol"
 	sjs "github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server/internal/validate"
 )
 
 // InputSchema parses raw, a JSON Schema written by hand, into a tool's
@@ -84,7 +86,7 @@ func parseToolSchema(what string, raw []byte, dst interface{ UnmarshalJSON([]byt
 	}
 	root, ok := doc.(map[string]any)
 	if !ok {
-		return fmt.Errorf("server: %s: want a JSON object, got %s", what, jsonKind(doc))
+		return fmt.Errorf("server: %s: want a JSON object, got %s", what, validate.Kind(doc))
 	}
 	switch t := root["type"]; {
 	case t == nil:
@@ -93,12 +95,12 @@ func parseToolSchema(what string, raw []byte, dst interface{ UnmarshalJSON([]byt
 		b, _ := json.Marshal(t)
 		return fmt.Errorf(`server: %s: "type" is %s: the root must be "object", since a tool's arguments and structured content are objects`, what, b)
 	}
-	if _, _, err := compileToolSchema(raw, DefaultMaxSchemaDepth, false); err != nil {
+	if _, err := validate.Compile(raw, validate.Options{MaxDepth: DefaultMaxSchemaDepth}); err != nil {
 		var meta *sjs.SchemaValidationError
 		if errors.As(err, &meta) {
 			// The meta-schema's failures, one per keyword at fault, by
 			// the JSON pointer of the schema's own location.
-			return fmt.Errorf("server: %s: not a valid JSON Schema: %s", what, validationText(meta.Err))
+			return fmt.Errorf("server: %s: not a valid JSON Schema: %s", what, validate.ErrorText(meta.Err))
 		}
 		return fmt.Errorf("server: %s: %w", what, err)
 	}

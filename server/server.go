@@ -15,6 +15,7 @@ import (
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server/internal/legacy"
 	"github.com/mcpwire/mcpwire/server/internal/sealed"
+	"github.com/mcpwire/mcpwire/server/internal/validate"
 )
 
 // Defaults of the options.
@@ -28,14 +29,14 @@ const (
 	// stream): past it the handler's context is done and the client gets
 	// -32603 "Request timed out".
 	DefaultHandlerTimeout = 5 * time.Minute
-	DefaultMaxSchemaDepth = 64
+	DefaultMaxSchemaDepth = validate.DefaultMaxSchemaDepth
 	// DefaultMaxSchemaNodes bounds the size of a tool schema (values in the
 	// document, keywords and subschemas included), so that composition
 	// keywords cannot make validation arbitrarily costly (R-SCHEMA-08).
-	DefaultMaxSchemaNodes = 10000
+	DefaultMaxSchemaNodes = validate.MaxSchemaNodes
 	// DefaultMaxSchemaCost bounds the work of validating against a tool
 	// schema, its $refs expanded (see schemaCost).
-	DefaultMaxSchemaCost = 100000
+	DefaultMaxSchemaCost = validate.MaxSchemaCost
 )
 
 // CacheHint is the ttlMs/cacheScope pair put on cacheable results.

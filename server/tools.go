@@ -1,23 +1,16 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net/textproto"
-	"net/url"
 	"regexp"
-	"strconv"
 	"strings"
 
-	sjs "github.com/santhosh-tekuri/jsonschema/v6"
-	"golang.org/x/text/language"
-	"golang.org/x/text/message"
-
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server/internal/validate"
 )
 
 // ToolHandler serves tools/call for one tool. args is the call's
@@ -36,10 +29,8 @@ type ToolOption func(s *Server, t *tool) error
 type tool struct {
 	def     protocol.Tool
 	handler ToolHandler
-	input   *sjs.Schema
-	flat    *flatSchema // the same inputSchema, when it is a flat object of primitives
-	index   *argIndex   // inputSchema's declared names and validation work, for checkArgs
-	output  *sjs.Schema
+	input   *validate.Input  // the compiled inputSchema, for checkArgs
+	output  *validate.Schema // the compiled outputSchema, nil without one
 	headers []headerParam
 	exts    []toolExt        // set by ToolExtension
 	polling bool             // set by AllowPolling
@@ -94,14 +85,9 @@ func (s *Server) AddTool(def protocol.Tool, h ToolHandler, opts ...ToolOption) e
 	if err != nil {
 		return fmt.Errorf("server: tool %s: inputSchema: %w", def.Name, err)
 	}
-	var dynamic []*sjs.Schema
-	if t.input, dynamic, err = s.compileSchemaAll(in); err != nil {
+	if t.input, err = validate.CompileInput(in, s.schemaOptions()); err != nil {
 		return fmt.Errorf("server: tool %s: inputSchema: %w", def.Name, err)
 	}
-	if t.index, err = newArgIndex(t.input, dynamic...); err != nil {
-		return fmt.Errorf("server: tool %s: inputSchema: %w", def.Name, err)
-	}
-	t.flat = compileFlat(in)
 	if t.headers, err = headerParams(in); err != nil {
 		return fmt.Errorf("server: tool %s: %w", def.Name, err)
 	}
@@ -137,320 +123,29 @@ func (s *Server) RemoveTool(name string) bool {
 	return unregister(s, s.tools, name, &s.sortedTools, s.NotifyToolsChanged)
 }
 
-// noLoader refuses every URL: only references inside the schema resolve.
-type noLoader struct{}
-
-func (noLoader) Load(url string) (any, error) {
-	return nil, fmt.Errorf("refusing to load %s: only local $ref is resolved (R-SCHEMA-05)", url)
+// compileSchema compiles a schema that is not a tool's inputSchema (an
+// outputSchema, an elicitation's requestedSchema) with the server's
+// settings (validate.Compile).
+func (s *Server) compileSchema(raw []byte) (*validate.Schema, error) {
+	return validate.Compile(raw, s.schemaOptions())
 }
 
-// compileSchema compiles a tool schema once, at registration, and tames
-// it (tameSchema): uniqueItems, enum and const are checked by the runtime
-// in linear time, and format is an annotation unless WithFormatAssertion.
-func (s *Server) compileSchema(raw []byte) (*sjs.Schema, error) {
-	sch, _, err := s.compileSchemaAll(raw)
-	return sch, err
+// schemaOptions are the settings tool schemas are compiled with: the
+// nesting limit (WithMaxSchemaDepth) and whether "format" asserts
+// (WithFormatAssertion).
+func (s *Server) schemaOptions() validate.Options {
+	return validate.Options{MaxDepth: s.cfg.maxSchemaDepth, AssertFormat: s.cfg.assertFormat}
 }
 
-// compileSchemaAll is compileSchema, also returning the compiled schemas
-// that only a $dynamicRef may reach (through a $dynamicAnchor no keyword
-// leads to), tamed as well, for argIndex to see.
-func (s *Server) compileSchemaAll(raw []byte) (*sjs.Schema, []*sjs.Schema, error) {
-	return compileToolSchema(raw, s.cfg.maxSchemaDepth, s.cfg.assertFormat)
-}
-
-// compileToolSchema is compileSchemaAll with the server's settings given:
-// the nesting limit and whether "format" asserts.
-func compileToolSchema(raw []byte, maxDepth int, assertFormat bool) (*sjs.Schema, []*sjs.Schema, error) {
-	doc, err := sjs.UnmarshalJSON(bytes.NewReader(raw))
-	if err != nil {
-		return nil, nil, err
+// headerArgs reads, of arguments with too many values to build, only the
+// members the Mcp-Param-* headers of params are compared with
+// (validate.HeaderArgs).
+func headerArgs(args []byte, params []headerParam) any {
+	paths := make([][]string, len(params))
+	for i, p := range params {
+		paths[i] = p.path
 	}
-	if n := nodes(doc, DefaultMaxSchemaNodes+1); n > DefaultMaxSchemaNodes {
-		return nil, nil, fmt.Errorf("schema has more than %d nodes", DefaultMaxSchemaNodes)
-	}
-	if c := schemaCost(doc, DefaultMaxSchemaCost); c > DefaultMaxSchemaCost {
-		return nil, nil, fmt.Errorf("validating against this schema may take more than %d steps (its $refs expand too far)", DefaultMaxSchemaCost)
-	}
-	if d := depth(doc, 0); d > maxDepth {
-		return nil, nil, fmt.Errorf("schema nests %d levels, more than the limit of %d", d, maxDepth)
-	}
-	if err := schemaNumbers(doc, ""); err != nil {
-		return nil, nil, err
-	}
-	c := sjs.NewCompiler()
-	c.DefaultDraft(sjs.Draft2020)
-	c.UseLoader(noLoader{})
-	if assertFormat {
-		c.AssertFormat() // in every dialect (else tameSchema drops it)
-	}
-	const loc = "mcpwire:///tool-schema.json"
-	if err := c.AddResource(loc, doc); err != nil {
-		return nil, nil, err
-	}
-	root, err := c.Compile(loc)
-	if err != nil {
-		return nil, nil, err
-	}
-	var extra []*sjs.Schema
-	for _, ptr := range dynamicAnchorPointers(doc) {
-		// The compiler keeps one schema per location: this is the one a
-		// $dynamicRef resolves to, when the location is a schema at all.
-		if sch, err := c.Compile(loc + "#" + (&url.URL{Fragment: ptr}).EscapedFragment()); err == nil {
-			extra = append(extra, sch)
-		}
-	}
-	if err := refCycle(append([]*sjs.Schema{root}, extra...), loc); err != nil {
-		return nil, nil, err
-	}
-	tameSchema(append([]*sjs.Schema{root}, extra...), assertFormat)
-	return root, extra, nil
-}
-
-// refCycle refuses a schema whose references loop without the instance
-// going one level down: $defs a whose $ref is b, whose $ref is a, or a
-// $dynamicRef that resolves to the schema holding it. The validator
-// would find the loop on every instance that reaches it, so every call
-// would fail; recursion through properties or items (a tree) descends,
-// and is fine. The keywords followed are those that apply a schema to the
-// same instance.
-func refCycle(roots []*sjs.Schema, loc string) error {
-	const (
-		unseen = iota
-		active
-		done
-	)
-	state := map[*sjs.Schema]int{}
-	var visit func(s *sjs.Schema) *sjs.Schema
-	visit = func(s *sjs.Schema) *sjs.Schema {
-		if s == nil || state[s] == done {
-			return nil
-		}
-		if state[s] == active {
-			return s
-		}
-		state[s] = active
-		next := []*sjs.Schema{s.Ref, s.RecursiveRef, s.Not, s.If, s.Then, s.Else}
-		if s.DynamicRef != nil {
-			next = append(next, s.DynamicRef.Ref)
-		}
-		next = append(next, s.AllOf...)
-		next = append(next, s.AnyOf...)
-		next = append(next, s.OneOf...)
-		for _, k := range sortedKeys(s.DependentSchemas) {
-			next = append(next, s.DependentSchemas[k])
-		}
-		for _, k := range sortedKeys(s.Dependencies) {
-			if t, ok := s.Dependencies[k].(*sjs.Schema); ok {
-				next = append(next, t)
-			}
-		}
-		for _, t := range next {
-			if c := visit(t); c != nil {
-				return c
-			}
-		}
-		state[s] = done
-		return nil
-	}
-	for _, s := range compiledSchemas(roots) {
-		if c := visit(s); c != nil {
-			return fmt.Errorf("at %s: its references loop back to it without descending into the instance, so validating any value that reaches it never ends", strings.TrimPrefix(c.Location, loc))
-		}
-	}
-	return nil
-}
-
-// schemaNumbers refuses a bound of a schema (multipleOf, minimum,
-// maximum and the exclusive ones) whose exponent float64 cannot hold:
-// 1e99999999, which overflows, or 1e-99999999, which underflows to 0. The
-// validator's big-number arithmetic is not made for such exponents (a
-// multipleOf of either panics in math/big), and no argument could be
-// compared with it anyway. It walks the schema as a schema: the bounds
-// where they are keywords, the subschemas where keywords hold them, and
-// nothing else (enum, const, default, examples and unknown members are
-// data, compared as they are or not at all).
-func schemaNumbers(v any, at string) error {
-	sch, ok := v.(map[string]any)
-	if !ok {
-		return nil // true, false, or not a schema at all (the compiler says so)
-	}
-	for _, k := range sortedKeys(sch) {
-		here := at + "/" + k
-		switch x := sch[k]; k {
-		case "multipleOf", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
-			if n, ok := x.(json.Number); ok && !boundFits(string(n)) {
-				return fmt.Errorf("at %s: the number %.40s is out of range", here, n)
-			}
-		case "items", "additionalItems", "additionalProperties", "not", "if", "then", "else", "contains",
-			"propertyNames", "unevaluatedItems", "unevaluatedProperties", "contentSchema":
-			if list, ok := x.([]any); ok { // items as an array (drafts before 2020-12)
-				if err := schemaList(list, here); err != nil {
-					return err
-				}
-			} else if err := schemaNumbers(x, here); err != nil {
-				return err
-			}
-		case "allOf", "anyOf", "oneOf", "prefixItems":
-			if list, ok := x.([]any); ok {
-				if err := schemaList(list, here); err != nil {
-					return err
-				}
-			}
-		case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas", "dependencies":
-			if m, ok := x.(map[string]any); ok {
-				for _, name := range sortedKeys(m) {
-					if err := schemaNumbers(m[name], here+"/"+name); err != nil {
-						return err
-					}
-				}
-			}
-		}
-	}
-	return nil
-}
-
-// schemaList is schemaNumbers for each schema of a list.
-func schemaList(list []any, at string) error {
-	for i, e := range list {
-		if err := schemaNumbers(e, at+"/"+strconv.Itoa(i)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// boundFits reports whether a JSON number is a float64 neither
-// overflowing nor underflowing to zero.
-func boundFits(n string) bool {
-	f, err := strconv.ParseFloat(n, 64)
-	if err != nil {
-		return false
-	}
-	if f != 0 {
-		return true
-	}
-	mantissa, _, _ := strings.Cut(strings.ToLower(n), "e")
-	return !strings.ContainsAny(mantissa, "123456789") // a true zero
-}
-
-// schemaCost bounds the work of validating against a schema: each keyword
-// and subschema counts one, and a local $ref costs what its target costs,
-// computed once per target. A chain of definitions each an anyOf of two
-// references to the next therefore costs 2^N, as its validation does, and
-// is refused at registration (R-SCHEMA-08). A reference back into a
-// definition being costed (recursion) counts one: its depth is bounded by
-// the instance.
-func schemaCost(root any, limit int) int {
-	memo := map[string]int{}
-	active := map[string]bool{}
-	var cost func(v any, depth int) int
-	cost = func(v any, depth int) int {
-		if depth > 256 {
-			return limit + 1
-		}
-		c := 1
-		switch x := v.(type) {
-		case map[string]any:
-			if ref, ok := x["$ref"].(string); ok && strings.HasPrefix(ref, "#") {
-				switch m, done := memo[ref]; {
-				case active[ref]:
-					c++
-				case done:
-					c += m
-				default:
-					active[ref] = true
-					m := cost(resolvePointer(root, ref), depth+1)
-					active[ref] = false
-					memo[ref] = m
-					c += m
-				}
-			}
-			for k, e := range x {
-				if k == "$defs" || k == "definitions" {
-					continue // definitions cost where they are used
-				}
-				if c += cost(e, depth+1); c > limit {
-					return c
-				}
-			}
-		case []any:
-			for _, e := range x {
-				if c += cost(e, depth+1); c > limit {
-					return c
-				}
-			}
-		}
-		return c
-	}
-	return cost(root, 0)
-}
-
-// resolvePointer follows a local JSON pointer ("#", "#/$defs/a"); an
-// anchor or a pointer that names nothing resolves to nil.
-func resolvePointer(root any, ref string) any {
-	p := strings.TrimPrefix(ref, "#")
-	if p == "" {
-		return root
-	}
-	if !strings.HasPrefix(p, "/") {
-		return nil
-	}
-	v := root
-	for _, tok := range strings.Split(p[1:], "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		switch x := v.(type) {
-		case map[string]any:
-			v = x[tok]
-		case []any:
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(x) {
-				return nil
-			}
-			v = x[i]
-		default:
-			return nil
-		}
-	}
-	return v
-}
-
-// nodes counts the values of a schema document, stopping at limit.
-func nodes(v any, limit int) int {
-	n := 1
-	switch x := v.(type) {
-	case map[string]any:
-		for _, e := range x {
-			if n += nodes(e, limit-n); n >= limit {
-				return n
-			}
-		}
-	case []any:
-		for _, e := range x {
-			if n += nodes(e, limit-n); n >= limit {
-				return n
-			}
-		}
-	}
-	return n
-}
-
-func depth(v any, d int) int {
-	if d > 1000 {
-		return d
-	}
-	m := d
-	switch x := v.(type) {
-	case map[string]any:
-		for _, e := range x {
-			m = max(m, depth(e, d+1))
-		}
-	case []any:
-		for _, e := range x {
-			m = max(m, depth(e, d+1))
-		}
-	}
-	return m
+	return validate.HeaderArgs(args, paths)
 }
 
 var tcharRE = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
@@ -572,8 +267,8 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 	// The common case, a flat schema and no Mcp-Param-* headers to
 	// compare, is decided on the text; anything else is parsed once for
 	// the headers and the validator.
-	lim := s.valueLimits(ctx)
-	if t.flat == nil || x.viaHTTP && len(t.headers) > 0 || !t.flat.validRaw(args, lim) {
+	lim := s.valueLimits()
+	if x.viaHTTP && len(t.headers) > 0 || !t.input.ValidRaw(args, lim) {
 		if res, err := s.checkArgs(ctx, t, args, lim, x); res != nil || err != nil {
 			return res, err
 		}
@@ -597,16 +292,13 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 
 // checkArgs parses and validates tool arguments the fast path did not
 // vouch for: a result (a tool execution error) or an error refuses them.
-//
-// The validator (santhosh-tekuri/jsonschema) cannot be interrupted, so its
-// work is bounded before it starts: numbers by the number limits, and the
-// whole by the estimate of argIndex (WithMaxValidationWork). Parsing and
-// the estimate stop when ctx ends, and ctx is checked again just before
-// the validator runs.
-func (s *Server) checkArgs(ctx context.Context, t *tool, args json.RawMessage, lim valueLimits, x *exchange) (wireResult, error) {
-	vp := valueParser{b: args, lim: lim}
-	inst, err := vp.parse()
-	var tooMany *valueError
+// The Mcp-Param-* headers are compared once the arguments are parsed,
+// before anything of them is refused but their form (R-HDR-07): Parse
+// builds the tree whatever its numbers, and Check judges it. Parsing and
+// the check stop when ctx ends (see validate.Input.Check).
+func (s *Server) checkArgs(ctx context.Context, t *tool, args json.RawMessage, lim validate.Limits, x *exchange) (wireResult, error) {
+	a, err := validate.Parse(ctx, args, lim)
+	var tooMany *validate.ValueError
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
@@ -625,41 +317,18 @@ func (s *Server) checkArgs(ctx context.Context, t *tool, args json.RawMessage, l
 		return nil, InvalidParams("arguments: "+err.Error(), nil)
 	}
 	if x.viaHTTP {
-		if err := checkParamHeaders(t.headers, inst, x.headers); err != nil {
+		if err := checkParamHeaders(t.headers, a.Value, x.headers); err != nil {
 			return nil, err
 		}
 	}
 	// A tool execution error from here on, so that the model can correct
 	// itself.
-	if vp.over != nil {
-		return toolError("Invalid arguments: " + vp.over.Error()), nil
-	}
-	// The runtime's own check of a flat schema is linear: only the
-	// general validator's work is bounded.
-	limit := int64(math.MaxInt64)
-	if t.flat == nil {
-		limit = s.maxValidationWork()
-	}
-	work, variants, err := t.index.scan(ctx, inst, limit)
+	problem, err := t.input.Check(ctx, a, lim)
 	switch {
 	case err != nil:
 		return nil, err
-	case work > limit:
-		return toolError(fmt.Sprintf("Invalid arguments: too large to validate (the work of validating them is over the limit of %d)", limit)), nil
-	case len(variants) > 0:
-		return toolError("Invalid arguments: " + variants.Error()), nil
-	}
-	if t.flat != nil {
-		if err := t.flat.validate(inst); err != nil {
-			return toolError("Invalid arguments: " + err.Error()), nil
-		}
-		return nil, nil
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if err := t.input.Validate(inst); err != nil {
-		return toolError("Invalid arguments: " + validationText(err)), nil
+	case problem != "":
+		return toolError("Invalid arguments: " + problem), nil
 	}
 	return nil, nil
 }
@@ -686,9 +355,9 @@ func (s *Server) finishTool(r *Request, t *tool, res *protocol.CallToolResult, e
 			s.log.Error("tool result lacks structuredContent required by its outputSchema", "tool", t.def.Name)
 			return nil, InternalError("tool result does not match its outputSchema")
 		}
-		lim := s.valueLimits(context.Background())
-		lim.maxValues = 0 // the server's own result: not bounded as arguments are
-		v, err := parseValue(res.StructuredContent, lim)
+		lim := s.valueLimits()
+		lim.MaxValues = 0 // the server's own result: not bounded as arguments are
+		v, err := validate.ParseValue(context.Background(), res.StructuredContent, lim)
 		if err == nil {
 			err = t.output.Validate(v)
 		}
@@ -706,43 +375,6 @@ func (s *Server) finishTool(r *Request, t *tool, res *protocol.CallToolResult, e
 func toolError(text string) *protocol.CallToolResult {
 	t := true
 	return &protocol.CallToolResult{IsError: &t, Content: []protocol.ContentBlock{{Value: &protocol.TextContent{Text: text}}}}
-}
-
-// maxValidationLines bounds the failures validationText spells out: an
-// array of a million wrong values must not make a message of tens of
-// megabytes.
-const maxValidationLines = 32
-
-// validationText flattens a validator error into one line per failure,
-// each with its instance path, up to maxValidationLines of them.
-func validationText(err error) string {
-	var ve *sjs.ValidationError
-	if !errors.As(err, &ve) {
-		return err.Error()
-	}
-	english := message.NewPrinter(language.English)
-	var lines []string
-	more := 0
-	var walk func(e *sjs.ValidationError)
-	walk = func(e *sjs.ValidationError) {
-		if len(e.Causes) == 0 {
-			if len(lines) == maxValidationLines {
-				more++
-				return
-			}
-			loc := "/" + strings.Join(e.InstanceLocation, "/")
-			lines = append(lines, fmt.Sprintf("at %s: %s", loc, e.ErrorKind.LocalizedString(english)))
-			return
-		}
-		for _, c := range e.Causes {
-			walk(c)
-		}
-	}
-	walk(ve)
-	if more > 0 {
-		lines = append(lines, fmt.Sprintf("and %d more", more))
-	}
-	return strings.Join(lines, "; ")
 }
 
 // WithFormatAssertion makes "format" an assertion in tool schemas, in

@@ -1,9 +1,10 @@
-package server
+package validate
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -308,10 +309,10 @@ func (b *ibuilder) node(s *sjs.Schema) *ischema {
 			n.inPlace = add(n.inPlace, t)
 		}
 	}
-	for _, k := range sortedKeys(s.DependentSchemas) {
+	for _, k := range slices.Sorted(maps.Keys(s.DependentSchemas)) {
 		n.inPlace = add(n.inPlace, s.DependentSchemas[k])
 	}
-	for _, k := range sortedKeys(s.Dependencies) {
+	for _, k := range slices.Sorted(maps.Keys(s.Dependencies)) {
 		if t, ok := s.Dependencies[k].(*sjs.Schema); ok {
 			n.inPlace = add(n.inPlace, t)
 		}
@@ -319,7 +320,7 @@ func (b *ibuilder) node(s *sjs.Schema) *ischema {
 
 	if len(s.Properties) > 0 {
 		n.props = make(map[string]*ischema, len(s.Properties))
-		for _, k := range sortedKeys(s.Properties) {
+		for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
 			n.props[k] = b.node(s.Properties[k])
 		}
 	}
@@ -665,7 +666,7 @@ func (b *ibuilder) agg(n *ischema) (*iagg, error) {
 	if unevalItems {
 		a.element = satMul(applied, workUneval)
 	}
-	a.sorted = sortedKeys(names)
+	a.sorted = slices.Sorted(maps.Keys(names))
 	if len(a.sorted) > 0 {
 		a.names = make(map[string]vec, len(a.sorted))
 	}
@@ -911,7 +912,7 @@ func (s *argScan) member(k string, here vec) vec {
 		}
 	}
 	if !declared && variantOf != "" {
-		s.found = append(s.found, &valueError{path: renderPath(s.path), reason: fmt.Sprintf("member name differs only in case from the declared property '%s'", variantOf)})
+		s.found = append(s.found, &ValueError{path: renderPath(s.path), reason: fmt.Sprintf("member name differs only in case from the declared property '%s'", variantOf)})
 		return nil
 	}
 	if len(here) == 1 && here[0].m == 1 {
@@ -1018,7 +1019,7 @@ func valueWeight(v any, limit int64) int64 {
 }
 
 // caseVariants is the error of the members refused as case variants.
-type caseVariants []*valueError
+type caseVariants []*ValueError
 
 // maxReported bounds the case variants one error lists.
 const maxReported = 8

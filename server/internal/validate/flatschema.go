@@ -1,9 +1,10 @@
-package server
+package validate
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -95,15 +96,15 @@ func compileFlat(raw []byte) *flatSchema {
 	if _, ok := root["type"]; !ok {
 		return nil
 	}
-	f.names = sortedKeys(f.props)
+	f.names = slices.Sorted(maps.Keys(f.props))
 	return f
 }
 
-// validate checks a parsed instance (as parseValue returns it).
+// validate checks a parsed instance (as ParseValue returns it).
 func (f *flatSchema) validate(v any) error {
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return fmt.Errorf("at /: got %s, want object", jsonKind(v))
+		return fmt.Errorf("at /: got %s, want object", Kind(v))
 	}
 	var problems []string
 	for _, r := range f.required {
@@ -121,7 +122,7 @@ func (f *flatSchema) validate(v any) error {
 			continue
 		}
 		if !hasType(val, typ) {
-			problems = append(problems, fmt.Sprintf("at /%s: got %s, want %s", k, jsonKind(val), typ))
+			problems = append(problems, fmt.Sprintf("at /%s: got %s, want %s", k, Kind(val), typ))
 		}
 	}
 	if len(extra) > 0 {
@@ -156,13 +157,17 @@ func hasType(v any, typ string) bool {
 		}
 		// An integer value (1.0, 1e2), decided on the digits: no big.Rat,
 		// whose cost grows with the exponent.
-		d, ok := parseDecimal(string(n))
+		d, ok := ParseDecimal(string(n))
 		return ok && d.exp >= 0
 	}
 	return false
 }
 
-func jsonKind(v any) string {
+// Kind names the JSON type of v, a value as ParseValue or encoding/json
+// (UseNumber) returns it, as the validator's messages do: "null",
+// "boolean", "string", "integer" (a json.Number of an integer value),
+// "number", "array" or "object"; for anything else, its Go type.
+func Kind(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return "null"
@@ -196,16 +201,16 @@ const maxFastMembers = 16
 // names that differ only in case from each other or from a declared
 // property, a number over lim, more values than lim allows, or more than
 // maxFastMembers members all answer false.
-func (f *flatSchema) validRaw(args []byte, lim valueLimits) bool {
+func (f *flatSchema) validRaw(args []byte, lim Limits) bool {
 	var names [maxFastMembers][]byte
 	n, required := 0, 0
-	i := skipWS(args, 0)
+	i := SkipWS(args, 0)
 	if i >= len(args) || args[i] != '{' {
 		return false
 	}
-	i = skipWS(args, i+1)
+	i = SkipWS(args, i+1)
 	if i < len(args) && args[i] == '}' {
-		return len(f.required) == 0 && skipWS(args, i+1) == len(args)
+		return len(f.required) == 0 && SkipWS(args, i+1) == len(args)
 	}
 	for {
 		if n == maxFastMembers || i >= len(args) || args[i] != '"' {
@@ -226,11 +231,11 @@ func (f *flatSchema) validRaw(args []byte, lim valueLimits) bool {
 		}
 		names[n] = name
 		n++
-		i = skipWS(args, end+1)
+		i = SkipWS(args, end+1)
 		if i >= len(args) || args[i] != ':' {
 			return false
 		}
-		i = skipWS(args, i+1)
+		i = SkipWS(args, i+1)
 		kind, next := scalarKind(args, i)
 		if kind == "" {
 			return false
@@ -252,18 +257,18 @@ func (f *flatSchema) validRaw(args []byte, lim valueLimits) bool {
 		if slices.Contains(f.required, string(name)) {
 			required++
 		}
-		i = skipWS(args, next)
+		i = SkipWS(args, next)
 		if i >= len(args) {
 			return false
 		}
 		switch args[i] {
 		case ',':
-			i = skipWS(args, i+1)
+			i = SkipWS(args, i+1)
 		case '}':
-			if lim.maxValues > 0 && 1+n > lim.maxValues {
+			if lim.MaxValues > 0 && 1+n > lim.MaxValues {
 				return false // more values than the limit: the general path refuses them
 			}
-			return required == len(f.required) && skipWS(args, i+1) == len(args)
+			return required == len(f.required) && SkipWS(args, i+1) == len(args)
 		default:
 			return false
 		}
@@ -281,9 +286,9 @@ func (f *flatSchema) variantOf(name []byte) bool {
 	return false
 }
 
-// skipWS returns the index of the first byte at or after i that is not
-// JSON white space.
-func skipWS(b []byte, i int) int {
+// SkipWS returns the index of the first byte of b at or after i that is
+// not JSON white space.
+func SkipWS(b []byte, i int) int {
 	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}

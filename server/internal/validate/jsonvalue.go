@@ -1,4 +1,4 @@
-package server
+package validate
 
 import (
 	"bytes"
@@ -14,44 +14,25 @@ import (
 	"unicode/utf8"
 )
 
-// valueLimits bound what parseValue hands to the schema validator. The
-// validator (santhosh-tekuri/jsonschema) turns a json.Number into a
-// big.Rat for integer types, minimum/maximum, multipleOf, enum, const and
-// uniqueItems: "1e999999" becomes a million-digit integer (about 20 ms of
-// CPU each) and a 100,000-digit literal costs as much. So no number
-// longer or with a larger exponent than these limits is let through.
-type valueLimits struct {
-	maxDigits   int             // digits of the mantissa (integer and fraction parts, leading zeros included)
-	maxExponent int             // |exponent| as written ("1e400": 400)
-	maxValues   int             // values (members and elements, the root included); 0: no bound
-	ctx         context.Context // when set, checked every ctxCheckEvery values
-}
-
-// ctxCheckEvery is how many values parseValue reads between two checks of
+// ctxCheckEvery is how many values the parser reads between two checks of
 // its context.
 const ctxCheckEvery = 4096
 
-// defaultValueLimits are the limits of a Server built without
-// WithNumberLimits and WithMaxArgumentValues.
-func defaultValueLimits() valueLimits {
-	return valueLimits{maxDigits: DefaultMaxNumberDigits, maxExponent: DefaultMaxNumberExponent, maxValues: DefaultMaxArgumentValues}
-}
-
-// parseValue turns JSON text into the values the schema validator takes:
+// ParseValue turns JSON text into the values the schema validator takes:
 // map[string]any, []any, string, json.Number, bool and nil. Its input has
 // already passed protocol's strict decoder (valid JSON, no duplicate
 // names, bounded depth), so this is a single allocation-lean pass, not a
 // second validation; it still refuses anything malformed rather than
-// guess. A number over lim is refused with a *valueError naming its path;
-// so is text with more values than lim.maxValues, found by a pass over
-// the text before any value is built (a *valueError at the root); when
-// lim has a context that ends, its error is returned.
+// guess. A number over lim is refused with a *ValueError naming its path;
+// so is text with more values than lim.MaxValues, found by a pass over
+// the text before any value is built (a *ValueError at the root); when
+// ctx ends, its error is returned (a nil ctx is never checked).
 //
 // The tree is read-only: its strings and numbers share one copy of b,
 // and all its empty objects, all its empty arrays and all its one-digit
 // numbers are one value each.
-func parseValue(b []byte, lim valueLimits) (any, error) {
-	p := valueParser{b: b, lim: lim}
+func ParseValue(ctx context.Context, b []byte, lim Limits) (any, error) {
+	p := valueParser{b: b, lim: lim, ctx: ctx}
 	v, err := p.parse()
 	if err != nil {
 		return nil, err
@@ -62,6 +43,30 @@ func parseValue(b []byte, lim valueLimits) (any, error) {
 	return v, nil
 }
 
+// Args are tool arguments as Parse read them.
+type Args struct {
+	// Value is the arguments' value tree, as ParseValue returns it, for
+	// the caller's own checks (the Mcp-Param-* headers) before Check.
+	Value any
+	over  *ValueError // the first number over the limits
+}
+
+// Parse reads tool arguments as ParseValue does, but for a number over
+// lim: parsing goes on after it, and Check refuses it, so that the caller
+// can still compare the Mcp-Param-* headers (step 7 of the order) with
+// Value before the arguments are refused (step 8). Text with more values
+// than lim.MaxValues is refused with a *ValueError before any value is
+// built (HeaderArgs reads what the headers need of it); when ctx ends,
+// its error is returned.
+func Parse(ctx context.Context, b []byte, lim Limits) (Args, error) {
+	p := valueParser{b: b, lim: lim, ctx: ctx}
+	v, err := p.parse()
+	if err != nil {
+		return Args{}, err
+	}
+	return Args{Value: v, over: p.over}, nil
+}
+
 var errBadJSON = errors.New("malformed JSON")
 
 // errCaseVariant refuses an object whose member names differ only in case:
@@ -69,17 +74,18 @@ var errBadJSON = errors.New("malformed JSON")
 // schema check and the Mcp-Param-* headers saw.
 var errCaseVariant = errors.New("member names that differ only in case")
 
-// A valueError refuses one value of well-formed JSON that the runtime will
+// A ValueError refuses one value of well-formed JSON that the runtime will
 // not validate (a number over the limits), or a member name the schema
 // does not declare but a handler may take for a declared one. Callers
 // answer it as invalid arguments: a tool execution error for tool
 // arguments, -32602 elsewhere.
-type valueError struct {
+type ValueError struct {
 	path   []string // reference tokens from the root, unescaped
 	reason string
 }
 
-func (e *valueError) Error() string { return "at " + jsonPointer(e.path) + ": " + e.reason }
+// Error is "at <JSON Pointer>: <reason>".
+func (e *ValueError) Error() string { return "at " + jsonPointer(e.path) + ": " + e.reason }
 
 // jsonPointer writes path as an RFC 6901 JSON Pointer ("/" for the root,
 // as the validator's messages do).
@@ -129,12 +135,12 @@ func numberSize[T ~string | ~[]byte](lit T) (digits, exp, expDigits int) {
 // numberProblem checks a well-formed number literal against the limits
 // and returns what is wrong with it, "" when nothing. Within them, a
 // literal has at most maxDigits + maxExponentDigits + 4 bytes.
-func numberProblem[T ~string | ~[]byte](l valueLimits, lit T) string {
+func numberProblem[T ~string | ~[]byte](l Limits, lit T) string {
 	switch digits, exp, expDigits := numberSize(lit); {
-	case digits > l.maxDigits:
-		return fmt.Sprintf("number has %d digits, more than the limit of %d", digits, l.maxDigits)
-	case exp > l.maxExponent:
-		return fmt.Sprintf("number's exponent is beyond the limit of ±%d", l.maxExponent)
+	case digits > l.MaxDigits:
+		return fmt.Sprintf("number has %d digits, more than the limit of %d", digits, l.MaxDigits)
+	case exp > l.MaxExponent:
+		return fmt.Sprintf("number's exponent is beyond the limit of ±%d", l.MaxExponent)
 	case expDigits > maxExponentDigits:
 		return fmt.Sprintf("number's exponent is written with %d digits, more than the limit of %d", expDigits, maxExponentDigits)
 	}
@@ -144,11 +150,12 @@ func numberProblem[T ~string | ~[]byte](l valueLimits, lit T) string {
 type valueParser struct {
 	b   []byte
 	i   int
-	lim valueLimits
+	lim Limits
+	ctx context.Context // when set, checked every ctxCheckEvery values
 	// over is the first number over the limits. Parsing goes on after it,
 	// so that the caller can still compare the Mcp-Param-* headers (step
 	// 7 of the order) before refusing the arguments (step 8).
-	over  *valueError
+	over  *ValueError
 	check int       // values until the next context check
 	path  []pathSeg // where the parser is, for over
 
@@ -167,8 +174,8 @@ type member struct {
 }
 
 // tooManyValues is the error of text with more than max values.
-func tooManyValues(max int) *valueError {
-	return &valueError{reason: fmt.Sprintf("more values (object members and array elements) than the limit of %d", max)}
+func tooManyValues(max int) *ValueError {
+	return &ValueError{reason: fmt.Sprintf("more values (object members and array elements) than the limit of %d", max)}
 }
 
 // countValues counts the values of well-formed JSON text: the root, and
@@ -187,7 +194,7 @@ func countValues(b []byte, limit int) int {
 				return n
 			}
 		case '[', '{':
-			if j := skipWS(b, i+1); j < len(b) && b[j] != ']' && b[j] != '}' {
+			if j := SkipWS(b, i+1); j < len(b) && b[j] != ']' && b[j] != '}' {
 				if n++; n > limit {
 					return n
 				}
@@ -205,10 +212,10 @@ type pathSeg struct {
 
 // parse reads the whole of p.b.
 func (p *valueParser) parse() (any, error) {
-	if p.lim.maxValues > 0 {
-		n := countValues(p.b, p.lim.maxValues)
-		if n > p.lim.maxValues {
-			return nil, tooManyValues(p.lim.maxValues)
+	if p.lim.MaxValues > 0 {
+		n := countValues(p.b, p.lim.MaxValues)
+		if n > p.lim.MaxValues {
+			return nil, tooManyValues(p.lim.MaxValues)
 		}
 		p.elems = make([]any, 0, n) // no array has more elements than that
 	}
@@ -225,15 +232,15 @@ func (p *valueParser) parse() (any, error) {
 	return v, nil
 }
 
-func (p *valueParser) ws() { p.i = skipWS(p.b, p.i) }
+func (p *valueParser) ws() { p.i = SkipWS(p.b, p.i) }
 
 // counted counts one value, and checks the context every ctxCheckEvery
 // values.
 func (p *valueParser) counted() error {
 	if p.check--; p.check <= 0 {
 		p.check = ctxCheckEvery
-		if p.lim.ctx != nil {
-			if err := p.lim.ctx.Err(); err != nil {
+		if p.ctx != nil {
+			if err := p.ctx.Err(); err != nil {
 				return err
 			}
 		}
@@ -403,7 +410,7 @@ func (p *valueParser) value() (any, error) {
 			if problem := numberProblem(p.lim, n); problem != "" {
 				// Kept as text (nothing converts it); the caller refuses
 				// the arguments.
-				p.over = &valueError{path: renderPath(p.path), reason: problem}
+				p.over = &ValueError{path: renderPath(p.path), reason: problem}
 			}
 		}
 		return n, nil
@@ -438,17 +445,17 @@ func (p *valueParser) text(start, end int) string {
 	return string(p.b[start:end])
 }
 
-// headerArgs reads, of arguments with too many values to build
-// (WithMaxArgumentValues), only those the Mcp-Param-* headers of params
-// are compared with (checkParamHeaders): the members on their paths,
-// through objects from the root. Every other value is skipped; an array
-// or object at the end of a path becomes a value equal to no header. Of
-// malformed text, what was read is returned.
-func headerArgs(args []byte, params []headerParam) any {
+// HeaderArgs reads, of arguments with too many values to build (Parse
+// refuses them: WithMaxArgumentValues), only those the Mcp-Param-*
+// headers are compared with: the members on paths (each a list of member
+// names), through objects from the root. Every other value is skipped; an
+// array or object at the end of a path becomes a value equal to no
+// header. Of malformed text, what was read is returned.
+func HeaderArgs(args []byte, paths [][]string) any {
 	root := &pathTrie{}
-	for _, hp := range params {
+	for _, path := range paths {
 		t := root
-		for _, k := range hp.path {
+		for _, k := range path {
 			if t.next == nil {
 				t.next = map[string]*pathTrie{}
 			}
@@ -458,11 +465,11 @@ func headerArgs(args []byte, params []headerParam) any {
 			t = t.next[k]
 		}
 	}
-	p := valueParser{b: args, lim: valueLimits{maxDigits: math.MaxInt, maxExponent: math.MaxInt}}
+	p := valueParser{b: args, lim: Limits{MaxDigits: math.MaxInt, MaxExponent: math.MaxInt}}
 	return p.sparse(root)
 }
 
-// pathTrie is the member paths headerArgs reads.
+// pathTrie is the member paths HeaderArgs reads.
 type pathTrie struct{ next map[string]*pathTrie }
 
 // sparse reads one value, building of it only what lies on t's paths.

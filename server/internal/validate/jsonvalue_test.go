@@ -1,9 +1,9 @@
-package server
+package validate
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
-	"net/http"
 	"reflect"
 	"testing"
 	"unicode/utf8"
@@ -16,7 +16,7 @@ func TestParseValueAgreesWithEncodingJSON(t *testing.T) {
 		`{}`, `[]`, `{"a":1,"b":[true,false,null,"x"],"c":{"d":-1.5e3}}`, `"\u00e9\ud83d\ude00\n\"\\/"`,
 		` {"text" : "hello" } `, `12345678901234567890`, `[[[]]]`, `{"k":"a\tb"}`,
 	} {
-		got, err := parseValue([]byte(in), defaultValueLimits())
+		got, err := ParseValue(context.Background(), []byte(in), DefaultLimits())
 		if err != nil {
 			t.Fatalf("%s: %v", in, err)
 		}
@@ -31,7 +31,7 @@ func TestParseValueAgreesWithEncodingJSON(t *testing.T) {
 		}
 	}
 	for _, bad := range []string{``, `{`, `[1,]`, `{"a"}`, `"abc`, `tru`, `1 2`, `{"a":1,}`, `"\x"`, `-`, `"\ud800"`} {
-		if _, err := parseValue([]byte(bad), defaultValueLimits()); err == nil {
+		if _, err := ParseValue(context.Background(), []byte(bad), DefaultLimits()); err == nil {
 			t.Errorf("%q: accepted", bad)
 		}
 	}
@@ -45,46 +45,40 @@ func TestParseValueCaseVariants(t *testing.T) {
 		big += `"k` + string(rune('a'+i)) + `":1,`
 	}
 	for _, in := range []string{`{"text":"a","TEXT":"b"}`, `{"s":1,"ſ":2}`, `{"k":1,"\u212a":2}`, big + `"KA":2}`} {
-		if _, err := parseValue([]byte(in), defaultValueLimits()); err != errCaseVariant {
+		if _, err := ParseValue(context.Background(), []byte(in), DefaultLimits()); err != errCaseVariant {
 			t.Errorf("%s: %v", in, err)
 		}
 	}
-	if _, err := parseValue([]byte(big+`"z":2}`), defaultValueLimits()); err != nil {
+	if _, err := ParseValue(context.Background(), []byte(big+`"z":2}`), DefaultLimits()); err != nil {
 		t.Errorf("distinct names: %v", err)
 	}
 	// Small objects (compared pairwise) and large ones (compared by folded
 	// key) refuse the same names: "ı" and "I" join only under full case
 	// mapping.
 	for _, in := range []string{`{"I":1,"ı":2}`, big + `"İ":1,"i":2}`} {
-		if _, err := parseValue([]byte(in), defaultValueLimits()); err != errCaseVariant {
+		if _, err := ParseValue(context.Background(), []byte(in), DefaultLimits()); err != errCaseVariant {
 			t.Errorf("%s: %v", in, err)
 		}
 	}
 }
 
-// FuzzParseValue: on valid JSON, parseValue agrees with encoding/json
-// (UseNumber), countValues counts exactly the values of the tree, and the
-// sparse read of headerArgs gives checkParamHeaders the verdict the whole
-// tree gives.
+// FuzzParseValue: on valid JSON, ParseValue agrees with encoding/json
+// (UseNumber), and countValues counts exactly the values of the tree.
+// (That the sparse read of HeaderArgs gives the Mcp-Param-* headers the
+// verdict the whole tree gives is package server's FuzzParseValue.)
 func FuzzParseValue(f *testing.F) {
 	for _, seed := range []string{`{}`, `[]`, `{"a":[1,{},[],[[]],"x\"]"],"b":{"c":null}}`, `{"region":"eu","loc":{"zone":"z"}}`,
 		`{"region":["eu"],"loc":{"zone":{"a":1}},"count":7.0}`, `{"x":"\\\\","y":"\\\"",  "z" : [ 1 , 2 ] }`, `"s"`, `1e5`, `[{"region":"x"}]`,
 		`{"loc":"z","count":"7","flag":true,"region":null}`, `{"r\u0065gion":"eu"}`} {
-		f.Add([]byte(seed), "eu", "7")
+		f.Add([]byte(seed))
 	}
-	params := []headerParam{
-		{name: "Region", key: "Mcp-Param-Region", path: []string{"region"}, typ: "string"},
-		{name: "Count", key: "Mcp-Param-Count", path: []string{"count"}, typ: "integer"},
-		{name: "Zone", key: "Mcp-Param-Zone", path: []string{"loc", "zone"}, typ: "string"},
-		{name: "Flag", key: "Mcp-Param-Flag", path: []string{"flag"}, typ: "boolean"},
-	}
-	f.Fuzz(func(t *testing.T, in []byte, region, count string) {
+	f.Fuzz(func(t *testing.T, in []byte) {
 		if !json.Valid(in) || !utf8.Valid(in) {
 			return
 		}
-		lim := defaultValueLimits()
-		lim.maxValues = 1 << 30
-		got, err := parseValue(in, lim)
+		lim := DefaultLimits()
+		lim.MaxValues = 1 << 30
+		got, err := ParseValue(context.Background(), in, lim)
 		if err != nil {
 			return // over the number limits, case variants, lone surrogates
 		}
@@ -96,11 +90,6 @@ func FuzzParseValue(f *testing.F) {
 		}
 		if n, all := countValues(in, 1<<30), treeValues(got); n != all {
 			t.Fatalf("%s: countValues %d, the tree has %d", in, n, all)
-		}
-		h := http.Header{"Mcp-Param-Region": {region}, "Mcp-Param-Count": {count}, "Mcp-Param-Zone": {"z"}, "Mcp-Param-Flag": {"true"}}
-		whole, sparse := checkParamHeaders(params, got, h), checkParamHeaders(params, headerArgs(in, params), h)
-		if (whole == nil) != (sparse == nil) || whole != nil && whole.Message != sparse.Message {
-			t.Fatalf("%s: the whole tree gives %v, the sparse read %v", in, whole, sparse)
 		}
 	})
 }

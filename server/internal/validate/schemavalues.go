@@ -1,4 +1,4 @@
-package server
+package validate
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/maphash"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -94,13 +95,13 @@ func compiledSchemas(roots []*sjs.Schema) []*sjs.Schema {
 				visit(t)
 			}
 		}
-		for _, k := range sortedKeys(s.Properties) {
+		for _, k := range slices.Sorted(maps.Keys(s.Properties)) {
 			visit(s.Properties[k])
 		}
-		for _, k := range sortedKeys(s.DependentSchemas) {
+		for _, k := range slices.Sorted(maps.Keys(s.DependentSchemas)) {
 			visit(s.DependentSchemas[k])
 		}
-		for _, k := range sortedKeys(s.Dependencies) {
+		for _, k := range slices.Sorted(maps.Keys(s.Dependencies)) {
 			if t, ok := s.Dependencies[k].(*sjs.Schema); ok {
 				visit(t)
 			}
@@ -133,7 +134,7 @@ func compiledSchemas(roots []*sjs.Schema) []*sjs.Schema {
 // dynamicAnchorPointers returns the JSON pointers of the objects of a
 // schema document that have a $dynamicAnchor: the validator may apply
 // them through a $dynamicRef without any keyword leading to them, so
-// compileSchema compiles them too, for tameSchema and argIndex to see.
+// compile compiles them too, for tameSchema and argIndex to see.
 func dynamicAnchorPointers(doc any) []string {
 	var out []string
 	var walk func(v any, ptr string)
@@ -143,7 +144,7 @@ func dynamicAnchorPointers(doc any) []string {
 			if _, ok := x["$dynamicAnchor"].(string); ok && ptr != "" {
 				out = append(out, ptr)
 			}
-			for _, k := range sortedKeys(x) {
+			for _, k := range slices.Sorted(maps.Keys(x)) {
 				walk(x[k], ptr+"/"+strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1"))
 			}
 		case []any:

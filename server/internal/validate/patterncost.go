@@ -1,4 +1,4 @@
-package server
+package validate
 
 import (
 	"math/bits"

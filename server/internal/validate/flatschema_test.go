@@ -1,9 +1,8 @@
-package server
+package validate
 
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -12,7 +11,6 @@ import (
 // The flat validator must reach the same verdict as the general one on
 // every schema it accepts, and must decline every schema it cannot judge.
 func TestFlatSchemaAgrees(t *testing.T) {
-	s := newServer(t)
 	schemas := []string{
 		`{"type":"object"}`,
 		`{"type":"object","properties":{"text":{"type":"string","description":"d"}},"required":["text"]}`,
@@ -43,7 +41,7 @@ func TestFlatSchemaAgrees(t *testing.T) {
 		if f == nil {
 			t.Fatalf("schema %s should be flat", sc)
 		}
-		general, err := s.compileSchema([]byte(sc))
+		general, err := compileSchema([]byte(sc))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,8 +50,8 @@ func TestFlatSchemaAgrees(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, in := range instances {
-			rawOK := f.validRaw([]byte(in), defaultValueLimits())
-			v, err := parseValue([]byte(in), defaultValueLimits())
+			rawOK := f.validRaw([]byte(in), DefaultLimits())
+			v, err := ParseValue(context.Background(), []byte(in), DefaultLimits())
 			if err != nil {
 				if rawOK {
 					t.Errorf("schema %s, instance %s: validRaw accepts what parseValue refuses (%v)", sc, in, err)
@@ -112,13 +110,10 @@ func FuzzFlatRaw(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	s := newServer(f)
 	const props = `"properties":{"text":{"type":"string"},"n":{"type":"integer"},"x":{"type":"number"},"b":{"type":"boolean"}},"required":["text"]`
-	var tools []*tool
-	for i, sc := range []string{`{"type":"object",` + props + `,"additionalProperties":false}`, `{"type":"object",` + props + `}`} {
-		name := fmt.Sprintf("flat%d", i)
-		addTool(f, s, `{"name":"`+name+`","inputSchema":`+sc+`}`, textTool("ok"))
-		t := s.lookupTool(name)
+	var tools []*Input
+	for _, sc := range []string{`{"type":"object",` + props + `,"additionalProperties":false}`, `{"type":"object",` + props + `}`} {
+		t := inputFor(f, sc)
 		if t.flat == nil {
 			f.Fatalf("schema %s must be flat", sc)
 		}
@@ -128,19 +123,19 @@ func FuzzFlatRaw(f *testing.F) {
 		if !json.Valid(in) {
 			return
 		}
-		lim := s.valueLimits(context.Background())
+		lim := DefaultLimits()
 		for _, tl := range tools {
 			if !tl.flat.validRaw(in, lim) {
 				continue
 			}
-			v, err := parseValue(in, lim)
+			v, err := ParseValue(context.Background(), in, lim)
 			if err != nil {
 				t.Fatalf("validRaw accepts %q, parseValue refuses it: %v", in, err)
 			}
-			if err := tl.input.Validate(v); err != nil {
+			if err := tl.root.Validate(v); err != nil {
 				t.Fatalf("validRaw accepts %q, the general validator refuses it: %v", in, err)
 			}
-			if res, err := s.checkArgs(context.Background(), tl, in, lim, &exchange{}); res != nil || err != nil {
+			if res, err := checkArgs(context.Background(), tl, in, lim); res != "" || err != nil {
 				t.Fatalf("validRaw accepts %q, the slow path refuses it: %v %v", in, res, err)
 			}
 		}
