@@ -13,24 +13,24 @@ import (
 // resource a completion names, a stream opened with an expired token, and
 // what a resumed stream may replay.
 
-// lacks reports whether a's token lacks one of need (false without a
+// Lacks reports whether a's token Lacks one of need (false without a
 // token: stdio, or HTTP without a Verifier, checks no scope).
-func (a *authInfo) lacks(need []string) bool {
+func (a *Authorization) Lacks(need []string) bool {
 	if a == nil || len(need) == 0 {
 		return false
 	}
 	for _, sc := range need {
-		if !a.satisfies(a.token, sc) {
+		if !a.Satisfies(a.Token, sc) {
 			return true
 		}
 	}
 	return false
 }
 
-// insufficientScope is the refusal of an operation needing scopes a
+// InsufficientScope is the refusal of an operation needing scopes a
 // token lacks: -32600 with data {"requiredScopes": need}, and HTTP 403
 // with a challenge naming them (R-AUTH-08).
-func insufficientScope(need []string) *Error {
+func InsufficientScope(need []string) *Error {
 	e := newError(protocol.CodeInvalidRequestError, "Forbidden: insufficient scope", map[string]any{"requiredScopes": need})
 	e.scopes = need
 	return e
@@ -111,18 +111,18 @@ func (s *Server) operationScopes(params any) []string {
 	return nil
 }
 
-// tokenExpired reports whether a's token is already past its exp, though
+// TokenExpired reports whether a's token is already past its exp, though
 // the Verifier accepted it (within its leeway). A long-lived stream opened
 // with it would end at once, and the client, reopening it with the same
 // token, would loop: such a stream is refused with 401 invalid_token
 // instead (expiredToken), so that the client refreshes first.
-func (a *authInfo) tokenExpired() bool {
-	return a != nil && !a.token.Expiry.IsZero() && !time.Now().Before(a.token.Expiry)
+func (a *Authorization) TokenExpired() bool {
+	return a != nil && !a.Token.Expiry.IsZero() && !time.Now().Before(a.Token.Expiry)
 }
 
-// expiredToken is the refusal of a stream opened with an expired token:
+// ExpiredToken is the refusal of a stream opened with an expired token:
 // HTTP 401 with `error="invalid_token", error_description="token expired"`.
-func expiredToken() *Error {
+func ExpiredToken() *Error {
 	return &Error{Code: protocol.CodeInvalidRequestError, Message: "Unauthorized: the access token has expired", expired: true}
 }
 
@@ -130,7 +130,7 @@ func expiredToken() *Error {
 // a: without the resources/updated events of resources it may no longer
 // receive (the stream's events were checked against the token that was
 // then connected; R-AUTH-08).
-func (s *Server) replayable(a *authInfo, replay []StoredEvent) []StoredEvent {
+func (s *Server) replayable(a *Authorization, replay []StoredEvent) []StoredEvent {
 	if a == nil {
 		return replay
 	}
@@ -164,12 +164,12 @@ func updatedURI(data []byte) (string, bool) {
 // acknowledged it (a resource registered again with other scopes, a
 // scoped static resource added at a URI that a template matched). A URI no longer served
 // is left to the filter, as before. Without a token there is no check.
-func (s *Server) mayReceiveUpdate(a *authInfo, uri string) bool {
+func (s *Server) mayReceiveUpdate(a *Authorization, uri string) bool {
 	if a == nil {
 		return true
 	}
 	need, _ := s.resourceScopes(uri)
-	return !a.lacks(need)
+	return !a.Lacks(need)
 }
 
 // expiredTokenChallenge is the WWW-Authenticate of expiredToken's 401, as

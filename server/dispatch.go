@@ -20,28 +20,28 @@ import (
 // ListToolsResult, InputRequiredResult, ...).
 type wireResult any
 
-// exchange is one message through the runtime, independent of transport.
-type exchange struct {
-	viaHTTP   bool        // the message came over Streamable HTTP
-	headers   http.Header // the HTTP request's headers (nil on stdio)
-	peer      string      // the HTTP request's RemoteAddr ("" on stdio)
-	remote    string      // the client key (HTTP: the address, IPv6 by its prefix, or HTTPOptions.ClientKey), for the per-client limits
-	principal string
-	out       notifier
+// Exchange is one message through the runtime, independent of transport.
+type Exchange struct {
+	HTTP   bool        // the message came over Streamable HTTP
+	Header   http.Header // the HTTP request's headers (nil on stdio)
+	RemoteAddr      string      // the HTTP request's RemoteAddr ("" on stdio)
+	ClientKey    string      // the client key (HTTP: the address, IPv6 by its prefix, or HTTPOptions.ClientKey), for the per-client limits
+	Principal string
+	Notifier       Notifier
 	bridge    inputChannel // a legacy session's input bridge (nil elsewhere)
 }
 
-// outcome is what the transport writes back.
-type outcome struct {
-	body         []byte   // a JSON-RPC response; nil for an accepted notification
-	status       int      // HTTP status
-	notification bool     // the message was a notification: HTTP 202, no body
-	cancelled    bool     // the request was cancelled: send nothing (R-CANCEL-01)
-	retryAfter   int      // seconds, for HTTP 429's Retry-After
+// Outcome is what the transport writes back.
+type Outcome struct {
+	Body         []byte   // a JSON-RPC response; nil for an accepted notification
+	Status       int      // HTTP status
+	Notification bool     // the message was a notification: HTTP 202, no body
+	Cancelled    bool     // the request was cancelled: send nothing (R-CANCEL-01)
+	RetryAfter   int      // seconds, for HTTP 429's Retry-After
 	buf          *[]byte  // body's buffer, when it comes from Server.bufs (see recycle)
-	scopes       []string // an insufficient-scope refusal: 403 with a challenge naming them
-	expired      bool     // a stream refused for an expired token: 401 invalid_token
-	refusal      *Error   // the error a legacy error body holds, as sent (legacyErrorOutcome)
+	Scopes       []string // an insufficient-scope refusal: 403 with a challenge naming them
+	Expired      bool     // a stream refused for an expired token: 401 invalid_token
+	Err      *Error   // the error a legacy error body holds, as sent (legacyErrorOutcome)
 }
 
 // The order of checks on a request (documented in the package doc):
@@ -55,7 +55,7 @@ type outcome struct {
 //  6. params match the method's schema (-32602);
 //  7. for tools/call, the tool exists and its Mcp-Param-* headers match;
 //  8. the handler runs.
-func (s *Server) process(ctx context.Context, body []byte, x *exchange) outcome {
+func (s *Server) process(ctx context.Context, body []byte, x *Exchange) Outcome {
 	// Fast path: a well-formed request of this revision decodes in one
 	// pass into its own type. Anything else takes the careful path below,
 	// which finds the right error in the documented order.
@@ -72,7 +72,7 @@ func (s *Server) process(ctx context.Context, body []byte, x *exchange) outcome 
 	}
 	switch m := msg.Value.(type) {
 	case *protocol.JSONRPCNotification:
-		return outcome{notification: true, status: 202}
+		return Outcome{Notification: true, Status: 202}
 	case *protocol.JSONRPCRequest:
 		if responseMembers(m.Extra) {
 			id := m.ID
@@ -124,7 +124,7 @@ func clientRequestParts(cr *protocol.ClientRequest) (protocol.RequestId, string,
 }
 
 // malformed answers a body that is not a JSON-RPC message.
-func (s *Server) malformed(body []byte, err error) outcome {
+func (s *Server) malformed(body []byte, err error) Outcome {
 	return s.errorOutcome(malformedError(body, err))
 }
 
@@ -184,7 +184,7 @@ func recoverID(body []byte) *protocol.RequestId {
 	return &id
 }
 
-func (s *Server) request(ctx context.Context, m *protocol.JSONRPCRequest, x *exchange) outcome {
+func (s *Server) request(ctx context.Context, m *protocol.JSONRPCRequest, x *Exchange) Outcome {
 	id := m.ID
 	info, ok := protocol.LookupMethod(m.Method)
 	if !ok {
@@ -227,13 +227,13 @@ func (s *Server) request(ctx context.Context, m *protocol.JSONRPCRequest, x *exc
 
 // run finishes the checks of a request whose _meta could be read (steps
 // 4 to 6 of the order) and runs its handler.
-func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, typed any, typedErr error, meta protocol.RequestMetaObject, name string, x *exchange) outcome {
-	if x.viaHTTP {
+func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, typed any, typedErr error, meta protocol.RequestMetaObject, name string, x *Exchange) Outcome {
+	if x.HTTP {
 		named := method == protocol.MethodToolsCall || method == protocol.MethodPromptsGet || method == protocol.MethodResourcesRead
 		if p, ok := typed.(*extParams); ok {
 			named = p.named
 		}
-		if e := checkHeaders(x.headers, method, meta.ProtocolVersion, name, named); e != nil {
+		if e := checkHeaders(x.Header, method, meta.ProtocolVersion, name, named); e != nil {
 			return s.errorOutcome(&id, e)
 		}
 	}
@@ -245,7 +245,7 @@ func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, 
 	}
 	s.inflight.Add(1)
 	defer s.inflight.Done()
-	r := &Request{Method: method, ID: id, Meta: meta, Principal: x.principal, auth: authFrom(ctx), out: x.out, ctx: ctx, maxInputs: s.cfg.maxInputs, log: s.log, header: x.headers, peer: x.peer, notifyMeta: s.cfg.notifyMeta}
+	r := &Request{Method: method, ID: id, Meta: meta, Principal: x.Principal, auth: AuthorizationFrom(ctx), out: x.Notifier, ctx: ctx, maxInputs: s.cfg.maxInputs, log: s.log, header: x.Header, peer: x.RemoteAddr, notifyMeta: s.cfg.notifyMeta}
 	r.rc = requestContext{Context: ctx, r: r}
 	if s.cfg.handlerTimeout > 0 && method != protocol.MethodSubscriptionsListen {
 		r.rc.deadline = time.Now().Add(s.cfg.handlerTimeout)
@@ -253,7 +253,7 @@ func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, 
 	res, err := s.dispatchRecovered(&r.rc, r, typed, x)
 	r.finish()
 	if ctx.Err() != nil || errors.Is(err, errSilent) {
-		return outcome{cancelled: true, status: 499}
+		return Outcome{Cancelled: true, Status: 499}
 	}
 	if r.rc.Err() == context.DeadlineExceeded {
 		s.log.Warn("handler deadline passed", "method", method, "timeout", s.cfg.handlerTimeout)
@@ -295,7 +295,7 @@ func emittable(code int64) bool {
 
 // extRequest reads an extension method's _meta and Mcp-Name member, then
 // runs it like any request.
-func (s *Server) extRequest(ctx context.Context, id protocol.RequestId, m *protocol.JSONRPCRequest, em ExtensionMethod, x *exchange) outcome {
+func (s *Server) extRequest(ctx context.Context, id protocol.RequestId, m *protocol.JSONRPCRequest, em ExtensionMethod, x *Exchange) Outcome {
 	params := []byte(m.Params)
 	var rp protocol.RequestParams
 	if len(params) == 0 {
@@ -353,7 +353,7 @@ func metaAndName(p any) (protocol.RequestMetaObject, string) {
 // logged with its stack: over HTTP net/http would only drop the
 // connection, with no answer for the client, and on stdio the panic would
 // end the process and every other client request with it.
-func (s *Server) dispatchRecovered(ctx context.Context, r *Request, params any, x *exchange) (res wireResult, err error) {
+func (s *Server) dispatchRecovered(ctx context.Context, r *Request, params any, x *Exchange) (res wireResult, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("handler panicked", "method", r.Method, "target", r.target, "panic", p, "stack", string(debug.Stack()))
@@ -367,11 +367,11 @@ func (s *Server) dispatchRecovered(ctx context.Context, r *Request, params any, 
 	return s.dispatch(ctx, r, params, x)
 }
 
-func (s *Server) dispatch(ctx context.Context, r *Request, params any, x *exchange) (wireResult, error) {
+func (s *Server) dispatch(ctx context.Context, r *Request, params any, x *Exchange) (wireResult, error) {
 	switch p := params.(type) {
 	case *protocol.CallToolRequestParams:
 		r.target = p.Name
-		if e := s.rateLimited(r, x.remote); e != nil {
+		if e := s.rateLimited(r, x.ClientKey); e != nil {
 			return nil, e
 		}
 		return s.callTool(ctx, r, p, x)

@@ -186,7 +186,7 @@ func appendJSONString(buf []byte, s string) []byte {
 	return append(buf, '"')
 }
 
-func (s *Server) resultOutcome(id protocol.RequestId, res wireResult) outcome {
+func (s *Server) resultOutcome(id protocol.RequestId, res wireResult) Outcome {
 	s.stamp(res)
 	bp, buf := s.responseStart(id)
 	buf, err := protocol.AppendMarshal(buf, res)
@@ -214,15 +214,15 @@ func (s *Server) responseStart(id protocol.RequestId) (*[]byte, []byte) {
 // responseEnd closes the response that buf (bp's) holds once the result
 // is appended, and returns its outcome. When appending the result failed
 // (err), the buffer goes back to the pool and ok is false.
-func (s *Server) responseEnd(bp *[]byte, buf []byte, err error) (out outcome, ok bool) {
+func (s *Server) responseEnd(bp *[]byte, buf []byte, err error) (out Outcome, ok bool) {
 	if err != nil {
 		*bp = buf
 		s.recycle(bp)
-		return outcome{}, false
+		return Outcome{}, false
 	}
 	buf = append(buf, '}')
 	*bp = buf
-	return outcome{body: buf, status: http.StatusOK, buf: bp}, true
+	return Outcome{Body: buf, Status: http.StatusOK, buf: bp}, true
 }
 
 // maxRecycledBody is the largest response buffer kept for reuse: a rare
@@ -238,19 +238,19 @@ func (s *Server) recycle(bp *[]byte) {
 	}
 }
 
-func (s *Server) errorOutcome(id *protocol.RequestId, e *Error) outcome {
+func (s *Server) errorOutcome(id *protocol.RequestId, e *Error) Outcome {
 	if e.scopes != nil {
 		out := s.errorOutcome(id, &Error{Code: e.Code, Message: e.Message, Data: e.Data})
-		out.status, out.scopes = http.StatusForbidden, e.scopes
+		out.Status, out.Scopes = http.StatusForbidden, e.scopes
 		return out
 	}
 	if e.expired {
 		out := s.errorOutcome(id, &Error{Code: e.Code, Message: e.Message, Data: e.Data})
-		out.status, out.expired = http.StatusUnauthorized, true
+		out.Status, out.Expired = http.StatusUnauthorized, true
 		return out
 	}
 	if e.Data == nil {
-		return outcome{body: appendErrorResponse(nil, id, e.Code, e.Message), status: httpStatus(e.Code), retryAfter: retryAfter(e)}
+		return Outcome{Body: appendErrorResponse(nil, id, e.Code, e.Message), Status: httpStatus(e.Code), RetryAfter: retryAfter(e)}
 	}
 	resp := protocol.JSONRPCErrorResponse{ID: id, Error: protocol.Error{Code: e.Code, Message: e.Message, Data: e.Data}}
 	body, err := protocol.Marshal(&resp)
@@ -259,7 +259,7 @@ func (s *Server) errorOutcome(id *protocol.RequestId, e *Error) outcome {
 		resp.Error.Data = nil
 		body, _ = protocol.Marshal(&resp)
 	}
-	return outcome{body: body, status: httpStatus(e.Code), retryAfter: retryAfter(e)}
+	return Outcome{Body: body, Status: httpStatus(e.Code), RetryAfter: retryAfter(e)}
 }
 
 // appendErrorResponse writes the error response protocol.Marshal writes

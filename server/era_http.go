@@ -54,7 +54,7 @@ func (h *httpHandler) serveDual(r *http.Request, sse *sseWriter, body []byte, pr
 		}
 	} else if hv.modern() {
 		// M1 (the session id is present: the fast path took the rest).
-		writeAnswer(sse, s.errorOutcome(m.echoID(), headerMismatch(msgSessionNotModern)))
+		writeAnswer(sse, s.errorOutcome(m.echoID(), HeaderMismatch(msgSessionNotModern)))
 		return
 	}
 	if m.kind == msgBad {
@@ -63,7 +63,7 @@ func (h *httpHandler) serveDual(r *http.Request, sse *sseWriter, body []byte, pr
 	}
 	if m.modern {
 		if len(sids) > 0 {
-			writeAnswer(sse, s.errorOutcome(m.echoID(), headerMismatch(msgSessionNotModern))) // M2
+			writeAnswer(sse, s.errorOutcome(m.echoID(), HeaderMismatch(msgSessionNotModern))) // M2
 			return
 		}
 		h.serveModern(r, sse, body, principal, client) // M4
@@ -99,14 +99,14 @@ func invalidRequest(msg string) *Error {
 }
 
 // withStatus returns out with another HTTP status.
-func withStatus(out outcome, status int) outcome {
-	out.status = status
+func withStatus(out Outcome, status int) Outcome {
+	out.Status = status
 	return out
 }
 
 // writeAnswer writes an answer that is not a stream: a JSON body with
 // out.status (Retry-After when set), or 202 for an accepted notification.
-func writeAnswer(sse *sseWriter, out outcome) { sse.finish(out) }
+func writeAnswer(sse *sseWriter, out Outcome) { sse.finish(out) }
 
 // withoutSession serves a legacy message that carries no Mcp-Session-Id
 // (rows A1–A6): only initialize opens a session; ping is answered;
@@ -136,7 +136,7 @@ func (h *httpHandler) withoutSession(r *http.Request, sse *sseWriter, m *rpcMess
 		case mcp20251125.MethodNotificationsInitialized, protocol.MethodNotificationsProgress, mcp20251125.MethodNotificationsRootsListChanged:
 			writeAnswer(sse, s.errorOutcome(nil, invalidRequest("Mcp-Session-Id header is required: "+m.method+" belongs to a session"))) // A4
 		default:
-			writeAnswer(sse, outcome{notification: true, status: http.StatusAccepted}) // A5
+			writeAnswer(sse, Outcome{Notification: true, Status: http.StatusAccepted}) // A5
 		}
 	default:
 		writeAnswer(sse, s.errorOutcome(nil, invalidRequest("Mcp-Session-Id header is required: a response or a batch belongs to a session"))) // A6
@@ -145,11 +145,11 @@ func (h *httpHandler) withoutSession(r *http.Request, sse *sseWriter, m *rpcMess
 
 // emptyResult is the answer {} to a ping (A2, T6): exactly {}, no _meta
 // (L1125/basic/utilities/ping.mdx#behavior-requirements).
-func (s *Server) emptyResult(id protocol.RequestId) outcome {
+func (s *Server) emptyResult(id protocol.RequestId) Outcome {
 	buf := append([]byte(`{"jsonrpc":"2.0","id":`), nil...)
 	buf = appendID(buf, id)
 	buf = append(buf, `,"result":{}}`...)
-	return outcome{body: buf, status: http.StatusOK}
+	return Outcome{Body: buf, Status: http.StatusOK}
 }
 
 // mirroredHeaders is row S6: Mcp-Method and Mcp-Name are not required on
@@ -226,7 +226,7 @@ func (h *httpHandler) serveSessionVerb(w http.ResponseWriter, r *http.Request, p
 		return
 	}
 	if hv.modern() {
-		e := headerMismatch(msgSessionNotModern) // G2, D2
+		e := HeaderMismatch(msgSessionNotModern) // G2, D2
 		if s.cfg.eras == ErasLegacy {
 			e = s.legacyOnly()
 		}

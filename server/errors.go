@@ -107,7 +107,7 @@ func MissingCapability(required protocol.ClientCapabilities) *Error {
 	return &Error{Code: protocol.CodeMissingRequiredClientCapabilityError, Message: "Missing required client capability", Data: data}
 }
 
-func headerMismatch(msg string) *Error {
+func HeaderMismatch(msg string) *Error {
 	return newError(protocol.CodeHeaderMismatchError, msg, nil)
 }
 

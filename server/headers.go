@@ -51,13 +51,13 @@ func headerValue(h http.Header, key, name string) (string, bool, *Error) {
 		return "", false, nil
 	}
 	if len(vs) > 1 {
-		return "", true, headerMismatch("Header " + name + " is repeated")
+		return "", true, HeaderMismatch("Header " + name + " is repeated")
 	}
 	v := trimSpaceTab(vs[0])
 	for i := 0; i < len(v); i++ {
 		c := v[i]
 		if (c < 0x21 || c > 0x7e) && c != ' ' && c != '\t' {
-			return "", true, headerMismatch("Header " + name + " has an invalid character")
+			return "", true, HeaderMismatch("Header " + name + " has an invalid character")
 		}
 	}
 	return v, true, nil
@@ -98,18 +98,18 @@ func checkHeaders(h http.Header, method, version, name string, named bool) *Erro
 	case e != nil:
 		return e
 	case !ok:
-		return headerMismatch("Missing " + HeaderProtocolVersion + " header")
+		return HeaderMismatch("Missing " + HeaderProtocolVersion + " header")
 	case v != version:
-		return headerMismatch(HeaderProtocolVersion + " header does not match _meta protocolVersion")
+		return HeaderMismatch(HeaderProtocolVersion + " header does not match _meta protocolVersion")
 	}
 	v, ok, e = headerValue(h, keyMethod, HeaderMethod)
 	switch {
 	case e != nil:
 		return e
 	case !ok:
-		return headerMismatch("Missing " + HeaderMethod + " header")
+		return HeaderMismatch("Missing " + HeaderMethod + " header")
 	case v != method:
-		return headerMismatch(HeaderMethod + " header does not match the method")
+		return HeaderMismatch(HeaderMethod + " header does not match the method")
 	}
 	if named {
 		v, ok, e = headerValue(h, keyName, HeaderName)
@@ -117,11 +117,11 @@ func checkHeaders(h http.Header, method, version, name string, named bool) *Erro
 			return e
 		}
 		if !ok {
-			return headerMismatch("Missing " + HeaderName + " header")
+			return HeaderMismatch("Missing " + HeaderName + " header")
 		}
 		dec, good := decodeSentinel(v)
 		if !good || dec != name {
-			return headerMismatch(HeaderName + " header does not match the body")
+			return HeaderMismatch(HeaderName + " header does not match the body")
 		}
 	}
 	return nil
@@ -142,11 +142,11 @@ func checkParamHeaders(params []headerParam, args any, h http.Header) *Error {
 			continue
 		}
 		if !ok {
-			return headerMismatch("Missing " + HeaderParamPrefix + p.name + " header")
+			return HeaderMismatch("Missing " + HeaderParamPrefix + p.name + " header")
 		}
 		dec, good := decodeSentinel(hv)
 		if !good || !paramEqual(val, dec) {
-			return headerMismatch(HeaderParamPrefix + p.name + " header does not match the argument")
+			return HeaderMismatch(HeaderParamPrefix + p.name + " header does not match the argument")
 		}
 	}
 	return nil

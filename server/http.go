@@ -237,7 +237,7 @@ func (h *httpHandler) writeError(w http.ResponseWriter, status int, e *Error) {
 	out := h.s.errorOutcome(nil, e)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_, _ = w.Write(out.body)
+	_, _ = w.Write(out.Body)
 }
 
 // ServeHTTP implements http.Handler.
@@ -276,7 +276,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if r, ok = h.authorize(w, r); !ok {
 			return
 		}
-		principal = authFrom(r.Context()).token.Principal()
+		principal = AuthorizationFrom(r.Context()).Token.Principal()
 	} else if h.opts.Authenticate != nil {
 		p, err := h.opts.Authenticate(r)
 		if err != nil {
@@ -351,7 +351,7 @@ func closeUnread(w http.ResponseWriter, r *http.Request) {
 // serveModern serves a POST through the modern pipeline, as a
 // 2026-07-28-only server does.
 func (h *httpHandler) serveModern(r *http.Request, sse *sseWriter, body []byte, principal, client string) {
-	out := h.s.process(r.Context(), body, &exchange{viaHTTP: true, headers: r.Header, peer: r.RemoteAddr, principal: principal, out: sse, remote: client})
+	out := h.s.process(r.Context(), body, &Exchange{HTTP: true, Header: r.Header, RemoteAddr: r.RemoteAddr, Principal: principal, Notifier: sse, ClientKey: client})
 	sse.finish(out)
 	h.s.recycle(out.buf)
 }
@@ -539,7 +539,7 @@ func (s *sseWriter) event(msg []byte) error {
 	return s.write(buf)
 }
 
-func (s *sseWriter) notify(msg []byte) bool {
+func (s *sseWriter) Notify(msg []byte) bool {
 	if s.log != nil {
 		return s.log.send(msg)
 	}
@@ -565,30 +565,30 @@ func (s *sseWriter) keepAlive() bool {
 	return s.write([]byte(": keep-alive\n\n")) == nil
 }
 
-func (s *sseWriter) finish(out outcome) {
+func (s *sseWriter) finish(out Outcome) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.done = true
 	switch {
-	case out.cancelled:
+	case out.Cancelled:
 		return // R-HTTP-14: nothing more for a cancelled request
-	case out.notification:
+	case out.Notification:
 		s.w.WriteHeader(http.StatusAccepted)
 	case s.started:
-		_ = s.event(out.body) // nothing on a broken stream
+		_ = s.event(out.Body) // nothing on a broken stream
 	default:
 		s.w.Header().Set("Content-Type", "application/json")
-		if out.retryAfter > 0 {
-			s.w.Header().Set("Retry-After", strconv.Itoa(out.retryAfter))
+		if out.RetryAfter > 0 {
+			s.w.Header().Set("Retry-After", strconv.Itoa(out.RetryAfter))
 		}
-		if out.scopes != nil {
-			s.w.Header().Set("WWW-Authenticate", s.h.insufficientScopeChallenge(out.scopes))
+		if out.Scopes != nil {
+			s.w.Header().Set("WWW-Authenticate", s.h.insufficientScopeChallenge(out.Scopes))
 		}
-		if out.expired {
+		if out.Expired {
 			s.w.Header().Set("WWW-Authenticate", s.h.expiredTokenChallenge())
 		}
 		_ = s.deadline() // a client that does not read its response holds it WriteTimeout at most
-		s.w.WriteHeader(out.status)
-		_, _ = s.w.Write(out.body)
+		s.w.WriteHeader(out.Status)
+		_, _ = s.w.Write(out.Body)
 	}
 }

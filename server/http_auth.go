@@ -13,22 +13,22 @@ import (
 	"github.com/mcpwire/mcpwire/protocol"
 )
 
-// authInfo is what the HTTP handler learned from a request's verified
+// Authorization is what the HTTP handler learned from a request's verified
 // token, and how its Handler judges scopes. It travels in the request's
 // context (authKey) from ServeHTTP to the Request that the handler gets,
 // on every path (modern, legacy session, batch, detached).
-type authInfo struct {
-	token     *auth.TokenInfo
-	satisfies func(have *auth.TokenInfo, need string) bool
-	filter    bool // HTTPOptions.FilterListsByScope
+type Authorization struct {
+	Token     *auth.TokenInfo
+	Satisfies func(have *auth.TokenInfo, need string) bool
+	FilterLists    bool // HTTPOptions.FilterListsByScope
 }
 
 type authKey struct{}
 
-// authFrom returns the authInfo of a request verified by
+// AuthorizationFrom returns the authInfo of a request verified by
 // HTTPOptions.Verifier, nil for any other (stdio, no Verifier).
-func authFrom(ctx context.Context) *authInfo {
-	a, _ := ctx.Value(authKey{}).(*authInfo)
+func AuthorizationFrom(ctx context.Context) *Authorization {
+	a, _ := ctx.Value(authKey{}).(*Authorization)
 	return a
 }
 
@@ -39,7 +39,7 @@ func (r *Request) Token() *auth.TokenInfo {
 	if r.auth == nil {
 		return nil
 	}
-	return r.auth.token
+	return r.auth.Token
 }
 
 // exactScope is the default HTTPOptions.ScopeSatisfies: the token holds
@@ -192,9 +192,9 @@ func (h *httpHandler) authorize(w http.ResponseWriter, r *http.Request) (*http.R
 		h.refuseUnread(w, r, http.StatusServiceUnavailable, &Error{Code: protocol.CodeInternalError, Message: "Service Unavailable: the access token could not be verified; retry later"})
 		return nil, false
 	}
-	a := &authInfo{token: ti, satisfies: h.opts.ScopeSatisfies, filter: h.opts.FilterListsByScope}
-	if a.satisfies == nil {
-		a.satisfies = exactScope
+	a := &Authorization{Token: ti, Satisfies: h.opts.ScopeSatisfies, FilterLists: h.opts.FilterListsByScope}
+	if a.Satisfies == nil {
+		a.Satisfies = exactScope
 	}
 	return r.WithContext(context.WithValue(r.Context(), authKey{}, a)), true
 }
@@ -253,8 +253,8 @@ func checkScopes(r *Request, need []string) error {
 		return nil
 	}
 	for _, s := range need {
-		if !r.auth.satisfies(r.auth.token, s) {
-			return insufficientScope(need)
+		if !r.auth.Satisfies(r.auth.Token, s) {
+			return InsufficientScope(need)
 		}
 	}
 	return nil
@@ -264,12 +264,12 @@ func checkScopes(r *Request, need []string) error {
 // always, unless HTTPOptions.FilterListsByScope is on and r's token
 // lacks one of them.
 func listable(r *Request, need []string) bool {
-	return r == nil || r.auth == nil || !r.auth.filter || checkScopes(r, need) == nil
+	return r == nil || r.auth == nil || !r.auth.FilterLists || checkScopes(r, need) == nil
 }
 
 // filtersLists reports whether r's list answers depend on its token.
 func filtersLists(r *Request) bool {
-	return r != nil && r.auth != nil && r.auth.filter
+	return r != nil && r.auth != nil && r.auth.FilterLists
 }
 
 // SetToolScopes sets the scopes a registered tool needs, as RequireScopes
@@ -295,12 +295,12 @@ func (s *Server) SetToolScopes(name string, scopes ...string) error {
 // that a stream does not outlive its authorization. It then ends as at
 // its lifetime, and the client opens a new one with a fresh token. 0: no
 // bound.
-func (s *Server) streamLifetime(a *authInfo) time.Duration {
+func (s *Server) streamLifetime(a *Authorization) time.Duration {
 	d := s.cfg.streamLifetime
-	if a == nil || a.token.Expiry.IsZero() {
+	if a == nil || a.Token.Expiry.IsZero() {
 		return d
 	}
-	left := max(time.Until(a.token.Expiry), time.Millisecond)
+	left := max(time.Until(a.Token.Expiry), time.Millisecond)
 	if d <= 0 || left < d {
 		return left
 	}

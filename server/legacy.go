@@ -353,7 +353,7 @@ func (s *Server) servesLegacy(r legacy.Rev, method string) bool {
 // session's revision declares (L11). Errors produced by the method are
 // sent with HTTP 200, those of the session layer (L1, S7) with 400, the
 // rate limit with 429 (§1.6, Choice).
-func (s *Server) serveLegacy(ctx context.Context, sess legacySession, m *rpcMessage, x *exchange) outcome {
+func (s *Server) serveLegacy(ctx context.Context, sess legacySession, m *rpcMessage, x *Exchange) Outcome {
 	out, params, run := s.legacyPrepare(ctx, sess, m, x)
 	if !run {
 		return out
@@ -366,11 +366,11 @@ func (s *Server) serveLegacy(ctx context.Context, sess legacySession, m *rpcMess
 // subscribe, unsubscribe). It returns the outcome of a request that is
 // answered already (run false), or the converted params that legacyRun
 // serves.
-func (s *Server) legacyPrepare(ctx context.Context, sess legacySession, m *rpcMessage, x *exchange) (out outcome, params any, run bool) {
+func (s *Server) legacyPrepare(ctx context.Context, sess legacySession, m *rpcMessage, x *Exchange) (out Outcome, params any, run bool) {
 	conv := sess.conv()
 	rev, id := conv.Rev, m.id
 	if m.method == mcp20251125.MethodPing {
-		return s.sessionMethod(ctx, sess, m, x, nil, func(context.Context) outcome { return s.emptyResult(id) }), nil, false // at any state (§2.2)
+		return s.sessionMethod(ctx, sess, m, x, nil, func(context.Context) Outcome { return s.emptyResult(id) }), nil, false // at any state (§2.2)
 	}
 	if !sess.ready() {
 		return s.legacyErrorFor(rev, id, invalidRequest(msgNotInitialized), http.StatusBadRequest), nil, false // L1
@@ -400,11 +400,11 @@ func (s *Server) legacyPrepare(ctx context.Context, sess legacySession, m *rpcMe
 	}
 	switch p := typed.(type) {
 	case *mcp20251125.SetLevelRequestParams:
-		return s.sessionMethod(ctx, sess, m, x, p, func(ctx context.Context) outcome { return s.legacySetLevel(ctx, sess, rev, id, p) }), nil, false
+		return s.sessionMethod(ctx, sess, m, x, p, func(ctx context.Context) Outcome { return s.legacySetLevel(ctx, sess, rev, id, p) }), nil, false
 	case *mcp20251125.SubscribeRequestParams:
-		return s.sessionMethod(ctx, sess, m, x, p, func(ctx context.Context) outcome { return s.legacySubscribe(ctx, sess, rev, id, p.URI, x.principal) }), nil, false
+		return s.sessionMethod(ctx, sess, m, x, p, func(ctx context.Context) Outcome { return s.legacySubscribe(ctx, sess, rev, id, p.URI, x.Principal) }), nil, false
 	case *mcp20251125.UnsubscribeRequestParams:
-		return s.sessionMethod(ctx, sess, m, x, p, func(ctx context.Context) outcome { return s.legacyUnsubscribe(ctx, sess, rev, id, p.URI) }), nil, false
+		return s.sessionMethod(ctx, sess, m, x, p, func(ctx context.Context) Outcome { return s.legacyUnsubscribe(ctx, sess, rev, id, p.URI) }), nil, false
 	}
 	params, le := conv.ConvertParams(typed) // L6-L8
 	if le != nil {
@@ -415,14 +415,14 @@ func (s *Server) legacyPrepare(ctx context.Context, sess legacySession, m *rpcMe
 			return out, nil, false
 		}
 	}
-	return outcome{}, params, true // L10, L11: legacyRun
+	return Outcome{}, params, true // L10, L11: legacyRun
 }
 
 // legacyToolChecks is L9 before the rate limit: the tool exists, it does
 // not require an extension (H5: the tasks extension, say), and the Mcp-Param-* headers that
 // are present match their arguments (S7; an absent one is not checked:
 // legacy clients do not send them).
-func (s *Server) legacyToolChecks(rev legacy.Rev, id protocol.RequestId, p *protocol.CallToolRequestParams, x *exchange) (outcome, bool) {
+func (s *Server) legacyToolChecks(rev legacy.Rev, id protocol.RequestId, p *protocol.CallToolRequestParams, x *Exchange) (Outcome, bool) {
 	t := s.lookupTool(p.Name)
 	if t == nil {
 		return s.legacyErrorFor(rev, id, InvalidParams("Unknown tool: "+p.Name, nil), http.StatusOK), true
@@ -431,8 +431,8 @@ func (s *Server) legacyToolChecks(rev legacy.Rev, id protocol.RequestId, p *prot
 		le := legacy.ExtensionRequired(p.Name, e.ID)
 		return s.legacyErrorFor(rev, id, &Error{Code: le.Code, Message: le.Message}, http.StatusOK), true
 	}
-	if x.headers == nil || len(t.headers) == 0 {
-		return outcome{}, false
+	if x.Header == nil || len(t.headers) == 0 {
+		return Outcome{}, false
 	}
 	args := json.RawMessage(p.Arguments)
 	if len(args) == 0 {
@@ -440,12 +440,12 @@ func (s *Server) legacyToolChecks(rev legacy.Rev, id protocol.RequestId, p *prot
 	}
 	inst, err := validate.ParseValue(context.Background(), args, s.valueLimits())
 	if err != nil {
-		return outcome{}, false // the arguments are refused by the handler's checks, as for a modern call
+		return Outcome{}, false // the arguments are refused by the handler's checks, as for a modern call
 	}
-	if e := checkPresentParamHeaders(t.headers, inst, x.headers); e != nil {
+	if e := checkPresentParamHeaders(t.headers, inst, x.Header); e != nil {
 		return s.legacyErrorFor(rev, id, e, http.StatusBadRequest), true
 	}
-	return outcome{}, false
+	return Outcome{}, false
 }
 
 // checkPresentParamHeaders is checkParamHeaders for a legacy request: a
@@ -482,20 +482,20 @@ type legacyCall struct {
 // A handler asking for input is served by the input bridge (§6): each
 // round's requests go to the client, and the handler is called again
 // with the answers, at most MaxInputRounds times.
-func (s *Server) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.RequestId, method string, params any, x *exchange) outcome {
+func (s *Server) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.RequestId, method string, params any, x *Exchange) Outcome {
 	s.inflight.Add(1)
 	defer s.inflight.Done()
 	meta, _ := metaAndName(params)
 	// The session's requests are served by the modern handlers: the
 	// legacy exchange has no headers left to check (S7 is done).
 	lx := *x
-	lx.viaHTTP, lx.headers = false, nil
+	lx.HTTP, lx.Header = false, nil
 	var prev *Request
 	var next bridged
 	rounds := 0
 	for {
 		c := &legacyCall{
-			r: Request{Method: method, ID: id, Meta: meta, Principal: x.principal, auth: authFrom(ctx), out: x.out, ctx: ctx, maxInputs: s.cfg.maxInputs, log: s.log, header: x.headers, peer: x.peer, notifyMeta: s.cfg.notifyMeta},
+			r: Request{Method: method, ID: id, Meta: meta, Principal: x.Principal, auth: AuthorizationFrom(ctx), out: x.Notifier, ctx: ctx, maxInputs: s.cfg.maxInputs, log: s.log, header: x.Header, peer: x.RemoteAddr, notifyMeta: s.cfg.notifyMeta},
 			l: legacyRequest{rev: rev, bridge: x.bridge},
 		}
 		r := &c.r
@@ -513,7 +513,7 @@ func (s *Server) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.Requ
 		res, err := s.dispatchRecovered(&r.rc, r, params, &lx)
 		r.finish()
 		if ctx.Err() != nil || errors.Is(err, errSilent) {
-			return outcome{cancelled: true, status: 499}
+			return Outcome{Cancelled: true, Status: 499}
 		}
 		if r.rc.Err() == context.DeadlineExceeded {
 			s.log.Warn("handler deadline passed", "method", method, "timeout", s.cfg.handlerTimeout)
@@ -569,7 +569,7 @@ func (s *Server) withoutExtensionOnly(res *protocol.ListToolsResult) *protocol.L
 // legacyResultOutcome encodes a result for rev (L11): the hand rules, the
 // generated zero pass and the envelope strip of package legacy; never
 // stamp's resultType or serverInfo.
-func (s *Server) legacyResultOutcome(rev legacy.Rev, id protocol.RequestId, res any) outcome {
+func (s *Server) legacyResultOutcome(rev legacy.Rev, id protocol.RequestId, res any) Outcome {
 	bp, buf := s.responseStart(id)
 	buf, err := legacy.AppendResult(buf, rev, res)
 	if out, ok := s.responseEnd(bp, buf, err); ok {
@@ -583,7 +583,7 @@ func (s *Server) legacyResultOutcome(rev legacy.Rev, id protocol.RequestId, res 
 // middleware) returned err: its code and the HTTP status that goes with
 // it in a session (a throttle 429, a missing scope 403, anything else
 // 200), a plain error hidden as -32603 unless WithErrorDetails.
-func (s *Server) legacyFailure(rev legacy.Rev, r *Request, err error) outcome {
+func (s *Server) legacyFailure(rev legacy.Rev, r *Request, err error) Outcome {
 	e := s.clientError(r, err)
 	status := http.StatusOK
 	switch {
@@ -591,7 +591,7 @@ func (s *Server) legacyFailure(rev legacy.Rev, r *Request, err error) outcome {
 		status = http.StatusTooManyRequests // a throttle is a transport signal
 	case e.scopes != nil:
 		out := s.legacyErrorFor(rev, r.ID, e, http.StatusForbidden) // R-AUTH-08 in a session too
-		out.scopes = e.scopes
+		out.Scopes = e.scopes
 		return out
 	}
 	return s.legacyErrorFor(rev, r.ID, e, status)
@@ -600,23 +600,23 @@ func (s *Server) legacyFailure(rev legacy.Rev, r *Request, err error) outcome {
 // legacyErrorFor is legacyErrorOutcome for an id held by value: only this
 // copy escapes, on the error path, instead of the caller's id on every
 // request (taking &id of a parameter moves it to the heap at entry).
-func (s *Server) legacyErrorFor(rev legacy.Rev, id protocol.RequestId, e *Error, status int) outcome {
+func (s *Server) legacyErrorFor(rev legacy.Rev, id protocol.RequestId, e *Error, status int) Outcome {
 	return s.legacyErrorOutcome(rev, &id, e, status)
 }
 
 // legacyErrorOutcome encodes an error response for rev with the given
 // HTTP status: the server's resource-not-found becomes -32002 (H6), every
 // other code is kept (§3.4).
-func (s *Server) legacyErrorOutcome(rev legacy.Rev, id *protocol.RequestId, e *Error, status int) outcome {
+func (s *Server) legacyErrorOutcome(rev legacy.Rev, id *protocol.RequestId, e *Error, status int) Outcome {
 	le := legacy.ProjectError(legacy.Error{Code: e.Code, Message: e.Message, Data: e.Data}, rev, e.notFound)
 	body, err := legacy.AppendError(nil, rev, id, le)
 	if err != nil {
 		s.log.Error("error response does not encode", "err", err)
 		out := withStatus(s.errorOutcome(id, e), status)
-		out.refusal = e
+		out.Err = e
 		return out
 	}
-	return outcome{body: body, status: status, retryAfter: retryAfter(e), refusal: &Error{Code: le.Code, Message: le.Message, Data: le.Data}}
+	return Outcome{Body: body, Status: status, RetryAfter: retryAfter(e), Err: &Error{Code: le.Code, Message: le.Message, Data: le.Data}}
 }
 
 // legacyNotification encodes a notification a request of a legacy session

@@ -118,12 +118,12 @@ func (h *httpHandler) sessionBatch(r *http.Request, sse *sseWriter, rec *Session
 				all = false
 				continue
 			}
-			if out := s.sessionResponse(ctx, rec, m); out.status != http.StatusAccepted {
+			if out := s.sessionResponse(ctx, rec, m); out.Status != http.StatusAccepted {
 				all = false
 			}
 		}
 		if all {
-			writeAnswer(sse, outcome{notification: true, status: http.StatusAccepted})
+			writeAnswer(sse, Outcome{Notification: true, Status: http.StatusAccepted})
 		} else {
 			refuse(invalidRequest("Invalid Request: not every response of the batch answers an outstanding request"))
 		}
@@ -141,14 +141,14 @@ func (h *httpHandler) sessionBatch(r *http.Request, sse *sseWriter, rec *Session
 		m := &msgs[i]
 		switch m.kind {
 		case msgBad:
-			bodies[i] = s.errorOutcome(m.badID, m.badErr).body
+			bodies[i] = s.errorOutcome(m.badID, m.badErr).Body
 		case msgNotification:
 			s.sessionNotification(ctx, rec, m)
 		default:
 			extra[i] = !first
 			first = false
 			if extra[i] && !h.enterElement() {
-				bodies[i] = s.errorOutcome(m.requestID(), &Error{Code: CodeRateLimited, Message: "Too many concurrent requests"}).body
+				bodies[i] = s.errorOutcome(m.requestID(), &Error{Code: CodeRateLimited, Message: "Too many concurrent requests"}).Body
 				continue
 			}
 			run[i] = true
@@ -167,8 +167,8 @@ func (h *httpHandler) sessionBatch(r *http.Request, sse *sseWriter, rec *Session
 				defer h.leaveElement()
 			}
 			out := h.runSessionRequest(r, sse, rec, m, principal, client)
-			if !out.cancelled && out.body != nil {
-				bodies[i] = append([]byte(nil), out.body...)
+			if !out.Cancelled && out.Body != nil {
+				bodies[i] = append([]byte(nil), out.Body...)
 			}
 			s.recycle(out.buf)
 		}()
@@ -214,13 +214,13 @@ func writeBatch(sse *sseWriter, bodies [][]byte) {
 	switch {
 	case started:
 		for _, b := range kept {
-			sse.notify(b)
+			sse.Notify(b)
 		}
-		sse.finish(outcome{cancelled: true}) // the stream ends after the last response
+		sse.finish(Outcome{Cancelled: true}) // the stream ends after the last response
 	case len(kept) == 0:
-		sse.finish(outcome{notification: true, status: http.StatusAccepted})
+		sse.finish(Outcome{Notification: true, Status: http.StatusAccepted})
 	default:
-		sse.finish(outcome{body: batchArray(kept), status: http.StatusOK})
+		sse.finish(Outcome{Body: batchArray(kept), Status: http.StatusOK})
 	}
 }
 
@@ -232,12 +232,12 @@ func (c *stdioConn) batch(line []byte) {
 	s := c.s
 	ss := c.sess
 	if ss == nil || ss.rev != legacy.Rev20250326 || ss.ended() {
-		c.out.write(s.errorOutcome(nil, invalidRequest(msgBatchRevision)).body)
+		c.out.write(s.errorOutcome(nil, invalidRequest(msgBatchRevision)).Body)
 		return
 	}
 	msgs, responses, e := s.readBatch(line)
 	if e != nil {
-		c.out.write(s.errorOutcome(nil, e).body)
+		c.out.write(s.errorOutcome(nil, e).Body)
 		return
 	}
 	if responses {
@@ -256,7 +256,7 @@ func (c *stdioConn) batch(line []byte) {
 		m := &msgs[i]
 		switch {
 		case m.kind == msgBad:
-			bodies[i] = s.errorOutcome(m.badID, m.badErr).body
+			bodies[i] = s.errorOutcome(m.badID, m.badErr).Body
 		case m.kind == msgNotification:
 			if m.method == mcp20251125.MethodNotificationsCancelled {
 				var p mcp20251125.CancelledNotificationParams
@@ -267,20 +267,20 @@ func (c *stdioConn) batch(line []byte) {
 			}
 			c.sessionNotification(m)
 		case c.running(m.id):
-			bodies[i] = s.legacyErrorOutcome(ss.rev, m.requestID(), invalidRequest("Invalid Request: request id already in use in this session"), 0).body
+			bodies[i] = s.legacyErrorOutcome(ss.rev, m.requestID(), invalidRequest("Invalid Request: request id already in use in this session"), 0).Body
 		case m.method == mcp20251125.MethodPing && s.chain == nil:
-			bodies[i] = s.emptyResult(m.id).body // with middleware, serveLegacy's sessionMethod answers it
+			bodies[i] = s.emptyResult(m.id).Body // with middleware, serveLegacy's sessionMethod answers it
 		case m.method != mcp20251125.MethodPing && !ss.ready():
-			bodies[i] = s.legacyErrorOutcome(ss.rev, m.requestID(), invalidRequest(msgNotInitialized), 0).body
+			bodies[i] = s.legacyErrorOutcome(ss.rev, m.requestID(), invalidRequest(msgNotInitialized), 0).Body
 		default:
 			wg.Add(1)
-			c.run(m.requestID(), func(o outcome) {
+			c.run(m.requestID(), func(o Outcome) {
 				defer wg.Done()
-				if !o.cancelled && o.body != nil {
-					bodies[i] = append([]byte(nil), o.body...)
+				if !o.Cancelled && o.Body != nil {
+					bodies[i] = append([]byte(nil), o.Body...)
 				}
-			}, func(ctx context.Context) outcome {
-				return s.serveLegacy(ctx, ss, m, &exchange{out: c.out, bridge: ss})
+			}, func(ctx context.Context) Outcome {
+				return s.serveLegacy(ctx, ss, m, &Exchange{Notifier: c.out, bridge: ss})
 			})
 		}
 	}

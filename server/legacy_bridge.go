@@ -137,8 +137,8 @@ func newInputID() (string, error) {
 
 // bridgeRound serves one round of input (§6.3) and fills next for the
 // handler's next call. done reports that the call is over with out.
-func (s *Server) bridgeRound(ctx context.Context, rev legacy.Rev, id protocol.RequestId, ch inputChannel, round *legacyRound, n int, next *bridged) (out outcome, done bool) {
-	fail := func(e *Error) (outcome, bool) { return s.legacyErrorOutcome(rev, &id, e, http.StatusOK), true }
+func (s *Server) bridgeRound(ctx context.Context, rev legacy.Rev, id protocol.RequestId, ch inputChannel, round *legacyRound, n int, next *bridged) (out Outcome, done bool) {
+	fail := func(e *Error) (Outcome, bool) { return s.legacyErrorOutcome(rev, &id, e, http.StatusOK), true }
 	l := &s.cfg.legacy
 	if n > l.MaxInputRounds {
 		return fail(InternalError("Internal error: too many input rounds"))
@@ -155,7 +155,7 @@ func (s *Server) bridgeRound(ctx context.Context, rev legacy.Rev, id protocol.Re
 	}
 	next.responses, next.errors, next.state = nil, nil, round.state
 	if len(keys) == 0 {
-		return outcome{}, false // state only: called again at once
+		return Outcome{}, false // state only: called again at once
 	}
 	deadline := time.Now().Add(l.InputTimeout)
 	reqs := make([]bridgeRequest, len(keys))
@@ -182,11 +182,11 @@ func (s *Server) bridgeRound(ctx context.Context, rev legacy.Rev, id protocol.Re
 	case errors.Is(err, errTooManyOutstanding):
 		return fail(InternalError(fmt.Sprintf("Internal error: too many outstanding input requests in this session (at most %d)", l.MaxOutstandingRequests)))
 	case ctx.Err() != nil, errors.Is(err, errSessionEnded):
-		return outcome{cancelled: true, status: 499}, true
+		return Outcome{Cancelled: true, Status: 499}, true
 	default:
 		s.log.Error("registering input requests", "err", err) // the session store failed
 		out := s.legacyErrorOutcome(rev, &id, InternalError(msgStoreUnavailable), http.StatusServiceUnavailable)
-		out.retryAfter = 1
+		out.RetryAfter = 1
 		return out, true
 	}
 	ids := make([]string, len(reqs))
@@ -215,7 +215,7 @@ func (s *Server) bridgeRound(ctx context.Context, rev legacy.Rev, id protocol.Re
 		case errors.Is(err, errShuttingDown):
 			return fail(InternalError("Internal error: the server is shutting down"))
 		}
-		return outcome{cancelled: true, status: 499}, true
+		return Outcome{Cancelled: true, Status: 499}, true
 	}
 	for _, q := range reqs {
 		resp, e := s.bridgeAnswer(ctx, q.method, round.requests[q.key], answers[q.id])
@@ -234,7 +234,7 @@ func (s *Server) bridgeRound(ctx context.Context, rev legacy.Rev, id protocol.Re
 		}
 		next.responses[q.key] = resp
 	}
-	return outcome{}, false
+	return Outcome{}, false
 }
 
 // cancelledNotification is the bridge's notifications/cancelled for its

@@ -24,12 +24,12 @@ func (e *errStore) Error() string { return "server: session store: " + e.err.Err
 func (e *errStore) Unwrap() error { return e.err }
 
 // sessionStateError answers a failed change of the session's state.
-func (s *Server) sessionStateError(rev legacy.Rev, id protocol.RequestId, method string, err error) outcome {
+func (s *Server) sessionStateError(rev legacy.Rev, id protocol.RequestId, method string, err error) Outcome {
 	var se *errStore
 	if errors.As(err, &se) {
 		s.log.Error("session store", "method", method, "err", err)
 		out := s.legacyErrorOutcome(rev, &id, InternalError(msgStoreUnavailable), http.StatusServiceUnavailable)
-		out.retryAfter = 1
+		out.RetryAfter = 1
 		return out
 	}
 	if errors.Is(err, ErrSessionNotFound) {
@@ -42,7 +42,7 @@ func (s *Server) sessionStateError(rev legacy.Rev, id protocol.RequestId, method
 // legacySetLevel serves logging/setLevel (§2.4): the level (a strict enum,
 // checked by the decode) applies to the session's later requests, read
 // when each starts; never to modern requests on the same stdio stream.
-func (s *Server) legacySetLevel(ctx context.Context, sess legacySession, rev legacy.Rev, id protocol.RequestId, p *mcp20251125.SetLevelRequestParams) outcome {
+func (s *Server) legacySetLevel(ctx context.Context, sess legacySession, rev legacy.Rev, id protocol.RequestId, p *mcp20251125.SetLevelRequestParams) Outcome {
 	if err := sess.setLogLevel(ctx, protocol.LoggingLevel(p.Level)); err != nil {
 		return s.sessionStateError(rev, id, mcp20251125.MethodLoggingSetLevel, err)
 	}
@@ -57,15 +57,15 @@ func (s *Server) legacySetLevel(ctx context.Context, sess legacySession, rev leg
 // gets what resources/read of it gets in the session: HTTP 403
 // insufficient_scope with the challenge (R-AUTH-08). At most
 // MaxSubscriptions per session (-32602).
-func (s *Server) legacySubscribe(ctx context.Context, sess legacySession, rev legacy.Rev, id protocol.RequestId, uri, principal string) outcome {
+func (s *Server) legacySubscribe(ctx context.Context, sess legacySession, rev legacy.Rev, id protocol.RequestId, uri, principal string) Outcome {
 	if max := s.maxURIBytes(); len(uri) > max {
 		return s.legacyErrorOutcome(rev, &id, InvalidParams(fmt.Sprintf("Invalid params: uri has %d bytes, more than the limit of %d", len(uri), max), nil), http.StatusOK)
 	}
-	a := authFrom(ctx)
-	if need, known := s.resourceScopes(uri); known && a.lacks(need) {
-		e := insufficientScope(need)
+	a := AuthorizationFrom(ctx)
+	if need, known := s.resourceScopes(uri); known && a.Lacks(need) {
+		e := InsufficientScope(need)
 		out := s.legacyErrorOutcome(rev, &id, e, http.StatusForbidden)
-		out.scopes = e.scopes
+		out.Scopes = e.scopes
 		return out
 	}
 	var f listenFilter
@@ -88,7 +88,7 @@ func (s *Server) legacySubscribe(ctx context.Context, sess legacySession, rev le
 
 // legacyUnsubscribe serves resources/unsubscribe: a URI not subscribed is
 // no error.
-func (s *Server) legacyUnsubscribe(ctx context.Context, sess legacySession, rev legacy.Rev, id protocol.RequestId, uri string) outcome {
+func (s *Server) legacyUnsubscribe(ctx context.Context, sess legacySession, rev legacy.Rev, id protocol.RequestId, uri string) Outcome {
 	if err := sess.unsubscribe(ctx, uri); err != nil {
 		return s.sessionStateError(rev, id, mcp20251125.MethodResourcesUnsubscribe, err)
 	}

@@ -146,12 +146,12 @@ func (s *Server) streamCaps() (perClient, total int) {
 // streamKey is the key a listen stream counts under for the cap per
 // client: the principal, else the client key of an HTTP request; "" on
 // stdio without a principal (total only).
-func streamKey(r *Request, x *exchange) string {
+func streamKey(r *Request, x *Exchange) string {
 	switch {
 	case r.Principal != "":
 		return "p:" + r.Principal
-	case x.viaHTTP:
-		return "a:" + x.remote
+	case x.HTTP:
+		return "a:" + x.ClientKey
 	}
 	return ""
 }
@@ -160,7 +160,7 @@ func streamKey(r *Request, x *exchange) string {
 // of an HTTP Handler (HTTPOptions.MaxConcurrent, MaxBodyMemory), which a
 // listen stream gives back once it is accepted.
 type leaver interface {
-	leave()
+	Leave()
 }
 
 // WithSubscriptionAuthorizer sets the check that decides whether a
@@ -201,7 +201,7 @@ var errSilent = errors.New("server: no response")
 
 // keepAliver is a notifier that can send a keep-alive comment.
 type keepAliver interface {
-	keepAlive() bool
+	KeepAlive() bool
 }
 
 // NotifyToolsChanged tells every listen stream that asked for it, on
@@ -285,9 +285,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 // A token already past its exp (accepted within the Verifier's leeway)
 // opens no stream: 401 invalid_token, so that the client refreshes it
 // rather than reopen a stream that would end at once.
-func (s *Server) listen(ctx context.Context, r *Request, p *protocol.SubscriptionsListenRequestParams, x *exchange) (wireResult, error) {
-	if r.auth.tokenExpired() {
-		return nil, expiredToken()
+func (s *Server) listen(ctx context.Context, r *Request, p *protocol.SubscriptionsListenRequestParams, x *Exchange) (wireResult, error) {
+	if r.auth.TokenExpired() {
+		return nil, ExpiredToken()
 	}
 	s.listeners.Add(1)
 	defer s.listeners.Done()
@@ -297,8 +297,8 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 		return nil, e
 	}
 	defer s.streams.release(key)
-	if l, ok := x.out.(leaver); ok {
-		l.leave() // counted as a stream from now on, not as a request in flight
+	if l, ok := x.Notifier.(leaver); ok {
+		l.Leave() // counted as a stream from now on, not as a request in flight
 	}
 	filter, err := s.honored(ctx, r, p)
 	if err != nil {
@@ -353,7 +353,7 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 		case <-lifetime:
 			end = true
 		case <-tick:
-			if ka, ok := r.out.(keepAliver); ok && !ka.keepAlive() {
+			if ka, ok := r.out.(keepAliver); ok && !ka.KeepAlive() {
 				return gone()
 			}
 		case ev, ok := <-events:
@@ -365,7 +365,7 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 			}
 		}
 		if end {
-			if !x.viaHTTP { // stdio
+			if !x.HTTP { // stdio
 				reason := "server shutting down"
 				r.sendAlways(protocol.MethodNotificationsCancelled, &protocol.CancelledNotificationParams{RequestID: id, Reason: &reason})
 				return nil, errSilent
@@ -610,7 +610,7 @@ func (s *Server) acceptKeys(ctx context.Context, r *Request, e *Extension, keys 
 // exactly like an unknown one. Templates are matched, and the authorizer
 // called, without holding s.mu, which a long match would otherwise hold
 // against registrations (and, behind a waiting writer, every request).
-func (s *Server) knownResources(ctx context.Context, a *authInfo, principal string, uris []string, f *listenFilter) error {
+func (s *Server) knownResources(ctx context.Context, a *Authorization, principal string, uris []string, f *listenFilter) error {
 	if len(uris) == 0 {
 		return nil
 	}
@@ -627,7 +627,7 @@ func (s *Server) knownResources(ctx context.Context, a *authInfo, principal stri
 	s.mu.RLock()
 	for i, uri := range unique {
 		if res := s.resources[uri]; res != nil {
-			found[i], known[i] = true, !a.lacks(res.scopes)
+			found[i], known[i] = true, !a.Lacks(res.scopes)
 		}
 	}
 	// templates grows by append and is replaced on removal: the elements
@@ -643,7 +643,7 @@ func (s *Server) knownResources(ctx context.Context, a *authInfo, principal stri
 		}
 		for _, t := range templates {
 			if t.tmpl.Match(uri) != nil {
-				known[i] = !a.lacks(t.scopes)
+				known[i] = !a.Lacks(t.scopes)
 				break
 			}
 		}
@@ -730,7 +730,7 @@ func (r *Request) sendRaw(method string, params []byte) bool {
 	if r.done {
 		return false
 	}
-	return r.out.notify(msg)
+	return r.out.Notify(msg)
 }
 
 // taggedParams sets the subscription id in the _meta of a notification's

@@ -117,11 +117,11 @@ func (s *Server) buildChain() Handler {
 // viaMiddleware runs a request's handler through the middleware chain.
 // The exchange is copied into the Request for the chain's last step, so
 // that without middleware x stays where its caller put it.
-func (s *Server) viaMiddleware(ctx context.Context, r *Request, params any, x *exchange) (wireResult, error) {
-	if p, ok := params.(*protocol.CallToolRequestParams); ok && x.viaHTTP {
+func (s *Server) viaMiddleware(ctx context.Context, r *Request, params any, x *Exchange) (wireResult, error) {
+	if p, ok := params.(*protocol.CallToolRequestParams); ok && x.HTTP {
 		// Step 7's header checks, before any middleware sees the request.
 		if t := s.lookupTool(p.Name); t != nil && len(t.headers) > 0 {
-			if e := checkParamHeaders(t.headers, headerArgs(p.Arguments, t.headers), x.headers); e != nil {
+			if e := checkParamHeaders(t.headers, headerArgs(p.Arguments, t.headers), x.Header); e != nil {
 				return nil, e
 			}
 		}

@@ -11,11 +11,11 @@ import (
 	"github.com/mcpwire/mcpwire/protocol"
 )
 
-// notifier delivers the notifications of one request on its transport
+// Notifier delivers the notifications of one request on its transport
 // (the SSE stream of its POST, or stdout for stdio). It must be safe for
 // concurrent use and must drop anything sent after the response.
-type notifier interface {
-	notify(msg []byte) bool
+type Notifier interface {
+	Notify(msg []byte) bool
 }
 
 // Request is what a handler knows about the request it serves. Everything
@@ -43,18 +43,18 @@ type Request struct {
 	salient        []byte     // the arguments' JSON, bound into sealed state (MRTR binding)
 	cache          *CacheHint // the handler's own cache hint (SetCacheHint)
 
-	auth   *authInfo      // the verified token (HTTPOptions.Verifier), nil without one
+	auth   *Authorization      // the verified token (HTTPOptions.Verifier), nil without one
 	log    *slog.Logger   // the server's log (WithLogger), for LogHandler
 	params any            // the decoded params (Params)
 	header http.Header    // the HTTP request's headers (Header); nil on stdio
-	mwx    *exchange      // a copy of the exchange, for the middleware chain's last step
+	mwx    *Exchange      // a copy of the exchange, for the middleware chain's last step
 	answer *sessionAnswer // a session method's own answer, for the chain's last step
 	peer   string         // the HTTP request's RemoteAddr (RemoteAddr)
 	// notifyMeta adds _meta members to the notifications sent for the
 	// request (WithNotificationMeta).
 	notifyMeta func(ctx context.Context, set func(key, value string))
 	legacy     *legacyRequest // set for a request of a legacy session (Legacy)
-	out        notifier
+	out        Notifier
 	ctx        context.Context // the request's own context: cancelled means send nothing
 	rc         requestContext  // the handler's context, carrying r
 	mu         sync.Mutex
@@ -185,7 +185,7 @@ func (r *Request) send(ctx context.Context, method string, params any, admit fun
 	if admit != nil && !admit() {
 		return false
 	}
-	return r.out.notify(msg)
+	return r.out.Notify(msg)
 }
 
 // Progress reports progress when the request carries a progressToken, and

@@ -111,7 +111,7 @@ func TestErrorHelpers(t *testing.T) {
 		{InternalError("x"), protocol.CodeInternalError, 500},
 		{MethodNotFound("x/y"), protocol.CodeMethodNotFoundError, 404},
 		{MissingCapability(protocol.ClientCapabilities{}), protocol.CodeMissingRequiredClientCapabilityError, 400},
-		{headerMismatch("x"), protocol.CodeHeaderMismatchError, 400},
+		{HeaderMismatch("x"), protocol.CodeHeaderMismatchError, 400},
 		{&Error{Code: protocol.CodeUnsupportedProtocolVersionError}, protocol.CodeUnsupportedProtocolVersionError, 400},
 		{&Error{Code: 1234}, 1234, 400},
 	}

@@ -57,7 +57,7 @@ func TestFindSessionFoundAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per found lookup, want at most 2 (key, record copy)", n)
 	}
 	_, refused := f.findSession(ctx, []string{"nope"}, "", idf)
-	if refused == nil || refused.status != 404 || !strings.Contains(string(refused.body), `"id":7`) {
+	if refused == nil || refused.Status != 404 || !strings.Contains(string(refused.Body), `"id":7`) {
 		t.Fatalf("missing session: %+v", refused)
 	}
 }

@@ -107,7 +107,7 @@ func (b *httpBridge) register(ctx context.Context, reqs []bridgeRequest) error {
 	return storeErr(err)
 }
 
-func (b *httpBridge) send(msg []byte) bool { return b.sse.notify(msg) }
+func (b *httpBridge) send(msg []byte) bool { return b.sse.Notify(msg) }
 
 func (b *httpBridge) wait(ctx context.Context, ids []string, deadline time.Time) (map[string][]byte, error) {
 	s := b.s
@@ -229,9 +229,9 @@ func (b *httpBridge) abandon(ctx context.Context, ids []string) []string {
 // for a pending id (its answer kept, the request flipped to answered, the
 // waiter told), a repeated or a late one; 400 -32600 for an unknown id or
 // a response that is not valid, which count towards MaxBadResponses.
-func (s *Server) sessionResponse(ctx context.Context, rec *SessionRecord, m *rpcMessage) outcome {
-	accepted := outcome{notification: true, status: http.StatusAccepted}
-	bad := func(msg string) outcome {
+func (s *Server) sessionResponse(ctx context.Context, rec *SessionRecord, m *rpcMessage) Outcome {
+	accepted := Outcome{Notification: true, Status: http.StatusAccepted}
+	bad := func(msg string) Outcome {
 		return s.badResponse(ctx, rec, msg)
 	}
 	if !m.hasID || m.badResponse {
@@ -309,7 +309,7 @@ var errAnswerBytes = errors.New("server: the session's answers exceed MaxAnswerB
 // answerTooLarge refuses an answer that would take the session's answers
 // held past MaxAnswerBytes: 413 -32600, counted as a bad response; the
 // request stays pending (a smaller answer may still come).
-func (s *Server) answerTooLarge(ctx context.Context, rec *SessionRecord, limit int64) outcome {
+func (s *Server) answerTooLarge(ctx context.Context, rec *SessionRecord, limit int64) Outcome {
 	return withStatus(s.badResponse(ctx, rec, fmt.Sprintf("Invalid Request: the answers held for this session would exceed %d bytes", limit)), http.StatusRequestEntityTooLarge)
 }
 
@@ -319,7 +319,7 @@ const msgUnknownResponse = "Invalid Request: no outstanding request has this id"
 
 // badResponse counts a bad response of the session and answers it 400
 // -32600; past MaxBadResponses the session ends, as by a DELETE (§6.4).
-func (s *Server) badResponse(ctx context.Context, rec *SessionRecord, msg string) outcome {
+func (s *Server) badResponse(ctx context.Context, rec *SessionRecord, msg string) Outcome {
 	out := s.errorOutcome(nil, invalidRequest(msg))
 	st := s.cfg.legacy.Store
 	max := s.cfg.legacy.MaxBadResponses

@@ -259,10 +259,10 @@ func (hs *httpSession) unsubscribe(ctx context.Context, uri string) error {
 // storeUnavailable is the answer when the session store cannot be reached:
 // 503 with Retry-After, never 404 (a client would drop its session on a
 // blip).
-func (s *Server) storeUnavailable(id *protocol.RequestId, op string, err error) outcome {
+func (s *Server) storeUnavailable(id *protocol.RequestId, op string, err error) Outcome {
 	s.log.Error("session store", "op", op, "err", err)
 	out := withStatus(s.errorOutcome(id, InternalError(msgStoreUnavailable)), http.StatusServiceUnavailable)
-	out.retryAfter = 1
+	out.RetryAfter = 1
 	return out
 }
 
@@ -312,7 +312,7 @@ func (h *httpHandler) initialize(r *http.Request, sse *sseWriter, m *rpcMessage,
 	switch {
 	case errors.Is(err, ErrSessionLimit):
 		out := withStatus(s.errorOutcome(m.requestID(), InternalError(msgTooManySessions)), http.StatusServiceUnavailable)
-		out.retryAfter = 30
+		out.RetryAfter = 30
 		writeAnswer(sse, out)
 		return
 	case err != nil:
@@ -350,12 +350,12 @@ func (s *Server) sessionEnded(key string) {
 // of this principal is 404, a store failure 503.
 //
 // id gives the request's id for a refusal: it is called only then.
-func (s *Server) findSession(ctx context.Context, sids []string, principal string, id func() *protocol.RequestId) (*SessionRecord, *outcome) {
+func (s *Server) findSession(ctx context.Context, sids []string, principal string, id func() *protocol.RequestId) (*SessionRecord, *Outcome) {
 	if len(sids) > 1 {
 		out := s.errorOutcome(id(), invalidRequest(msgSessionRepeated)) // S3
 		return nil, &out
 	}
-	notFound := func() *outcome { // S2, built only when the session is missing
+	notFound := func() *Outcome { // S2, built only when the session is missing
 		out := withStatus(s.errorOutcome(id(), invalidRequest(msgSessionNotFound)), http.StatusNotFound)
 		return &out
 	}
@@ -449,8 +449,8 @@ func (h *httpHandler) inSession(r *http.Request, sse *sseWriter, m *rpcMessage, 
 // before the 202, so that the client's next request, on any instance,
 // finds it so; notifications/cancelled cancels the named request if it
 // runs here; the others are accepted and ignored.
-func (s *Server) sessionNotification(ctx context.Context, rec *SessionRecord, m *rpcMessage) outcome {
-	accepted := outcome{notification: true, status: http.StatusAccepted}
+func (s *Server) sessionNotification(ctx context.Context, rec *SessionRecord, m *rpcMessage) Outcome {
+	accepted := Outcome{Notification: true, Status: http.StatusAccepted}
 	switch m.method {
 	case mcp20251125.MethodNotificationsInitialized:
 		if !s.initializedParams(m) {
@@ -507,7 +507,7 @@ func (h *httpHandler) sessionRequest(r *http.Request, sse *sseWriter, rec *Sessi
 // sessionPrelude restores a found session's conversion and declared
 // capabilities, and refuses a request other than ping before
 // notifications/initialized (L1).
-func (s *Server) sessionPrelude(rec *SessionRecord, m *rpcMessage) (*legacy.Session, declaredCaps, *outcome) {
+func (s *Server) sessionPrelude(rec *SessionRecord, m *rpcMessage) (*legacy.Session, declaredCaps, *Outcome) {
 	conv, caps, err := s.sessionConv(rec)
 	if err != nil {
 		s.log.Error("restoring a session", "err", err)
@@ -524,7 +524,7 @@ func (s *Server) sessionPrelude(rec *SessionRecord, m *rpcMessage) (*legacy.Sess
 // runSessionRequest serves a request of a found session without
 // resumability (and the requests of a batch) and returns its outcome; its
 // notifications and bridge requests go to sse.
-func (h *httpHandler) runSessionRequest(r *http.Request, sse *sseWriter, rec *SessionRecord, m *rpcMessage, principal, client string) outcome {
+func (h *httpHandler) runSessionRequest(r *http.Request, sse *sseWriter, rec *SessionRecord, m *rpcMessage, principal, client string) Outcome {
 	s := h.s
 	conv, caps, refused := s.sessionPrelude(rec, m)
 	if refused != nil {
@@ -548,7 +548,7 @@ func (h *httpHandler) runSessionRequest(r *http.Request, sse *sseWriter, rec *Se
 		}
 	}
 	sess := &httpSession{s: s, rec: rec, cv: conv, caps: caps}
-	x := &exchange{viaHTTP: true, headers: r.Header, peer: r.RemoteAddr, principal: principal, out: sse, remote: client,
+	x := &Exchange{HTTP: true, Header: r.Header, RemoteAddr: r.RemoteAddr, Principal: principal, Notifier: sse, ClientKey: client,
 		bridge: &httpBridge{s: s, principal: rec.Principal, key: rec.Key, sse: sse}}
 	return s.serveLegacy(ctx, sess, m, x)
 }

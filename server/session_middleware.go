@@ -12,8 +12,8 @@ import (
 // (ping, logging/setLevel, resources/subscribe, resources/unsubscribe),
 // run as the middleware chain's last step (sessionMethod).
 type sessionAnswer struct {
-	serve  func(ctx context.Context) outcome
-	out    outcome
+	serve  func(ctx context.Context) Outcome
+	out    Outcome
 	served bool
 }
 
@@ -21,8 +21,8 @@ type sessionAnswer struct {
 // empty result, or its error.
 func (a *sessionAnswer) run(ctx context.Context) (Result, error) {
 	a.out, a.served = a.serve(ctx), true
-	if a.out.refusal != nil {
-		return nil, a.out.refusal // the refusal the session's answer holds
+	if a.out.Err != nil {
+		return nil, a.out.Err // the refusal the session's answer holds
 	}
 	return &protocol.Result{ResultType: "complete"}, nil
 }
@@ -34,13 +34,13 @@ func (a *sessionAnswer) run(ctx context.Context) (Result, error) {
 // is what it may do elsewhere, with one difference: the method's result is
 // empty, so a result it returns in place of next's is sent as {} and the
 // session does not act. Without middleware serve runs directly.
-func (s *Server) sessionMethod(ctx context.Context, sess legacySession, m *rpcMessage, x *exchange, params any, serve func(context.Context) outcome) outcome {
+func (s *Server) sessionMethod(ctx context.Context, sess legacySession, m *rpcMessage, x *Exchange, params any, serve func(context.Context) Outcome) Outcome {
 	if s.chain == nil {
 		return serve(ctx)
 	}
 	cv := sess.conv() // never nil: a session has its conversion state from initialize on
-	r := &Request{Method: m.method, ID: m.id, Principal: x.principal, auth: authFrom(ctx), ctx: ctx,
-		maxInputs: s.cfg.maxInputs, log: s.log, header: x.headers, peer: x.peer,
+	r := &Request{Method: m.method, ID: m.id, Principal: x.Principal, auth: AuthorizationFrom(ctx), ctx: ctx,
+		maxInputs: s.cfg.maxInputs, log: s.log, header: x.Header, peer: x.RemoteAddr,
 		legacy: &legacyRequest{rev: cv.Rev}}
 	r.Meta = cv.Meta(sessionParamsMeta(params))
 	r.rc = requestContext{Context: ctx, r: r}
@@ -50,10 +50,10 @@ func (s *Server) sessionMethod(ctx context.Context, sess legacySession, m *rpcMe
 	r.finish()
 	switch {
 	case ctx.Err() != nil || errors.Is(err, errSilent):
-		return outcome{cancelled: true, status: 499}
-	case a.served && err != nil && err == error(a.out.refusal):
+		return Outcome{Cancelled: true, Status: 499}
+	case a.served && err != nil && err == error(a.out.Err):
 		return a.out // the session's own refusal, with its status
-	case a.served && err == nil && a.out.refusal != nil:
+	case a.served && err == nil && a.out.Err != nil:
 		return s.emptyResult(m.id) // the middleware answered the session's refusal with a result
 	case a.served && err == nil:
 		return a.out

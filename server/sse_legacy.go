@@ -106,8 +106,8 @@ func (h *httpHandler) sessionStream(r *http.Request, sse *sseWriter, rec *Sessio
 		h.resumeRequest(r, sse, rec, leStream, leSeq) // G5: a request's stream
 		return
 	}
-	if authFrom(r.Context()).tokenExpired() {
-		writeAnswer(sse, s.errorOutcome(nil, expiredToken())) // it would end at once: refresh first
+	if AuthorizationFrom(r.Context()).TokenExpired() {
+		writeAnswer(sse, s.errorOutcome(nil, ExpiredToken())) // it would end at once: refresh first
 		return
 	}
 	conv, caps, err := s.sessionConv(rec)
@@ -120,7 +120,7 @@ func (h *httpHandler) sessionStream(r *http.Request, sse *sseWriter, rec *Sessio
 	// G5 for the standalone stream: a take-over that continues it, or a
 	// fresh one when its log is gone.
 	replay, last, resumed := s.standaloneResume(ctx, rec, leStream, leSeq)
-	replay = s.replayable(authFrom(ctx), replay)
+	replay = s.replayable(AuthorizationFrom(ctx), replay)
 	id := leStream
 	if !resumed {
 		if id, err = newSessionStreamID(rec.Key, true); err != nil {
@@ -181,7 +181,7 @@ func (h *httpHandler) sessionStream(r *http.Request, sse *sseWriter, rec *Sessio
 		defer t.Stop()
 		tick = t.C
 	}
-	tok := authFrom(ctx) // nil without a Verifier
+	tok := AuthorizationFrom(ctx) // nil without a Verifier
 	var lifetime <-chan time.Time
 	if d := s.streamLifetime(tok); d > 0 {
 		t := time.NewTimer(d)
@@ -242,7 +242,7 @@ func (h *httpHandler) sessionStream(r *http.Request, sse *sseWriter, rec *Sessio
 					subs = subscriptionSet(fresh.Subscriptions)
 				}
 			}
-			if msg != nil && !sse.notify(msg) {
+			if msg != nil && !sse.Notify(msg) {
 				return
 			}
 		}

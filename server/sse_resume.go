@@ -330,7 +330,7 @@ func (l *streamLog) connectionLost(cancel context.CancelFunc) {
 // finish ends a request's stream with its outcome: as JSON when the answer
 // never became a stream, else as the stream's last event, and the log is
 // marked done (kept ReplayRetention more).
-func (l *streamLog) finish(out outcome) {
+func (l *streamLog) finish(out Outcome) {
 	l.mu.Lock()
 	if l.done {
 		l.mu.Unlock()
@@ -345,8 +345,8 @@ func (l *streamLog) finish(out outcome) {
 		l.mu.Unlock()
 		return
 	}
-	if !out.cancelled {
-		l.eventLocked(oneLine(out.body))
+	if !out.Cancelled {
+		l.eventLocked(oneLine(out.Body))
 	}
 	l.end()
 	if l.sse != nil {
@@ -536,11 +536,11 @@ func (h *httpHandler) sessionRequestResumable(r *http.Request, sse *sseWriter, r
 	sse.log, l.cancel, l.expiresAt = l, cancel, rec.ExpiresAt
 	run.sess = httpSession{s: s, rec: rec, cv: conv, caps: caps}
 	run.bridge = httpBridge{s: s, principal: rec.Principal, key: rec.Key, sse: sse}
-	run.x = exchange{viaHTTP: true, headers: r.Header, peer: r.RemoteAddr, principal: principal, out: sse, remote: client, bridge: &run.bridge}
+	run.x = Exchange{HTTP: true, Header: r.Header, RemoteAddr: r.RemoteAddr, Principal: principal, Notifier: sse, ClientKey: client, bridge: &run.bridge}
 	s.inflight.Add(1)
 	var call bool
 	run.out, run.params, call = s.legacyPrepare(ctx, &run.sess, m, &run.x)
-	if call && authFrom(ctx) != nil {
+	if call && AuthorizationFrom(ctx) != nil {
 		l.scopes = s.operationScopes(run.params) // only a verified token is checked against them
 	}
 	if !call || !s.mayPoll(run.params) {
@@ -591,10 +591,10 @@ type resumableRun struct {
 	m      *rpcMessage
 	log    streamLog
 	sess   httpSession
-	x      exchange
+	x      Exchange
 	bridge httpBridge
 	params any
-	out    outcome
+	out    Outcome
 }
 
 // mayPoll reports whether a prepared legacy call may let its connection
@@ -739,8 +739,8 @@ func (h *httpHandler) resumeRequest(r *http.Request, sse *sseWriter, rec *Sessio
 		return evs, meta, wake, err
 	}
 	evs, meta, wake, err := read(seq)
-	a := authFrom(ctx)
-	if err == nil && seq <= meta.Last && !a.tokenExpired() && !a.lacks(meta.Scopes) {
+	a := AuthorizationFrom(ctx)
+	if err == nil && seq <= meta.Last && !a.TokenExpired() && !a.Lacks(meta.Scopes) {
 		if l := s.logs.get(rec.Key, stream); l != nil && l.attached() {
 			// The resume is valid: it takes the stream over from the
 			// request's own connection, then reads what was written up
@@ -760,14 +760,14 @@ func (h *httpHandler) resumeRequest(r *http.Request, sse *sseWriter, rec *Sessio
 	case err != nil:
 		s.log.Error("event store", "op", "read", "err", err)
 		out := withStatus(s.errorOutcome(nil, InternalError("Event store unavailable")), http.StatusServiceUnavailable)
-		out.retryAfter = 1
+		out.RetryAfter = 1
 		writeAnswer(sse, out)
 		return
-	case a.tokenExpired():
-		writeAnswer(sse, s.errorOutcome(nil, expiredToken())) // as a GET stream: refresh first
+	case a.TokenExpired():
+		writeAnswer(sse, s.errorOutcome(nil, ExpiredToken())) // as a GET stream: refresh first
 		return
-	case a.lacks(meta.Scopes):
-		writeAnswer(sse, s.errorOutcome(nil, insufficientScope(meta.Scopes))) // what the request itself would get (R-AUTH-08)
+	case a.Lacks(meta.Scopes):
+		writeAnswer(sse, s.errorOutcome(nil, InsufficientScope(meta.Scopes))) // what the request itself would get (R-AUTH-08)
 		return
 	}
 	s.listeners.Add(1)
@@ -903,7 +903,7 @@ func (h *httpHandler) answerForStoppedOwner(sse *sseWriter, rec *SessionRecord, 
 	if !ok {
 		return
 	}
-	body := oneLine(s.legacyErrorOutcome(rev, &id, InternalError(msgOwnerStopped), http.StatusOK).body)
+	body := oneLine(s.legacyErrorOutcome(rev, &id, InternalError(msgOwnerStopped), http.StatusOK).Body)
 	ctx, cancel := storeCtx()
 	defer cancel()
 	st := s.cfg.legacy.EventStore

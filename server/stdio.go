@@ -63,7 +63,7 @@ func (s *Server) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error
 		}
 		line, tooLong, err := rr.line, rr.tooLong, rr.err
 		if tooLong {
-			c.out.write(s.errorOutcome(nil, &Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: message line too long"}).body)
+			c.out.write(s.errorOutcome(nil, &Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: message line too long"}).Body)
 		} else if len(bytes.TrimSpace(line)) > 0 {
 			c.line(line)
 		}
@@ -136,14 +136,14 @@ func (c *stdioConn) cancel(id protocol.RequestId) {
 // WithMaxConcurrent, registered under id for cancellation, and writes its
 // answer. Over the limit the line is answered at once, so that a
 // cancellation can still be read (backpressure would block it).
-func (c *stdioConn) spawn(line []byte, id *protocol.RequestId, serve func(ctx context.Context, msg []byte, x *exchange) outcome) {
+func (c *stdioConn) spawn(line []byte, id *protocol.RequestId, serve func(ctx context.Context, msg []byte, x *Exchange) Outcome) {
 	msg := bytes.Clone(line)
-	c.run(id, func(o outcome) {
-		if !o.cancelled && !o.notification && o.body != nil {
-			c.out.write(o.body)
+	c.run(id, func(o Outcome) {
+		if !o.Cancelled && !o.Notification && o.Body != nil {
+			c.out.write(o.Body)
 		}
-	}, func(ctx context.Context) outcome {
-		return serve(ctx, msg, &exchange{out: c.out})
+	}, func(ctx context.Context) Outcome {
+		return serve(ctx, msg, &Exchange{Notifier: c.out})
 	})
 }
 
@@ -151,7 +151,7 @@ func (c *stdioConn) spawn(line []byte, id *protocol.RequestId, serve func(ctx co
 // registered under id for cancellation, and hands its outcome to done
 // (which must not keep o.body: its buffer is recycled after). Over the
 // limit done gets the -32029 refusal at once.
-func (c *stdioConn) run(id *protocol.RequestId, done func(o outcome), serve func(ctx context.Context) outcome) {
+func (c *stdioConn) run(id *protocol.RequestId, done func(o Outcome), serve func(ctx context.Context) Outcome) {
 	select {
 	case c.slots <- struct{}{}:
 	default:
@@ -264,4 +264,4 @@ func (o *stdioWriter) write(msg []byte) bool {
 	return err == nil
 }
 
-func (o *stdioWriter) notify(msg []byte) bool { return o.write(msg) }
+func (o *stdioWriter) Notify(msg []byte) bool { return o.write(msg) }

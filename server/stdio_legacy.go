@@ -29,13 +29,13 @@ func (c *stdioConn) dualLine(line []byte) {
 	m := s.readMessage(line)
 	switch {
 	case m.kind == msgBad:
-		c.out.write(s.errorOutcome(m.badID, m.badErr).body) // T1, and lines that are not JSON-RPC messages
+		c.out.write(s.errorOutcome(m.badID, m.badErr).Body) // T1, and lines that are not JSON-RPC messages
 	case m.kind == msgBatch:
 		c.batch(line) // T12: in 2025-03-26 sessions only (§2.8)
 	case m.modern:
 		if s.cfg.eras == ErasLegacy {
 			if m.kind == msgRequest {
-				c.out.write(s.errorOutcome(m.requestID(), c.notServedModern(&m)).body) // T13, T7'
+				c.out.write(s.errorOutcome(m.requestID(), c.notServedModern(&m)).Body) // T13, T7'
 			}
 			return // a modern notification: nothing to do
 		}
@@ -45,7 +45,7 @@ func (c *stdioConn) dualLine(line []byte) {
 	case m.kind == msgResponse:
 		if c.sess == nil {
 			// T10: no session, so no request of the server is outstanding.
-			c.out.write(s.errorOutcome(nil, invalidRequest("Invalid Request: a client sends requests and notifications only")).body)
+			c.out.write(s.errorOutcome(nil, invalidRequest("Invalid Request: a client sends requests and notifications only")).Body)
 			return
 		}
 		// T9: to the bridge's pending request; a response is never
@@ -80,38 +80,38 @@ func (c *stdioConn) legacyRequest(line []byte, m *rpcMessage) {
 		// L2: the stream's requests, legacy and modern, share one id
 		// space; a session request may not reuse an id still running
 		// (L1125/basic/index.mdx#requests), not even a ping.
-		c.out.write(s.legacyErrorOutcome(c.sess.rev, m.requestID(), invalidRequest("Invalid Request: request id already in use in this session"), 0).body)
+		c.out.write(s.legacyErrorOutcome(c.sess.rev, m.requestID(), invalidRequest("Invalid Request: request id already in use in this session"), 0).Body)
 	case m.method == mcp20251125.MethodPing && c.sess != nil && s.chain != nil && !c.sess.ended():
 		// T6 in a session, through the middleware (sessionMethod).
 		sess := c.sess
-		c.spawn(line, m.requestID(), func(ctx context.Context, _ []byte, x *exchange) outcome {
+		c.spawn(line, m.requestID(), func(ctx context.Context, _ []byte, x *Exchange) Outcome {
 			x.bridge = sess
 			return s.serveLegacy(ctx, sess, m, x)
 		})
 	case m.method == mcp20251125.MethodPing:
-		c.out.write(s.emptyResult(m.id).body) // T6, with or without a session
+		c.out.write(s.emptyResult(m.id).Body) // T6, with or without a session
 	case m.method == mcp20251125.MethodInitialize && c.sess != nil:
-		c.out.write(s.legacyErrorOutcome(c.sess.rev, m.requestID(), invalidRequest("Invalid Request: already initialized"), 0).body) // T5
+		c.out.write(s.legacyErrorOutcome(c.sess.rev, m.requestID(), invalidRequest("Invalid Request: already initialized"), 0).Body) // T5
 	case m.method == mcp20251125.MethodInitialize:
 		c.open(m) // T4, in the read loop: the next line finds the session
 	case c.sess == nil && s.cfg.eras == ErasLegacy:
-		c.out.write(s.errorOutcome(m.requestID(), c.notServedModern(m)).body) // T7'
+		c.out.write(s.errorOutcome(m.requestID(), c.notServedModern(m)).Body) // T7'
 	case c.sess == nil:
 		// T7: not a valid modern request, and no session.
-		c.out.write(s.errorOutcome(m.requestID(), InvalidParams("Invalid params: params._meta with protocolVersion and clientCapabilities is required (or send initialize first)", nil)).body)
+		c.out.write(s.errorOutcome(m.requestID(), InvalidParams("Invalid params: params._meta with protocolVersion and clientCapabilities is required (or send initialize first)", nil)).Body)
 	case c.sess.ended():
 		// The legacy session ended (a bad-response flood, §6.4); modern
 		// lines are still served.
-		c.out.write(s.legacyErrorOutcome(c.sess.rev, m.requestID(), invalidRequest("Invalid Request: the legacy session has ended"), 0).body)
+		c.out.write(s.legacyErrorOutcome(c.sess.rev, m.requestID(), invalidRequest("Invalid Request: the legacy session has ended"), 0).Body)
 	case !c.sess.ready():
 		// L1, decided in the read loop: a request read before
 		// notifications/initialized is refused even if its goroutine would
 		// run after it.
-		c.out.write(s.legacyErrorOutcome(c.sess.rev, m.requestID(), invalidRequest(msgNotInitialized), 0).body)
+		c.out.write(s.legacyErrorOutcome(c.sess.rev, m.requestID(), invalidRequest(msgNotInitialized), 0).Body)
 	default:
 		// T8, L2 passed above.
 		sess := c.sess
-		c.spawn(line, m.requestID(), func(ctx context.Context, _ []byte, x *exchange) outcome {
+		c.spawn(line, m.requestID(), func(ctx context.Context, _ []byte, x *Exchange) Outcome {
 			x.bridge = sess
 			return s.serveLegacy(ctx, sess, m, x)
 		})
@@ -132,14 +132,14 @@ func (c *stdioConn) open(m *rpcMessage) {
 	s := c.s
 	o, e := s.openLegacy(m)
 	if e != nil {
-		c.out.write(s.errorOutcome(m.requestID(), e).body)
+		c.out.write(s.errorOutcome(m.requestID(), e).Body)
 		return
 	}
 	ss := &stdioSession{c: c, rev: o.rev, caps: o.caps, subs: map[string]struct{}{}, b: newStdioBridge()}
 	ss.cur.Store(o.conv)
 	c.sess = ss
 	out := s.legacyResultOutcome(o.rev, m.id, o.result)
-	c.out.write(out.body)
+	c.out.write(out.Body)
 	s.recycle(out.buf)
 }
 
@@ -152,7 +152,7 @@ func (c *stdioConn) sessionNotification(m *rpcMessage) {
 		return
 	}
 	if !c.s.initializedParams(m) {
-		c.out.write(c.s.errorOutcome(nil, invalidRequest("Invalid Request: notifications/initialized params must be an object")).body)
+		c.out.write(c.s.errorOutcome(nil, invalidRequest("Invalid Request: notifications/initialized params must be an object")).Body)
 		return
 	}
 	c.sess.start()

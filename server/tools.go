@@ -252,7 +252,7 @@ func (s *Server) lookupTool(name string) *tool {
 }
 
 // callTool runs tools/call.
-func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolRequestParams, x *exchange) (wireResult, error) {
+func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolRequestParams, x *Exchange) (wireResult, error) {
 	t := s.lookupTool(p.Name)
 	if t == nil {
 		return nil, InvalidParams("Unknown tool: "+p.Name, nil)
@@ -268,7 +268,7 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 	// compare, is decided on the text; anything else is parsed once for
 	// the headers and the validator.
 	lim := s.valueLimits()
-	if x.viaHTTP && len(t.headers) > 0 || !t.input.ValidRaw(args, lim) {
+	if x.HTTP && len(t.headers) > 0 || !t.input.ValidRaw(args, lim) {
 		if res, err := s.checkArgs(ctx, t, args, lim, x); res != nil || err != nil {
 			return res, err
 		}
@@ -281,7 +281,7 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 			return nil, MissingExtension(e.ID) // R-VER-04
 		}
 		if h := t.callHook(); h != nil {
-			call := &ToolCall{Name: t.def.Name, Arguments: args, Value: h.value, ClientKey: x.remote, s: s, t: t}
+			call := &ToolCall{Name: t.def.Name, Arguments: args, Value: h.value, ClientKey: x.ClientKey, s: s, t: t}
 			res, err := h.ext.CallTool(ctx, r, call)
 			return extResult(res, err, true)
 		}
@@ -296,7 +296,7 @@ func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolR
 // before anything of them is refused but their form (R-HDR-07): Parse
 // builds the tree whatever its numbers, and Check judges it. Parsing and
 // the check stop when ctx ends (see validate.Input.Check).
-func (s *Server) checkArgs(ctx context.Context, t *tool, args json.RawMessage, lim validate.Limits, x *exchange) (wireResult, error) {
+func (s *Server) checkArgs(ctx context.Context, t *tool, args json.RawMessage, lim validate.Limits, x *Exchange) (wireResult, error) {
 	a, err := validate.Parse(ctx, args, lim)
 	var tooMany *validate.ValueError
 	switch {
@@ -307,8 +307,8 @@ func (s *Server) checkArgs(ctx context.Context, t *tool, args json.RawMessage, l
 		// More values than WithMaxArgumentValues: none was built. The
 		// headers are still compared first (R-HDR-07), on the few values
 		// they name.
-		if x.viaHTTP && len(t.headers) > 0 {
-			if err := checkParamHeaders(t.headers, headerArgs(args, t.headers), x.headers); err != nil {
+		if x.HTTP && len(t.headers) > 0 {
+			if err := checkParamHeaders(t.headers, headerArgs(args, t.headers), x.Header); err != nil {
 				return nil, err
 			}
 		}
@@ -316,8 +316,8 @@ func (s *Server) checkArgs(ctx context.Context, t *tool, args json.RawMessage, l
 	default:
 		return nil, InvalidParams("arguments: "+err.Error(), nil)
 	}
-	if x.viaHTTP {
-		if err := checkParamHeaders(t.headers, a.Value, x.headers); err != nil {
+	if x.HTTP {
+		if err := checkParamHeaders(t.headers, a.Value, x.Header); err != nil {
 			return nil, err
 		}
 	}

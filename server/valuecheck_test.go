@@ -22,7 +22,7 @@ func bestCheck(t *testing.T, s *Server, tool, args string) time.Duration {
 	best := time.Duration(1 << 62)
 	for range 3 {
 		start := time.Now()
-		res, err := s.checkArgs(context.Background(), tl, []byte(args), s.valueLimits(), &exchange{})
+		res, err := s.checkArgs(context.Background(), tl, []byte(args), s.valueLimits(), &Exchange{})
 		best = min(best, time.Since(start))
 		if err != nil {
 			t.Fatal(err)
