@@ -22,13 +22,13 @@ type wireResult any
 
 // Exchange is one message through the runtime, independent of transport.
 type Exchange struct {
-	HTTP   bool        // the message came over Streamable HTTP
-	Header   http.Header // the HTTP request's headers (nil on stdio)
-	RemoteAddr      string      // the HTTP request's RemoteAddr ("" on stdio)
-	ClientKey    string      // the client key (HTTP: the address, IPv6 by its prefix, or HTTPOptions.ClientKey), for the per-client limits
-	Principal string
-	Notifier       Notifier
-	bridge    inputChannel // a legacy session's input bridge (nil elsewhere)
+	HTTP       bool        // the message came over Streamable HTTP
+	Header     http.Header // the HTTP request's headers (nil on stdio)
+	RemoteAddr string      // the HTTP request's RemoteAddr ("" on stdio)
+	ClientKey  string      // the client key (HTTP: the address, IPv6 by its prefix, or HTTPOptions.ClientKey), for the per-client limits
+	Principal  string
+	Notifier   Notifier
+	bridge     inputChannel // a legacy session's input bridge (nil elsewhere)
 }
 
 // Outcome is what the transport writes back.
@@ -41,7 +41,7 @@ type Outcome struct {
 	buf          *[]byte  // body's buffer, when it comes from Server.bufs (see recycle)
 	Scopes       []string // an insufficient-scope refusal: 403 with a challenge naming them
 	Expired      bool     // a stream refused for an expired token: 401 invalid_token
-	Err      *Error   // the error a legacy error body holds, as sent (legacyErrorOutcome)
+	Err          *Error   // the error a legacy error body holds, as sent (legacyErrorOutcome)
 }
 
 // The order of checks on a request (documented in the package doc):

@@ -18,9 +18,9 @@ import (
 // context (authKey) from ServeHTTP to the Request that the handler gets,
 // on every path (modern, legacy session, batch, detached).
 type Authorization struct {
-	Token     *auth.TokenInfo
-	Satisfies func(have *auth.TokenInfo, need string) bool
-	FilterLists    bool // HTTPOptions.FilterListsByScope
+	Token       *auth.TokenInfo
+	Satisfies   func(have *auth.TokenInfo, need string) bool
+	FilterLists bool // HTTPOptions.FilterListsByScope
 }
 
 type authKey struct{}

@@ -43,7 +43,7 @@ type Request struct {
 	salient        []byte     // the arguments' JSON, bound into sealed state (MRTR binding)
 	cache          *CacheHint // the handler's own cache hint (SetCacheHint)
 
-	auth   *Authorization      // the verified token (HTTPOptions.Verifier), nil without one
+	auth   *Authorization // the verified token (HTTPOptions.Verifier), nil without one
 	log    *slog.Logger   // the server's log (WithLogger), for LogHandler
 	params any            // the decoded params (Params)
 	header http.Header    // the HTTP request's headers (Header); nil on stdio
