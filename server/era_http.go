@@ -31,7 +31,7 @@ const (
 // matching row of §1.4 decides. The modern pipeline runs every check in
 // today's order for anything modern; session code never sees a modern
 // message, and a modern header never lets a body skip the modern checks.
-func (h *httpHandler) serveDual(r *http.Request, sse *sseWriter, body []byte, principal, client string) {
+func (h *httpHandler) serveDual(r *http.Request, sse *Stream, body []byte, principal, client string) {
 	s := h.s
 	sids := r.Header[keySessionID]
 	hv, hvValue := s.versionHeader(r.Header)
@@ -106,12 +106,12 @@ func withStatus(out Outcome, status int) Outcome {
 
 // writeAnswer writes an answer that is not a stream: a JSON body with
 // out.status (Retry-After when set), or 202 for an accepted notification.
-func writeAnswer(sse *sseWriter, out Outcome) { sse.finish(out) }
+func writeAnswer(sse *Stream, out Outcome) { sse.Finish(out) }
 
 // withoutSession serves a legacy message that carries no Mcp-Session-Id
 // (rows A1–A6): only initialize opens a session; ping is answered;
 // cancellations and unknown notifications are accepted and ignored.
-func (h *httpHandler) withoutSession(r *http.Request, sse *sseWriter, m *rpcMessage, principal, client string) {
+func (h *httpHandler) withoutSession(r *http.Request, sse *Stream, m *rpcMessage, principal, client string) {
 	s := h.s
 	switch m.kind {
 	case msgRequest:
@@ -213,7 +213,7 @@ func stringMember(obj []byte, name string) (string, bool) {
 // (§1.7): they exist only with a session.
 func (h *httpHandler) serveSessionVerb(w http.ResponseWriter, r *http.Request, principal string) {
 	s := h.s
-	sse := &sseWriter{w: w, h: h} // not counted in flight: a stream is bounded by the sessions
+	sse := &Stream{W: w, h: h} // not counted in flight: a stream is bounded by the sessions
 	sids := r.Header[keySessionID]
 	hv, hvValue := s.versionHeader(r.Header)
 	if len(sids) == 0 {

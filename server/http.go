@@ -301,8 +301,8 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if principal == "" {
 		client = h.clientKey(r)
 	}
-	sse := &sseWriter{w: w, h: h}
-	if !sse.enter() {
+	sse := &Stream{W: w, h: h}
+	if !sse.Enter() {
 		closeUnread(w, r)
 		h.shed(w, "Server busy: too many requests in flight; retry later")
 		return
@@ -350,9 +350,9 @@ func closeUnread(w http.ResponseWriter, r *http.Request) {
 
 // serveModern serves a POST through the modern pipeline, as a
 // 2026-07-28-only server does.
-func (h *httpHandler) serveModern(r *http.Request, sse *sseWriter, body []byte, principal, client string) {
+func (h *httpHandler) serveModern(r *http.Request, sse *Stream, body []byte, principal, client string) {
 	out := h.s.process(r.Context(), body, &Exchange{HTTP: true, Header: r.Header, RemoteAddr: r.RemoteAddr, Principal: principal, Notifier: sse, ClientKey: client})
-	sse.finish(out)
+	sse.Finish(out)
 	h.s.recycle(out.buf)
 }
 
@@ -366,7 +366,7 @@ const initialBodyBuffer = 16 << 10
 // grows with what arrives (up to the declared length, when there is one),
 // never ahead of it. Each growth is taken from the MaxBodyMemory budget
 // first (held by sse until the request leaves): errBusy when it is spent.
-func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request, sse *sseWriter) ([]byte, error) {
+func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request, sse *Stream) ([]byte, error) {
 	limit := h.opts.MaxBodyBytes
 	if r.ContentLength > limit {
 		return nil, &http.MaxBytesError{Limit: limit}
@@ -378,14 +378,14 @@ func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request, sse *sseW
 		want = limit + 1 // read until EOF; MaxBytesReader refuses a byte past the limit
 	}
 	first := min(want, initialBodyBuffer)
-	if !sse.hold(first) {
+	if !sse.Hold(first) {
 		return nil, errBusy
 	}
 	buf := make([]byte, 0, first)
 	for int64(len(buf)) < want {
 		if len(buf) == cap(buf) {
 			more := min(int64(cap(buf)), want-int64(cap(buf)))
-			if !sse.hold(more) {
+			if !sse.Hold(more) {
 				return nil, errBusy
 			}
 			grown := make([]byte, len(buf), int64(cap(buf))+more) // exactly what was taken (append would round up)
@@ -408,30 +408,30 @@ func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request, sse *sseW
 	return buf, nil
 }
 
-// sseWriter turns the response into an event stream when the first
+// Stream turns the response into an event stream when the first
 // notification arrives, and otherwise writes plain JSON. It also holds
 // the request's place in its Handler's in-flight count and body budget
 // (enter, hold, leave), which the request's own goroutine alone uses.
-type sseWriter struct {
-	mu sync.Mutex
-	w  http.ResponseWriter
+type Stream struct {
+	Mu sync.Mutex
+	W  http.ResponseWriter
 	h  *httpHandler
 	// held is the bytes taken from h.bodyBytes.
 	held int64
-	// started: the event stream has begun; done: the response is over;
-	// broken: a write failed or timed out, nothing more is written;
+	// Started: the event stream has begun; Done: the response is over;
+	// Broken: a write failed or timed out, nothing more is written;
 	// noDeadline: the ResponseWriter has no write deadlines; counted: the
 	// request is in h.inflight.
-	started, done, broken, noDeadline, counted bool
-	// log, when set, is the event log of a legacy session's stream
+	Started, Done, Broken, noDeadline, counted bool
+	// Tee, when set, is the event Tee of a legacy session's stream
 	// (sse_resume.go): every message sent through notify goes to it, to be
 	// numbered, stored and written with its id.
-	log *streamLog
+	Tee *streamLog
 }
 
-// enter counts the request in flight, or reports false over
+// Enter counts the request in flight, or reports false over
 // MaxConcurrent.
-func (s *sseWriter) enter() bool {
+func (s *Stream) Enter() bool {
 	h := s.h
 	if h.opts.MaxConcurrent < 0 {
 		return true
@@ -444,9 +444,9 @@ func (s *sseWriter) enter() bool {
 	return true
 }
 
-// hold takes n more bytes from the body budget, or reports false when
+// Hold takes n more bytes from the body budget, or reports false when
 // they would exceed MaxBodyMemory.
-func (s *sseWriter) hold(n int64) bool {
+func (s *Stream) Hold(n int64) bool {
 	h := s.h
 	if h.opts.MaxBodyMemory < 0 {
 		return true
@@ -462,7 +462,7 @@ func (s *sseWriter) hold(n int64) bool {
 // leave gives back the request's place in flight and its body bytes:
 // when its response is written, or when it becomes a listen stream,
 // which the listen stream caps count instead. It is idempotent.
-func (s *sseWriter) leave() {
+func (s *Stream) leave() {
 	if s.counted {
 		s.h.inflight.Add(-1)
 		s.counted = false
@@ -473,48 +473,48 @@ func (s *sseWriter) leave() {
 	}
 }
 
-func (s *sseWriter) start() {
-	h := s.w.Header()
+func (s *Stream) Start() {
+	h := s.W.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
-	s.w.WriteHeader(http.StatusOK)
-	s.started = true
+	s.W.WriteHeader(http.StatusOK)
+	s.Started = true
 }
 
-// write sends b on the started stream and flushes it, within the write
+// Write sends b on the started stream and flushes it, within the Write
 // timeout. After a failure nothing more is written: the stream is
 // broken (the connection is closed once the handler returns).
-func (s *sseWriter) write(b []byte) error {
-	if s.broken {
+func (s *Stream) Write(b []byte) error {
+	if s.Broken {
 		return errStreamBroken
 	}
 	if err := s.deadline(); err != nil {
-		s.broken = true
+		s.Broken = true
 		return err
 	}
-	_, err := s.w.Write(b)
+	_, err := s.W.Write(b)
 	if err == nil {
-		if err = http.NewResponseController(s.w).Flush(); errors.Is(err, http.ErrNotSupported) {
+		if err = http.NewResponseController(s.W).Flush(); errors.Is(err, http.ErrNotSupported) {
 			err = nil
 		}
 	}
 	if err != nil {
-		s.broken = true
+		s.Broken = true
 	}
 	return err
 }
 
 // deadline sets the write deadline of the next write (WriteTimeout from
 // now), unless there is no timeout or the ResponseWriter has no deadlines.
-func (s *sseWriter) deadline() error {
+func (s *Stream) deadline() error {
 	d := s.h.opts.WriteTimeout
 	if d <= 0 || s.noDeadline {
 		return nil
 	}
 	// As http.ResponseController.SetWriteDeadline does, without its
 	// allocation when the writer has no deadlines (a recorder).
-	for w := s.w; ; {
+	for w := s.W; ; {
 		switch v := w.(type) {
 		case interface{ SetWriteDeadline(time.Time) error }:
 			return v.SetWriteDeadline(time.Now().Add(d))
@@ -530,65 +530,65 @@ func (s *sseWriter) deadline() error {
 // errStreamBroken is what writes to a broken stream return.
 var errStreamBroken = errors.New("server: the event stream is broken")
 
-func (s *sseWriter) event(msg []byte) error {
+func (s *Stream) Event(msg []byte) error {
 	msg = oneLine(msg) // one data line per event
 	buf := make([]byte, 0, len(msg)+24)
 	buf = append(buf, "event: message\ndata: "...)
 	buf = append(buf, msg...)
 	buf = append(buf, "\n\n"...)
-	return s.write(buf)
+	return s.Write(buf)
 }
 
-func (s *sseWriter) Notify(msg []byte) bool {
-	if s.log != nil {
-		return s.log.send(msg)
+func (s *Stream) Notify(msg []byte) bool {
+	if s.Tee != nil {
+		return s.Tee.Send(msg)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.done || s.broken {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	if s.Done || s.Broken {
 		return false
 	}
-	if !s.started {
-		s.start()
+	if !s.Started {
+		s.Start()
 	}
-	return s.event(msg) == nil
+	return s.Event(msg) == nil
 }
 
 // keepAlive writes an SSE comment on a started stream (R-HTTP-13). It
 // reports false when the client is gone or the stream is broken.
-func (s *sseWriter) keepAlive() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.done || s.broken || !s.started {
-		return !s.done && !s.broken
+func (s *Stream) keepAlive() bool {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	if s.Done || s.Broken || !s.Started {
+		return !s.Done && !s.Broken
 	}
-	return s.write([]byte(": keep-alive\n\n")) == nil
+	return s.Write([]byte(": keep-alive\n\n")) == nil
 }
 
-func (s *sseWriter) finish(out Outcome) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.done = true
+func (s *Stream) Finish(out Outcome) {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	s.Done = true
 	switch {
 	case out.Cancelled:
 		return // R-HTTP-14: nothing more for a cancelled request
 	case out.Notification:
-		s.w.WriteHeader(http.StatusAccepted)
-	case s.started:
-		_ = s.event(out.Body) // nothing on a broken stream
+		s.W.WriteHeader(http.StatusAccepted)
+	case s.Started:
+		_ = s.Event(out.Body) // nothing on a broken stream
 	default:
-		s.w.Header().Set("Content-Type", "application/json")
+		s.W.Header().Set("Content-Type", "application/json")
 		if out.RetryAfter > 0 {
-			s.w.Header().Set("Retry-After", strconv.Itoa(out.RetryAfter))
+			s.W.Header().Set("Retry-After", strconv.Itoa(out.RetryAfter))
 		}
 		if out.Scopes != nil {
-			s.w.Header().Set("WWW-Authenticate", s.h.insufficientScopeChallenge(out.Scopes))
+			s.W.Header().Set("WWW-Authenticate", s.h.insufficientScopeChallenge(out.Scopes))
 		}
 		if out.Expired {
-			s.w.Header().Set("WWW-Authenticate", s.h.expiredTokenChallenge())
+			s.W.Header().Set("WWW-Authenticate", s.h.expiredTokenChallenge())
 		}
 		_ = s.deadline() // a client that does not read its response holds it WriteTimeout at most
-		s.w.WriteHeader(out.Status)
-		_, _ = s.w.Write(out.Body)
+		s.W.WriteHeader(out.Status)
+		_, _ = s.W.Write(out.Body)
 	}
 }

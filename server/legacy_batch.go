@@ -93,7 +93,7 @@ func batchArray(bodies [][]byte) []byte {
 }
 
 // sessionBatch serves a batch POSTed in a session (S10, §2.8).
-func (h *httpHandler) sessionBatch(r *http.Request, sse *sseWriter, rec *SessionRecord, body []byte, principal, client string) {
+func (h *httpHandler) sessionBatch(r *http.Request, sse *Stream, rec *SessionRecord, body []byte, principal, client string) {
 	s := h.s
 	refuse := func(e *Error) { writeAnswer(sse, withStatus(s.errorOutcome(nil, e), http.StatusBadRequest)) }
 	if rev, _ := legacy.ParseRev(rec.ProtocolVersion); rev != legacy.Rev20250326 {
@@ -201,26 +201,26 @@ func (h *httpHandler) leaveElement() {
 // element already switched the answer to SSE (a notification, a bridge
 // request), each response as its own event. No response at all (only
 // notifications, or every request cancelled) is 202.
-func writeBatch(sse *sseWriter, bodies [][]byte) {
+func writeBatch(sse *Stream, bodies [][]byte) {
 	var kept [][]byte
 	for _, b := range bodies {
 		if b != nil {
 			kept = append(kept, b)
 		}
 	}
-	sse.mu.Lock()
-	started := sse.started
-	sse.mu.Unlock()
+	sse.Mu.Lock()
+	started := sse.Started
+	sse.Mu.Unlock()
 	switch {
 	case started:
 		for _, b := range kept {
 			sse.Notify(b)
 		}
-		sse.finish(Outcome{Cancelled: true}) // the stream ends after the last response
+		sse.Finish(Outcome{Cancelled: true}) // the stream ends after the last response
 	case len(kept) == 0:
-		sse.finish(Outcome{Notification: true, Status: http.StatusAccepted})
+		sse.Finish(Outcome{Notification: true, Status: http.StatusAccepted})
 	default:
-		sse.finish(Outcome{Body: batchArray(kept), Status: http.StatusOK})
+		sse.Finish(Outcome{Body: batchArray(kept), Status: http.StatusOK})
 	}
 }
 

@@ -124,14 +124,14 @@ func (r *Request) DisconnectForPolling(retry time.Duration) bool {
 	if r.legacy == nil {
 		return false
 	}
-	p, ok := r.out.(interface{ disconnectForPolling(time.Duration) bool })
+	p, ok := r.out.(interface{ DisconnectForPolling(time.Duration) bool })
 	if !ok {
 		return false
 	}
 	r.mu.Lock()
 	done := r.done
 	r.mu.Unlock()
-	return !done && p.disconnectForPolling(retry)
+	return !done && p.DisconnectForPolling(retry)
 }
 
 // finish ends the request: nothing is sent for it any more, and what it

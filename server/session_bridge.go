@@ -24,7 +24,7 @@ import (
 type httpBridge struct {
 	s              *Server
 	principal, key string
-	sse            *sseWriter
+	sse            *Stream
 }
 
 // storeErr marks a failure of the session store (503 for the call).

@@ -271,7 +271,7 @@ func (s *Server) storeUnavailable(id *protocol.RequestId, op string, err error) 
 // principal's least recently used session; the total limit is 503), then
 // the session is stored, durably, before the answer names it in
 // Mcp-Session-Id. A refusal makes no session.
-func (h *httpHandler) initialize(r *http.Request, sse *sseWriter, m *rpcMessage, principal, client string) {
+func (h *httpHandler) initialize(r *http.Request, sse *Stream, m *rpcMessage, principal, client string) {
 	s := h.s
 	o, e := s.openLegacy(m)
 	if e != nil {
@@ -329,7 +329,7 @@ func (h *httpHandler) initialize(r *http.Request, sse *sseWriter, m *rpcMessage,
 	}
 	s.sessions.keep(key, &sessionConv{conv: o.conv, caps: o.caps})
 	out := s.legacyResultOutcome(o.rev, m.id, o.result)
-	sse.w.Header().Set(HeaderSessionID, id)
+	sse.W.Header().Set(HeaderSessionID, id)
 	writeAnswer(sse, out)
 	s.recycle(out.buf)
 }
@@ -410,7 +410,7 @@ func (s *Server) touch(ctx context.Context, rec *SessionRecord) {
 }
 
 // inSession serves a legacy message that names a session (rows S1–S11).
-func (h *httpHandler) inSession(r *http.Request, sse *sseWriter, m *rpcMessage, sids []string, principal, client string, hv hvKind, hvValue string) {
+func (h *httpHandler) inSession(r *http.Request, sse *Stream, m *rpcMessage, sids []string, principal, client string, hv hvKind, hvValue string) {
 	s := h.s
 	if m.kind == msgRequest && m.method == mcp20251125.MethodInitialize {
 		writeAnswer(sse, s.errorOutcome(m.requestID(), invalidRequest(msgInitializeWithSID))) // S1: not looked up, nothing minted
@@ -487,12 +487,12 @@ func (s *Server) sessionNotification(ctx context.Context, rec *SessionRecord, m 
 // can end. With resumability on, sessionRequestResumable serves it;
 // without, a broken connection cancels the request as it does a modern
 // one: nothing could deliver its answer (§2.6, Choice).
-func (h *httpHandler) sessionRequest(r *http.Request, sse *sseWriter, rec *SessionRecord, m *rpcMessage, principal, client string) {
+func (h *httpHandler) sessionRequest(r *http.Request, sse *Stream, rec *SessionRecord, m *rpcMessage, principal, client string) {
 	s := h.s
 	if s.replayOn() {
 		conv, caps, refused := s.sessionPrelude(rec, m)
 		if refused != nil {
-			sse.finish(*refused)
+			sse.Finish(*refused)
 			s.recycle(refused.buf)
 			return
 		}
@@ -500,7 +500,7 @@ func (h *httpHandler) sessionRequest(r *http.Request, sse *sseWriter, rec *Sessi
 		return
 	}
 	out := h.runSessionRequest(r, sse, rec, m, principal, client)
-	sse.finish(out)
+	sse.Finish(out)
 	s.recycle(out.buf)
 }
 
@@ -524,7 +524,7 @@ func (s *Server) sessionPrelude(rec *SessionRecord, m *rpcMessage) (*legacy.Sess
 // runSessionRequest serves a request of a found session without
 // resumability (and the requests of a batch) and returns its outcome; its
 // notifications and bridge requests go to sse.
-func (h *httpHandler) runSessionRequest(r *http.Request, sse *sseWriter, rec *SessionRecord, m *rpcMessage, principal, client string) Outcome {
+func (h *httpHandler) runSessionRequest(r *http.Request, sse *Stream, rec *SessionRecord, m *rpcMessage, principal, client string) Outcome {
 	s := h.s
 	conv, caps, refused := s.sessionPrelude(rec, m)
 	if refused != nil {
@@ -554,7 +554,7 @@ func (h *httpHandler) runSessionRequest(r *http.Request, sse *sseWriter, rec *Se
 }
 
 // sessionVerb serves a GET or DELETE that names a session (G3–G6, D3–D4).
-func (h *httpHandler) sessionVerb(r *http.Request, sse *sseWriter, sids []string, principal string, hv hvKind, hvValue string) {
+func (h *httpHandler) sessionVerb(r *http.Request, sse *Stream, sids []string, principal string, hv hvKind, hvValue string) {
 	s := h.s
 	rec, refused := s.findSession(r.Context(), sids, principal, noRequestID)
 	if refused != nil {
@@ -576,7 +576,7 @@ func (h *httpHandler) sessionVerb(r *http.Request, sse *sseWriter, sids []string
 // instance's running requests of the session are cancelled, and the answer
 // is 204. A DELETE is never 405 when sessions are served (a client could
 // not end its session otherwise).
-func (h *httpHandler) deleteSession(r *http.Request, sse *sseWriter, rec *SessionRecord) {
+func (h *httpHandler) deleteSession(r *http.Request, sse *Stream, rec *SessionRecord) {
 	s := h.s
 	err := s.cfg.legacy.Store.Delete(r.Context(), rec.Principal, rec.Key)
 	switch {
@@ -593,6 +593,6 @@ func (h *httpHandler) deleteSession(r *http.Request, sse *sseWriter, rec *Sessio
 		}
 	}
 	s.sessionEnded(rec.Key)
-	sse.done = true
-	sse.w.WriteHeader(http.StatusNoContent)
+	sse.Done = true
+	sse.W.WriteHeader(http.StatusNoContent)
 }

@@ -72,15 +72,15 @@ func newStreamID() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
-// retryField writes an event holding only the retry field, on a started
+// RetryField writes an event holding only the retry field, on a started
 // stream: reconnect after d. It reports false when the stream is broken.
-func (s *sseWriter) retryField(d time.Duration) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.done || s.broken || !s.started {
+func (s *Stream) RetryField(d time.Duration) bool {
+	s.Mu.Lock()
+	defer s.Mu.Unlock()
+	if s.Done || s.Broken || !s.Started {
 		return false
 	}
-	return s.write([]byte("retry: "+strconv.FormatInt(d.Milliseconds(), 10)+"\n\n")) == nil
+	return s.Write([]byte("retry: "+strconv.FormatInt(d.Milliseconds(), 10)+"\n\n")) == nil
 }
 
 // refreshEvery is how many keep-alives pass between re-reads of the
@@ -96,7 +96,7 @@ const refreshEvery = 4
 // with retry, so that the client reconnects). Every fourth keep-alive
 // re-reads the record (deleted, expired, taken over?), reloads the
 // subscriptions and touches the session: an open stream keeps it alive.
-func (h *httpHandler) sessionStream(r *http.Request, sse *sseWriter, rec *SessionRecord) {
+func (h *httpHandler) sessionStream(r *http.Request, sse *Stream, rec *SessionRecord) {
 	s := h.s
 	leStream, leSeq, standalone, ok := h.lastEventID(r, sse, rec)
 	if !ok {
@@ -159,18 +159,18 @@ func (h *httpHandler) sessionStream(r *http.Request, sse *sseWriter, rec *Sessio
 	if s.replayOn() {
 		log = s.newStreamLog(sse, rec, id, nil, conv.Rev)
 		log.seq = last
-		sse.log = log
+		sse.Tee = log
 		defer log.close()
 		log.begin(replay, resumed)
 	} else {
-		sse.mu.Lock()
-		sse.start()
-		_ = sse.write(nil) // the headers go out now (write flushes), within WriteTimeout
-		sse.mu.Unlock()
+		sse.Mu.Lock()
+		sse.Start()
+		_ = sse.Write(nil) // the headers go out now (write flushes), within WriteTimeout
+		sse.Mu.Unlock()
 	}
-	sse.mu.Lock()
-	broken := sse.broken
-	sse.mu.Unlock()
+	sse.Mu.Lock()
+	broken := sse.Broken
+	sse.Mu.Unlock()
 	if broken {
 		return
 	}
@@ -188,7 +188,7 @@ func (h *httpHandler) sessionStream(r *http.Request, sse *sseWriter, rec *Sessio
 		defer t.Stop()
 		lifetime = t.C
 	}
-	retry := func() { sse.retryField(s.cfg.legacy.RetryInterval) }
+	retry := func() { sse.RetryField(s.cfg.legacy.RetryInterval) }
 	for ticks := 0; ; {
 		select {
 		case <-ctx.Done():

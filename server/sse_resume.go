@@ -75,7 +75,7 @@ type streamLog struct {
 	inline             bool     // served on its HTTP request's goroutine: no polling (AllowPolling)
 
 	mu        sync.Mutex
-	sse       *sseWriter // the client's connection; nil once let go
+	sse       *Stream // the client's connection; nil once let go
 	seq       int64      // the last seq given
 	opened    bool       // the stream is an event stream, and is in the store
 	idSent    bool       // an event with an id reached the connection
@@ -94,7 +94,7 @@ type streamLog struct {
 
 // newStreamLog returns the log of the standalone stream id, or of the
 // POST stream of request rid (id nil: minted when the stream opens).
-func (s *Server) newStreamLog(sse *sseWriter, rec *SessionRecord, id string, rid *protocol.RequestId, rev legacy.Rev) *streamLog {
+func (s *Server) newStreamLog(sse *Stream, rec *SessionRecord, id string, rid *protocol.RequestId, rev legacy.Rev) *streamLog {
 	l := &streamLog{}
 	s.initStreamLog(l, sse, rec, id, rid, rev)
 	return l
@@ -102,7 +102,7 @@ func (s *Server) newStreamLog(sse *sseWriter, rec *SessionRecord, id string, rid
 
 // initStreamLog is newStreamLog on a log allocated by the caller (as part
 // of a resumableRun).
-func (s *Server) initStreamLog(l *streamLog, sse *sseWriter, rec *SessionRecord, id string, rid *protocol.RequestId, rev legacy.Rev) {
+func (s *Server) initStreamLog(l *streamLog, sse *Stream, rec *SessionRecord, id string, rid *protocol.RequestId, rev legacy.Rev) {
 	l.s, l.principal, l.session, l.id, l.rid = s, rec.Principal, rec.Key, id, rid
 	l.priming, l.sse = rev == legacy.Rev20251125, sse
 }
@@ -158,25 +158,25 @@ func (l *streamLog) openLocked(prime bool) {
 	if l.sse == nil {
 		return
 	}
-	l.sse.mu.Lock()
-	defer l.sse.mu.Unlock()
-	if !l.sse.started {
-		l.sse.start()
+	l.sse.Mu.Lock()
+	defer l.sse.Mu.Unlock()
+	if !l.sse.Started {
+		l.sse.Start()
 	}
 	if prime && l.priming {
-		if l.sse.write([]byte("id: "+eventID(l.id, 0)+"\ndata: \n\n")) == nil {
+		if l.sse.Write([]byte("id: "+eventID(l.id, 0)+"\ndata: \n\n")) == nil {
 			l.idSent = true
 		}
 		return
 	}
-	_ = l.sse.write(nil) // the headers go out now
+	_ = l.sse.Write(nil) // the headers go out now
 }
 
-// send is the one entry point for a message on the stream: it takes the
+// Send is the one entry point for a message on the stream: it takes the
 // next seq, appends the event to the log, and writes it with its id while
 // the client is connected. It reports false once the stream is over (or
 // when the event reached neither the client nor the log).
-func (l *streamLog) send(msg []byte) bool {
+func (l *streamLog) Send(msg []byte) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.done {
@@ -202,12 +202,12 @@ func (l *streamLog) eventLocked(msg []byte) bool {
 		}
 		return err == nil
 	}
-	l.sse.mu.Lock()
-	defer l.sse.mu.Unlock()
-	if l.sse.done || l.sse.broken {
+	l.sse.Mu.Lock()
+	defer l.sse.Mu.Unlock()
+	if l.sse.Done || l.sse.Broken {
 		return err == nil
 	}
-	if l.sse.eventWithID(eventID(l.id, l.seq), msg) != nil {
+	if l.sse.EventWithID(eventID(l.id, l.seq), msg) != nil {
 		return err == nil
 	}
 	l.idSent = true
@@ -230,9 +230,9 @@ func (l *streamLog) letGoLocked() {
 	if l.sse == nil {
 		return
 	}
-	l.sse.mu.Lock()
-	l.sse.done = true
-	l.sse.mu.Unlock()
+	l.sse.Mu.Lock()
+	l.sse.Done = true
+	l.sse.Mu.Unlock()
 	l.sse = nil
 	l.releaseLocked()
 }
@@ -254,11 +254,11 @@ func (l *streamLog) over() {
 	l.mu.Unlock()
 }
 
-// disconnectForPolling is Request.DisconnectForPolling (§4.8): on a
+// DisconnectForPolling is Request.DisconnectForPolling (§4.8): on a
 // 2025-11-25 stream still connected, the stream starts (priming event) if
 // it has not, gets an event holding only retry, and the connection is let
 // go; the request goes on.
-func (l *streamLog) disconnectForPolling(retry time.Duration) bool {
+func (l *streamLog) DisconnectForPolling(retry time.Duration) bool {
 	if retry <= 0 {
 		retry = l.s.cfg.legacy.RetryInterval
 	}
@@ -272,11 +272,11 @@ func (l *streamLog) disconnectForPolling(retry time.Duration) bool {
 		return false
 	}
 	l.openLocked(true)
-	l.sse.mu.Lock()
-	if !l.sse.broken && !l.sse.done {
-		_ = l.sse.write([]byte("retry: " + strconv.FormatInt(retry.Milliseconds(), 10) + "\n\n"))
+	l.sse.Mu.Lock()
+	if !l.sse.Broken && !l.sse.Done {
+		_ = l.sse.Write([]byte("retry: " + strconv.FormatInt(retry.Milliseconds(), 10) + "\n\n"))
 	}
-	l.sse.mu.Unlock()
+	l.sse.Mu.Unlock()
 	l.letGoLocked()
 	return true
 }
@@ -340,7 +340,7 @@ func (l *streamLog) finish(out Outcome) {
 	l.undetachLocked()
 	if !l.opened {
 		if l.sse != nil {
-			l.sse.finish(out) // a JSON answer stores nothing
+			l.sse.Finish(out) // a JSON answer stores nothing
 		}
 		l.mu.Unlock()
 		return
@@ -350,9 +350,9 @@ func (l *streamLog) finish(out Outcome) {
 	}
 	l.end()
 	if l.sse != nil {
-		l.sse.mu.Lock()
-		l.sse.done = true
-		l.sse.mu.Unlock()
+		l.sse.Mu.Lock()
+		l.sse.Done = true
+		l.sse.Mu.Unlock()
 	}
 	l.mu.Unlock()
 	l.stopRenewer()
@@ -495,24 +495,24 @@ func (r *streamLogs) len() int {
 	return len(r.m)
 }
 
-// eventWithID writes one event with its id on the started stream.
-func (s *sseWriter) eventWithID(id string, msg []byte) error {
+// EventWithID writes one event with its id on the started stream.
+func (s *Stream) EventWithID(id string, msg []byte) error {
 	buf := make([]byte, 0, len(msg)+len(id)+32)
 	buf = append(buf, "event: message\nid: "...)
 	buf = append(buf, id...)
 	buf = append(buf, "\ndata: "...)
 	buf = append(buf, msg...)
 	buf = append(buf, "\n\n"...)
-	return s.write(buf)
+	return s.Write(buf)
 }
 
-// disconnectForPolling is what Request.DisconnectForPolling reaches: the
+// DisconnectForPolling is what Request.DisconnectForPolling reaches: the
 // writer's log, when the request's stream is resumable.
-func (s *sseWriter) disconnectForPolling(retry time.Duration) bool {
-	if s.log == nil {
+func (s *Stream) DisconnectForPolling(retry time.Duration) bool {
+	if s.Tee == nil {
 		return false
 	}
-	return s.log.disconnectForPolling(retry)
+	return s.Tee.DisconnectForPolling(retry)
 }
 
 // sessionRequestResumable serves a request of a found session when its
@@ -521,7 +521,7 @@ func (s *sseWriter) disconnectForPolling(retry time.Duration) bool {
 // the handler timeout end it), and its POST stream is logged, so that the
 // connection can be let go — by DisconnectForPolling, PollAfter, or a
 // break once an id reached the client — while the request goes on.
-func (h *httpHandler) sessionRequestResumable(r *http.Request, sse *sseWriter, rec *SessionRecord, m *rpcMessage, principal, client string, conv *legacy.Session, caps declaredCaps) {
+func (h *httpHandler) sessionRequestResumable(r *http.Request, sse *Stream, rec *SessionRecord, m *rpcMessage, principal, client string, conv *legacy.Session, caps declaredCaps) {
 	s := h.s
 	rev := conv.Rev
 	ctx, cancel := s.detachedContext(r.Context())
@@ -533,7 +533,7 @@ func (h *httpHandler) sessionRequestResumable(r *http.Request, sse *sseWriter, r
 	run := &resumableRun{s: s, ctx: ctx, cancel: cancel, m: m}
 	l := &run.log
 	s.initStreamLog(l, sse, rec, "", &m.id, rev)
-	sse.log, l.cancel, l.expiresAt = l, cancel, rec.ExpiresAt
+	sse.Tee, l.cancel, l.expiresAt = l, cancel, rec.ExpiresAt
 	run.sess = httpSession{s: s, rec: rec, cv: conv, caps: caps}
 	run.bridge = httpBridge{s: s, principal: rec.Principal, key: rec.Key, sse: sse}
 	run.x = Exchange{HTTP: true, Header: r.Header, RemoteAddr: r.RemoteAddr, Principal: principal, Notifier: sse, ClientKey: client, bridge: &run.bridge}
@@ -573,7 +573,7 @@ func (h *httpHandler) sessionRequestResumable(r *http.Request, sse *sseWriter, r
 			l.connectionLost(cancel)
 			lost = nil
 		case <-poll:
-			l.disconnectForPolling(0)
+			l.DisconnectForPolling(0)
 			poll = nil
 		}
 	}
@@ -642,7 +642,7 @@ func (run *resumableRun) serve() {
 // lastEventID reads the Last-Event-ID of a GET (G5): absent (ok, "" ), or
 // a well-formed id of this session (its stream, seq, kind), or a refusal,
 // written here (400 -32600: repeated, malformed, another session's).
-func (h *httpHandler) lastEventID(r *http.Request, sse *sseWriter, rec *SessionRecord) (stream string, seq int64, standalone, ok bool) {
+func (h *httpHandler) lastEventID(r *http.Request, sse *Stream, rec *SessionRecord) (stream string, seq int64, standalone, ok bool) {
 	vals := r.Header.Values("Last-Event-Id")
 	if len(vals) == 0 {
 		return "", 0, false, true
@@ -692,10 +692,10 @@ func (l *streamLog) begin(replay []StoredEvent, resumed bool) {
 	if l.sse == nil {
 		return
 	}
-	l.sse.mu.Lock()
-	defer l.sse.mu.Unlock()
+	l.sse.Mu.Lock()
+	defer l.sse.Mu.Unlock()
 	for _, ev := range replay {
-		if l.sse.eventWithID(eventID(l.id, ev.Seq), ev.Data) != nil {
+		if l.sse.EventWithID(eventID(l.id, ev.Seq), ev.Data) != nil {
 			return
 		}
 		l.idSent = true
@@ -709,7 +709,7 @@ func (l *streamLog) begin(replay []StoredEvent, resumed bool) {
 // another instance (the store is re-read every PollInterval); when its
 // owner stopped renewing its lease before the response, this answers the
 // request with -32603 itself and records it.
-func (h *httpHandler) resumeRequest(r *http.Request, sse *sseWriter, rec *SessionRecord, stream string, seq int64) {
+func (h *httpHandler) resumeRequest(r *http.Request, sse *Stream, rec *SessionRecord, stream string, seq int64) {
 	s := h.s
 	ctx := r.Context()
 	leid := eventID(stream, seq)
@@ -774,10 +774,10 @@ func (h *httpHandler) resumeRequest(r *http.Request, sse *sseWriter, rec *Sessio
 	defer s.listeners.Done()
 	taken, release := s.logs.follow(rec.Key, stream)
 	defer release()
-	sse.mu.Lock()
-	sse.start()
-	err = sse.write(nil)
-	sse.mu.Unlock()
+	sse.Mu.Lock()
+	sse.Start()
+	err = sse.Write(nil)
+	sse.Mu.Unlock()
 	if err != nil {
 		return
 	}
@@ -804,9 +804,9 @@ func (h *httpHandler) resumeRequest(r *http.Request, sse *sseWriter, rec *Sessio
 			if ev.Seq <= after {
 				continue
 			}
-			sse.mu.Lock()
-			err := sse.eventWithID(eventID(stream, ev.Seq), ev.Data)
-			sse.mu.Unlock()
+			sse.Mu.Lock()
+			err := sse.EventWithID(eventID(stream, ev.Seq), ev.Data)
+			sse.Mu.Unlock()
 			if err != nil {
 				return
 			}
@@ -828,13 +828,13 @@ func (h *httpHandler) resumeRequest(r *http.Request, sse *sseWriter, rec *Sessio
 			case <-ctx.Done():
 				return
 			case <-s.closing:
-				sse.retryField(s.cfg.legacy.RetryInterval)
+				sse.RetryField(s.cfg.legacy.RetryInterval)
 				return
 			case <-taken:
-				sse.retryField(s.cfg.legacy.RetryInterval) // another resume took the stream over
+				sse.RetryField(s.cfg.legacy.RetryInterval) // another resume took the stream over
 				return
 			case <-lifetime:
-				sse.retryField(s.cfg.legacy.RetryInterval)
+				sse.RetryField(s.cfg.legacy.RetryInterval)
 				return
 			case <-tick:
 				if !sse.keepAlive() {
@@ -859,7 +859,7 @@ func (h *httpHandler) resumeRequest(r *http.Request, sse *sseWriter, rec *Sessio
 		if err != nil {
 			// Gone or truncated while we followed it (the client reading
 			// too slowly), or the store failed: the client reconnects.
-			sse.retryField(s.cfg.legacy.RetryInterval)
+			sse.RetryField(s.cfg.legacy.RetryInterval)
 			return
 		}
 	}
@@ -892,7 +892,7 @@ func (s *Server) ownerStopped(rec *SessionRecord, stream string, meta StreamMeta
 
 // answerForStoppedOwner is §4.8 case 3: the request's answer is a -32603
 // error, recorded in the log (so that a later resume gets it too) and sent.
-func (h *httpHandler) answerForStoppedOwner(sse *sseWriter, rec *SessionRecord, stream string, meta StreamMeta) {
+func (h *httpHandler) answerForStoppedOwner(sse *Stream, rec *SessionRecord, stream string, meta StreamMeta) {
 	s := h.s
 	var id protocol.RequestId
 	if err := protocol.Unmarshal(meta.RequestID, &id); err != nil {
@@ -914,7 +914,7 @@ func (h *httpHandler) answerForStoppedOwner(sse *sseWriter, rec *SessionRecord, 
 	if err := st.Finish(ctx, rec.Principal, rec.Key, stream, s.now().Add(s.cfg.legacy.ReplayRetention)); err != nil {
 		s.log.Error("event store", "op", "finish", "err", err)
 	}
-	sse.mu.Lock()
-	_ = sse.eventWithID(eventID(stream, seq), body)
-	sse.mu.Unlock()
+	sse.Mu.Lock()
+	_ = sse.EventWithID(eventID(stream, seq), body)
+	sse.Mu.Unlock()
 }
