@@ -3,9 +3,7 @@ package server
 import (
 	"time"
 
-	"github.com/mcpwire/mcpwire/auth"
 	"github.com/mcpwire/mcpwire/protocol"
-	"github.com/mcpwire/mcpwire/protocol/mcp20251125"
 )
 
 // This file holds the scope rules that reach beyond the operation a scope
@@ -126,38 +124,6 @@ func ExpiredToken() *Error {
 	return &Error{Code: protocol.CodeInvalidRequestError, Message: "Unauthorized: the access token has expired", expired: true}
 }
 
-// replayable is the standalone stream's replay for a GET whose token is
-// a: without the resources/updated events of resources it may no longer
-// receive (the stream's events were checked against the token that was
-// then connected; R-AUTH-08).
-func (s *Server) replayable(a *Authorization, replay []StoredEvent) []StoredEvent {
-	if a == nil {
-		return replay
-	}
-	kept := replay[:0:0]
-	for _, ev := range replay {
-		if uri, ok := updatedURI(ev.Data); ok && !s.mayReceiveUpdate(a, uri) {
-			continue
-		}
-		kept = append(kept, ev)
-	}
-	return kept
-}
-
-// updatedURI returns the uri of a notifications/resources/updated
-// message as the standalone stream logged it.
-func updatedURI(data []byte) (string, bool) {
-	var n mcp20251125.JSONRPCNotification
-	if mcp20251125.Unmarshal(data, &n) != nil || n.Method != mcp20251125.MethodNotificationsResourcesUpdated || n.Params == nil {
-		return "", false
-	}
-	var p mcp20251125.ResourceUpdatedNotificationParams
-	if mcp20251125.Unmarshal(n.Params, &p) != nil {
-		return "", false
-	}
-	return p.URI, true
-}
-
 // mayReceiveUpdate re-checks, as notifications/resources/updated of uri
 // is delivered on a stream opened with token a, that a still holds the
 // scopes the URI needs: its scopes may have changed since the stream
@@ -170,11 +136,4 @@ func (s *Server) mayReceiveUpdate(a *Authorization, uri string) bool {
 	}
 	need, _ := s.resourceScopes(uri)
 	return !a.Lacks(need)
-}
-
-// expiredTokenChallenge is the WWW-Authenticate of expiredToken's 401, as
-// the Verifier's own refusal of an expired token reads (R-AUTH-07).
-func (h *httpHandler) expiredTokenChallenge() string {
-	return auth.Challenge(auth.ChallengeParams{ResourceMetadata: h.opts.ResourceMetadataURL, Scopes: h.opts.Scopes,
-		Error: "invalid_token", ErrorDescription: "token expired"})
 }

@@ -20,40 +20,11 @@ const (
 	// Key (ListenFilter) send it; the extension's own subscribers (the
 	// tasks extension's runners) read it too.
 	EventExtension EventKind = "extension"
-	// EventSession tells the instances about a legacy session
-	// (docs/dual-era.md §7.3): Session names it, Op says what happened,
-	// Ref about what.
-	EventSession EventKind = "session"
-)
-
-// The ops of an EventSession.
-const (
-	// SessionClosed: the session ended (DELETE, eviction, a bad-response
-	// flood); its streams
-	// close and its running requests are cancelled.
-	SessionClosed = "closed"
-	// SessionTakeover: a new standalone GET stream (Ref) took over the
-	// session's; the previous one closes.
-	SessionTakeover = "takeover"
-	// SessionSubs: the session's resource subscriptions changed; the
-	// instance holding its GET stream reloads them.
-	SessionSubs = "subs"
-	// SessionCancel: notifications/cancelled named the session's request
-	// Ref (its id, as JSON); the instance running it cancels it.
-	SessionCancel = "cancel"
-	// SessionAnswer: the client answered the input bridge's request Ref
-	// (stored with SessionStore.PutAnswer); the instance waiting for it
-	// takes it.
-	SessionAnswer = "answer"
-	// SessionResync: the broker came back after losing events (a
-	// reconnection; Session is empty): every instance's session streams
-	// re-read their records now (deleted, taken over, subscriptions)
-	// instead of at their next periodic re-read.
-	SessionResync = "resync"
-	// SessionAppend: the owner of the stream Ref appended an event while
-	// no client was connected to it; resumers of that stream on other
-	// instances read the store now instead of at their next poll.
-	SessionAppend = "append"
+	// EventResync stands for events a broker may have lost (it
+	// reconnected; redisstore.Broker sends it then): whoever keeps state
+	// from events re-reads it (an era's session streams re-read their
+	// sessions).
+	EventResync EventKind = "resync"
 )
 
 // Event is one change fanned out to every instance's listen streams.
@@ -62,19 +33,19 @@ type Event struct {
 	// URI names the resource of an EventResourceUpdated.
 	URI string `json:"uri,omitempty"`
 	// Extension and Key describe an EventExtension: the extension's id
-	// and the key its ListenFilter matches (a task id).
+	// and the key its ListenFilter matches (a task id). An adapter's own
+	// kind of event may use Key too.
 	Extension string `json:"ext,omitempty"`
 	Key       string `json:"key,omitempty"`
 	// Data is an optional payload (EventExtension: the notification's
 	// params, a JSON object).
 	Data []byte `json:"data,omitempty"`
-	// Session, Op and Ref describe an EventSession: the session's store
-	// key (never its id), what happened (SessionClosed, ...) and about
-	// what (a stream or request id). They carry no payload that reaches a
-	// client: what a client gets is read from the store.
-	Session string `json:"session,omitempty"`
-	Op      string `json:"op,omitempty"`
-	Ref     string `json:"ref,omitempty"`
+	// Op and Ref describe an event of an adapter's own kind: what
+	// happened and about what (package legacy: a session's store key in
+	// Key, never its id; a stream or request id in Ref). They carry no
+	// payload that reaches a client.
+	Op  string `json:"op,omitempty"`
+	Ref string `json:"ref,omitempty"`
 }
 
 // Broker fans events out to every server instance: Publish on any

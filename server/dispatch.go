@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -19,30 +18,6 @@ import (
 // wireResult is a pointer to a generated result type (CallToolResult,
 // ListToolsResult, InputRequiredResult, ...).
 type wireResult any
-
-// Exchange is one message through the runtime, independent of transport.
-type Exchange struct {
-	HTTP       bool        // the message came over Streamable HTTP
-	Header     http.Header // the HTTP request's headers (nil on stdio)
-	RemoteAddr string      // the HTTP request's RemoteAddr ("" on stdio)
-	ClientKey  string      // the client key (HTTP: the address, IPv6 by its prefix, or HTTPOptions.ClientKey), for the per-client limits
-	Principal  string
-	Notifier   Notifier
-	bridge     inputChannel // a legacy session's input bridge (nil elsewhere)
-}
-
-// Outcome is what the transport writes back.
-type Outcome struct {
-	Body         []byte   // a JSON-RPC response; nil for an accepted notification
-	Status       int      // HTTP status
-	Notification bool     // the message was a notification: HTTP 202, no body
-	Cancelled    bool     // the request was cancelled: send nothing (R-CANCEL-01)
-	RetryAfter   int      // seconds, for HTTP 429's Retry-After
-	buf          *[]byte  // body's buffer, when it comes from Server.bufs (see recycle)
-	Scopes       []string // an insufficient-scope refusal: 403 with a challenge naming them
-	Expired      bool     // a stream refused for an expired token: 401 invalid_token
-	Err          *Error   // the error a legacy error body holds, as sent (legacyErrorOutcome)
-}
 
 // The order of checks on a request (documented in the package doc):
 //
@@ -195,8 +170,9 @@ func (s *Server) request(ctx context.Context, m *protocol.JSONRPCRequest, x *Exc
 	if !ok || !info.FromClient || info.Notification || !s.serves(m.Method) {
 		e := MethodNotFound(m.Method)
 		if m.Method == "initialize" {
-			// R-VER-05: name the supported versions to a legacy client.
-			e.Data = jsonText(map[string]any{"supported": s.cfg.advertised})
+			// R-VER-05: name the supported versions to a client of an
+			// earlier revision.
+			e.Data = jsonText(map[string]any{"supported": x.versions()})
 		}
 		return s.errorOutcome(&id, e)
 	}
@@ -237,8 +213,8 @@ func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, 
 			return s.errorOutcome(&id, e)
 		}
 	}
-	if !slices.Contains(s.cfg.modernVersions, meta.ProtocolVersion) {
-		return s.errorOutcome(&id, s.unsupportedVersion(meta.ProtocolVersion))
+	if meta.ProtocolVersion != protocol.Revision {
+		return s.errorOutcome(&id, unsupportedVersion(meta.ProtocolVersion, x.versions()))
 	}
 	if typedErr != nil {
 		return s.errorOutcome(&id, InvalidParams("Invalid params: "+strings.TrimPrefix(typedErr.Error(), "protocol: "), nil))
@@ -266,17 +242,18 @@ func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, 
 }
 
 // unsupportedVersion is the -32022 error for a request whose _meta names
-// a version that is not in modernVersions (R-VER-01). data.supported lists
-// what the server advertises, legacy versions included under ErasBoth; a
-// legacy version named in modern _meta is in that list, and the message
-// says why it is refused (docs/dual-era.md §1.5, §11 R2).
-func (s *Server) unsupportedVersion(requested string) *Error {
+// a version other than this revision (R-VER-01). data.supported lists
+// what the endpoint serves (Exchange.Versions), earlier revisions
+// included where an era serves them; a version of that list named in
+// _meta is refused all the same, and the message says why
+// (docs/dual-era.md §1.5, §11 R2).
+func unsupportedVersion(requested string, served []string) *Error {
 	msg := "Unsupported protocol version"
-	if s.cfg.eras == ErasBoth && slices.Contains(s.cfg.advertised, requested) {
+	if slices.Contains(served, requested) {
 		msg += ": " + requested + " is served only after initialize"
 	}
 	return &Error{Code: protocol.CodeUnsupportedProtocolVersionError, Message: msg,
-		Data: jsonText(map[string]any{"supported": s.cfg.advertised, "requested": requested})}
+		Data: jsonText(map[string]any{"supported": served, "requested": requested})}
 }
 
 // emittable reports whether the server may send an error code under this
@@ -389,7 +366,7 @@ func (s *Server) dispatch(ctx context.Context, r *Request, params any, x *Exchan
 		return s.list(r, p.Cursor)
 	case *protocol.RequestParams:
 		if r.Method == protocol.MethodServerDiscover {
-			return s.discover(), nil
+			return s.discover(x.versions()), nil
 		}
 	case *extParams:
 		if em, ok := s.extMethod(r.Method); ok {
@@ -406,8 +383,8 @@ func (s *Server) dispatch(ctx context.Context, r *Request, params any, x *Exchan
 // arguments, as JSON) before the handler sees anything.
 func (s *Server) prepareMRTR(r *Request, target string, salient []byte, responses protocol.InputResponses, state *string) error {
 	r.target, r.salient = target, salient
-	if r.legacy != nil {
-		return nil // the input bridge set the responses and state (legacy params carry none)
+	if r.holdInput {
+		return nil // the adapter set the responses and state (Call.Responses, Call.State)
 	}
 	if len(responses) > s.cfg.maxInputs && s.cfg.maxInputs > 0 {
 		return InvalidParams("Invalid params: more inputResponses than the server accepts", nil)
@@ -432,10 +409,10 @@ func (s *Server) handlerError(r *Request, err error) (wireResult, error) {
 	return nil, s.plainError(r, err)
 }
 
-func (s *Server) discover() *protocol.DiscoverResult {
+func (s *Server) discover(versions []string) *protocol.DiscoverResult {
 	ttl, scope := s.cacheHint(protocol.MethodServerDiscover)
 	res := &protocol.DiscoverResult{
-		SupportedVersions: s.cfg.advertised,
+		SupportedVersions: versions,
 		Capabilities:      s.capabilities(),
 		TTLMs:             ttl,
 		CacheScope:        scope,

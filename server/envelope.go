@@ -7,9 +7,9 @@ import (
 	"net/http"
 	"reflect"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server/internal/jsonline"
 )
 
 // stamp puts the envelope on a result: resultType (R-BASE-05/06) and
@@ -142,48 +142,7 @@ func appendID(buf []byte, id protocol.RequestId) []byte {
 	if id.IsInt() {
 		return strconv.AppendInt(buf, id.Int(), 10)
 	}
-	return appendJSONString(buf, id.Str())
-}
-
-// appendJSONString writes s as a JSON string.
-func appendJSONString(buf []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	buf = append(buf, '"')
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			buf = append(buf, c)
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			switch c {
-			case '"', '\\':
-				buf = append(buf, '\\', c)
-			case '\n':
-				buf = append(buf, '\\', 'n')
-			case '\r':
-				buf = append(buf, '\\', 'r')
-			case '\t':
-				buf = append(buf, '\\', 't')
-			default:
-				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			buf = append(buf, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			buf = append(buf, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		default:
-			buf = append(buf, s[i:i+size]...)
-		}
-		i += size
-	}
-	return append(buf, '"')
+	return jsonline.AppendString(buf, id.Str())
 }
 
 func (s *Server) resultOutcome(id protocol.RequestId, res wireResult) Outcome {
@@ -275,7 +234,7 @@ func appendErrorResponse(buf []byte, id *protocol.RequestId, code int64, msg str
 	buf = append(buf, `{"error":{"code":`...)
 	buf = strconv.AppendInt(buf, code, 10)
 	buf = append(buf, `,"message":`...)
-	buf = appendJSONString(buf, msg)
+	buf = jsonline.AppendString(buf, msg)
 	buf = append(buf, "},"...)
 	if id != nil {
 		buf = append(buf, `"id":`...)

@@ -18,9 +18,6 @@ const (
 	HeaderMethod          = "Mcp-Method"
 	HeaderName            = "Mcp-Name"
 	HeaderParamPrefix     = "Mcp-Param-"
-	// HeaderSessionID names a legacy session (Streamable HTTP of
-	// 2025-03-26 to 2025-11-25); 2026-07-28 has no sessions.
-	HeaderSessionID = "Mcp-Session-Id"
 )
 
 // The spellings net/http stores the standard headers under: the map is
@@ -29,7 +26,6 @@ const (
 	keyProtocolVersion = "Mcp-Protocol-Version"
 	keyMethod          = "Mcp-Method"
 	keyName            = "Mcp-Name"
-	keySessionID       = "Mcp-Session-Id"
 )
 
 // firstValue returns the first value of the header stored under the

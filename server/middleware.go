@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/mcpwire/mcpwire/protocol"
-	"github.com/mcpwire/mcpwire/protocol/mcp20251125"
 )
 
 // Handler serves one request that passed the protocol checks: the
@@ -103,8 +102,8 @@ func (s *Server) buildChain() Handler {
 		return nil
 	}
 	var h Handler = func(ctx context.Context, r *Request) (Result, error) {
-		if r.answer != nil {
-			return r.answer.run(ctx) // ping, logging/setLevel, resources/(un)subscribe in a session
+		if r.final != nil {
+			return r.final(ctx, r) // an adapter's own method (Call.Final)
 		}
 		return s.dispatch(ctx, r, r.params, r.mwx)
 	}
@@ -177,14 +176,10 @@ func (r *Request) Name() string {
 		return p.Name
 	case *protocol.ReadResourceRequestParams:
 		return p.URI
-	case *mcp20251125.SubscribeRequestParams:
-		return p.URI
-	case *mcp20251125.UnsubscribeRequestParams:
-		return p.URI
 	case nil:
 		return r.target // a task's Request, or one answered: the tool's name
 	}
-	return ""
+	return r.name // an adapter's own method (Call.Name)
 }
 
 // RemoteAddr returns the network address of the HTTP client that sent

@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server/internal/sealed"
+	"github.com/mcpwire/mcpwire/server/internal/validate"
 )
 
 // InputRequired is returned (as an error) by a tools/call, prompts/get or
@@ -47,8 +49,8 @@ func (r *Request) AskInput(requests map[string]protocol.InputRequest, state []by
 	if err := r.CheckInputRequests(requests); err != nil {
 		return err
 	}
-	if r.legacy != nil {
-		if err := r.legacyAskInput(requests); err != nil {
+	if r.checkInput != nil {
+		if err := r.checkInput(requests); err != nil {
 			return err
 		}
 	}
@@ -199,6 +201,11 @@ func paramsDigest(params []byte) string {
 	return string(sum[:])
 }
 
+// heldInput is what inputRequiredResult returns for a request whose
+// adapter holds its input (Call.HoldInput), in place of a sealed
+// input_required result; ServeCall hands it over as Answer.Input.
+type heldInput struct{ *InputRequired }
+
 // inputRequiredResult seals the handler's state and builds the result.
 func (s *Server) inputRequiredResult(r *Request, ir *InputRequired) (wireResult, error) {
 	// An InputRequired built by hand (not by AskInput) gets the same checks.
@@ -208,13 +215,15 @@ func (s *Server) inputRequiredResult(r *Request, ir *InputRequired) (wireResult,
 	if err := r.CheckInputRequests(ir.Requests); err != nil {
 		return nil, err
 	}
-	if r.legacy != nil {
-		// The input bridge: nothing is sealed, the state never leaves
-		// the process (docs/dual-era.md §6.1).
-		if err := r.legacyAskInput(ir.Requests); err != nil {
-			return nil, err
+	if r.holdInput {
+		// The adapter carries the input to the client itself: nothing is
+		// sealed, the state never leaves the process (Call.HoldInput).
+		if r.checkInput != nil {
+			if err := r.checkInput(ir.Requests); err != nil {
+				return nil, err
+			}
 		}
-		return &legacyRound{requests: ir.Requests, state: ir.State}, nil
+		return &heldInput{ir}, nil
 	}
 	res := &protocol.InputRequiredResult{}
 	if len(ir.Requests) > 0 {
@@ -237,4 +246,38 @@ func jsonText(v any) json.RawMessage {
 		return json.RawMessage("null")
 	}
 	return b
+}
+
+// checkFormContent validates the content of an accepted form elicitation
+// (an empty object when it has none) against the form's requestedSchema,
+// compiled by the validator of tool schemas: a mismatch is -32602 naming
+// where (the content, or "inputResponses.<key>.content") and the path.
+// The schema is compiled at every check, as the caller keeps only the
+// request's JSON: it is the server's own, small (flat properties of
+// primitive types), and bounded by the schema limits.
+func (s *Server) checkFormContent(ctx context.Context, where string, form *protocol.ElicitRequestFormParams, result json.RawMessage) *Error {
+	raw, err := protocol.Marshal(&form.RequestedSchema)
+	if err != nil {
+		s.log.Error("the requestedSchema of an elicitation does not encode: its answer is not checked", "err", err)
+		return nil
+	}
+	schema, err := s.compileSchema(raw)
+	if err != nil {
+		s.log.Error("the requestedSchema of an elicitation does not compile: its answer is not checked", "err", err)
+		return nil
+	}
+	v, err := validate.ParseValue(ctx, result, s.valueLimits())
+	if err != nil {
+		return InvalidParams("Invalid params: "+where+" does not match requestedSchema: "+err.Error(), nil)
+	}
+	var content any = map[string]any{}
+	if obj, ok := v.(map[string]any); ok {
+		if c, ok := obj["content"]; ok {
+			content = c
+		}
+	}
+	if err := schema.Validate(content); err != nil {
+		return InvalidParams("Invalid params: "+where+" does not match requestedSchema: "+validate.ErrorText(err), nil)
+	}
+	return nil
 }

@@ -9,14 +9,8 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server/internal/jsonline"
 )
-
-// Notifier delivers the notifications of one request on its transport
-// (the SSE stream of its POST, or stdout for stdio). It must be safe for
-// concurrent use and must drop anything sent after the response.
-type Notifier interface {
-	Notify(msg []byte) bool
-}
 
 // Request is what a handler knows about the request it serves. Everything
 // comes from the request itself: nothing is kept between requests.
@@ -36,7 +30,7 @@ type Request struct {
 	Principal string
 
 	inputResponses protocol.InputResponses
-	inputErrors    map[string]*Error // a legacy client's error answers (InputError)
+	inputErrors    map[string]*Error // the client's error answers to held input (InputError; Call.Errors)
 	maxInputs      int
 	state          []byte
 	target         string     // tool or prompt name, resource URI (MRTR binding)
@@ -48,12 +42,18 @@ type Request struct {
 	params any            // the decoded params (Params)
 	header http.Header    // the HTTP request's headers (Header); nil on stdio
 	mwx    *Exchange      // a copy of the exchange, for the middleware chain's last step
-	answer *sessionAnswer // a session method's own answer, for the chain's last step
+	final  Handler        // the chain's last step in place of dispatch (Call.Final)
 	peer   string         // the HTTP request's RemoteAddr (RemoteAddr)
 	// notifyMeta adds _meta members to the notifications sent for the
 	// request (WithNotificationMeta).
 	notifyMeta func(ctx context.Context, set func(key, value string))
-	legacy     *legacyRequest // set for a request of a legacy session (Legacy)
+	// encode, holdInput and checkInput are those of the Call that made the
+	// request (an adapter's): its notifications' encoding, and what
+	// becomes of the input its handler asks for.
+	encode     func(params any) ([]byte, error)
+	holdInput  bool
+	checkInput func(map[string]protocol.InputRequest) error
+	name       string // Call.Name
 	out        Notifier
 	ctx        context.Context // the request's own context: cancelled means send nothing
 	rc         requestContext  // the handler's context, carrying r
@@ -63,18 +63,13 @@ type Request struct {
 	done       bool
 }
 
-// ProtocolVersion is the revision the client speaks on this request. In a
-// legacy session it is the version negotiated at initialize (e.g.
-// "2025-06-18").
+// ProtocolVersion is the revision the client speaks on this request:
+// protocol.Revision, or for a client of an earlier revision served by an
+// era (package legacy) the version it negotiated (e.g. "2025-06-18").
+// Its Meta then comes from what that client declared once, for its
+// session. Handlers need not care: results are converted to the client's
+// revision by the era (docs/conversion.md).
 func (r *Request) ProtocolVersion() string { return r.Meta.ProtocolVersion }
-
-// Legacy reports whether the request belongs to a legacy session: a client
-// of 2024-11-05 to 2025-11-25 that opened it with initialize (WithEras).
-// Its Meta then comes from the session: the negotiated version, the
-// capabilities and clientInfo sent at initialize, and the level of
-// logging/setLevel. Handlers need not care: results are converted to the
-// session's revision by the runtime (docs/conversion.md).
-func (r *Request) Legacy() bool { return r.legacy != nil }
 
 // ClientCapabilities are the capabilities declared on this request
 // (R-META-02: never inferred from earlier requests).
@@ -121,9 +116,6 @@ func (r *Request) SetCacheHint(h CacheHint) error {
 // elsewhere (a 2026-07-28 request, stdio, older revisions, another tool)
 // it does nothing.
 func (r *Request) DisconnectForPolling(retry time.Duration) bool {
-	if r.legacy == nil {
-		return false
-	}
 	p, ok := r.out.(interface{ DisconnectForPolling(time.Duration) bool })
 	if !ok {
 		return false
@@ -142,7 +134,7 @@ func (r *Request) DisconnectForPolling(retry time.Duration) bool {
 func (r *Request) finish() {
 	r.mu.Lock()
 	r.done = true
-	r.params, r.header, r.salient, r.mwx, r.answer = nil, nil, nil, nil, nil
+	r.params, r.header, r.salient, r.mwx, r.final = nil, nil, nil, nil, nil
 	r.mu.Unlock()
 	r.rc.finish()
 }
@@ -164,8 +156,8 @@ func (r *Request) send(ctx context.Context, method string, params any, admit fun
 		addNotificationMeta(ctx, r.notifyMeta, params)
 	}
 	var msg []byte
-	if r.legacy != nil {
-		b, err := legacyNotification(r.legacy.rev, params)
+	if r.encode != nil {
+		b, err := r.encode(params)
 		if err != nil {
 			return false
 		}
@@ -377,7 +369,7 @@ func (c *requestContext) finish() {
 func notification(method string, params []byte) []byte {
 	msg := make([]byte, 0, len(params)+len(method)+48)
 	msg = append(msg, `{"jsonrpc":"2.0","method":`...)
-	msg = appendJSONString(msg, method)
+	msg = jsonline.AppendString(msg, method)
 	msg = append(msg, `,"params":`...)
 	msg = append(msg, params...)
 	return append(msg, '}')

@@ -13,7 +13,6 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/mcpwire/mcpwire/protocol"
-	"github.com/mcpwire/mcpwire/server/internal/legacy"
 	"github.com/mcpwire/mcpwire/server/internal/sealed"
 	"github.com/mcpwire/mcpwire/server/internal/validate"
 )
@@ -60,12 +59,6 @@ type config struct {
 	instructions      string
 	pageSize          int
 	cache             map[string]CacheHint
-	eras              Eras                    // WithEras
-	legacy            LegacyConfig            // WithLegacy, defaults filled in by New
-	legacyRevs        []legacy.Rev            // the legacy revisions served, newest first (from legacy.Versions)
-	legacyMethods     map[legacy.Rev][]string // the client requests of each legacy revision
-	modernVersions    []string                // the versions modern _meta may name (era.go)
-	advertised        []string                // server/discover's supportedVersions, -32022's data.supported (era.go)
 	logger            *slog.Logger
 	keys              []sealed.Key
 	stateTTL          time.Duration
@@ -198,27 +191,6 @@ type Server struct {
 	// bufs recycles response body buffers (*[]byte) between requests.
 	bufs sync.Pool
 
-	// now is the clock of legacy sessions' lifetimes (tests replace it).
-	now func() time.Time
-	// sessions holds what this instance keeps about legacy HTTP sessions
-	// (dual era only): their conversion state and running requests.
-	sessions *sessionState
-	// hub routes broker events to the legacy session streams held here.
-	hub *sessionHub
-	// instance names this Server among the instances sharing a session
-	// store (random, made by New).
-	instance string
-	// logs are the event logs of legacy streams written here (resumers
-	// here are woken by them).
-	logs *streamLogs
-	// runs hands a resumable session request to an idle worker (dual era
-	// only; session_workers.go).
-	runs chan *resumableRun
-	// workers counts the workers started (tests); workerIdle is how long
-	// one waits for its next request.
-	workers    atomic.Int64
-	workerIdle time.Duration
-
 	limiters  *limiters      // nil without WithRateLimit
 	inflight  sync.WaitGroup // running requests, for Shutdown
 	closing   chan struct{}  // closed by Shutdown
@@ -248,7 +220,6 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 	c := config{
 		pageSize:          DefaultPageSize,
 		cache:             map[string]CacheHint{},
-		eras:              ErasBoth,
 		stateTTL:          DefaultStateTTL,
 		maxStateBytes:     DefaultMaxStateBytes,
 		maxSchemaDepth:    DefaultMaxSchemaDepth,
@@ -282,13 +253,6 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 			return nil, fmt.Errorf("server: cache hint for %s: %w", m, err)
 		}
 	}
-	if c.eras != ErasBoth && c.eras != ErasModern && c.eras != ErasLegacy {
-		return nil, fmt.Errorf("server: unknown %v", c.eras)
-	}
-	if err := c.legacyDefaults(); err != nil {
-		return nil, err
-	}
-	c.versionLists()
 	if c.logger == nil {
 		c.logger = slog.Default()
 	}
@@ -325,7 +289,6 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 		tools:        map[string]*tool{},
 		prompts:      map[string]*prompt{},
 		resources:    map[string]*resource{},
-		now:          time.Now,
 	}
 	for _, e := range c.exts {
 		if e.Middleware != nil { // innermost: the server's own middleware sees the request first
@@ -333,26 +296,6 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 		}
 	}
 	s.chain = s.buildChain()
-	if s.dual() {
-		if s.instance, err = newStreamID(); err != nil {
-			return nil, fmt.Errorf("server: instance id: %w", err)
-		}
-		s.sessions = newSessionState(c.legacy.MaxSessions)
-		s.hub = newSessionHub(s)
-		s.logs = newStreamLogs()
-		s.runs = make(chan *resumableRun)
-		s.workerIdle = workerIdle
-		if _, local := c.broker.(*localBroker); !local {
-			if _, mem := c.legacy.Store.(*MemorySessionStore); mem {
-				s.log.Warn("legacy sessions are kept in memory while events go through a shared broker: behind a load balancer a session made on one instance is unknown on the others (set LegacyConfig.Store)")
-			}
-		}
-		if _, memStore := c.legacy.Store.(*MemorySessionStore); !memStore {
-			if _, memEvents := c.legacy.EventStore.(*MemoryEventStore); memEvents {
-				s.log.Warn("legacy sessions are kept in a shared store while their event logs stay in this process: a client that resumes a stream (Last-Event-ID) on another instance loses what it missed (set LegacyConfig.EventStore)")
-			}
-		}
-	}
 	for _, e := range c.exts {
 		if _, err := s.addExtension(e, true); err != nil {
 			return nil, err

@@ -1,0 +1,486 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/textproto"
+	"runtime/debug"
+	"time"
+
+	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server/internal/validate"
+)
+
+// This file is the core's side of its adapters: the transports (packages
+// streamhttp and stdio) and the eras that serve clients of other
+// revisions (package legacy). A server author needs none of it; an
+// adapter reaches a Server only through it (docs/architecture.md).
+
+// Adapter is the narrow interface through which a transport or an era
+// drives a Server: it hands messages to the order of checks and gets the
+// bytes to send back (Serve, ErrorOutcome), serves requests it converted
+// from another revision through the same handlers and middleware
+// (ServeCall), and reads what it needs of the server's configuration and
+// registrations. It is safe for concurrent use.
+type Adapter struct{ s *Server }
+
+// Adapter returns the adapter interface of s, for transports and eras.
+func (s *Server) Adapter() *Adapter { return &Adapter{s: s} }
+
+// Server returns the Server a is the adapter interface of.
+func (a *Adapter) Server() *Server { return a.s }
+
+// Exchange is one message as a transport received it, with what the
+// transport knows of where it came from.
+type Exchange struct {
+	// HTTP reports that the message came over Streamable HTTP: Header is
+	// its request's headers, and the header checks of the order of checks
+	// (steps 4 and 7) run.
+	HTTP bool
+	// Header is the HTTP request's headers (nil on stdio), for the checks
+	// and Request.Header.
+	Header http.Header
+	// RemoteAddr is the HTTP request's RemoteAddr ("" on stdio), for
+	// Request.RemoteAddr.
+	RemoteAddr string
+	// ClientKey names the client of a request without a principal, for
+	// the per-client limits (the HTTP client's address, an IPv6 one by its
+	// prefix; "" on stdio).
+	ClientKey string
+	// Principal is whom the request speaks for (Request.Principal).
+	Principal string
+	// Notifier carries the request's notifications (progress, log,
+	// listen events) to the client; nil sends none.
+	Notifier Notifier
+	// Versions lists every protocol version the endpoint serves, this
+	// revision's first: server/discover's supportedVersions and the
+	// data.supported of -32022 (and of the -32601 answering initialize).
+	// Nil means this revision only.
+	Versions []string
+}
+
+// Notifier delivers the notifications of one request on its transport:
+// the SSE stream of its POST, or a stdout line. Notify must be safe for
+// concurrent use and report false once nothing more can be sent (the
+// response is over, or the client is gone).
+type Notifier interface {
+	Notify(msg []byte) bool
+}
+
+// Outcome is what serving one message produced, for the transport to
+// write: a JSON-RPC response (Body) with its HTTP status, an accepted
+// notification, or nothing at all (Cancelled). Release gives its buffer
+// back once it is written.
+type Outcome struct {
+	// Body is the JSON-RPC response; nil for an accepted notification and
+	// a cancelled request.
+	Body []byte
+	// Status is the HTTP status of the answer.
+	Status int
+	// Notification: the message was a notification (HTTP 202, no body).
+	Notification bool
+	// Cancelled: the request was cancelled, and nothing is sent
+	// (R-CANCEL-01).
+	Cancelled bool
+	// RetryAfter is the Retry-After of the answer, in seconds (0: none).
+	RetryAfter int
+	// Scopes, when set, marks an insufficient-scope refusal: HTTP 403 with
+	// a challenge naming them (R-AUTH-08).
+	Scopes []string
+	// Expired marks the refusal of a stream opened with an expired token:
+	// HTTP 401 with an invalid_token challenge.
+	Expired bool
+	// Err is the error the body carries, when it is an error response.
+	Err *Error
+
+	buf *[]byte // Body's buffer, from the server's pool (Release)
+}
+
+// Serve runs one JSON-RPC message of this revision through the order of
+// checks and its handler, and returns what to send back.
+func (a *Adapter) Serve(ctx context.Context, body []byte, x *Exchange) Outcome {
+	return a.s.process(ctx, body, x)
+}
+
+// ErrorOutcome is the error response to id (nil: none can be echoed)
+// carrying e, with its HTTP status.
+func (a *Adapter) ErrorOutcome(id *protocol.RequestId, e *Error) Outcome {
+	return a.s.errorOutcome(id, e)
+}
+
+// Release returns an outcome's buffer for reuse once the transport has
+// written its Body (which must not be used after).
+func (a *Adapter) Release(o Outcome) { a.s.recycle(o.buf) }
+
+// EncodeResult builds the response to id whose result appendResult
+// appends to the buffer it is given (an era's own encoding of a result),
+// in one of the server's pooled buffers.
+func (a *Adapter) EncodeResult(id protocol.RequestId, appendResult func(buf []byte) ([]byte, error)) (Outcome, error) {
+	bp, buf := a.s.responseStart(id)
+	buf, err := appendResult(buf)
+	out, ok := a.s.responseEnd(bp, buf, err)
+	if !ok {
+		return Outcome{}, err
+	}
+	return out, nil
+}
+
+// Logger is the server's log (WithLogger).
+func (a *Adapter) Logger() *slog.Logger { return a.s.log }
+
+// Done is closed once Shutdown begins: an adapter's long-lived work
+// (streams, waits) ends then.
+func (a *Adapter) Done() <-chan struct{} { return a.s.closing }
+
+// Hold counts one piece of an adapter's work that Shutdown waits for (a
+// stream, a request running apart from its connection); release ends it.
+func (a *Adapter) Hold() (release func()) {
+	a.s.listeners.Add(1)
+	return a.s.listeners.Done
+}
+
+// Settings are the server's options that adapters read.
+type Settings struct {
+	// KeepAlive is the interval of keep-alive comments on a quiet stream
+	// (WithKeepAlive; 0: none).
+	KeepAlive time.Duration
+	// HandlerTimeout bounds one request's handler (WithHandlerTimeout).
+	HandlerTimeout time.Duration
+	// MaxConcurrent bounds the requests one stdio stream runs at once
+	// (WithMaxConcurrent).
+	MaxConcurrent int
+	// MaxLineBytes bounds one stdio line (WithMaxStdioLine).
+	MaxLineBytes int
+	// ShutdownTimeout bounds the wait for running requests at the end of
+	// stdio input (WithShutdownTimeout).
+	ShutdownTimeout time.Duration
+	// Decode is the decoder's limits (WithDecodeLimits).
+	Decode protocol.UnmarshalOptions
+	// MaxInputs bounds the input requests of one round
+	// (WithMaxInputRequests).
+	MaxInputs int
+	// MaxURIBytes bounds a resource URI (WithMaxURIBytes).
+	MaxURIBytes int
+	// OwnBroker: the broker is the in-process one New made, so no other
+	// instance publishes to it; LocalBroker: it is an in-process one
+	// (NewLocalBroker), whoever made it.
+	OwnBroker, LocalBroker bool
+	// Middleware: the server has middleware (WithMiddleware), which sees
+	// an adapter's own methods too (Call.Final).
+	Middleware bool
+	// HasCompletion: a completion handler is installed (WithCompletion).
+	HasCompletion bool
+}
+
+// Settings returns the options adapters read, defaults filled in.
+func (a *Adapter) Settings() Settings {
+	c := &a.s.cfg
+	_, local := c.broker.(*localBroker)
+	return Settings{
+		KeepAlive: c.keepAlive, HandlerTimeout: c.handlerTimeout, MaxConcurrent: c.maxConcurrent,
+		MaxLineBytes: c.maxStdioLineBytes, ShutdownTimeout: c.shutdownTimeout, Decode: c.decode,
+		MaxInputs: c.maxInputs, MaxURIBytes: a.s.maxURIBytes(), OwnBroker: c.ownBroker, LocalBroker: local,
+		Middleware: a.s.chain != nil, HasCompletion: c.completion != nil,
+	}
+}
+
+// StreamLifetime is how long a stream opened with authorization z may
+// last: WithMaxStreamLifetime, and no longer than its token (0: no
+// bound).
+func (a *Adapter) StreamLifetime(z *Authorization) time.Duration { return a.s.streamLifetime(z) }
+
+// Features is what the registrations offer, for an era that declares
+// capabilities in its own terms.
+type Features struct {
+	// Tools: a tool is registered that requires no extension.
+	Tools bool
+	// Prompts, Resources (a resource or a template), Completions (a
+	// completion handler) and Logging are registered or declared.
+	Prompts, Resources, Completions, Logging bool
+}
+
+// Features reads what the registrations offer now.
+func (a *Adapter) Features() Features {
+	s := a.s
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	f := Features{
+		Prompts:     len(s.prompts) > 0,
+		Resources:   len(s.resources) > 0 || len(s.templates) > 0,
+		Completions: s.cfg.completion != nil,
+		Logging:     s.cfg.declareLogging,
+	}
+	for _, t := range s.tools {
+		if t.requiredExtension() == nil {
+			f.Tools = true
+			break
+		}
+	}
+	return f
+}
+
+// Implementation is the Implementation given to New, and instructions
+// what WithInstructions set.
+func (a *Adapter) Implementation() (impl protocol.Implementation, instructions string) {
+	return a.s.impl, a.s.cfg.instructions
+}
+
+// ToolRequiresExtension reports whether the tool name exists, and the
+// extension it requires (ToolExtensionOptions.Required), "" for none.
+func (a *Adapter) ToolRequiresExtension(name string) (ext string, exists bool) {
+	t := a.s.lookupTool(name)
+	if t == nil {
+		return "", false
+	}
+	if e := t.requiredExtension(); e != nil {
+		return e.ID, true
+	}
+	return "", true
+}
+
+// ToolAllowsPolling reports whether the tool name was registered with
+// AllowPolling.
+func (a *Adapter) ToolAllowsPolling(name string) bool {
+	t := a.s.lookupTool(name)
+	return t != nil && t.polling
+}
+
+// ResourceScopes returns the scopes resources/read of uri needs, and
+// whether uri names a resource or matches a template.
+func (a *Adapter) ResourceScopes(uri string) (need []string, known bool) {
+	return a.s.resourceScopes(uri)
+}
+
+// OperationScopes returns the scopes the operation of a request's params
+// needs (tools/call, prompts/get, resources/read; none for the rest).
+func (a *Adapter) OperationScopes(params any) []string { return a.s.operationScopes(params) }
+
+// MayWatch reports whether principal, with authorization z, may watch uri:
+// it names a resource or matches a template, and
+// WithSubscriptionAuthorizer allows it (the rule of subscriptions/listen).
+func (a *Adapter) MayWatch(ctx context.Context, z *Authorization, principal, uri string) (bool, error) {
+	var f listenFilter
+	if err := a.s.knownResources(ctx, z, principal, []string{uri}, &f); err != nil {
+		return false, err
+	}
+	return f.resources.has(uri), nil
+}
+
+// CheckFormContent validates the content of an accepted form elicitation
+// (result, the ElicitResult's JSON) against the form's requestedSchema: a
+// mismatch is -32602 naming where.
+func (a *Adapter) CheckFormContent(ctx context.Context, where string, form *protocol.ElicitRequestFormParams, result json.RawMessage) *Error {
+	return a.s.checkFormContent(ctx, where, form, result)
+}
+
+// A Call is a request an adapter serves through the server's handlers and
+// middleware after its own checks: a request of another revision, whose
+// params it converted to this revision's types (an era), or a method it
+// answers itself but lets the middleware see (Final).
+type Call struct {
+	// Method, ID and Params are the request's, Params in this revision's
+	// types (*protocol.CallToolRequestParams, ...), carrying _meta.
+	Method string
+	ID     protocol.RequestId
+	Params any
+	// Meta, when set, is the request's _meta, for Params that have none
+	// (a Final call's own params).
+	Meta *protocol.RequestMetaObject
+	// Name is what Request.Name returns for a Final call.
+	Name string
+	// Exchange is where the request came from. Its header checks are the
+	// adapter's: they do not run again.
+	Exchange *Exchange
+	// Encode encodes a notification the request sends (progress, log
+	// message: *protocol.ProgressNotificationParams,
+	// *protocol.LoggingMessageNotificationParams) for the client's
+	// revision; nil: this revision's.
+	Encode func(params any) ([]byte, error)
+	// HoldInput makes an input request of the handler (Request.AskInput)
+	// come back as Answer.Input, nothing sealed, for the adapter to carry
+	// to the client itself; CheckInput, when set, refuses what the
+	// client's revision cannot carry (AskInput returns its error).
+	HoldInput  bool
+	CheckInput func(map[string]protocol.InputRequest) error
+	// Responses, Errors and State are the input of a request called again
+	// with the client's answers (Request.InputResponse, InputError,
+	// State), and Previous the Answer of its previous call, whose progress
+	// goes on increasing.
+	Responses protocol.InputResponses
+	Errors    map[string]*Error
+	State     []byte
+	Previous  *Answer
+	// Final, when set, is the last step of the middleware chain in place
+	// of the method's handler (and without middleware it runs alone).
+	Final Handler
+}
+
+// Answer is what ServeCall produced: a result (before the envelope, in
+// this revision's types), an error for the client, input to ask for
+// (Call.HoldInput), or nothing (Cancelled).
+type Answer struct {
+	Result    Result
+	Err       *Error
+	Input     *InputRequired
+	Cancelled bool
+	// Returned is the error the middleware chain (or the handler)
+	// returned, before the error policy made Err of it.
+	Returned error
+
+	progress float64 // the last progress sent, when sentAny
+	sentAny  bool
+}
+
+// ServeCall runs a Call through the middleware and its handler, on the
+// server's error policy (see "Handler errors"): a plain error of a
+// prompt, resource or completion handler is -32603, a panic is -32603, a
+// handler past WithHandlerTimeout is -32603 "Request timed out".
+func (a *Adapter) ServeCall(ctx context.Context, c *Call) Answer {
+	return a.s.serveCall(ctx, c)
+}
+
+// serveCall is ServeCall: run for a request an adapter converted.
+func (s *Server) serveCall(ctx context.Context, c *Call) Answer {
+	s.inflight.Add(1)
+	defer s.inflight.Done()
+	x := c.Exchange
+	meta := c.Meta
+	if meta == nil {
+		m, _ := metaAndName(c.Params)
+		meta = &m
+	}
+	r := &Request{Method: c.Method, ID: c.ID, Meta: *meta, Principal: x.Principal, auth: AuthorizationFrom(ctx),
+		out: x.Notifier, ctx: ctx, maxInputs: s.cfg.maxInputs, log: s.log, header: x.Header, peer: x.RemoteAddr,
+		notifyMeta: s.cfg.notifyMeta, encode: c.Encode, holdInput: c.HoldInput, checkInput: c.CheckInput,
+		final: c.Final, name: c.Name, inputResponses: c.Responses, inputErrors: c.Errors, state: c.State}
+	if p := c.Previous; p != nil {
+		r.progress, r.sentAny = p.progress, p.sentAny // progress keeps increasing across the calls
+	}
+	r.rc = requestContext{Context: ctx, r: r}
+	if s.cfg.handlerTimeout > 0 {
+		r.rc.deadline = time.Now().Add(s.cfg.handlerTimeout) // each call has its own
+	}
+	// The adapter checked the headers: the exchange the handlers see has
+	// none left to check.
+	lx := *x
+	lx.HTTP, lx.Header = false, nil
+	var res wireResult
+	var err error
+	if c.Final != nil && s.chain == nil {
+		res, err = s.finalRecovered(&r.rc, r, c.Final)
+	} else {
+		res, err = s.dispatchRecovered(&r.rc, r, c.Params, &lx)
+	}
+	r.finish()
+	a := Answer{Returned: err, progress: r.progress, sentAny: r.sentAny}
+	switch {
+	case ctx.Err() != nil || errors.Is(err, errSilent):
+		a.Cancelled = true
+	case r.rc.Err() == context.DeadlineExceeded:
+		s.log.Warn("handler deadline passed", "method", c.Method, "timeout", s.cfg.handlerTimeout)
+		a.Err = InternalError("Request timed out")
+	case err != nil:
+		a.Err = s.clientError(r, err)
+	default:
+		if h, ok := res.(*heldInput); ok {
+			a.Input = h.InputRequired
+		} else {
+			a.Result = res
+		}
+	}
+	return a
+}
+
+// finalRecovered runs an adapter's own method without middleware, a
+// panic answered as dispatchRecovered answers it.
+func (s *Server) finalRecovered(ctx context.Context, r *Request, final Handler) (res wireResult, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("handler panicked", "method", r.Method, "panic", p, "stack", string(debug.Stack()))
+			res, err = nil, InternalError("Internal error")
+		}
+	}()
+	return final(ctx, r)
+}
+
+// versions is what x's endpoint serves (Exchange.Versions).
+func (x *Exchange) versions() []string {
+	if x.Versions == nil {
+		return []string{protocol.Revision} // on the error path and server/discover only
+	}
+	return x.Versions
+}
+
+// RequiredScopes returns the scopes of an insufficient-scope refusal
+// (InsufficientScope), nil for any other error.
+func (e *Error) RequiredScopes() []string { return e.scopes }
+
+// ResourceNotFound reports whether e is the server's own "Resource not
+// found" (resources/read of a URI that nothing serves, or ErrNotFound from
+// its handler), which an era carries in its revision's own code.
+func (e *Error) ResourceNotFound() bool { return e.notFound }
+
+// MessageID finds a valid id in a message that may be otherwise invalid,
+// so that an answer to it can echo it (R-BASE-07): only an exact, single
+// "id" member of a top-level object counts. Nil when there is none.
+func (a *Adapter) MessageID(msg []byte) *protocol.RequestId { return recoverID(msg) }
+
+// CheckPresentParamHeaders checks the Mcp-Param-* headers present in h
+// against the arguments of a tools/call of the tool name (R-HDR-07): each
+// must match its argument after decoding (integers compare numerically).
+// A header that is absent is not required, as a client of an earlier
+// revision sends none; arguments that do not parse are left to the
+// handler's own checks. A mismatch is -32020 naming the header.
+func (a *Adapter) CheckPresentParamHeaders(name string, args json.RawMessage, h http.Header) *Error {
+	t := a.s.lookupTool(name)
+	if t == nil || len(t.headers) == 0 {
+		return nil
+	}
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	inst, err := validate.ParseValue(context.Background(), args, a.s.valueLimits())
+	if err != nil {
+		return nil
+	}
+	for _, p := range t.headers {
+		hv, ok, e := headerValue(h, p.key, HeaderParamPrefix+p.name)
+		if e != nil {
+			return e
+		}
+		if !ok {
+			continue
+		}
+		val, present := lookupPath(inst, p.path)
+		dec, good := decodeSentinel(hv)
+		if !present || val == nil || !good || !paramEqual(val, dec) {
+			return HeaderMismatch(HeaderParamPrefix + p.name + " header does not match the argument")
+		}
+	}
+	return nil
+}
+
+// HeaderValue returns the single value of the header name in h, trimmed
+// of surrounding white space, and whether it is present. A header that
+// is repeated or has a character outside visible ASCII, space and tab
+// (R-HDR-06) is present and refused with -32020.
+func HeaderValue(h http.Header, name string) (string, bool, *Error) {
+	return headerValue(h, textproto.CanonicalMIMEHeaderKey(name), name)
+}
+
+// DecodeHeaderValue decodes a standard header's value: the text of an
+// =?base64?…?= sentinel (R-HDR-05), any other value as it is; ok is false
+// for a sentinel that does not decode.
+func DecodeHeaderValue(v string) (string, bool) { return decodeSentinel(v) }
+
+// RetryAfter is the Retry-After, in seconds, of a CodeRateLimited error
+// (from its data's retryAfterMs, at least 1), 0 for any other.
+func (e *Error) RetryAfter() int { return retryAfter(e) }
+
+// MayReceiveUpdate re-checks, as notifications/resources/updated of uri
+// is delivered on a stream opened with authorization z, that z still
+// holds the scopes the URI needs (nil z: no check).
+func (a *Adapter) MayReceiveUpdate(z *Authorization, uri string) bool { return a.s.mayReceiveUpdate(z, uri) }

@@ -1,0 +1,265 @@
+package legacy
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"time"
+)
+
+// MemorySessionStore is the default SessionStore: sessions in memory,
+// forgotten once expired. It serves one instance only: behind a load
+// balancer without a shared store, a session made on one instance is 404
+// on another and the client starts over with initialize.
+type MemorySessionStore struct {
+	now func() time.Time
+
+	mu sync.Mutex
+	// sessions holds records that are never changed once stored: Update
+	// and Touch store a changed copy, so that shared can hand one out.
+	sessions  map[string]*SessionRecord
+	byScope   map[quotaScope]map[string]struct{} // the keys PerPrincipal counts together
+	answers   map[string]map[string]memoryAnswer // by session key, then request id
+	lastSweep time.Time
+}
+
+type memoryAnswer struct {
+	principal string
+	payload   []byte
+	until     time.Time
+}
+
+// NewMemorySessionStore returns an empty in-memory session store.
+func NewMemorySessionStore() *MemorySessionStore {
+	return &MemorySessionStore{
+		now:      time.Now,
+		sessions: map[string]*SessionRecord{},
+		byScope:  map[quotaScope]map[string]struct{}{},
+		answers:  map[string]map[string]memoryAnswer{},
+	}
+}
+
+// Len returns how many records the store holds, expired ones not yet
+// forgotten included.
+func (m *MemorySessionStore) Len() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.sessions)
+}
+
+// memorySweepEvery is how often Create sweeps expired records out.
+const memorySweepEvery = 30 * time.Second
+
+// quotaScope is what the session limit counts by: principal and quota
+// key.
+type quotaScope struct{ principal, key string }
+
+func sessionScope(r *SessionRecord) quotaScope { return quotaScope{r.Principal, r.QuotaKey} }
+
+// Create implements SessionStore.
+func (m *MemorySessionStore) Create(_ context.Context, rec *SessionRecord, lim SessionLimits) ([]string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.now()
+	if now.Sub(m.lastSweep) >= memorySweepEvery || lim.Total > 0 && len(m.sessions) >= lim.Total {
+		m.sweep(now)
+		m.lastSweep = now
+	}
+	if _, dup := m.sessions[rec.Key]; dup {
+		return nil, errors.New("server: duplicate session key")
+	}
+	scope := sessionScope(rec)
+	var evict *SessionRecord
+	if lim.PerPrincipal > 0 {
+		n := 0
+		for k := range m.byScope[scope] {
+			r := m.sessions[k]
+			if !r.live(now) {
+				m.remove(r)
+				continue
+			}
+			n++
+			if evict == nil || r.IdleUntil.Before(evict.IdleUntil) {
+				evict = r
+			}
+		}
+		if n < lim.PerPrincipal {
+			evict = nil
+		}
+	}
+	total := len(m.sessions)
+	if evict != nil {
+		total--
+	}
+	if lim.Total > 0 && total >= lim.Total {
+		return nil, ErrSessionLimit
+	}
+	var evicted []string
+	if evict != nil {
+		m.remove(evict)
+		evicted = []string{evict.Key}
+	}
+	ids := m.byScope[scope]
+	if ids == nil {
+		ids = map[string]struct{}{}
+		m.byScope[scope] = ids
+	}
+	ids[rec.Key] = struct{}{}
+	m.sessions[rec.Key] = rec.Clone()
+	return evicted, nil
+}
+
+// Get implements SessionStore.
+func (m *MemorySessionStore) Get(_ context.Context, principal, key string) (*SessionRecord, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, err := m.lookup(principal, key)
+	if err != nil {
+		return nil, err
+	}
+	return r.Clone(), nil
+}
+
+// shared is Get without the copy, for the server's own reads: the record
+// is the stored one, which the store never changes, and which the caller
+// must not change either.
+func (m *MemorySessionStore) shared(principal, key string) (*SessionRecord, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.lookup(principal, key)
+}
+
+// Touch implements SessionStore.
+func (m *MemorySessionStore) Touch(_ context.Context, principal, key string, idleUntil time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, err := m.lookup(principal, key)
+	if err != nil {
+		return err
+	}
+	if idleUntil.After(r.ExpiresAt) {
+		idleUntil = r.ExpiresAt
+	}
+	if idleUntil.After(r.IdleUntil) {
+		c := *r // its Subscriptions and Pending are never changed in place either
+		c.IdleUntil = idleUntil
+		m.sessions[key] = &c
+	}
+	return nil
+}
+
+// Update implements SessionStore.
+func (m *MemorySessionStore) Update(_ context.Context, principal, key string, fn func(*SessionRecord) error) (*SessionRecord, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, err := m.lookup(principal, key)
+	if err != nil {
+		return nil, err
+	}
+	c := r.Clone()
+	if err := fn(c); err != nil {
+		return nil, err
+	}
+	c.Key, c.Principal, c.QuotaKey, c.CreatedAt, c.ExpiresAt = r.Key, r.Principal, r.QuotaKey, r.CreatedAt, r.ExpiresAt
+	c.Version = r.Version + 1
+	m.sessions[key] = c
+	return c.Clone(), nil
+}
+
+// Delete implements SessionStore.
+func (m *MemorySessionStore) Delete(_ context.Context, principal, key string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	r, err := m.lookup(principal, key)
+	if err != nil {
+		return err
+	}
+	m.remove(r)
+	return nil
+}
+
+// PutAnswer implements SessionStore.
+func (m *MemorySessionStore) PutAnswer(_ context.Context, principal, key, reqID string, payload []byte, ttl time.Duration) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, err := m.lookup(principal, key); err != nil {
+		return err
+	}
+	now := m.now()
+	as := m.answers[key]
+	if a, ok := as[reqID]; ok && now.Before(a.until) {
+		return ErrAnswerExists
+	}
+	if as == nil {
+		as = map[string]memoryAnswer{}
+		m.answers[key] = as
+	}
+	as[reqID] = memoryAnswer{principal: principal, payload: slices.Clone(payload), until: now.Add(ttl)}
+	return nil
+}
+
+// TakeAnswer implements SessionStore.
+func (m *MemorySessionStore) TakeAnswer(_ context.Context, principal, key, reqID string) ([]byte, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	as := m.answers[key]
+	a, ok := as[reqID]
+	if !ok || a.principal != principal {
+		return nil, ErrNoAnswer
+	}
+	delete(as, reqID)
+	if len(as) == 0 {
+		delete(m.answers, key)
+	}
+	if !m.now().Before(a.until) {
+		return nil, ErrNoAnswer
+	}
+	return a.payload, nil
+}
+
+// lookup returns the live record of principal, forgetting it if it
+// expired.
+func (m *MemorySessionStore) lookup(principal, key string) (*SessionRecord, error) {
+	r, ok := m.sessions[key]
+	if !ok || r.Principal != principal {
+		return nil, ErrSessionNotFound
+	}
+	if !r.live(m.now()) {
+		m.remove(r)
+		return nil, ErrSessionNotFound
+	}
+	return r, nil
+}
+
+// sweep forgets expired sessions and answers.
+func (m *MemorySessionStore) sweep(now time.Time) {
+	for _, r := range m.sessions {
+		if !r.live(now) {
+			m.remove(r)
+		}
+	}
+	for key, as := range m.answers {
+		for id, a := range as {
+			if !now.Before(a.until) {
+				delete(as, id)
+			}
+		}
+		if len(as) == 0 {
+			delete(m.answers, key)
+		}
+	}
+}
+
+// remove forgets a record, its index entry and its answers.
+func (m *MemorySessionStore) remove(r *SessionRecord) {
+	delete(m.sessions, r.Key)
+	scope := sessionScope(r)
+	if ids := m.byScope[scope]; ids != nil {
+		delete(ids, r.Key)
+		if len(ids) == 0 {
+			delete(m.byScope, scope)
+		}
+	}
+	delete(m.answers, r.Key)
+}
