@@ -10,7 +10,7 @@ import (
 // A verifier for opaque access tokens: the authorization server's
 // introspection endpoint is asked about each one, with this server's own
 // client credentials. The README's introspection snippet is this example;
-// the verifier goes into server.HTTPOptions.Verifier as a JWTVerifier does.
+// the verifier goes into streamhttp.Options.Verifier as a JWTVerifier does.
 func ExampleNewIntrospectionVerifier() {
 	const (
 		issuer = "https://auth.example.com"    // the authorization server
@@ -26,5 +26,5 @@ func ExampleNewIntrospectionVerifier() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	_ = v // server.HTTPOptions{Verifier: v, ...}
+	_ = v // streamhttp.Options{Verifier: v, ...}
 }

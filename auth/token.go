@@ -6,7 +6,7 @@
 // audience included (RFC 8707), and builds the WWW-Authenticate
 // challenges of RFC 6750.
 //
-// Package auth does not import package server: server.HTTPOptions takes a
+// Package auth does not import package server: streamhttp.Options takes a
 // Verifier, and handlers read the verified token with Request.Token.
 package auth
 

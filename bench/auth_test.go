@@ -32,7 +32,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 
 	"github.com/mcpwire/mcpwire/auth"
-	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 const (
@@ -43,7 +43,7 @@ const (
 // authHandler is mcpwireHandler's server behind v.
 func authHandler(tb testing.TB, v auth.Verifier) http.Handler {
 	tb.Helper()
-	return mcpwireServer(tb, 1).Handler(server.HTTPOptions{Verifier: v, ResourceMetadataURL: "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"})
+	return streamhttp.Handler(mcpwireServer(tb, 1), streamhttp.Options{Verifier: v, ResourceMetadataURL: "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"})
 }
 
 // jwtSetup returns a verifier on a JWKS holding key, and a token it signed.

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/requestlog"
 )
 
 // passThrough is a middleware that only calls the next handler.
@@ -32,6 +33,6 @@ func BenchmarkToolsCallMiddleware(b *testing.B) {
 	})
 	b.Run("logrequests", func(b *testing.B) {
 		log := slog.New(slog.NewJSONHandler(io.Discard, nil))
-		benchServe(b, mcpwireHandler(b, 1, server.WithMiddleware(server.LogRequests(log, server.RequestLogOptions{}))), tmpl, callBody, checkCall)
+		benchServe(b, mcpwireHandler(b, 1, server.WithMiddleware(requestlog.New(log, requestlog.Options{}))), tmpl, callBody, checkCall)
 	})
 }

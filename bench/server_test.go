@@ -42,6 +42,8 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+	"github.com/mcpwire/mcpwire/server/typed"
 )
 
 const (
@@ -84,7 +86,7 @@ type echoArgs struct {
 // the same schema, given to the SDK), and the handler builds its result.
 func mcpwireHandler(tb testing.TB, n int, opts ...server.Option) http.Handler {
 	tb.Helper()
-	return mcpwireServer(tb, n, opts...).Handler(server.HTTPOptions{})
+	return streamhttp.Handler(mcpwireServer(tb, n, opts...), streamhttp.Options{})
 }
 
 // mcpwireServer is mcpwireHandler's server: n typed echo tools (one is
@@ -100,7 +102,7 @@ func mcpwireServer(tb testing.TB, n int, opts ...server.Option) *server.Server {
 	}
 	for _, name := range toolNames(n) {
 		desc := toolDesc
-		if err := server.AddTypedTool(s, protocol.Tool{Name: name, Description: &desc}, handler); err != nil {
+		if err := typed.AddTool(s, protocol.Tool{Name: name, Description: &desc}, handler); err != nil {
 			tb.Fatal(err)
 		}
 	}
@@ -339,12 +341,12 @@ const legacyRevision = "2025-11-25"
 
 var legacyCallBody = []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + echoText + `"}}}`)
 
-// mcpwireBothHandler is mcpwireHandler with server.WithEras(ErasBoth): the
+// mcpwireBothHandler is mcpwireHandler serving both eras (the default): the
 // same typed echo tool, serving 2026-07-28 requests and legacy sessions
 // (memory session store) on one endpoint.
 func mcpwireBothHandler(tb testing.TB) http.Handler {
 	tb.Helper()
-	return mcpwireHandler(tb, 1, server.WithEras(server.ErasBoth))
+	return mcpwireHandler(tb, 1)
 }
 
 // openLegacySession runs initialize and notifications/initialized at

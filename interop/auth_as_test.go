@@ -26,6 +26,7 @@ import (
 	"github.com/mcpwire/mcpwire/interop/oauthas"
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -116,7 +117,7 @@ func startAuthServerOpts(t *testing.T, opts oauthas.Options, newVerifier func(t 
 	if err := s.AddTool(toolDef("admin"), whoami, server.RequireScopes(scopeAdmin)); err != nil {
 		t.Fatal(err)
 	}
-	h := s.Handler(server.HTTPOptions{
+	h := streamhttp.Handler(s, streamhttp.Options{
 		Verifier:            newVerifier(t, e),
 		ResourceMetadataURL: mdURL,
 		Scopes:              []string{scopeRead},

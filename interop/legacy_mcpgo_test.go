@@ -40,6 +40,8 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/stdio"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // The legacy versions each transport speaks: Streamable HTTP exists from
@@ -753,7 +755,7 @@ const watchedURI = "test://interop-watched"
 // resource watchedURI, for the subscription tests of both SDKs.
 func newWatchServer(t *testing.T) *server.Server {
 	t.Helper()
-	s, err := server.New(protocol.Implementation{Name: "interop-watch", Version: "1"}, server.WithEras(server.ErasBoth))
+	s, err := server.New(protocol.Implementation{Name: "interop-watch", Version: "1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -779,7 +781,7 @@ func resourceUpdated(t *testing.T, v, tr string) {
 	e := newGoEnv(t, v)
 	switch tr {
 	case "http":
-		hs := httptest.NewServer(s.Handler(server.HTTPOptions{}))
+		hs := httptest.NewServer(streamhttp.Handler(s, streamhttp.Options{}))
 		t.Cleanup(hs.Close)
 		e.endpoint = hs.URL
 		e.connectHTTP(t, hs.URL)
@@ -788,7 +790,7 @@ func resourceUpdated(t *testing.T, v, tr string) {
 		outR, outW := io.Pipe()
 		sctx, stop := context.WithCancel(context.Background())
 		served := make(chan error, 1)
-		go func() { served <- s.ServeStdio(sctx, inR, outW); outW.Close() }()
+		go func() { served <- stdio.Serve(sctx, s, inR, outW, stdio.Options{}); outW.Close() }()
 		t.Cleanup(func() { stop(); inW.Close(); <-served })
 		e.start(t, mcpclient.NewClient(transport.NewIO(outR, inW, io.NopCloser(strings.NewReader(""))), e.options()...))
 	}

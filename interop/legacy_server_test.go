@@ -1,13 +1,12 @@
 package interop
 
 // The legacy interop tests (mcp-go, TS SDK 1.x) need examples/everything
-// serving with server.WithEras(server.ErasBoth). This file builds that
+// serving both eras (-eras both). This file builds that
 // binary, and holds the switchable lists of subtests that need work which
 // is not on main yet (docs/dual-era.md §10.5, §10.2 steps 7–9, §10.6).
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -55,10 +54,7 @@ type legacyServer struct {
 }
 
 // buildLegacyServer builds examples/everything so that it serves legacy
-// sessions: with `-eras both` once the example has that flag
-// (docs/dual-era.md §10.6); until then, with a build overlay that appends
-// server.WithEras(server.ErasBoth) to the server's options in a temporary
-// copy of main.go (nothing in examples/ is changed). The go build cache
+// sessions, with `-eras both` (docs/dual-era.md §10.6). The go build cache
 // makes the second build in one run cheap.
 func buildLegacyServer(t *testing.T) legacyServer {
 	t.Helper()
@@ -81,33 +77,8 @@ func buildEras(dir string) (legacyServer, string) {
 	if strings.Contains(string(help), "-eras") {
 		return legacyServer{bin: bin, args: []string{"-eras", "both"}}, ""
 	}
-	// No -eras flag yet: overlay main.go.
-	main, err := filepath.Abs(filepath.Join("..", "examples", "everything", "main.go"))
-	if err != nil {
-		return legacyServer{}, err.Error()
-	}
-	src, err := os.ReadFile(main)
-	if err != nil {
-		return legacyServer{}, err.Error()
-	}
-	const anchor = "}, cl.opts...)...,"
-	if strings.Count(string(src), anchor) != 1 {
-		return legacyServer{}, "examples/everything/main.go has no -eras flag and no unique " + anchor + " to overlay: update buildEras"
-	}
-	patched := strings.Replace(string(src), anchor, "}, append(cl.opts, server.WithEras(server.ErasBoth))...)...,", 1)
-	patchedPath := filepath.Join(dir, "main.go")
-	if err := os.WriteFile(patchedPath, []byte(patched), 0o600); err != nil {
-		return legacyServer{}, err.Error()
-	}
-	overlay, _ := json.Marshal(map[string]map[string]string{"Replace": {main: patchedPath}})
-	overlayPath := filepath.Join(dir, "overlay.json")
-	if err := os.WriteFile(overlayPath, overlay, 0o600); err != nil {
-		return legacyServer{}, err.Error()
-	}
-	if out, err := exec.CommandContext(ctx, "go", "build", "-overlay", overlayPath, "-o", bin, pkg).CombinedOutput(); err != nil {
-		return legacyServer{}, "go build -overlay examples/everything: " + err.Error() + "\n" + string(out)
-	}
-	return legacyServer{bin: bin}, ""
+	return legacyServer{}, "examples/everything has no -eras flag"
+
 }
 
 // startLegacyHTTP runs srv with -http on a free port (startHTTPServer's

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // tsSDKVersion is the pinned TS SDK; ts/package.json must name it.
@@ -82,7 +82,7 @@ func ensureNodeModules(t *testing.T) {
 func startWatchServer(t *testing.T) string {
 	t.Helper()
 	s := newWatchServer(t)
-	hs := httptest.NewServer(s.Handler(server.HTTPOptions{}))
+	hs := httptest.NewServer(streamhttp.Handler(s, streamhttp.Options{}))
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {

@@ -66,7 +66,7 @@ func spanAttributes(kv []attribute.KeyValue, r *server.Request) []attribute.KeyV
 		kv = append(kv, keyResourceURI.String(r.Name()))
 	}
 	if h := r.Header(); h != nil {
-		if id := h.Get("Mcp-Session-Id"); id != "" && r.Legacy() {
+		if id := h.Get("Mcp-Session-Id"); id != "" && r.ProtocolVersion() != protocol.Revision {
 			kv = append(kv, keySessionID.String(id))
 		}
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 
 	mcpotel "github.com/mcpwire/mcpwire/otel"
 )
@@ -158,7 +159,7 @@ func (c benchCall) handler(b *testing.B, opts []server.Option) http.Handler {
 	}); err != nil {
 		b.Fatal(err)
 	}
-	h := s.Handler(server.HTTPOptions{})
+	h := streamhttp.Handler(s, streamhttp.Options{})
 	if rec := c.serve(h); rec.Code != http.StatusOK || !bytes.Contains(rec.Body.Bytes(), []byte(`hello`)) {
 		b.Fatalf("answer %d %s", rec.Code, rec.Body)
 	}

@@ -22,6 +22,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 	"github.com/mcpwire/mcpwire/servertest"
 
 	mcpotel "github.com/mcpwire/mcpwire/otel"
@@ -426,7 +427,7 @@ func testNoopTracerLeavesAmbientSpan(t *testing.T, opts []mcpotel.Option) {
 	addTool(t, s, "ok", func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
 		return nil, errors.New("fails") // an error would set the span's status
 	})
-	mcp := s.Handler(server.HTTPOptions{})
+	mcp := streamhttp.Handler(s, streamhttp.Options{})
 	endedEarly := false
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, span := sdk.Tracer("http").Start(r.Context(), "POST /mcp")

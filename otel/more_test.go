@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 	"github.com/mcpwire/mcpwire/servertest"
 
 	mcpotel "github.com/mcpwire/mcpwire/otel"
@@ -60,7 +61,7 @@ func TestPromptAndResourceSpans(t *testing.T) {
 func TestAmbientSpanLink(t *testing.T) {
 	rg := newRig(t)
 	httpTracer := rg.tp.Tracer("http")
-	mcp := rg.s.Handler(server.HTTPOptions{})
+	mcp := streamhttp.Handler(rg.s, streamhttp.Options{})
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ctx, span := httpTracer.Start(r.Context(), "POST /mcp", trace.WithSpanKind(trace.SpanKindServer))
 		defer span.End()

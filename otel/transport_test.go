@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/stdio"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // Over stdio the span has the client's trace context from _meta, the
@@ -21,7 +22,7 @@ func TestStdioSpan(t *testing.T) {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- rg.s.ServeStdio(context.Background(), inR, outW) }()
+	go func() { done <- stdio.Serve(context.Background(), rg.s, inR, outW, stdio.Options{}) }()
 	line := `{"jsonrpc":"2.0","id":"s-1","method":"tools/call","params":{"name":"ok","arguments":{},"_meta":{` +
 		requiredMeta + `,"traceparent":"` + traceparent + `"}}}` + "\n"
 	if _, err := io.WriteString(inW, line); err != nil {
@@ -64,7 +65,7 @@ func TestStdioSpan(t *testing.T) {
 // modern era.
 func TestLegacySessionSpan(t *testing.T) {
 	rg := newRig(t)
-	h := rg.s.Handler(server.HTTPOptions{})
+	h := streamhttp.Handler(rg.s, streamhttp.Options{})
 	post := func(body string, hdr ...string) *httptest.ResponseRecorder {
 		r := httptest.NewRequest(http.MethodPost, "http://localhost/mcp", strings.NewReader(body))
 		r.Header.Set("Content-Type", "application/json")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/legacy"
 )
 
 // The input bridge across instances (docs/dual-era.md §6.5, §7.3): a
@@ -51,7 +52,7 @@ func bridgeTools(t *testing.T, in *instance, cancelled *atomic.Int64) {
 func (c *legacyClient) openWith(in *instance) *legacyClient {
 	c.t.Helper()
 	a := c.call(in, "initialize", `{"protocolVersion":"`+legacyRev+`","capabilities":{"elicitation":{}},"clientInfo":{"name":"legacy","version":"1"}}`)
-	c.sid = a.header.Get(server.HeaderSessionID)
+	c.sid = a.header.Get(legacy.HeaderSessionID)
 	if a.status != http.StatusOK || c.sid == "" {
 		c.t.Fatalf("initialize on %s: %d %s", in.name, a.status, a.body)
 	}
@@ -73,7 +74,7 @@ func (c *legacyClient) stream(in *instance, method, params string) *e2eStream {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("X-User", c.user)
-	req.Header.Set(server.HeaderSessionID, c.sid)
+	req.Header.Set(legacy.HeaderSessionID, c.sid)
 	req.Header.Set(server.HeaderProtocolVersion, legacyRev)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	c.t.Cleanup(cancel)
@@ -121,7 +122,7 @@ func (st *e2eStream) next() map[string]json.RawMessage {
 
 // bridgePair is two instances sharing a Redis store; sameChannel false
 // gives them brokers that never hear each other (a lost event).
-func bridgePair(t *testing.T, l server.LegacyConfig, sameChannel bool) (a, b *instance, cancelled *atomic.Int64) {
+func bridgePair(t *testing.T, l legacy.Config, sameChannel bool) (a, b *instance, cancelled *atomic.Int64) {
 	opt := testRedis(t)
 	p, ch := uniquePrefix(t), uniqueChannel(t)
 	chB := ch
@@ -151,7 +152,7 @@ func TestBridgeAcrossInstances(t *testing.T) {
 		{"the event lost: polling", 50 * time.Millisecond, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			a, b, _ := bridgePair(t, server.LegacyConfig{PollInterval: tc.poll}, tc.same)
+			a, b, _ := bridgePair(t, legacy.Config{PollInterval: tc.poll}, tc.same)
 			c := (&legacyClient{t: t, user: "alice"}).openWith(a)
 			st := c.stream(b, "tools/call", `{"name":"ask","arguments":{}}`)
 			req := st.next()
@@ -175,7 +176,7 @@ func TestBridgeAcrossInstances(t *testing.T) {
 // A DELETE on B ends the session for A: a bridge call waiting on A ends
 // with nothing more sent (§4.3, §7.3).
 func TestBridgeDeleteAcrossInstances(t *testing.T) {
-	a, b, _ := bridgePair(t, server.LegacyConfig{PollInterval: time.Hour}, true)
+	a, b, _ := bridgePair(t, legacy.Config{PollInterval: time.Hour}, true)
 	c := (&legacyClient{t: t, user: "alice"}).openWith(a)
 	st := c.stream(a, "tools/call", `{"name":"ask","arguments":{}}`)
 	if req := st.next(); string(req["method"]) != `"elicitation/create"` {
@@ -191,7 +192,7 @@ func TestBridgeDeleteAcrossInstances(t *testing.T) {
 // a bridge wait (B then cancels its own request, §2.6) and a handler that
 // runs until its context ends.
 func TestBridgeCancelAcrossInstances(t *testing.T) {
-	a, b, cancelled := bridgePair(t, server.LegacyConfig{PollInterval: time.Hour}, true)
+	a, b, cancelled := bridgePair(t, legacy.Config{PollInterval: time.Hour}, true)
 	c := (&legacyClient{t: t, user: "alice"}).openWith(a)
 	cancel := `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`
 

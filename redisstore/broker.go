@@ -53,7 +53,7 @@ func defaults() config {
 			{Kind: server.EventToolsChanged},
 			{Kind: server.EventPromptsChanged},
 			{Kind: server.EventResourcesChanged},
-			{Kind: server.EventSession, Op: server.SessionResync},
+			{Kind: server.EventResync},
 		},
 	}
 }
@@ -81,7 +81,7 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 // subscription connection comes back after a failure, standing for the
 // events that may have been lost meanwhile. The default is a list change
 // of tools, prompts and resources, which makes listening clients re-fetch
-// those lists, and a session resync (server.SessionResync), which makes
+// those lists, and a session resync (server.EventResync), which makes
 // the legacy session streams re-read their records; no events turns this
 // off.
 func WithReconnectEvents(evs ...server.Event) Option {

@@ -15,9 +15,9 @@
 // Legacy clients (2025-03-26 to 2025-11-25 over Streamable HTTP, see
 // server.WithEras) are the exception: they open a session with
 // initialize, and the session is state. SessionStore keeps the sessions
-// in Redis (server.LegacyConfig.Store): a session opened through A is
+// in Redis (legacy.Config.Store): a session opened through A is
 // served, updated and deleted through B, within the limits of
-// server.LegacyConfig (per principal, with eviction, and in all), and
+// legacy.Config (per principal, with eviction, and in all), and
 // expires in Redis at the end of its idle or absolute lifetime.
 //
 //	rdb := redis.NewClient(&redis.Options{Addr: "redis:6379"})
@@ -32,14 +32,14 @@
 //		server.WithBroker(b),
 //		server.WithStateKeys(key),
 //		tasks.WithTasks(tasks.TaskConfig{Store: taskStore}),
-//		server.WithEras(server.ErasBoth),
-//		server.WithLegacy(server.LegacyConfig{Store: sessions}))
+//		server.WithEras(legacy.ErasBoth),
+//		server.WithLegacy(legacy.Config{Store: sessions}))
 //
 // Every call that talks to Redis is bounded by WithTimeout (default 2 s),
 // whatever the client's own timeouts: an unreachable or hung Redis makes
 // it fail, never hang. A SessionStore that fails this way returns the
 // error (the runtime answers 503 with Retry-After), never
-// server.ErrSessionNotFound: a client told 404 would drop its session.
+// legacy.ErrSessionNotFound: a client told 404 would drop its session.
 //
 // The stores need Redis 4.0 or later, on a single server or a primary
 // with replicas (not Redis Cluster: the client is a *redis.Client).

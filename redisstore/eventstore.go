@@ -9,15 +9,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mcpwire/mcpwire/server/legacy"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/mcpwire/mcpwire/server"
 )
 
-// EventStore is a server.EventStore in Redis (docs/dual-era.md §7.4),
+// EventStore is a legacy.EventStore in Redis (docs/dual-era.md §7.4),
 // shared by every instance using the same Redis and prefix: a client that
 // lost a legacy stream served by one instance resumes it through any
-// other with Last-Event-ID. Set it as server.LegacyConfig.EventStore, with
+// other with Last-Event-ID. Set it as legacy.Config.EventStore, with
 // the SessionStore and a shared Broker.
 //
 // The keys, with {p} the hash tag of the principal and <h> the session
@@ -45,7 +44,7 @@ type EventStore struct {
 	now func() time.Time
 }
 
-var _ server.EventStore = (*EventStore)(nil)
+var _ legacy.EventStore = (*EventStore)(nil)
 
 // NewEventStore returns an EventStore that keeps its logs through rdb,
 // which the caller keeps and closes. WithPrefix and WithTimeout apply.
@@ -223,7 +222,7 @@ return 'ok'
 func validStream(id string) bool { return len(id) <= 64 && validKey(id) }
 
 func eventError(op string, err error) error {
-	if errors.Is(err, server.ErrStreamNotFound) || errors.Is(err, server.ErrEventsTruncated) || errors.Is(err, server.ErrSeqOrder) {
+	if errors.Is(err, legacy.ErrStreamNotFound) || errors.Is(err, legacy.ErrEventsTruncated) || errors.Is(err, legacy.ErrSeqOrder) {
 		return err
 	}
 	return fmt.Errorf("redisstore: %s an event stream: %w", op, err)
@@ -235,9 +234,9 @@ func status(reply string) error {
 	case "ok":
 		return nil
 	case "nf":
-		return server.ErrStreamNotFound
+		return legacy.ErrStreamNotFound
 	case "order":
-		return server.ErrSeqOrder
+		return legacy.ErrSeqOrder
 	}
 	return fmt.Errorf("unexpected reply %q", reply)
 }
@@ -255,8 +254,8 @@ func (s *EventStore) run(ctx context.Context, op string, sc *redis.Script, keys 
 	return nil
 }
 
-// Open implements server.EventStore.
-func (s *EventStore) Open(ctx context.Context, principal, session, stream string, m server.StreamMeta, lim server.ReplayLimits) error {
+// Open implements legacy.EventStore.
+func (s *EventStore) Open(ctx context.Context, principal, session, stream string, m legacy.StreamMeta, lim legacy.ReplayLimits) error {
 	if !validKey(session) || !validStream(stream) {
 		return eventError("opening", fmt.Errorf("session %q or stream %q is not base64url", session, stream))
 	}
@@ -265,46 +264,46 @@ func (s *EventStore) Open(ctx context.Context, principal, session, stream string
 		lim.MaxEvents, lim.MaxBytes, lim.MaxStreams, durMs(lim.Retention), s.base(principal, session), forever, strings.Join(m.Scopes, " "))
 }
 
-// Append implements server.EventStore.
-func (s *EventStore) Append(ctx context.Context, principal, session, stream string, ev server.StoredEvent) error {
+// Append implements legacy.EventStore.
+func (s *EventStore) Append(ctx context.Context, principal, session, stream string, ev legacy.StoredEvent) error {
 	if !validKey(session) || !validStream(stream) {
-		return server.ErrStreamNotFound
+		return legacy.ErrStreamNotFound
 	}
 	return s.run(ctx, "appending to", evAppendScript, s.keys(principal, session, stream),
 		strconv.FormatInt(ev.Seq, 10), ev.Data, ms(s.now()), stream)
 }
 
-// Read implements server.EventStore.
-func (s *EventStore) Read(ctx context.Context, principal, session, stream string, after int64, max int) ([]server.StoredEvent, server.StreamMeta, error) {
+// Read implements legacy.EventStore.
+func (s *EventStore) Read(ctx context.Context, principal, session, stream string, after int64, max int) ([]legacy.StoredEvent, legacy.StreamMeta, error) {
 	if !validKey(session) || !validStream(stream) {
-		return nil, server.StreamMeta{}, server.ErrStreamNotFound
+		return nil, legacy.StreamMeta{}, legacy.ErrStreamNotFound
 	}
 	res, err := within(ctx, s.cfg.timeout, func(ctx context.Context) ([]any, error) {
 		return evReadScript.Run(ctx, s.rdb, s.keys(principal, session, stream)[:2], ms(s.now()), after, max).Slice()
 	})
 	if err != nil {
-		return nil, server.StreamMeta{}, eventError("reading", err)
+		return nil, legacy.StreamMeta{}, eventError("reading", err)
 	}
 	str := func(i int) string { v, _ := res[i].(string); return v }
 	num := func(i int) int64 { n, _ := strconv.ParseInt(str(i), 10, 64); return n }
 	switch str(0) {
 	case "nf":
-		return nil, server.StreamMeta{}, server.ErrStreamNotFound
+		return nil, legacy.StreamMeta{}, legacy.ErrStreamNotFound
 	case "ok", "trunc":
 	default:
-		return nil, server.StreamMeta{}, eventError("reading", fmt.Errorf("unexpected reply %v", res))
+		return nil, legacy.StreamMeta{}, eventError("reading", fmt.Errorf("unexpected reply %v", res))
 	}
 	if len(res) < 8 {
-		return nil, server.StreamMeta{}, eventError("reading", fmt.Errorf("short reply %v", res))
+		return nil, legacy.StreamMeta{}, eventError("reading", fmt.Errorf("short reply %v", res))
 	}
-	m := server.StreamMeta{Owner: str(2), LeaseUntil: time.UnixMilli(num(3)).UTC(), Done: str(4) == "1", Oldest: num(5), Last: num(6), Scopes: strings.Fields(str(7))}
+	m := legacy.StreamMeta{Owner: str(2), LeaseUntil: time.UnixMilli(num(3)).UTC(), Done: str(4) == "1", Oldest: num(5), Last: num(6), Scopes: strings.Fields(str(7))}
 	if r := str(1); r != "" {
 		m.RequestID = json.RawMessage(r)
 	}
 	if str(0) == "trunc" {
-		return nil, m, server.ErrEventsTruncated
+		return nil, m, legacy.ErrEventsTruncated
 	}
-	evs := make([]server.StoredEvent, 0, len(res)-8)
+	evs := make([]legacy.StoredEvent, 0, len(res)-8)
 	for _, v := range res[8:] {
 		e, _ := v.(string)
 		i := 0
@@ -315,28 +314,28 @@ func (s *EventStore) Read(ctx context.Context, principal, session, stream string
 		if err != nil || i == len(e) {
 			return nil, m, eventError("reading", fmt.Errorf("a malformed event %q", e))
 		}
-		evs = append(evs, server.StoredEvent{Seq: seq, Data: []byte(e[i+1:])})
+		evs = append(evs, legacy.StoredEvent{Seq: seq, Data: []byte(e[i+1:])})
 	}
 	return evs, m, nil
 }
 
-// Renew implements server.EventStore.
+// Renew implements legacy.EventStore.
 func (s *EventStore) Renew(ctx context.Context, principal, session, stream string, leaseUntil time.Time) error {
 	if !validKey(session) || !validStream(stream) {
-		return server.ErrStreamNotFound
+		return legacy.ErrStreamNotFound
 	}
 	return s.run(ctx, "renewing", evRenewScript, s.keys(principal, session, stream), ms(s.now()), ms(leaseUntil))
 }
 
-// Finish implements server.EventStore.
+// Finish implements legacy.EventStore.
 func (s *EventStore) Finish(ctx context.Context, principal, session, stream string, keepUntil time.Time) error {
 	if !validKey(session) || !validStream(stream) {
-		return server.ErrStreamNotFound
+		return legacy.ErrStreamNotFound
 	}
 	return s.run(ctx, "finishing", evFinishScript, s.keys(principal, session, stream), ms(s.now()), ms(keepUntil))
 }
 
-// DeleteSession implements server.EventStore.
+// DeleteSession implements legacy.EventStore.
 func (s *EventStore) DeleteSession(ctx context.Context, principal, session string) error {
 	if !validKey(session) {
 		return nil

@@ -8,7 +8,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/internal/eventstoretest"
 	"github.com/mcpwire/mcpwire/internal/testutil"
-	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/legacy"
 )
 
 // newEventStore returns an event store on rdb; when the test ends, as with
@@ -23,7 +23,7 @@ func newEventStore(t testing.TB, rdb *redis.Client, opts ...Option) *EventStore 
 // for the store's judgement of expiry.
 func TestEventStoreContract(t *testing.T) {
 	opt := testRedis(t)
-	eventstoretest.Run(t, func(t *testing.T) (server.EventStore, eventstoretest.Clock) {
+	eventstoretest.Run(t, func(t *testing.T) (legacy.EventStore, eventstoretest.Clock) {
 		s := newEventStore(t, newClient(t, opt), WithPrefix(uniquePrefix(t)))
 		clk := testutil.NewClock(time.Now().Truncate(time.Millisecond)) // the store judges expiry by it; Redis's own expiries stay later
 		s.now = clk.Now
@@ -38,11 +38,11 @@ func TestEventStoreKeys(t *testing.T) {
 	p := uniquePrefix(t)
 	s := newEventStore(t, rdb, WithPrefix(p))
 	ctx := ctx5(t)
-	lim := server.ReplayLimits{MaxEvents: 10, Retention: time.Minute}
-	if err := s.Open(ctx, "alice", "sessKey", "streamAAAAAA", server.StreamMeta{Owner: "a"}, lim); err != nil {
+	lim := legacy.ReplayLimits{MaxEvents: 10, Retention: time.Minute}
+	if err := s.Open(ctx, "alice", "sessKey", "streamAAAAAA", legacy.StreamMeta{Owner: "a"}, lim); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Append(ctx, "alice", "sessKey", "streamAAAAAA", server.StoredEvent{Seq: 1, Data: []byte(`{"a":"b:c"}`)}); err != nil {
+	if err := s.Append(ctx, "alice", "sessKey", "streamAAAAAA", legacy.StoredEvent{Seq: 1, Data: []byte(`{"a":"b:c"}`)}); err != nil {
 		t.Fatal(err)
 	}
 	evs, _, err := s.Read(ctx, "alice", "sessKey", "streamAAAAAA", 0, 0)
@@ -63,10 +63,10 @@ func TestEventStoreKeys(t *testing.T) {
 		t.Errorf("keys left after DeleteSession: %v", keys)
 	}
 	// A key of another shape is refused or not found, never a key name.
-	if err := s.Open(ctx, "", "a:b", "streamAAAAAA", server.StreamMeta{}, lim); err == nil {
+	if err := s.Open(ctx, "", "a:b", "streamAAAAAA", legacy.StreamMeta{}, lim); err == nil {
 		t.Error("Open with a session key holding ':' accepted")
 	}
-	if _, _, err := s.Read(ctx, "", "sessKey", "a*", 0, 0); err != server.ErrStreamNotFound {
+	if _, _, err := s.Read(ctx, "", "sessKey", "a*", 0, 0); err != legacy.ErrStreamNotFound {
 		t.Errorf("Read of a bad stream id: %v", err)
 	}
 }

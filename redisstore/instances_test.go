@@ -18,6 +18,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // Two (or three) mcpwire servers, as separate instances behind one load
@@ -98,7 +99,7 @@ func newInstance(t *testing.T, name string, opt *redis.Options, channel string, 
 	}); err != nil {
 		t.Fatal(err)
 	}
-	in.srv = httptest.NewServer(s.Handler(server.HTTPOptions{}))
+	in.srv = httptest.NewServer(streamhttp.Handler(s, streamhttp.Options{}))
 	t.Cleanup(in.srv.Close)
 	return in
 }

@@ -6,11 +6,11 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/ext/tasks"
-	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // userAuth authenticates every request as its X-User header.
-var userAuth = server.HTTPOptions{Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }}
+var userAuth = streamhttp.Options{Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }}
 
 // callAs is call for the principal user.
 func (in *instance) callAs(t *testing.T, user string, id any, method string, params M) *response {

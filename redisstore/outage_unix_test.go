@@ -20,6 +20,7 @@ import (
 	"github.com/mcpwire/mcpwire/internal/testutil"
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // A short Redis outage (redis-server stopped with SIGSTOP, resumed with
@@ -130,7 +131,7 @@ func outageInstance(t *testing.T, release <-chan struct{}) (*instance, *outageSt
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := &instance{name: "A", s: s, srv: httptest.NewServer(s.Handler(server.HTTPOptions{}))}
+	in := &instance{name: "A", s: s, srv: httptest.NewServer(streamhttp.Handler(s, streamhttp.Options{}))}
 	t.Cleanup(in.srv.Close)
 	return in, store, logs
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/mcpwire/mcpwire/ext/tasks"
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // The task limit counts per Principal and QuotaKey: the runtime's
@@ -33,10 +34,10 @@ func TestTaskQuotaPerClientAddressRedis(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := &instance{name: "A", s: s, srv: httptest.NewServer(s.Handler(server.HTTPOptions{}))}
+	in := &instance{name: "A", s: s, srv: httptest.NewServer(streamhttp.Handler(s, streamhttp.Options{}))}
 	t.Cleanup(in.srv.Close)
-	anon := s.Handler(server.HTTPOptions{})
-	authed := s.Handler(server.HTTPOptions{Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }})
+	anon := streamhttp.Handler(s, streamhttp.Options{})
+	authed := streamhttp.Handler(s, streamhttp.Options{Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }})
 	caps := M{"extensions": M{tasks.ExtensionID: M{}}}
 	// call serves one request from addr through h.
 	call := func(h http.Handler, addr, user, method string, params M) *response {

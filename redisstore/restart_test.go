@@ -76,10 +76,10 @@ func TestBrokerRedisRestart(t *testing.T) {
 
 	// The subscription comes back by itself, with the reconnect events
 	// standing for what was lost.
-	want := map[server.EventKind]bool{server.EventToolsChanged: true, server.EventPromptsChanged: true, server.EventResourcesChanged: true, server.EventSession: true}
+	want := map[server.EventKind]bool{server.EventToolsChanged: true, server.EventPromptsChanged: true, server.EventResourcesChanged: true, server.EventResync: true}
 	for len(want) > 0 {
 		ev := recv(t, sub, 10*time.Second)
-		if !want[ev.Kind] || ev.Kind == server.EventSession && ev.Op != server.SessionResync {
+		if !want[ev.Kind] {
 			t.Fatalf("unexpected event %+v after the restart", ev)
 		}
 		delete(want, ev.Kind)

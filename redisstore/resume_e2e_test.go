@@ -11,6 +11,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/legacy"
 )
 
 // Resumability across instances (docs/dual-era.md §4.8, §7.2, §7.5): the
@@ -54,7 +55,7 @@ func (c *legacyClient) resumeStream(in *instance, verb, body string, hdr ...stri
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("X-User", c.user)
-	req.Header.Set(server.HeaderSessionID, c.sid)
+	req.Header.Set(legacy.HeaderSessionID, c.sid)
 	req.Header.Set(server.HeaderProtocolVersion, legacyRev)
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
@@ -68,7 +69,7 @@ func TestResumeAcrossInstances(t *testing.T) {
 	p, ch := uniquePrefix(t), uniqueChannel(t)
 	es := newEventStore(t, newClient(t, opt), WithPrefix(p))
 	// An hour between polls: B's resumer is woken by A's append events.
-	l := server.LegacyConfig{EventStore: es, PollInterval: time.Hour}
+	l := legacy.Config{EventStore: es, PollInterval: time.Hour}
 	a, _ := sessionInstance(t, "A", opt, p, ch, l)
 	b, _ := sessionInstance(t, "B", opt, p, ch, l)
 	gate := make(chan struct{})
@@ -146,7 +147,7 @@ func (c *legacyClient) streamLines(in *instance, hdr ...string) <-chan string {
 		c.t.Fatal(err)
 	}
 	req.Header.Set("X-User", c.user)
-	req.Header.Set(server.HeaderSessionID, c.sid)
+	req.Header.Set(legacy.HeaderSessionID, c.sid)
 	for i := 0; i+1 < len(hdr); i += 2 {
 		req.Header.Set(hdr[i], hdr[i+1])
 	}
@@ -196,7 +197,7 @@ func TestResumeStandaloneAcrossInstances(t *testing.T) {
 	opt := testRedis(t)
 	p, ch := uniquePrefix(t), uniqueChannel(t)
 	es := newEventStore(t, newClient(t, opt), WithPrefix(p))
-	l := server.LegacyConfig{EventStore: es}
+	l := legacy.Config{EventStore: es}
 	a, _ := sessionInstance(t, "A", opt, p, ch, l)
 	b, _ := sessionInstance(t, "B", opt, p, ch, l)
 	c := (&legacyClient{t: t, user: "alice"}).open(a)

@@ -17,6 +17,8 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/legacy"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // Legacy sessions of Streamable HTTP across instances (docs/dual-era.md
@@ -34,7 +36,7 @@ func xUser(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil
 // live in a Redis SessionStore (prefix) and whose events go through a
 // Redis broker (channel). Tool "where" answers the instance's name;
 // resource test://doc can be subscribed to.
-func sessionInstance(t *testing.T, name string, opt *redis.Options, prefix, channel string, l server.LegacyConfig, opts ...Option) (*instance, *SessionStore) {
+func sessionInstance(t *testing.T, name string, opt *redis.Options, prefix, channel string, l legacy.Config, opts ...Option) (*instance, *SessionStore) {
 	t.Helper()
 	rdb := newClient(t, opt)
 	st := newSessionStore(t, rdb, append([]Option{WithPrefix(prefix)}, opts...)...)
@@ -42,8 +44,6 @@ func sessionInstance(t *testing.T, name string, opt *redis.Options, prefix, chan
 	in := &instance{name: name, b: newBroker(t, rdb, WithChannel(channel))}
 	s := newTestServer(t,
 		server.WithBroker(in.b),
-		server.WithEras(server.ErasBoth),
-		server.WithLegacy(l),
 	)
 	in.s = s
 	schema := objectSchema(t)
@@ -57,7 +57,11 @@ func sessionInstance(t *testing.T, name string, opt *redis.Options, prefix, chan
 	}); err != nil {
 		t.Fatal(err)
 	}
-	in.srv = httptest.NewServer(s.Handler(server.HTTPOptions{Authenticate: xUser}))
+	era, err := legacy.New(s, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.srv = httptest.NewServer(streamhttp.Handler(s, streamhttp.Options{Authenticate: xUser, Legacy: era}))
 	t.Cleanup(in.srv.Close)
 	return in, st
 }
@@ -99,7 +103,7 @@ func (c *legacyClient) send(in *instance, verb, body string) *legacyAnswer {
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("X-User", c.user)
 	if c.sid != "" {
-		req.Header.Set(server.HeaderSessionID, c.sid)
+		req.Header.Set(legacy.HeaderSessionID, c.sid)
 		req.Header.Set(server.HeaderProtocolVersion, legacyRev)
 	}
 	resp, b := c.roundTrip(in, req)
@@ -145,7 +149,7 @@ const initializeParams = `{"protocolVersion":"` + legacyRev + `","capabilities":
 func (c *legacyClient) open(in *instance) *legacyClient {
 	c.t.Helper()
 	a := c.call(in, "initialize", initializeParams)
-	sid := a.header.Get(server.HeaderSessionID)
+	sid := a.header.Get(legacy.HeaderSessionID)
 	if a.status != http.StatusOK || len(sid) != 43 || a.msg.Error != nil {
 		c.t.Fatalf("initialize on %s: %d, Mcp-Session-Id %q: %s", in.name, a.status, sid, a.body)
 	}
@@ -174,8 +178,8 @@ func wantStatus(t *testing.T, what string, a *legacyAnswer, status int) {
 func TestLegacySessionAcrossInstances(t *testing.T) {
 	opt := testRedis(t)
 	p, ch := uniquePrefix(t), uniqueChannel(t)
-	a, sa := sessionInstance(t, "A", opt, p, ch, server.LegacyConfig{})
-	b, _ := sessionInstance(t, "B", opt, p, ch, server.LegacyConfig{})
+	a, sa := sessionInstance(t, "A", opt, p, ch, legacy.Config{})
+	b, _ := sessionInstance(t, "B", opt, p, ch, legacy.Config{})
 	ctx := ctx5(t)
 
 	c := (&legacyClient{t: t, user: "alice"}).open(a)
@@ -213,7 +217,7 @@ func TestLegacySessionAcrossInstances(t *testing.T) {
 func TestLegacySessionLimitsAcrossInstances(t *testing.T) {
 	opt := testRedis(t)
 	p, ch := uniquePrefix(t), uniqueChannel(t)
-	lim := server.LegacyConfig{MaxSessionsPerPrincipal: 2, MaxSessions: 3}
+	lim := legacy.Config{MaxSessionsPerPrincipal: 2, MaxSessions: 3}
 	a, _ := sessionInstance(t, "A", opt, p, ch, lim)
 	b, _ := sessionInstance(t, "B", opt, p, ch, lim)
 
@@ -228,7 +232,7 @@ func TestLegacySessionLimitsAcrossInstances(t *testing.T) {
 
 	(&legacyClient{t: t, user: "bob"}).open(a) // the store is full: alice 2, bob 1
 	full := (&legacyClient{t: t, user: "carol"}).call(b, "initialize", initializeParams)
-	if full.status != http.StatusServiceUnavailable || full.header.Get("Retry-After") != "30" || full.header.Get(server.HeaderSessionID) != "" {
+	if full.status != http.StatusServiceUnavailable || full.header.Get("Retry-After") != "30" || full.header.Get(legacy.HeaderSessionID) != "" {
 		t.Errorf("initialize in a full store: %d Retry-After %q %s", full.status, full.header.Get("Retry-After"), full.body)
 	}
 	fourth := (&legacyClient{t: t, user: "alice"}).open(a)
@@ -242,8 +246,8 @@ func TestLegacySessionLimitsAcrossInstances(t *testing.T) {
 func TestLegacyGETStreamAcrossInstances(t *testing.T) {
 	opt := testRedis(t)
 	p, ch := uniquePrefix(t), uniqueChannel(t)
-	a, _ := sessionInstance(t, "A", opt, p, ch, server.LegacyConfig{})
-	b, _ := sessionInstance(t, "B", opt, p, ch, server.LegacyConfig{})
+	a, _ := sessionInstance(t, "A", opt, p, ch, legacy.Config{})
+	b, _ := sessionInstance(t, "B", opt, p, ch, legacy.Config{})
 	c := (&legacyClient{t: t, user: "alice"}).open(a)
 	wantStatus(t, "notifications/initialized on B", c.send(b, http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/initialized"}`), http.StatusAccepted)
 

@@ -8,9 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwire/mcpwire/server/legacy"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/mcpwire/mcpwire/server"
 )
 
 // Redis hung (redis-server stopped with SIGSTOP) under a live legacy
@@ -22,8 +21,8 @@ func TestLegacySessionRedisPaused(t *testing.T) {
 	r := startPausableRedis(t)
 	opt := &redis.Options{Addr: r.addr()}
 	p, ch := uniquePrefix(t), uniqueChannel(t)
-	a, _ := sessionInstance(t, "A", opt, p, ch, server.LegacyConfig{}, WithTimeout(300*time.Millisecond))
-	b, _ := sessionInstance(t, "B", opt, p, ch, server.LegacyConfig{}, WithTimeout(300*time.Millisecond))
+	a, _ := sessionInstance(t, "A", opt, p, ch, legacy.Config{}, WithTimeout(300*time.Millisecond))
+	b, _ := sessionInstance(t, "B", opt, p, ch, legacy.Config{}, WithTimeout(300*time.Millisecond))
 	c := (&legacyClient{t: t, user: "alice"}).open(a)
 	wantStatus(t, "notifications/initialized", c.send(b, http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/initialized"}`), http.StatusAccepted)
 

@@ -8,15 +8,14 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/mcpwire/mcpwire/server/legacy"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/mcpwire/mcpwire/server"
 )
 
-// SessionStore is a server.SessionStore in Redis (docs/dual-era.md §7.4),
+// SessionStore is a legacy.SessionStore in Redis (docs/dual-era.md §7.4),
 // shared by every instance using the same Redis and prefix: a legacy
 // session opened through one instance is served, updated and deleted
-// through any other. Set it as server.LegacyConfig.Store, with a shared
+// through any other. Set it as legacy.Config.Store, with a shared
 // Broker.
 //
 // The keys, with {p} the hash tag of the principal (as TaskStore's) and
@@ -68,7 +67,7 @@ type SessionStore struct {
 	now func() time.Time
 }
 
-var _ server.SessionStore = (*SessionStore)(nil)
+var _ legacy.SessionStore = (*SessionStore)(nil)
 
 // NewSessionStore returns a SessionStore that keeps its sessions through
 // rdb, which the caller keeps and closes. WithPrefix and WithTimeout apply;
@@ -143,7 +142,7 @@ func ceilMs(t time.Time) int64 {
 }
 
 // until is when a record's session ends: min(IdleUntil, ExpiresAt).
-func until(r *server.SessionRecord) time.Time {
+func until(r *legacy.SessionRecord) time.Time {
 	if r.ExpiresAt.Before(r.IdleUntil) {
 		return r.ExpiresAt
 	}
@@ -291,19 +290,19 @@ return v
 // sessionError wraps a Redis or decoding error; the store's sentinel
 // errors are returned as they are.
 func sessionError(op string, err error) error {
-	if errors.Is(err, server.ErrSessionNotFound) {
+	if errors.Is(err, legacy.ErrSessionNotFound) {
 		return err
 	}
 	return fmt.Errorf("redisstore: %s a session: %w", op, err)
 }
 
-// Create implements server.SessionStore: atomically, the principal's
+// Create implements legacy.SessionStore: atomically, the principal's
 // least recently used session (earliest IdleUntil) is evicted if rec's
 // Principal and QuotaKey hold lim.PerPrincipal live sessions, and rec is
 // stored unless the store then holds lim.Total live sessions
-// (server.ErrSessionLimit; nothing is evicted then). Limits of zero or
+// (legacy.ErrSessionLimit; nothing is evicted then). Limits of zero or
 // less are no limits. The record is in Redis when it returns.
-func (s *SessionStore) Create(ctx context.Context, rec *server.SessionRecord, lim server.SessionLimits) ([]string, error) {
+func (s *SessionStore) Create(ctx context.Context, rec *legacy.SessionRecord, lim legacy.SessionLimits) ([]string, error) {
 	switch {
 	case rec == nil:
 		return nil, errors.New("redisstore: creating a session: nil record")
@@ -333,7 +332,7 @@ func (s *SessionStore) Create(ctx context.Context, rec *server.SessionRecord, li
 		}
 		return nil, nil
 	case "limit":
-		return nil, server.ErrSessionLimit
+		return nil, legacy.ErrSessionLimit
 	case "dup":
 		return nil, errors.New("redisstore: creating a session: duplicate session key")
 	default:
@@ -341,10 +340,10 @@ func (s *SessionStore) Create(ctx context.Context, rec *server.SessionRecord, li
 	}
 }
 
-// Get implements server.SessionStore: a copy of the live record, or
-// server.ErrSessionNotFound. Any other error is Redis's (or a record it
+// Get implements legacy.SessionStore: a copy of the live record, or
+// legacy.ErrSessionNotFound. Any other error is Redis's (or a record it
 // holds that does not decode): the session may well be live.
-func (s *SessionStore) Get(ctx context.Context, principal, key string) (*server.SessionRecord, error) {
+func (s *SessionStore) Get(ctx context.Context, principal, key string) (*legacy.SessionRecord, error) {
 	g, err := within(ctx, s.cfg.timeout, func(ctx context.Context) (got, error) { return s.get(ctx, principal, key) })
 	if err != nil {
 		return nil, sessionError("reading", err)
@@ -354,14 +353,14 @@ func (s *SessionStore) Get(ctx context.Context, principal, key string) (*server.
 
 // got is a record as read, with its revision.
 type got struct {
-	rec *server.SessionRecord
+	rec *legacy.SessionRecord
 	rev string
 }
 
 // get reads the live record of principal and its revision.
 func (s *SessionStore) get(ctx context.Context, principal, key string) (got, error) {
 	if !validKey(key) {
-		return got{}, server.ErrSessionNotFound
+		return got{}, legacy.ErrSessionNotFound
 	}
 	vals, err := s.rdb.HMGet(ctx, s.recordKey(principal, key), "record", "rev").Result()
 	if err != nil {
@@ -369,27 +368,27 @@ func (s *SessionStore) get(ctx context.Context, principal, key string) (got, err
 	}
 	enc, ok := vals[0].(string)
 	if !ok {
-		return got{}, server.ErrSessionNotFound
+		return got{}, legacy.ErrSessionNotFound
 	}
 	rev, _ := vals[1].(string)
-	rec := &server.SessionRecord{}
+	rec := &legacy.SessionRecord{}
 	if err := json.Unmarshal([]byte(enc), rec); err != nil {
 		return got{}, fmt.Errorf("decoding the record: %w", err)
 	}
 	if rec.Key != key || rec.Principal != principal {
-		return got{}, server.ErrSessionNotFound
+		return got{}, legacy.ErrSessionNotFound
 	}
 	if now := s.now(); !now.Before(rec.IdleUntil) || !now.Before(rec.ExpiresAt) {
-		return got{}, server.ErrSessionNotFound
+		return got{}, legacy.ErrSessionNotFound
 	}
 	return got{rec, rev}, nil
 }
 
-// Touch implements server.SessionStore: IdleUntil moves forward to
+// Touch implements legacy.SessionStore: IdleUntil moves forward to
 // idleUntil, never past ExpiresAt and never back, and the record's expiry
 // and its place in the eviction order move with it. Version stays.
 func (s *SessionStore) Touch(ctx context.Context, principal, key string, idleUntil time.Time) error {
-	_, err := s.write(ctx, principal, key, "touching", func(cur *server.SessionRecord) (*server.SessionRecord, error) {
+	_, err := s.write(ctx, principal, key, "touching", func(cur *legacy.SessionRecord) (*legacy.SessionRecord, error) {
 		t := idleUntil
 		if t.After(cur.ExpiresAt) {
 			t = cur.ExpiresAt
@@ -404,13 +403,13 @@ func (s *SessionStore) Touch(ctx context.Context, principal, key string, idleUnt
 	return err
 }
 
-// Update implements server.SessionStore. fn runs on the caller's
+// Update implements legacy.SessionStore. fn runs on the caller's
 // goroutine, more than once when other instances write the same session
 // at the same time (or touch it). An IdleUntil that fn changes moves the
 // record's expiry and its place in the eviction order. An Update that
 // fails by timeout may or may not have been stored.
-func (s *SessionStore) Update(ctx context.Context, principal, key string, fn func(*server.SessionRecord) error) (*server.SessionRecord, error) {
-	return s.write(ctx, principal, key, "updating", func(cur *server.SessionRecord) (*server.SessionRecord, error) {
+func (s *SessionStore) Update(ctx context.Context, principal, key string, fn func(*legacy.SessionRecord) error) (*legacy.SessionRecord, error) {
+	return s.write(ctx, principal, key, "updating", func(cur *legacy.SessionRecord) (*legacy.SessionRecord, error) {
 		next := cur.Clone()
 		if err := fn(next); err != nil {
 			return nil, &fnError{err}
@@ -434,7 +433,7 @@ const maxSessionWriteAttempts = 100
 // write is Update's and Touch's loop: read the record, compute the next
 // one (nil: nothing to write), and store it with a compare-and-set on the
 // revision; on a conflict back off a little and start again.
-func (s *SessionStore) write(ctx context.Context, principal, key, op string, change func(*server.SessionRecord) (*server.SessionRecord, error)) (*server.SessionRecord, error) {
+func (s *SessionStore) write(ctx context.Context, principal, key, op string, change func(*legacy.SessionRecord) (*legacy.SessionRecord, error)) (*legacy.SessionRecord, error) {
 	ctx, cancel := deadline(ctx, s.cfg.timeout)
 	defer cancel()
 	for attempt := range maxSessionWriteAttempts {
@@ -466,7 +465,7 @@ func (s *SessionStore) write(ctx context.Context, principal, key, op string, cha
 		case n == 1:
 			return next, nil
 		case n == 0:
-			return nil, server.ErrSessionNotFound // ended meanwhile
+			return nil, legacy.ErrSessionNotFound // ended meanwhile
 		}
 		// Another instance wrote it first: back off a little, then start
 		// again from the new record.
@@ -477,11 +476,11 @@ func (s *SessionStore) write(ctx context.Context, principal, key, op string, cha
 	return nil, fmt.Errorf("redisstore: %s a session: still conflicting after %d attempts", op, maxSessionWriteAttempts)
 }
 
-// Delete implements server.SessionStore: the record, its answers and its
+// Delete implements legacy.SessionStore: the record, its answers and its
 // index entries go at once.
 func (s *SessionStore) Delete(ctx context.Context, principal, key string) error {
 	if !validKey(key) {
-		return server.ErrSessionNotFound
+		return legacy.ErrSessionNotFound
 	}
 	n, err := within(ctx, s.cfg.timeout, func(ctx context.Context) (int, error) {
 		return sessDeleteScript.Run(ctx, s.rdb, []string{s.recordKey(principal, key), s.allKey()},
@@ -491,18 +490,18 @@ func (s *SessionStore) Delete(ctx context.Context, principal, key string) error 
 	case err != nil:
 		return sessionError("deleting", err)
 	case n == 0:
-		return server.ErrSessionNotFound
+		return legacy.ErrSessionNotFound
 	}
 	return nil
 }
 
-// PutAnswer implements server.SessionStore: the payload is kept for ttl
+// PutAnswer implements legacy.SessionStore: the payload is kept for ttl
 // (rounded up to the millisecond) unless an answer to reqID is kept
-// already (server.ErrAnswerExists); the session must be live
-// (server.ErrSessionNotFound). A ttl of zero or less keeps nothing.
+// already (legacy.ErrAnswerExists); the session must be live
+// (legacy.ErrSessionNotFound). A ttl of zero or less keeps nothing.
 func (s *SessionStore) PutAnswer(ctx context.Context, principal, key, reqID string, payload []byte, ttl time.Duration) error {
 	if !validKey(key) {
-		return server.ErrSessionNotFound
+		return legacy.ErrSessionNotFound
 	}
 	ttlMs := int64(0)
 	if ttl > 0 {
@@ -519,21 +518,21 @@ func (s *SessionStore) PutAnswer(ctx context.Context, principal, key, reqID stri
 	case res == "ok":
 		return nil
 	case res == "exists":
-		return server.ErrAnswerExists
+		return legacy.ErrAnswerExists
 	case res == "nf":
-		return server.ErrSessionNotFound
+		return legacy.ErrSessionNotFound
 	default:
 		return fmt.Errorf("redisstore: keeping an answer: unexpected reply %q", res)
 	}
 }
 
-// TakeAnswer implements server.SessionStore: the answer is returned and
+// TakeAnswer implements legacy.SessionStore: the answer is returned and
 // removed in one step, so that exactly one caller gets it
-// (server.ErrNoAnswer for the others, and when none is kept or its
+// (legacy.ErrNoAnswer for the others, and when none is kept or its
 // session has ended).
 func (s *SessionStore) TakeAnswer(ctx context.Context, principal, key, reqID string) ([]byte, error) {
 	if !validKey(key) {
-		return nil, server.ErrNoAnswer
+		return nil, legacy.ErrNoAnswer
 	}
 	b, err := within(ctx, s.cfg.timeout, func(ctx context.Context) (string, error) {
 		return sessTakeAnswerScript.Run(ctx, s.rdb,
@@ -542,7 +541,7 @@ func (s *SessionStore) TakeAnswer(ctx context.Context, principal, key, reqID str
 	})
 	switch {
 	case errors.Is(err, redis.Nil):
-		return nil, server.ErrNoAnswer
+		return nil, legacy.ErrNoAnswer
 	case err != nil:
 		return nil, fmt.Errorf("redisstore: taking an answer: %w", err)
 	}

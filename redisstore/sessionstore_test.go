@@ -16,7 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/mcpwire/mcpwire/internal/sessionstoretest"
-	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/legacy"
 )
 
 // The Redis SessionStore (docs/dual-era.md §7.1, §7.4): the contract
@@ -118,23 +118,23 @@ func (realClock) Advance(d time.Duration) { time.Sleep(d) }
 // its own prefix and client, one Redis for all.
 func TestSessionStoreContract(t *testing.T) {
 	opt := testRedis(t)
-	sessionstoretest.Run(t, func(t *testing.T) (server.SessionStore, sessionstoretest.Clock) {
+	sessionstoretest.Run(t, func(t *testing.T) (legacy.SessionStore, sessionstoretest.Clock) {
 		return newSessionStore(t, newClient(t, opt), WithPrefix(uniquePrefix(t))), realClock{}
 	})
 }
 
 // sessRecord is a live session record of principal with the given idle
 // and absolute lifetimes.
-func sessRecord(key, principal string, idle, life time.Duration) *server.SessionRecord {
+func sessRecord(key, principal string, idle, life time.Duration) *legacy.SessionRecord {
 	now := time.Now().UTC()
-	return &server.SessionRecord{
+	return &legacy.SessionRecord{
 		Key: key, Principal: principal, ProtocolVersion: "2025-11-25",
 		ClientCapabilities: json.RawMessage(`{}`), ClientInfo: json.RawMessage(`{"name":"c","version":"1"}`),
 		CreatedAt: now, IdleUntil: now.Add(idle), ExpiresAt: now.Add(life),
 	}
 }
 
-func create(t *testing.T, s *SessionStore, rec *server.SessionRecord, lim server.SessionLimits) []string {
+func create(t *testing.T, s *SessionStore, rec *legacy.SessionRecord, lim legacy.SessionLimits) []string {
 	t.Helper()
 	ev, err := s.Create(ctx5(t), rec, lim)
 	if err != nil {
@@ -164,7 +164,7 @@ func TestSessionStoreExpiryInRedis(t *testing.T) {
 	ctx := ctx5(t)
 
 	long := sessRecord("long", "alice", time.Hour, 2*time.Hour)
-	create(t, s, long, server.SessionLimits{})
+	create(t, s, long, legacy.SessionLimits{})
 	expiresIn(t, rdb, s.recordKey("alice", "long"), "the record (IdleUntil)", time.Hour)
 	if err := s.Touch(ctx, "alice", "long", time.Now().Add(90*time.Minute)); err != nil {
 		t.Fatal(err)
@@ -180,10 +180,10 @@ func TestSessionStoreExpiryInRedis(t *testing.T) {
 	}
 	expiresIn(t, rdb, s.allKey(), "sessall (its latest member)", 2*time.Hour)
 	// A record whose ExpiresAt comes first expires then.
-	create(t, s, sessRecord("early", "alice", time.Hour, 10*time.Minute), server.SessionLimits{})
+	create(t, s, sessRecord("early", "alice", time.Hour, 10*time.Minute), legacy.SessionLimits{})
 	expiresIn(t, rdb, s.recordKey("alice", "early"), "a record ending at ExpiresAt", 10*time.Minute)
 	// An Update that moves IdleUntil moves the expiry.
-	if _, err := s.Update(ctx, "alice", "early", func(r *server.SessionRecord) error {
+	if _, err := s.Update(ctx, "alice", "early", func(r *legacy.SessionRecord) error {
 		r.IdleUntil = time.Now().Add(5 * time.Minute)
 		return nil
 	}); err != nil {
@@ -196,9 +196,9 @@ func TestSessionStoreExpiryInRedis(t *testing.T) {
 	sh := newSessionStore(t, rdb, WithPrefix(q))
 	idle := sessRecord("idle", "bob", 300*time.Millisecond, time.Hour)
 	idle.QuotaKey = "198.51.100.7"
-	create(t, sh, idle, server.SessionLimits{PerPrincipal: 5, Total: 100})
+	create(t, sh, idle, legacy.SessionLimits{PerPrincipal: 5, Total: 100})
 	life := sessRecord("life", "bob", time.Hour, 300*time.Millisecond)
-	create(t, sh, life, server.SessionLimits{PerPrincipal: 5, Total: 100})
+	create(t, sh, life, legacy.SessionLimits{PerPrincipal: 5, Total: 100})
 	if err := sh.PutAnswer(ctx, "bob", "life", "r1", []byte(`{"ok":true}`), 200*time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestSessionStoreExpiryInRedis(t *testing.T) {
 	}
 	time.Sleep(400 * time.Millisecond)
 	for _, k := range []string{"idle", "life"} {
-		if _, err := sh.Get(ctx, "bob", k); !errors.Is(err, server.ErrSessionNotFound) {
+		if _, err := sh.Get(ctx, "bob", k); !errors.Is(err, legacy.ErrSessionNotFound) {
 			t.Errorf("Get %s after its end: %v", k, err)
 		}
 	}
@@ -229,7 +229,7 @@ func TestSessionStoreExpiryInRedis(t *testing.T) {
 	}
 	// bob's plain index lives until life's IdleUntil (an hour); the next
 	// Create finds life ended (ExpiresAt) and drops its entry.
-	create(t, sh, sessRecord("next", "bob", time.Hour, time.Hour), server.SessionLimits{PerPrincipal: 1, Total: 1})
+	create(t, sh, sessRecord("next", "bob", time.Hour, time.Hour), legacy.SessionLimits{PerPrincipal: 1, Total: 1})
 	if members, _ := rdb.ZRange(ctx, sh.sessIndexKey("bob", ""), 0, -1).Result(); len(members) != 1 || members[0] != "next" {
 		t.Errorf("bob's index after the next Create: %q", members)
 	}
@@ -245,7 +245,7 @@ func TestSessionStoreTotalAcrossInstances(t *testing.T) {
 	a, b := twoInstances(t, newSessionStore, WithPrefix(uniquePrefix(t)))
 	ctx := ctx5(t)
 	const total, tries = 5, 30
-	lim := server.SessionLimits{PerPrincipal: 2, Total: total}
+	lim := legacy.SessionLimits{PerPrincipal: 2, Total: total}
 	var made, refused atomic.Int64
 	var mu sync.Mutex
 	var keys [][2]string
@@ -266,7 +266,7 @@ func TestSessionStoreTotalAcrossInstances(t *testing.T) {
 				if len(ev) != 0 {
 					made.Add(-1) // an eviction replaced a session
 				}
-			case errors.Is(err, server.ErrSessionLimit):
+			case errors.Is(err, legacy.ErrSessionLimit):
 				refused.Add(1)
 			default:
 				t.Error(err)
@@ -286,7 +286,7 @@ func TestSessionStoreTotalAcrossInstances(t *testing.T) {
 	if n, _ := a.rdb.ZCard(ctx, a.allKey()).Result(); n != total {
 		t.Errorf("sessall holds %d sessions, want %d", n, total)
 	}
-	if _, err := b.Create(ctx, sessRecord("late", "newcomer", time.Hour, time.Hour), lim); !errors.Is(err, server.ErrSessionLimit) {
+	if _, err := b.Create(ctx, sessRecord("late", "newcomer", time.Hour, time.Hour), lim); !errors.Is(err, legacy.ErrSessionLimit) {
 		t.Fatalf("Create in a full store: %v", err)
 	}
 	for _, k := range keys {
@@ -305,7 +305,7 @@ func TestSessionStoreTotalAcrossInstances(t *testing.T) {
 func TestSessionStoreEvictionOrder(t *testing.T) {
 	a, b := twoInstances(t, newSessionStore, WithPrefix(uniquePrefix(t)))
 	ctx := ctx5(t)
-	lim := server.SessionLimits{PerPrincipal: 3}
+	lim := legacy.SessionLimits{PerPrincipal: 3}
 	// Created out of order: c's IdleUntil is the earliest, then a, then b.
 	create(t, a, sessRecord("b", "alice", 30*time.Minute, time.Hour), lim)
 	create(t, b, sessRecord("c", "alice", 10*time.Minute, time.Hour), lim)
@@ -324,7 +324,7 @@ func TestSessionStoreEvictionOrder(t *testing.T) {
 		if len(ev) != 1 || ev[0] != want {
 			t.Fatalf("Create %s evicted %v, want [%s]", c.key, ev, want)
 		}
-		if _, err := a.Get(ctx, "alice", want); !errors.Is(err, server.ErrSessionNotFound) {
+		if _, err := a.Get(ctx, "alice", want); !errors.Is(err, legacy.ErrSessionNotFound) {
 			t.Errorf("Get of the evicted %s: %v", want, err)
 		}
 		if n, _ := a.rdb.ZCard(ctx, a.sessIndexKey("alice", "")).Result(); n != 3 {
@@ -346,7 +346,7 @@ func TestSessionStoreConcurrentUpdatesAcrossInstances(t *testing.T) {
 	stores := []*SessionStore{a, b}
 	ctx := ctx5(t)
 	rec := sessRecord("k", "alice", time.Hour, 24*time.Hour)
-	create(t, stores[0], rec, server.SessionLimits{})
+	create(t, stores[0], rec, legacy.SessionLimits{})
 	const perStore = 25
 	var wg sync.WaitGroup
 	var runs atomic.Int64
@@ -355,7 +355,7 @@ func TestSessionStoreConcurrentUpdatesAcrossInstances(t *testing.T) {
 	for si, s := range stores {
 		for i := range perStore {
 			wg.Go(func() {
-				_, err := s.Update(ctx, "alice", "k", func(r *server.SessionRecord) error {
+				_, err := s.Update(ctx, "alice", "k", func(r *legacy.SessionRecord) error {
 					runs.Add(1)
 					r.BadResponses++
 					r.Subscriptions = append(r.Subscriptions, fmt.Sprintf("s%d-%d", si, i))
@@ -397,24 +397,24 @@ func TestSessionStoreClock(t *testing.T) {
 	s := newSessionStore(t, rdb, WithPrefix(uniquePrefix(t)))
 	ctx := ctx5(t)
 	rec := sessRecord("k", "alice", time.Hour, 2*time.Hour)
-	create(t, s, rec, server.SessionLimits{})
+	create(t, s, rec, legacy.SessionLimits{})
 	if err := s.PutAnswer(ctx, "alice", "k", "r", []byte(`{}`), time.Hour); err != nil {
 		t.Fatal(err)
 	}
 	s.now = func() time.Time { return rec.IdleUntil }
 	nf := func(what string, err error) {
 		t.Helper()
-		if !errors.Is(err, server.ErrSessionNotFound) {
+		if !errors.Is(err, legacy.ErrSessionNotFound) {
 			t.Errorf("%s at IdleUntil: %v", what, err)
 		}
 	}
 	_, err := s.Get(ctx, "alice", "k")
 	nf("Get", err)
 	nf("Touch", s.Touch(ctx, "alice", "k", rec.ExpiresAt))
-	_, err = s.Update(ctx, "alice", "k", func(*server.SessionRecord) error { return nil })
+	_, err = s.Update(ctx, "alice", "k", func(*legacy.SessionRecord) error { return nil })
 	nf("Update", err)
 	nf("PutAnswer", s.PutAnswer(ctx, "alice", "k", "r2", []byte(`{}`), time.Hour))
-	if _, err := s.TakeAnswer(ctx, "alice", "k", "r"); !errors.Is(err, server.ErrNoAnswer) {
+	if _, err := s.TakeAnswer(ctx, "alice", "k", "r"); !errors.Is(err, legacy.ErrNoAnswer) {
 		t.Errorf("TakeAnswer of an ended session: %v", err)
 	}
 	nf("Delete", s.Delete(ctx, "alice", "k"))
@@ -432,7 +432,7 @@ func TestSessionStoreKeysAndRecords(t *testing.T) {
 	odd := "user:{x}\x00\n" + strings.Repeat("é", 300)
 	rec := sessRecord("k", odd, time.Hour, time.Hour)
 	rec.QuotaKey = "}{:*?[]"
-	create(t, s, rec, server.SessionLimits{PerPrincipal: 1, Total: 10})
+	create(t, s, rec, legacy.SessionLimits{PerPrincipal: 1, Total: 10})
 	if got, err := s.Get(ctx, odd, "k"); err != nil || got.Principal != odd || got.QuotaKey != rec.QuotaKey {
 		t.Errorf("odd principal: %+v %v", got, err)
 	}
@@ -442,38 +442,38 @@ func TestSessionStoreKeysAndRecords(t *testing.T) {
 	if b, err := s.TakeAnswer(ctx, odd, "k", "id:with:colons:ans:x"); err != nil || string(b) != "payload" {
 		t.Errorf("TakeAnswer: %q %v", b, err)
 	}
-	create(t, s, sessRecord("k", "bob", time.Hour, time.Hour), server.SessionLimits{}) // the same key, another principal
+	create(t, s, sessRecord("k", "bob", time.Hour, time.Hour), legacy.SessionLimits{}) // the same key, another principal
 	for _, key := range []string{"", "a:b", "k:ans:r", "k:answers", "a*", strings.Repeat("a", 129), "é"} {
-		if _, err := s.Create(ctx, sessRecord(key, "alice", time.Hour, time.Hour), server.SessionLimits{}); err == nil {
+		if _, err := s.Create(ctx, sessRecord(key, "alice", time.Hour, time.Hour), legacy.SessionLimits{}); err == nil {
 			t.Errorf("Create with key %q succeeded", key)
 		}
-		if _, err := s.Get(ctx, "alice", key); !errors.Is(err, server.ErrSessionNotFound) {
+		if _, err := s.Get(ctx, "alice", key); !errors.Is(err, legacy.ErrSessionNotFound) {
 			t.Errorf("Get %q: %v", key, err)
 		}
-		if err := s.Delete(ctx, "alice", key); !errors.Is(err, server.ErrSessionNotFound) {
+		if err := s.Delete(ctx, "alice", key); !errors.Is(err, legacy.ErrSessionNotFound) {
 			t.Errorf("Delete %q: %v", key, err)
 		}
-		if err := s.Touch(ctx, "alice", key, time.Now().Add(time.Hour)); !errors.Is(err, server.ErrSessionNotFound) {
+		if err := s.Touch(ctx, "alice", key, time.Now().Add(time.Hour)); !errors.Is(err, legacy.ErrSessionNotFound) {
 			t.Errorf("Touch %q: %v", key, err)
 		}
-		if err := s.PutAnswer(ctx, "alice", key, "r", nil, time.Hour); !errors.Is(err, server.ErrSessionNotFound) {
+		if err := s.PutAnswer(ctx, "alice", key, "r", nil, time.Hour); !errors.Is(err, legacy.ErrSessionNotFound) {
 			t.Errorf("PutAnswer %q: %v", key, err)
 		}
-		if _, err := s.TakeAnswer(ctx, "alice", key, "r"); !errors.Is(err, server.ErrNoAnswer) {
+		if _, err := s.TakeAnswer(ctx, "alice", key, "r"); !errors.Is(err, legacy.ErrNoAnswer) {
 			t.Errorf("TakeAnswer %q: %v", key, err)
 		}
 	}
-	if _, err := s.Create(ctx, nil, server.SessionLimits{}); err == nil {
+	if _, err := s.Create(ctx, nil, legacy.SessionLimits{}); err == nil {
 		t.Error("a nil record was stored")
 	}
-	if _, err := s.Create(ctx, &server.SessionRecord{Key: "z", Principal: "alice", IdleUntil: time.Now().Add(time.Hour)}, server.SessionLimits{}); err == nil {
+	if _, err := s.Create(ctx, &legacy.SessionRecord{Key: "z", Principal: "alice", IdleUntil: time.Now().Add(time.Hour)}, legacy.SessionLimits{}); err == nil {
 		t.Error("a record without ExpiresAt was stored")
 	}
 	// A ttl of zero keeps nothing; an empty payload is an answer.
 	if err := s.PutAnswer(ctx, odd, "k", "zero", []byte(`{}`), 0); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.TakeAnswer(ctx, odd, "k", "zero"); !errors.Is(err, server.ErrNoAnswer) {
+	if _, err := s.TakeAnswer(ctx, odd, "k", "zero"); !errors.Is(err, legacy.ErrNoAnswer) {
 		t.Errorf("an answer kept for 0: %v", err)
 	}
 	if err := s.PutAnswer(ctx, odd, "k", "empty", nil, time.Minute); err != nil {
@@ -507,7 +507,7 @@ func TestSessionStoreKeyLayout(t *testing.T) {
 		if s.cfg.prefix != prefix {
 			t.Fatalf("prefix %q, want %q", s.cfg.prefix, prefix)
 		}
-		lim := server.SessionLimits{PerPrincipal: 5, Total: 50}
+		lim := legacy.SessionLimits{PerPrincipal: 5, Total: 50}
 		create(t, s, sessRecord("A1", "alice", time.Hour, time.Hour), lim)
 		withQuota := sessRecord("A2", "", time.Hour, time.Hour)
 		withQuota.QuotaKey = "203.0.113.9"
@@ -515,7 +515,7 @@ func TestSessionStoreKeyLayout(t *testing.T) {
 		if err := s.PutAnswer(ctx, "alice", "A1", "mcpwire-1", []byte(`{"action":"accept"}`), time.Minute); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Update(ctx, "alice", "A1", func(r *server.SessionRecord) error { r.Initialized = true; return nil }); err != nil {
+		if _, err := s.Update(ctx, "alice", "A1", func(r *legacy.SessionRecord) error { r.Initialized = true; return nil }); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.Touch(ctx, "", "A2", time.Now().Add(2*time.Hour)); err != nil {
@@ -557,7 +557,7 @@ func TestSessionStoreKeyLayout(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var stored server.SessionRecord
+		var stored legacy.SessionRecord
 		if err := json.Unmarshal([]byte(fields["record"]), &stored); err != nil || !stored.Initialized || stored.Version != 1 {
 			t.Errorf("record field: %q %v", fields["record"], err)
 		}
@@ -585,8 +585,8 @@ func TestSessionStoreDeleteRemovesAll(t *testing.T) {
 	rdb := newClient(t, testRedis(t))
 	s := newSessionStore(t, rdb, WithPrefix(uniquePrefix(t)))
 	ctx := ctx5(t)
-	create(t, s, sessRecord("k", "alice", time.Hour, time.Hour), server.SessionLimits{PerPrincipal: 2})
-	create(t, s, sessRecord("other", "alice", time.Hour, time.Hour), server.SessionLimits{PerPrincipal: 2})
+	create(t, s, sessRecord("k", "alice", time.Hour, time.Hour), legacy.SessionLimits{PerPrincipal: 2})
+	create(t, s, sessRecord("other", "alice", time.Hour, time.Hour), legacy.SessionLimits{PerPrincipal: 2})
 	for _, r := range []string{"r1", "r2"} {
 		if err := s.PutAnswer(ctx, "alice", "k", r, []byte(`{}`), time.Minute); err != nil {
 			t.Fatal(err)
@@ -602,7 +602,7 @@ func TestSessionStoreDeleteRemovesAll(t *testing.T) {
 	if _, err := pipe.Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Delete(ctx, "bob", "k"); !errors.Is(err, server.ErrSessionNotFound) {
+	if err := s.Delete(ctx, "bob", "k"); !errors.Is(err, legacy.ErrSessionNotFound) {
 		t.Errorf("Delete by another principal: %v", err)
 	}
 	if err := s.Delete(ctx, "alice", "k"); err != nil {
@@ -627,7 +627,7 @@ func TestSessionStoreAnswersAcrossInstances(t *testing.T) {
 	a, b := twoInstances(t, newSessionStore, WithPrefix(uniquePrefix(t)))
 	stores := []*SessionStore{a, b}
 	ctx := ctx5(t)
-	create(t, stores[0], sessRecord("k", "alice", time.Hour, time.Hour), server.SessionLimits{})
+	create(t, stores[0], sessRecord("k", "alice", time.Hour, time.Hour), legacy.SessionLimits{})
 	for round := range 10 {
 		reqID := fmt.Sprintf("mcpwire-%d", round)
 		var put, exists, took, none atomic.Int64
@@ -637,7 +637,7 @@ func TestSessionStoreAnswersAcrossInstances(t *testing.T) {
 				switch err := stores[i%2].PutAnswer(ctx, "alice", "k", reqID, []byte(strconv.Itoa(i)), time.Minute); {
 				case err == nil:
 					put.Add(1)
-				case errors.Is(err, server.ErrAnswerExists):
+				case errors.Is(err, legacy.ErrAnswerExists):
 					exists.Add(1)
 				default:
 					t.Error(err)
@@ -650,7 +650,7 @@ func TestSessionStoreAnswersAcrossInstances(t *testing.T) {
 				switch _, err := stores[i%2].TakeAnswer(ctx, "alice", "k", reqID); {
 				case err == nil:
 					took.Add(1)
-				case errors.Is(err, server.ErrNoAnswer):
+				case errors.Is(err, legacy.ErrNoAnswer):
 					none.Add(1)
 				default:
 					t.Error(err)
@@ -689,8 +689,8 @@ func TestSessionStoreUnresponsiveRedis(t *testing.T) {
 // isSentinel reports whether err is one of the store's "not found"
 // answers, which an outage must never produce.
 func isSentinel(err error) bool {
-	return errors.Is(err, server.ErrSessionNotFound) || errors.Is(err, server.ErrNoAnswer) ||
-		errors.Is(err, server.ErrAnswerExists) || errors.Is(err, server.ErrSessionLimit)
+	return errors.Is(err, legacy.ErrSessionNotFound) || errors.Is(err, legacy.ErrNoAnswer) ||
+		errors.Is(err, legacy.ErrAnswerExists) || errors.Is(err, legacy.ErrSessionLimit)
 }
 
 // sessionCall is one call of a method, on session "k" of "alice".
@@ -704,13 +704,13 @@ type sessionCall struct {
 func sessionCalls(s *SessionStore) []sessionCall {
 	return []sessionCall{
 		{"Create", func(ctx context.Context) error {
-			_, err := s.Create(ctx, sessRecord("new", "alice", time.Hour, time.Hour), server.SessionLimits{PerPrincipal: 2, Total: 10})
+			_, err := s.Create(ctx, sessRecord("new", "alice", time.Hour, time.Hour), legacy.SessionLimits{PerPrincipal: 2, Total: 10})
 			return err
 		}},
 		{"Get", func(ctx context.Context) error { _, err := s.Get(ctx, "alice", "k"); return err }},
 		{"Touch", func(ctx context.Context) error { return s.Touch(ctx, "alice", "k", time.Now().Add(2*time.Hour)) }},
 		{"Update", func(ctx context.Context) error {
-			_, err := s.Update(ctx, "alice", "k", func(r *server.SessionRecord) error { r.BadResponses++; return nil })
+			_, err := s.Update(ctx, "alice", "k", func(r *legacy.SessionRecord) error { r.BadResponses++; return nil })
 			return err
 		}},
 		{"PutAnswer", func(ctx context.Context) error { return s.PutAnswer(ctx, "alice", "k", "r", []byte(`{}`), time.Minute) }},
@@ -729,7 +729,7 @@ func TestSessionStoreRedisRestart(t *testing.T) {
 	const timeout = 300 * time.Millisecond
 	s := newSessionStore(t, rdb, WithPrefix(uniquePrefix(t)), WithTimeout(timeout))
 	ctx := ctx5(t)
-	create(t, s, sessRecord("k", "alice", time.Hour, time.Hour), server.SessionLimits{})
+	create(t, s, sessRecord("k", "alice", time.Hour, time.Hour), legacy.SessionLimits{})
 
 	r.kill()
 	for _, c := range sessionCalls(s) {
@@ -751,7 +751,7 @@ func TestSessionStoreRedisRestart(t *testing.T) {
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		_, err := s.Get(ctx, "alice", "k")
-		if errors.Is(err, server.ErrSessionNotFound) {
+		if errors.Is(err, legacy.ErrSessionNotFound) {
 			break // Redis answers; it lost everything
 		}
 		if time.Now().After(deadline) {
@@ -759,7 +759,7 @@ func TestSessionStoreRedisRestart(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	create(t, s, sessRecord("k", "alice", time.Hour, time.Hour), server.SessionLimits{PerPrincipal: 2, Total: 10})
+	create(t, s, sessRecord("k", "alice", time.Hour, time.Hour), legacy.SessionLimits{PerPrincipal: 2, Total: 10})
 	for _, c := range sessionCalls(s) {
 		if err := c.call(ctx); err != nil {
 			t.Errorf("%s after the restart: %v", c.name, err)

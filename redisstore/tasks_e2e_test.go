@@ -12,6 +12,7 @@ import (
 	"github.com/mcpwire/mcpwire/ext/tasks"
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // newTaskInstance is an instance whose tool "slow" runs as a task (tasks
@@ -19,7 +20,7 @@ import (
 // task events travel on the Redis broker. Runners poll their record only
 // every 30 s, so a task that moves faster was woken through the broker.
 // Its HTTP handler takes the options httpOpts (at most one), if given.
-func newTaskInstance(t *testing.T, name string, opt *redis.Options, prefix string, httpOpts ...server.HTTPOptions) *instance {
+func newTaskInstance(t *testing.T, name string, opt *redis.Options, prefix string, httpOpts ...streamhttp.Options) *instance {
 	t.Helper()
 	in := &instance{name: name}
 	rdb := newClient(t, opt)
@@ -49,11 +50,11 @@ func newTaskInstance(t *testing.T, name string, opt *redis.Options, prefix strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ho server.HTTPOptions
+	var ho streamhttp.Options
 	if len(httpOpts) > 0 {
 		ho = httpOpts[0]
 	}
-	in.srv = httptest.NewServer(s.Handler(ho))
+	in.srv = httptest.NewServer(streamhttp.Handler(s, ho))
 	t.Cleanup(in.srv.Close)
 	return in
 }

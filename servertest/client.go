@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // endpoint is the URL every request is made to; localhost is in the
@@ -37,7 +38,7 @@ func New(s *server.Server, opts ...Option) *Client {
 	for _, o := range opts {
 		o(&c.cfg)
 	}
-	var ho server.HTTPOptions
+	var ho streamhttp.Options
 	if c.cfg.httpOpts != nil {
 		ho = *c.cfg.httpOpts
 	}
@@ -46,7 +47,7 @@ func New(s *server.Server, opts ...Option) *Client {
 			return r.Header.Get(PrincipalHeader), nil
 		}
 	}
-	c.h = s.Handler(ho)
+	c.h = streamhttp.Handler(s, ho)
 	return c
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/typed"
 	"github.com/mcpwire/mcpwire/servertest"
 )
 
@@ -108,7 +109,7 @@ func ExampleClient_Listen() {
 // retries the call with the answer. Here the user declines.
 func ExampleOnElicit() {
 	s, _ := server.New(protocol.Implementation{Name: "files", Version: "1.0.0"})
-	_ = server.AddTypedTool(s, protocol.Tool{Name: "purge"}, func(_ context.Context, r *server.Request, _ struct{}) (*protocol.CallToolResult, error) {
+	_ = typed.AddTool(s, protocol.Tool{Name: "purge"}, func(_ context.Context, r *server.Request, _ struct{}) (*protocol.CallToolResult, error) {
 		resp, ok := r.InputResponse("confirm")
 		if !ok {
 			return nil, r.AskInput(map[string]protocol.InputRequest{"confirm": server.ElicitForm("Purge everything?", nil)}, nil)

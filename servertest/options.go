@@ -6,7 +6,7 @@ import (
 	"maps"
 
 	"github.com/mcpwire/mcpwire/protocol"
-	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // PrincipalHeader is the request header that carries the principal set
@@ -46,7 +46,7 @@ type config struct {
 	onRoots    RootsFunc
 	maxRounds  int
 	onNotify   func(Notification)
-	httpOpts   *server.HTTPOptions
+	httpOpts   *streamhttp.Options
 }
 
 func (c config) clone() config {
@@ -120,7 +120,7 @@ func WithMaxRounds(n int) Option { return func(c *config) { c.maxRounds = n } }
 // has an effect given to New. When opts.Authenticate is nil, the Client
 // sets it to read PrincipalHeader; otherwise WithPrincipal has no effect
 // and the caller's Authenticate decides (use WithHeader to feed it).
-func WithHTTPOptions(opts server.HTTPOptions) Option {
+func WithHTTPOptions(opts streamhttp.Options) Option {
 	return func(c *config) { c.httpOpts = &opts }
 }
 

@@ -68,13 +68,15 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/legacy"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // Server names accepted by NewHandler, StartServer and the loadgen flags.
 const (
 	Mcpwire = "mcpwire"
 	GoSDK   = "gosdk"
-	// McpwireBoth is mcpwire with server.WithEras(server.ErasBoth): the
+	// McpwireBoth is mcpwire with legacy.ErasBoth and load-sized session limits: the
 	// same server, also serving legacy sessions (memory store) on the same
 	// endpoint, for mixed-era runs (Options.Legacy).
 	McpwireBoth = "mcpwire-both"
@@ -110,10 +112,9 @@ type askArgs struct {
 func NewHandler(name string) (http.Handler, error) {
 	switch name {
 	case Mcpwire:
-		return mcpwireHandler()
+		return mcpwireHandler(legacy.Config{})
 	case McpwireBoth:
-		return mcpwireHandler(server.WithEras(server.ErasBoth),
-			server.WithLegacy(server.LegacyConfig{MaxSessionsPerPrincipal: maxLoadSessions, MaxSessions: maxLoadSessions}))
+		return mcpwireHandler(legacy.Config{Eras: legacy.ErasBoth, MaxSessionsPerPrincipal: maxLoadSessions, MaxSessions: maxLoadSessions})
 	case GoSDK:
 		return gosdkHandler()
 	}
@@ -129,9 +130,8 @@ func mcpwireTool(name, desc, schema string) (protocol.Tool, error) {
 	return def, err
 }
 
-func mcpwireHandler(opts ...server.Option) (http.Handler, error) {
-	s, err := server.New(protocol.Implementation{Name: "loadgen", Version: "1"},
-		append([]server.Option{server.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil)))}, opts...)...)
+func mcpwireHandler(lc legacy.Config) (http.Handler, error) {
+	s, err := server.New(protocol.Implementation{Name: "loadgen", Version: "1"}, server.WithLogger(slog.New(slog.NewTextHandler(io.Discard, nil))))
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +186,11 @@ func mcpwireHandler(opts ...server.Option) (http.Handler, error) {
 		}); err != nil {
 		return nil, err
 	}
-	return s.Handler(server.HTTPOptions{}), nil
+	era, err := legacy.New(s, lc)
+	if err != nil {
+		return nil, err
+	}
+	return streamhttp.Handler(s, streamhttp.Options{Legacy: era}), nil
 }
 
 // --- Go SDK ----------------------------------------------------------------

@@ -29,7 +29,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/stdio"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 func main() {
@@ -67,14 +68,14 @@ func run(logger *slog.Logger, addr string, lim limits, dirs []string) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if addr == "" {
-		return s.ServeStdio(ctx, os.Stdin, os.Stdout)
+		return stdio.Serve(ctx, s, os.Stdin, os.Stdout, stdio.Options{})
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", s.Handler(server.HTTPOptions{}))
+	mux.Handle("/mcp", streamhttp.Handler(s, streamhttp.Options{}))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
 	logger.Info("serving", "url", "http://"+ln.Addr().String()+"/mcp", "dirs", f.paths())
 	served := make(chan error, 1)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/typed"
 )
 
 // The annotations of the tools. Every tool works on the allowed
@@ -41,19 +42,19 @@ func newServer(logger *slog.Logger, f *fsys) (*server.Server, error) {
 		return nil, err
 	}
 	errs := []error{
-		server.AddTypedTool(s, tool("list_allowed_directories", readOnly, "The directories this server may read and write."), f.listAllowed),
-		server.AddTypedTool(s, tool("list_directory", readOnly, "The entries of a directory: [FILE], [DIR] or [LINK], with sizes."), f.listDirectory),
-		server.AddTypedTool(s, tool("directory_tree", readOnly, "Every entry under a directory, depth first, to a depth and an entry count at most."), f.directoryTree),
-		server.AddTypedTool(s, tool("read_text_file", readOnly, "The text of a file, or its first (head) or last (tail) lines."), f.readTextFile),
-		server.AddTypedTool(s, tool("read_media_file", readOnly, "An image, audio or other binary file, with its MIME type."), f.readMediaFile),
-		server.AddTypedTool(s, tool("read_multiple_files", readOnly, "The text of several files at once; a file that cannot be read says why."), f.readMultipleFiles),
-		server.AddTypedTool(s, tool("get_file_info", readOnly, "Size, mode, modification time and type of a file or directory."), f.getFileInfo),
-		server.AddTypedTool(s, tool("search_files", readOnly, "Paths under a directory whose name matches a glob."), f.searchFiles),
+		typed.AddTool(s, tool("list_allowed_directories", readOnly, "The directories this server may read and write."), f.listAllowed),
+		typed.AddTool(s, tool("list_directory", readOnly, "The entries of a directory: [FILE], [DIR] or [LINK], with sizes."), f.listDirectory),
+		typed.AddTool(s, tool("directory_tree", readOnly, "Every entry under a directory, depth first, to a depth and an entry count at most."), f.directoryTree),
+		typed.AddTool(s, tool("read_text_file", readOnly, "The text of a file, or its first (head) or last (tail) lines."), f.readTextFile),
+		typed.AddTool(s, tool("read_media_file", readOnly, "An image, audio or other binary file, with its MIME type."), f.readMediaFile),
+		typed.AddTool(s, tool("read_multiple_files", readOnly, "The text of several files at once; a file that cannot be read says why."), f.readMultipleFiles),
+		typed.AddTool(s, tool("get_file_info", readOnly, "Size, mode, modification time and type of a file or directory."), f.getFileInfo),
+		typed.AddTool(s, tool("search_files", readOnly, "Paths under a directory whose name matches a glob."), f.searchFiles),
 		addSearchContent(s, f),
-		server.AddTypedTool(s, tool("write_file", overwrites, "Create a file, or replace its content."), f.writeFile),
-		server.AddTypedTool(s, tool("edit_file", changes, "Replace exact text in a file, showing the diff; dryRun only shows it."), f.editFile),
-		server.AddTypedTool(s, tool("create_directory", additive, "Create a directory and its missing parents; an existing one is fine."), f.createDirectory),
-		server.AddTypedTool(s, tool("move_file", changes, "Move or rename a file or directory within an allowed directory; the destination must not exist."), f.moveFile),
+		typed.AddTool(s, tool("write_file", overwrites, "Create a file, or replace its content."), f.writeFile),
+		typed.AddTool(s, tool("edit_file", changes, "Replace exact text in a file, showing the diff; dryRun only shows it."), f.editFile),
+		typed.AddTool(s, tool("create_directory", additive, "Create a directory and its missing parents; an existing one is fine."), f.createDirectory),
+		typed.AddTool(s, tool("move_file", changes, "Move or rename a file or directory within an allowed directory; the destination must not exist."), f.moveFile),
 		f.addResources(s),
 	}
 	for _, err := range errs {
@@ -68,13 +69,13 @@ func newServer(logger *slog.Logger, f *fsys) (*server.Server, error) {
 // schema plus the enum of mode.
 func addSearchContent(s *server.Server, f *fsys) error {
 	def := tool("search_content", readOnly, "Lines of text files under a directory that hold a substring or match a regular expression.")
-	in, err := server.InferSchema[searchContentIn](nil)
+	in, err := typed.InferSchema[searchContentIn](nil)
 	if err != nil {
 		return err
 	}
 	in.Properties["mode"].Enum = []any{"substring", "regexp"}
-	if err := server.ToolSchemas(&def, in, nil); err != nil {
+	if err := typed.ToolSchemas(&def, in, nil); err != nil {
 		return err
 	}
-	return server.AddTypedTool(s, def, f.searchContent)
+	return typed.AddTool(s, def, f.searchContent)
 }

@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/stdio"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // modernMeta is the _meta of a 2026-07-28 request (R-STATE-01: each
@@ -23,7 +24,7 @@ const modernMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-
 // 2026-07-28 client, through the handler main mounts.
 func TestOverHTTP(t *testing.T) {
 	s := newTestServer(t, newTree(t), defaultLimits())
-	hs := httptest.NewServer(s.Handler(server.HTTPOptions{}))
+	hs := httptest.NewServer(streamhttp.Handler(s, streamhttp.Options{}))
 	defer hs.Close()
 	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a.txt","head":1},` + modernMeta + `}}`
 	req, err := http.NewRequest(http.MethodPost, hs.URL, strings.NewReader(body))
@@ -41,9 +42,9 @@ func TestOverHTTP(t *testing.T) {
 	}
 }
 
-// stdio runs the server on pipes; send writes a line and returns the
+// serveStdio runs the server on pipes; send writes a line and returns the
 // next line the server writes.
-func stdio(t *testing.T, tr tree) (send func(line string) string) {
+func serveStdio(t *testing.T, tr tree) (send func(line string) string) {
 	t.Helper()
 	s := newTestServer(t, tr, defaultLimits())
 	inR, inW := io.Pipe()
@@ -51,7 +52,7 @@ func stdio(t *testing.T, tr tree) (send func(line string) string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() {
-		served <- s.ServeStdio(ctx, inR, outW)
+		served <- stdio.Serve(ctx, s, inR, outW, stdio.Options{})
 		_ = outW.Close()
 	}()
 	t.Cleanup(func() {
@@ -87,7 +88,7 @@ func stdio(t *testing.T, tr tree) (send func(line string) string) {
 // pipes), as a 2026-07-28 client: one line in, one line out.
 func TestOverStdio(t *testing.T) {
 	tr := newTree(t)
-	send := stdio(t, tr)
+	send := serveStdio(t, tr)
 	line := send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_allowed_directories","arguments":{},` + modernMeta + "}}")
 	var m struct {
 		ID     int `json:"id"`
@@ -106,7 +107,7 @@ func TestOverStdio(t *testing.T) {
 // conversion of the server's resource-not-found), never the content.
 func TestLegacyStdio(t *testing.T) {
 	tr := newTree(t)
-	send := stdio(t, tr)
+	send := serveStdio(t, tr)
 	if l := send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`); !strings.Contains(l, `"protocolVersion":"2025-06-18"`) {
 		t.Fatalf("initialize: %s", l)
 	}

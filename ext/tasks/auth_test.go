@@ -11,6 +11,7 @@ import (
 	"github.com/mcpwire/mcpwire/ext/tasks"
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 	"github.com/mcpwire/mcpwire/servertest"
 )
 
@@ -34,7 +35,7 @@ func tokenClient(s *server.Server) *servertest.Client {
 		"alice": {Issuer: "https://as.example.com", Subject: "alice"},
 		"bob":   {Issuer: "https://as.example.com", Subject: "bob"},
 	}
-	return servertest.New(s, servertest.WithHTTPOptions(server.HTTPOptions{Verifier: v}))
+	return servertest.New(s, servertest.WithHTTPOptions(streamhttp.Options{Verifier: v}))
 }
 
 // bearer sends tok in the Authorization header.

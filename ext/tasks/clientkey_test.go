@@ -9,6 +9,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/ext/tasks"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 	"github.com/mcpwire/mcpwire/servertest"
 )
 
@@ -25,7 +26,7 @@ func TestTaskQuotaByClientKey(t *testing.T) {
 		v := r.Header.Get("X-Forwarded-For")
 		return strings.TrimSpace(v[strings.LastIndex(v, ",")+1:])
 	}
-	c := servertest.New(s, servertest.WithHTTPOptions(server.HTTPOptions{ClientKey: xff}))
+	c := servertest.New(s, servertest.WithHTTPOptions(streamhttp.Options{ClientKey: xff}))
 	via := func(addr string) servertest.Option {
 		return servertest.WithHeader("X-Forwarded-For", "203.0.113.50, "+addr)
 	}

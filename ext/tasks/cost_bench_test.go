@@ -13,6 +13,7 @@ import (
 	"github.com/mcpwire/mcpwire/ext/tasks"
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // costServer is a server with the tool echo and, with the extension, the
@@ -45,7 +46,7 @@ func costServer(b *testing.B, withTasks bool) http.Handler {
 			b.Fatal(err)
 		}
 	}
-	return s.Handler(server.HTTPOptions{})
+	return streamhttp.Handler(s, streamhttp.Options{})
 }
 
 // costCall is a tools/call of echo, whose client declares the tasks

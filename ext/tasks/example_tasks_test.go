@@ -9,6 +9,7 @@ import (
 	"github.com/mcpwire/mcpwire/ext/tasks"
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/typed"
 	"github.com/mcpwire/mcpwire/servertest"
 )
 
@@ -18,7 +19,7 @@ import (
 func ExampleWithTasks() {
 	s, _ := server.New(protocol.Implementation{Name: "reports", Version: "1.0.0"},
 		tasks.WithTasks(tasks.TaskConfig{TTL: 10 * time.Minute, PollInterval: 50 * time.Millisecond}))
-	_ = server.AddTypedTool(s, protocol.Tool{Name: "report"}, func(_ context.Context, _ *server.Request, _ struct{}) (*protocol.CallToolResult, error) {
+	_ = typed.AddTool(s, protocol.Tool{Name: "report"}, func(_ context.Context, _ *server.Request, _ struct{}) (*protocol.CallToolResult, error) {
 		return server.TextResult("12 pages"), nil
 	}, tasks.AsTask(tasks.TaskOptions{Support: tasks.TaskOptional}))
 	c := servertest.New(s, servertest.WithCapabilities(protocol.ClientCapabilities{

@@ -17,6 +17,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // The wire driver of the tasks tests: requests are built as JSON maps,
@@ -319,7 +320,7 @@ func newTaskFixture(t testing.TB, cfg TaskConfig, opts ...server.Option) *taskFi
 	ext, m := withManager(cfg)
 	s := newServer(t, append([]server.Option{server.WithBroker(b), ext}, opts...)...)
 	t.Cleanup(func() { waitIdle(t, m) })
-	return &taskFixture{s: s, m: m, h: s.Handler(server.HTTPOptions{}), broker: b}
+	return &taskFixture{s: s, m: m, h: streamhttp.Handler(s, streamhttp.Options{}), broker: b}
 }
 
 // running is the number of tasks running on m.

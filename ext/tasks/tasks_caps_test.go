@@ -14,6 +14,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // D9: what a task keeps of the request that creates it is bounded
@@ -271,7 +272,7 @@ func TestTaskMemory(t *testing.T) {
 	ext, m := withManager(TaskConfig{Store: store})
 	s := newServer(t, ext) // no capturing broker: it would keep every event
 	t.Cleanup(func() { waitIdle(t, m) })
-	h := s.Handler(server.HTTPOptions{})
+	h := streamhttp.Handler(s, streamhttp.Options{})
 	release := make(chan struct{})
 	defer close(release)
 	var set atomic.Int64

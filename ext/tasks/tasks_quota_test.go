@@ -11,6 +11,8 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/stdio"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // The task cap (TaskConfig.MaxTasksPerPrincipal) of clients without a
@@ -79,7 +81,7 @@ func TestTaskQuotaPerClientAddress(t *testing.T) {
 
 	// With an Authenticate hook the cap counts per principal, whatever the
 	// address.
-	h := f.s.Handler(server.HTTPOptions{Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }})
+	h := streamhttp.Handler(f.s, streamhttp.Options{Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }})
 	for _, addr := range []string{"203.0.113.1:1", "203.0.113.2:1"} {
 		w := create(h, from(addr, "alice"))
 		if w.Result["resultType"] != "task" {
@@ -140,7 +142,7 @@ func startStdio(t testing.TB, s *server.Server) *stdioConn {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		_ = s.ServeStdio(ctx, inR, outW)
+		_ = stdio.Serve(ctx, s, inR, outW, stdio.Options{})
 		outW.Close()
 	}()
 	t.Cleanup(func() {

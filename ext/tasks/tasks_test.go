@@ -13,6 +13,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // Tests of the tasks extension (io.modelcontextprotocol/tasks): R-TASK-*.
@@ -34,7 +35,7 @@ func TestTasksCapability(t *testing.T) {
 	if err := s.AddTool(toolDef(t, `{"name":"t","inputSchema":{"type":"object"}}`), textTool("ok"), AsTask(TaskOptions{Support: TaskOptional})); err != nil {
 		t.Fatal(err)
 	}
-	disc := tcall(t, s.Handler(server.HTTPOptions{}), "server/discover", params(nil), nil)
+	disc := tcall(t, streamhttp.Handler(s, streamhttp.Options{}), "server/discover", params(nil), nil)
 	if _, ok := disc.Result["capabilities"].(M)["extensions"].(M)[ExtensionID]; !ok {
 		t.Error("R-TASK-01: AsTask did not enable the extension")
 	}
@@ -476,7 +477,7 @@ func TestTaskPrincipal(t *testing.T) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})
-	h := f.s.Handler(server.HTTPOptions{Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }})
+	h := streamhttp.Handler(f.s, streamhttp.Options{Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }})
 	as := func(user string) func(*http.Request) { return func(r *http.Request) { r.Header.Set("X-User", user) } }
 	create := func(user string) *wire {
 		return tcall(t, h, "tools/call", tparams(tasksCaps, M{"name": "t", "arguments": M{}}), as(user))
@@ -673,7 +674,7 @@ func TestTaskAcrossInstances(t *testing.T) {
 		if err := s.AddTool(toolDef(t, `{"name":"t","inputSchema":{"type":"object"}}`), handler, AsTask(TaskOptions{Support: TaskOptional})); err != nil {
 			t.Fatal(err)
 		}
-		hs[i] = s.Handler(server.HTTPOptions{})
+		hs[i] = streamhttp.Handler(s, streamhttp.Options{})
 	}
 	a, b := hs[0], hs[1]
 	caps := M{"elicitation": M{}, "extensions": M{ExtensionID: M{}}}

@@ -1,4 +1,4 @@
-// Package eventstoretest checks an implementation of server.EventStore
+// Package eventstoretest checks an implementation of legacy.EventStore
 // against the contract of docs/dual-era.md §7.2 and the EventStore
 // documentation: principal and session binding, strictly increasing
 // seqs, reads after an event, the per-stream bounds with truncation, the
@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/legacy"
 )
 
 // Clock is the store's time, as the checks see it: Now is what the store
@@ -28,13 +28,13 @@ type Clock interface {
 }
 
 // NewStore returns an empty store and its clock.
-type NewStore func(t *testing.T) (server.EventStore, Clock)
+type NewStore func(t *testing.T) (legacy.EventStore, Clock)
 
 // Run runs every check, each on a fresh store.
 func Run(t *testing.T, newStore NewStore) {
 	for _, c := range []struct {
 		name string
-		f    func(t *testing.T, st server.EventStore, clk Clock)
+		f    func(t *testing.T, st legacy.EventStore, clk Clock)
 	}{
 		{"open append read", openAppendRead},
 		{"binding", binding},
@@ -57,30 +57,30 @@ func Run(t *testing.T, newStore NewStore) {
 var ctx = context.Background()
 
 // lim is a generous limit with a one-minute retention.
-var lim = server.ReplayLimits{MaxEvents: 100, MaxBytes: 1 << 20, MaxStreams: 4, Retention: time.Minute}
+var lim = legacy.ReplayLimits{MaxEvents: 100, MaxBytes: 1 << 20, MaxStreams: 4, Retention: time.Minute}
 
-func open(t *testing.T, st server.EventStore, clk Clock, principal, session, stream string, l server.ReplayLimits) {
+func open(t *testing.T, st legacy.EventStore, clk Clock, principal, session, stream string, l legacy.ReplayLimits) {
 	t.Helper()
-	m := server.StreamMeta{RequestID: json.RawMessage(`7`), Owner: "inst-a", LeaseUntil: clk.Now().Add(45 * time.Second), Scopes: []string{"files:read", "admin"}}
+	m := legacy.StreamMeta{RequestID: json.RawMessage(`7`), Owner: "inst-a", LeaseUntil: clk.Now().Add(45 * time.Second), Scopes: []string{"files:read", "admin"}}
 	if err := st.Open(ctx, principal, session, stream, m, l); err != nil {
 		t.Fatalf("Open %s: %v", stream, err)
 	}
 }
 
-func appendN(t *testing.T, st server.EventStore, principal, session, stream string, from, to int64, size int) {
+func appendN(t *testing.T, st legacy.EventStore, principal, session, stream string, from, to int64, size int) {
 	t.Helper()
 	for seq := from; seq <= to; seq++ {
 		data := []byte(fmt.Sprintf(`{"n":%d}`, seq))
 		for len(data) < size {
 			data = append(data[:len(data)-1], ` }`...)
 		}
-		if err := st.Append(ctx, principal, session, stream, server.StoredEvent{Seq: seq, Data: data}); err != nil {
+		if err := st.Append(ctx, principal, session, stream, legacy.StoredEvent{Seq: seq, Data: data}); err != nil {
 			t.Fatalf("Append %s %d: %v", stream, seq, err)
 		}
 	}
 }
 
-func seqs(evs []server.StoredEvent) []int64 {
+func seqs(evs []legacy.StoredEvent) []int64 {
 	out := make([]int64, len(evs))
 	for i, e := range evs {
 		out[i] = e.Seq
@@ -88,7 +88,7 @@ func seqs(evs []server.StoredEvent) []int64 {
 	return out
 }
 
-func wantSeqs(t *testing.T, what string, evs []server.StoredEvent, want ...int64) {
+func wantSeqs(t *testing.T, what string, evs []legacy.StoredEvent, want ...int64) {
 	t.Helper()
 	got := seqs(evs)
 	if fmt.Sprint(got) != fmt.Sprint(want) {
@@ -96,7 +96,7 @@ func wantSeqs(t *testing.T, what string, evs []server.StoredEvent, want ...int64
 	}
 }
 
-func openAppendRead(t *testing.T, st server.EventStore, clk Clock) {
+func openAppendRead(t *testing.T, st legacy.EventStore, clk Clock) {
 	open(t, st, clk, "alice", "s1", "streamAAAAAA", lim)
 	evs, m, err := st.Read(ctx, "alice", "s1", "streamAAAAAA", 0, 0)
 	if err != nil || len(evs) != 0 {
@@ -132,7 +132,7 @@ func openAppendRead(t *testing.T, st server.EventStore, clk Clock) {
 	}
 }
 
-func binding(t *testing.T, st server.EventStore, clk Clock) {
+func binding(t *testing.T, st legacy.EventStore, clk Clock) {
 	open(t, st, clk, "alice", "s1", "streamAAAAAA", lim)
 	appendN(t, st, "alice", "s1", "streamAAAAAA", 1, 2, 0)
 	for _, c := range []struct{ p, s, id string }{
@@ -141,16 +141,16 @@ func binding(t *testing.T, st server.EventStore, clk Clock) {
 		{"alice", "s1", "streamBBBBBB"}, // never opened
 		{"", "s1", "streamAAAAAA"},
 	} {
-		if _, _, err := st.Read(ctx, c.p, c.s, c.id, 0, 0); !errors.Is(err, server.ErrStreamNotFound) {
+		if _, _, err := st.Read(ctx, c.p, c.s, c.id, 0, 0); !errors.Is(err, legacy.ErrStreamNotFound) {
 			t.Errorf("Read %v: %v, want ErrStreamNotFound", c, err)
 		}
-		if err := st.Append(ctx, c.p, c.s, c.id, server.StoredEvent{Seq: 9, Data: []byte("{}")}); !errors.Is(err, server.ErrStreamNotFound) {
+		if err := st.Append(ctx, c.p, c.s, c.id, legacy.StoredEvent{Seq: 9, Data: []byte("{}")}); !errors.Is(err, legacy.ErrStreamNotFound) {
 			t.Errorf("Append %v: %v, want ErrStreamNotFound", c, err)
 		}
-		if err := st.Renew(ctx, c.p, c.s, c.id, clk.Now().Add(time.Minute)); !errors.Is(err, server.ErrStreamNotFound) {
+		if err := st.Renew(ctx, c.p, c.s, c.id, clk.Now().Add(time.Minute)); !errors.Is(err, legacy.ErrStreamNotFound) {
 			t.Errorf("Renew %v: %v, want ErrStreamNotFound", c, err)
 		}
-		if err := st.Finish(ctx, c.p, c.s, c.id, clk.Now().Add(time.Minute)); !errors.Is(err, server.ErrStreamNotFound) {
+		if err := st.Finish(ctx, c.p, c.s, c.id, clk.Now().Add(time.Minute)); !errors.Is(err, legacy.ErrStreamNotFound) {
 			t.Errorf("Finish %v: %v, want ErrStreamNotFound", c, err)
 		}
 	}
@@ -162,16 +162,16 @@ func binding(t *testing.T, st server.EventStore, clk Clock) {
 	}
 }
 
-func seqOrder(t *testing.T, st server.EventStore, clk Clock) {
+func seqOrder(t *testing.T, st legacy.EventStore, clk Clock) {
 	open(t, st, clk, "", "s1", "streamAAAAAA", lim)
 	appendN(t, st, "", "s1", "streamAAAAAA", 1, 3, 0)
 	for _, seq := range []int64{3, 2, 0, -1} {
-		if err := st.Append(ctx, "", "s1", "streamAAAAAA", server.StoredEvent{Seq: seq, Data: []byte("{}")}); err == nil {
+		if err := st.Append(ctx, "", "s1", "streamAAAAAA", legacy.StoredEvent{Seq: seq, Data: []byte("{}")}); err == nil {
 			t.Errorf("Append seq %d after 3 accepted", seq)
 		}
 	}
 	// A gap is allowed (seqs need only increase).
-	if err := st.Append(ctx, "", "s1", "streamAAAAAA", server.StoredEvent{Seq: 10, Data: []byte("{}")}); err != nil {
+	if err := st.Append(ctx, "", "s1", "streamAAAAAA", legacy.StoredEvent{Seq: 10, Data: []byte("{}")}); err != nil {
 		t.Fatal(err)
 	}
 	evs, m, _ := st.Read(ctx, "", "s1", "streamAAAAAA", 3, 0)
@@ -181,7 +181,7 @@ func seqOrder(t *testing.T, st server.EventStore, clk Clock) {
 	}
 }
 
-func maxEvents(t *testing.T, st server.EventStore, clk Clock) {
+func maxEvents(t *testing.T, st legacy.EventStore, clk Clock) {
 	l := lim
 	l.MaxEvents = 3
 	open(t, st, clk, "", "s1", "streamAAAAAA", l)
@@ -195,13 +195,13 @@ func maxEvents(t *testing.T, st server.EventStore, clk Clock) {
 		t.Errorf("meta %+v, want Oldest 3 Last 5", m)
 	}
 	for _, after := range []int64{0, 1} {
-		if _, m, err := st.Read(ctx, "", "s1", "streamAAAAAA", after, 0); !errors.Is(err, server.ErrEventsTruncated) || m.Last != 5 {
+		if _, m, err := st.Read(ctx, "", "s1", "streamAAAAAA", after, 0); !errors.Is(err, legacy.ErrEventsTruncated) || m.Last != 5 {
 			t.Errorf("Read after %d: %v (meta %+v), want ErrEventsTruncated with the meta", after, err, m)
 		}
 	}
 }
 
-func maxBytes(t *testing.T, st server.EventStore, clk Clock) {
+func maxBytes(t *testing.T, st legacy.EventStore, clk Clock) {
 	l := lim
 	l.MaxBytes = 250 // two events of 100 bytes fit, not three
 	open(t, st, clk, "", "s1", "streamAAAAAA", l)
@@ -214,12 +214,12 @@ func maxBytes(t *testing.T, st server.EventStore, clk Clock) {
 	if m.Oldest != 3 {
 		t.Errorf("Oldest %d, want 3", m.Oldest)
 	}
-	if _, _, err := st.Read(ctx, "", "s1", "streamAAAAAA", 1, 0); !errors.Is(err, server.ErrEventsTruncated) {
+	if _, _, err := st.Read(ctx, "", "s1", "streamAAAAAA", 1, 0); !errors.Is(err, legacy.ErrEventsTruncated) {
 		t.Errorf("Read after 1: %v, want ErrEventsTruncated", err)
 	}
 }
 
-func maxStreams(t *testing.T, st server.EventStore, clk Clock) {
+func maxStreams(t *testing.T, st legacy.EventStore, clk Clock) {
 	l := lim
 	l.MaxStreams = 2
 	open(t, st, clk, "", "s1", "streamAAAAAA", l)
@@ -231,7 +231,7 @@ func maxStreams(t *testing.T, st server.EventStore, clk Clock) {
 	appendN(t, st, "", "s1", "streamAAAAAA", 2, 2, 0) // A is now the most recently written
 	clk.Advance(10 * time.Millisecond)
 	open(t, st, clk, "", "s1", "streamCCCCCC", l) // a third: B (oldest last event) goes
-	if _, _, err := st.Read(ctx, "", "s1", "streamBBBBBB", 0, 0); !errors.Is(err, server.ErrStreamNotFound) {
+	if _, _, err := st.Read(ctx, "", "s1", "streamBBBBBB", 0, 0); !errors.Is(err, legacy.ErrStreamNotFound) {
 		t.Errorf("the stream with the oldest last event: %v, want ErrStreamNotFound", err)
 	}
 	for _, id := range []string{"streamAAAAAA", "streamCCCCCC"} {
@@ -246,13 +246,13 @@ func maxStreams(t *testing.T, st server.EventStore, clk Clock) {
 	}
 }
 
-func reopen(t *testing.T, st server.EventStore, clk Clock) {
+func reopen(t *testing.T, st legacy.EventStore, clk Clock) {
 	open(t, st, clk, "", "s1", "streamAAAAAA", lim)
 	appendN(t, st, "", "s1", "streamAAAAAA", 1, 3, 0)
 	if err := st.Finish(ctx, "", "s1", "streamAAAAAA", clk.Now().Add(time.Minute)); err != nil {
 		t.Fatal(err)
 	}
-	m := server.StreamMeta{Owner: "inst-b", LeaseUntil: clk.Now().Add(time.Minute), Oldest: 99, Last: 99}
+	m := legacy.StreamMeta{Owner: "inst-b", LeaseUntil: clk.Now().Add(time.Minute), Oldest: 99, Last: 99}
 	if err := st.Open(ctx, "", "s1", "streamAAAAAA", m, lim); err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +267,7 @@ func reopen(t *testing.T, st server.EventStore, clk Clock) {
 	appendN(t, st, "", "s1", "streamAAAAAA", 4, 4, 0) // the new owner continues from Last+1
 }
 
-func leaseFinish(t *testing.T, st server.EventStore, clk Clock) {
+func leaseFinish(t *testing.T, st legacy.EventStore, clk Clock) {
 	open(t, st, clk, "", "s1", "streamAAAAAA", lim)
 	until := clk.Now().Add(3 * time.Minute).UTC().Truncate(time.Millisecond)
 	if err := st.Renew(ctx, "", "s1", "streamAAAAAA", until); err != nil {
@@ -295,15 +295,15 @@ func leaseFinish(t *testing.T, st server.EventStore, clk Clock) {
 		t.Errorf("Finish's keepUntil not honoured: %v", err)
 	}
 	clk.Advance(2 * time.Minute)
-	if _, _, err := st.Read(ctx, "", "s1", "streamAAAAAA", 0, 0); !errors.Is(err, server.ErrStreamNotFound) {
+	if _, _, err := st.Read(ctx, "", "s1", "streamAAAAAA", 0, 0); !errors.Is(err, legacy.ErrStreamNotFound) {
 		t.Errorf("past keepUntil: %v, want ErrStreamNotFound", err)
 	}
 }
 
-func retention(t *testing.T, st server.EventStore, clk Clock) {
+func retention(t *testing.T, st legacy.EventStore, clk Clock) {
 	l := lim
 	l.Retention = 2 * time.Second
-	m := server.StreamMeta{Owner: "inst-a", LeaseUntil: clk.Now()}
+	m := legacy.StreamMeta{Owner: "inst-a", LeaseUntil: clk.Now()}
 	if err := st.Open(ctx, "", "s1", "streamAAAAAA", m, l); err != nil {
 		t.Fatal(err)
 	}
@@ -315,12 +315,12 @@ func retention(t *testing.T, st server.EventStore, clk Clock) {
 		t.Fatalf("within the retention of the last append: %v", err)
 	}
 	clk.Advance(1500 * time.Millisecond)
-	if _, _, err := st.Read(ctx, "", "s1", "streamAAAAAA", 0, 0); !errors.Is(err, server.ErrStreamNotFound) {
+	if _, _, err := st.Read(ctx, "", "s1", "streamAAAAAA", 0, 0); !errors.Is(err, legacy.ErrStreamNotFound) {
 		t.Errorf("past the retention: %v, want ErrStreamNotFound", err)
 	}
 }
 
-func deleteSession(t *testing.T, st server.EventStore, clk Clock) {
+func deleteSession(t *testing.T, st legacy.EventStore, clk Clock) {
 	open(t, st, clk, "", "s1", "streamAAAAAA", lim)
 	open(t, st, clk, "", "s1", "streamBBBBBB", lim)
 	open(t, st, clk, "", "s2", "streamAAAAAA", lim)
@@ -329,7 +329,7 @@ func deleteSession(t *testing.T, st server.EventStore, clk Clock) {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"streamAAAAAA", "streamBBBBBB"} {
-		if _, _, err := st.Read(ctx, "", "s1", id, 0, 0); !errors.Is(err, server.ErrStreamNotFound) {
+		if _, _, err := st.Read(ctx, "", "s1", id, 0, 0); !errors.Is(err, legacy.ErrStreamNotFound) {
 			t.Errorf("%s after DeleteSession: %v", id, err)
 		}
 	}

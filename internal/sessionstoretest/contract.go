@@ -1,4 +1,4 @@
-// Package sessionstoretest checks an implementation of server.SessionStore
+// Package sessionstoretest checks an implementation of legacy.SessionStore
 // against the contract of docs/dual-era.md §7.1 and the SessionStore
 // documentation: principal binding, copies, atomic versioned updates,
 // lifetimes, the per-principal and total limits with eviction, and the
@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/legacy"
 )
 
 // Clock is the store's time, as the checks see it: Now is what the store
@@ -26,13 +26,13 @@ type Clock interface {
 }
 
 // NewStore returns an empty store and its clock.
-type NewStore func(t *testing.T) (server.SessionStore, Clock)
+type NewStore func(t *testing.T) (legacy.SessionStore, Clock)
 
 // Run runs every check, each on a fresh store.
 func Run(t *testing.T, newStore NewStore) {
 	for _, c := range []struct {
 		name string
-		f    func(t *testing.T, st server.SessionStore, clk Clock)
+		f    func(t *testing.T, st legacy.SessionStore, clk Clock)
 	}{
 		{"create and get", createGet},
 		{"principal binding", principalBinding},
@@ -55,9 +55,9 @@ func Run(t *testing.T, newStore NewStore) {
 var ctx = context.Background()
 
 // record is a live session record of principal made at the clock's now.
-func record(clk Clock, key, principal string) *server.SessionRecord {
+func record(clk Clock, key, principal string) *legacy.SessionRecord {
 	now := clk.Now().UTC().Truncate(time.Millisecond)
-	return &server.SessionRecord{
+	return &legacy.SessionRecord{
 		Key: key, Principal: principal, ProtocolVersion: "2025-11-25",
 		ClientCapabilities: json.RawMessage(`{"roots":{}}`), ClientInfo: json.RawMessage(`{"name":"c","version":"1"}`),
 		ServerCapabilities: json.RawMessage(`{"tools":{"listChanged":true}}`),
@@ -65,7 +65,7 @@ func record(clk Clock, key, principal string) *server.SessionRecord {
 	}
 }
 
-func mustCreate(t *testing.T, st server.SessionStore, rec *server.SessionRecord, lim server.SessionLimits) []string {
+func mustCreate(t *testing.T, st legacy.SessionStore, rec *legacy.SessionRecord, lim legacy.SessionLimits) []string {
 	t.Helper()
 	ev, err := st.Create(ctx, rec, lim)
 	if err != nil {
@@ -76,18 +76,18 @@ func mustCreate(t *testing.T, st server.SessionStore, rec *server.SessionRecord,
 
 func notFound(t *testing.T, what string, err error) {
 	t.Helper()
-	if !errors.Is(err, server.ErrSessionNotFound) {
+	if !errors.Is(err, legacy.ErrSessionNotFound) {
 		t.Errorf("%s: %v, want ErrSessionNotFound", what, err)
 	}
 }
 
-func createGet(t *testing.T, st server.SessionStore, clk Clock) {
+func createGet(t *testing.T, st legacy.SessionStore, clk Clock) {
 	rec := record(clk, "k1", "alice")
 	rec.Subscriptions = []string{"a://1"}
-	rec.Pending = map[string]server.PendingRequest{"mcpwire-1": {Method: "roots/list", Key: "r", Instance: "i", Deadline: rec.CreatedAt.Add(time.Minute), State: "pending"}}
+	rec.Pending = map[string]legacy.PendingRequest{"mcpwire-1": {Method: "roots/list", Key: "r", Instance: "i", Deadline: rec.CreatedAt.Add(time.Minute), State: "pending"}}
 	rec.LogLevel, rec.Stream, rec.BadResponses, rec.QuotaKey = "info", "i/s", 2, "q"
-	mustCreate(t, st, rec, server.SessionLimits{})
-	if _, err := st.Create(ctx, record(clk, "k1", "alice"), server.SessionLimits{}); err == nil {
+	mustCreate(t, st, rec, legacy.SessionLimits{})
+	if _, err := st.Create(ctx, record(clk, "k1", "alice"), legacy.SessionLimits{}); err == nil {
 		t.Error("a duplicate key was stored")
 	}
 	got, err := st.Get(ctx, "alice", "k1")
@@ -99,7 +99,7 @@ func createGet(t *testing.T, st server.SessionStore, clk Clock) {
 	}
 	// Get returns a copy.
 	got.Subscriptions[0], got.LogLevel = "changed", "debug"
-	got.Pending["mcpwire-1"] = server.PendingRequest{State: "answered"}
+	got.Pending["mcpwire-1"] = legacy.PendingRequest{State: "answered"}
 	again, _ := st.Get(ctx, "alice", "k1")
 	if !sameRecord(again, rec) {
 		t.Error("Get returned the stored record itself")
@@ -115,18 +115,18 @@ func createGet(t *testing.T, st server.SessionStore, clk Clock) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back server.SessionRecord
+	var back legacy.SessionRecord
 	if err := json.Unmarshal(b, &back); err != nil || !sameRecord(&back, again) {
 		t.Errorf("JSON round trip: %v\n%s", err, b)
 	}
 }
 
-func principalBinding(t *testing.T, st server.SessionStore, clk Clock) {
-	mustCreate(t, st, record(clk, "k1", "alice"), server.SessionLimits{})
+func principalBinding(t *testing.T, st legacy.SessionStore, clk Clock) {
+	mustCreate(t, st, record(clk, "k1", "alice"), legacy.SessionLimits{})
 	notFound(t, "Get by another principal", errOf(st.Get(ctx, "bob", "k1")))
 	notFound(t, "Get without a principal", errOf(st.Get(ctx, "", "k1")))
 	notFound(t, "Touch by another principal", st.Touch(ctx, "bob", "k1", clk.Now().Add(2*time.Hour)))
-	_, err := st.Update(ctx, "bob", "k1", func(r *server.SessionRecord) error { r.Initialized = true; return nil })
+	_, err := st.Update(ctx, "bob", "k1", func(r *legacy.SessionRecord) error { r.Initialized = true; return nil })
 	notFound(t, "Update by another principal", err)
 	notFound(t, "Delete by another principal", st.Delete(ctx, "bob", "k1"))
 	notFound(t, "PutAnswer by another principal", st.PutAnswer(ctx, "bob", "k1", "r", []byte(`{}`), time.Minute))
@@ -136,11 +136,11 @@ func principalBinding(t *testing.T, st server.SessionStore, clk Clock) {
 	}
 }
 
-func update(t *testing.T, st server.SessionStore, clk Clock) {
+func update(t *testing.T, st legacy.SessionStore, clk Clock) {
 	rec := record(clk, "k1", "alice")
 	rec.QuotaKey = "q"
-	mustCreate(t, st, rec, server.SessionLimits{})
-	upd, err := st.Update(ctx, "alice", "k1", func(r *server.SessionRecord) error {
+	mustCreate(t, st, rec, legacy.SessionLimits{})
+	upd, err := st.Update(ctx, "alice", "k1", func(r *legacy.SessionRecord) error {
 		r.Initialized, r.LogLevel = true, "debug"
 		r.Subscriptions = append(r.Subscriptions, "a://1")
 		r.Key, r.Principal, r.QuotaKey = "other", "mallory", "z"
@@ -162,25 +162,25 @@ func update(t *testing.T, st server.SessionStore, clk Clock) {
 	}
 	// fn's error stores nothing.
 	boom := errors.New("boom")
-	if _, err := st.Update(ctx, "alice", "k1", func(r *server.SessionRecord) error { r.LogLevel = "error"; return boom }); !errors.Is(err, boom) {
+	if _, err := st.Update(ctx, "alice", "k1", func(r *legacy.SessionRecord) error { r.LogLevel = "error"; return boom }); !errors.Is(err, boom) {
 		t.Errorf("Update returned %v, want fn's error", err)
 	}
 	if got, _ := st.Get(ctx, "alice", "k1"); got.LogLevel != "debug" || got.Version != 1 {
 		t.Errorf("a failed Update stored %+v", got)
 	}
-	_, err = st.Update(ctx, "alice", "nope", func(*server.SessionRecord) error { return nil })
+	_, err = st.Update(ctx, "alice", "nope", func(*legacy.SessionRecord) error { return nil })
 	notFound(t, "Update of an unknown key", err)
 }
 
-func concurrentUpdates(t *testing.T, st server.SessionStore, clk Clock) {
-	mustCreate(t, st, record(clk, "k1", "alice"), server.SessionLimits{})
+func concurrentUpdates(t *testing.T, st legacy.SessionStore, clk Clock) {
+	mustCreate(t, st, record(clk, "k1", "alice"), legacy.SessionLimits{})
 	const n = 20
 	var wg sync.WaitGroup
 	for i := 0; i < n; i++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := st.Update(ctx, "alice", "k1", func(r *server.SessionRecord) error { r.BadResponses++; return nil }); err != nil {
+			if _, err := st.Update(ctx, "alice", "k1", func(r *legacy.SessionRecord) error { r.BadResponses++; return nil }); err != nil {
 				t.Error(err)
 			}
 		}()
@@ -192,9 +192,9 @@ func concurrentUpdates(t *testing.T, st server.SessionStore, clk Clock) {
 	}
 }
 
-func touch(t *testing.T, st server.SessionStore, clk Clock) {
+func touch(t *testing.T, st legacy.SessionStore, clk Clock) {
 	rec := record(clk, "k1", "alice")
-	mustCreate(t, st, rec, server.SessionLimits{})
+	mustCreate(t, st, rec, legacy.SessionLimits{})
 	later := rec.IdleUntil.Add(time.Hour)
 	if err := st.Touch(ctx, "alice", "k1", later); err != nil {
 		t.Fatal(err)
@@ -218,8 +218,8 @@ func touch(t *testing.T, st server.SessionStore, clk Clock) {
 	notFound(t, "Touch of an unknown key", st.Touch(ctx, "alice", "nope", later))
 }
 
-func deleteSession(t *testing.T, st server.SessionStore, clk Clock) {
-	mustCreate(t, st, record(clk, "k1", "alice"), server.SessionLimits{PerPrincipal: 1})
+func deleteSession(t *testing.T, st legacy.SessionStore, clk Clock) {
+	mustCreate(t, st, record(clk, "k1", "alice"), legacy.SessionLimits{PerPrincipal: 1})
 	if err := st.PutAnswer(ctx, "alice", "k1", "r1", []byte(`{"x":1}`), time.Hour); err != nil {
 		t.Fatal(err)
 	}
@@ -228,17 +228,17 @@ func deleteSession(t *testing.T, st server.SessionStore, clk Clock) {
 	}
 	notFound(t, "Get after Delete", errOf(st.Get(ctx, "alice", "k1")))
 	notFound(t, "Delete twice", st.Delete(ctx, "alice", "k1"))
-	if _, err := st.TakeAnswer(ctx, "alice", "k1", "r1"); !errors.Is(err, server.ErrNoAnswer) {
+	if _, err := st.TakeAnswer(ctx, "alice", "k1", "r1"); !errors.Is(err, legacy.ErrNoAnswer) {
 		t.Errorf("an answer outlived its session: %v", err)
 	}
 	// The index entry went too: the principal's limit of 1 evicts nothing.
-	if ev := mustCreate(t, st, record(clk, "k2", "alice"), server.SessionLimits{PerPrincipal: 1}); len(ev) != 0 {
+	if ev := mustCreate(t, st, record(clk, "k2", "alice"), legacy.SessionLimits{PerPrincipal: 1}); len(ev) != 0 {
 		t.Errorf("Create evicted %v: Delete left an index entry", ev)
 	}
 }
 
-func perPrincipal(t *testing.T, st server.SessionStore, clk Clock) {
-	lim := server.SessionLimits{PerPrincipal: 2}
+func perPrincipal(t *testing.T, st legacy.SessionStore, clk Clock) {
+	lim := legacy.SessionLimits{PerPrincipal: 2}
 	a := record(clk, "a", "alice")
 	b := record(clk, "b", "alice")
 	b.IdleUntil = a.IdleUntil.Add(-time.Minute) // b is the least recently used
@@ -268,11 +268,11 @@ func perPrincipal(t *testing.T, st server.SessionStore, clk Clock) {
 	}
 }
 
-func total(t *testing.T, st server.SessionStore, clk Clock) {
-	lim := server.SessionLimits{PerPrincipal: 1, Total: 2}
+func total(t *testing.T, st legacy.SessionStore, clk Clock) {
+	lim := legacy.SessionLimits{PerPrincipal: 1, Total: 2}
 	mustCreate(t, st, record(clk, "a", "alice"), lim)
 	mustCreate(t, st, record(clk, "b", "bob"), lim)
-	if ev, err := st.Create(ctx, record(clk, "c", "carol"), lim); !errors.Is(err, server.ErrSessionLimit) || len(ev) != 0 {
+	if ev, err := st.Create(ctx, record(clk, "c", "carol"), lim); !errors.Is(err, legacy.ErrSessionLimit) || len(ev) != 0 {
 		t.Fatalf("Create over the total: %v %v, want ErrSessionLimit", ev, err)
 	}
 	notFound(t, "Get of a session refused by the total", errOf(st.Get(ctx, "carol", "c")))
@@ -289,13 +289,13 @@ func total(t *testing.T, st server.SessionStore, clk Clock) {
 	}
 }
 
-func lifetimes(t *testing.T, st server.SessionStore, clk Clock) {
+func lifetimes(t *testing.T, st legacy.SessionStore, clk Clock) {
 	idle := record(clk, "idle", "alice")
 	idle.IdleUntil = clk.Now().Add(2 * time.Second)
 	busy := record(clk, "busy", "alice")
 	busy.IdleUntil, busy.ExpiresAt = clk.Now().Add(2*time.Second), clk.Now().Add(4*time.Second)
-	mustCreate(t, st, idle, server.SessionLimits{})
-	mustCreate(t, st, busy, server.SessionLimits{})
+	mustCreate(t, st, idle, legacy.SessionLimits{})
+	mustCreate(t, st, busy, legacy.SessionLimits{})
 	clk.Advance(time.Second)
 	if err := st.Touch(ctx, "alice", "busy", clk.Now().Add(2*time.Second)); err != nil {
 		t.Fatal(err)
@@ -312,15 +312,15 @@ func lifetimes(t *testing.T, st server.SessionStore, clk Clock) {
 	clk.Advance(2 * time.Second)
 	notFound(t, "Get past ExpiresAt, however touched", errOf(st.Get(ctx, "alice", "busy")))
 	// Expired sessions count for no limit.
-	mustCreate(t, st, record(clk, "new1", "alice"), server.SessionLimits{PerPrincipal: 1, Total: 1})
+	mustCreate(t, st, record(clk, "new1", "alice"), legacy.SessionLimits{PerPrincipal: 1, Total: 1})
 }
 
-func answers(t *testing.T, st server.SessionStore, clk Clock) {
-	mustCreate(t, st, record(clk, "k1", "alice"), server.SessionLimits{})
+func answers(t *testing.T, st legacy.SessionStore, clk Clock) {
+	mustCreate(t, st, record(clk, "k1", "alice"), legacy.SessionLimits{})
 	if err := st.PutAnswer(ctx, "alice", "k1", "r1", []byte(`{"first":true}`), time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.PutAnswer(ctx, "alice", "k1", "r1", []byte(`{"second":true}`), time.Hour); !errors.Is(err, server.ErrAnswerExists) {
+	if err := st.PutAnswer(ctx, "alice", "k1", "r1", []byte(`{"second":true}`), time.Hour); !errors.Is(err, legacy.ErrAnswerExists) {
 		t.Errorf("a second answer: %v, want ErrAnswerExists", err)
 	}
 	if _, err := st.TakeAnswer(ctx, "bob", "k1", "r1"); err == nil {
@@ -330,10 +330,10 @@ func answers(t *testing.T, st server.SessionStore, clk Clock) {
 	if err != nil || string(got) != `{"first":true}` {
 		t.Errorf("TakeAnswer: %s %v, want the first answer", got, err)
 	}
-	if _, err := st.TakeAnswer(ctx, "alice", "k1", "r1"); !errors.Is(err, server.ErrNoAnswer) {
+	if _, err := st.TakeAnswer(ctx, "alice", "k1", "r1"); !errors.Is(err, legacy.ErrNoAnswer) {
 		t.Errorf("TakeAnswer twice: %v, want ErrNoAnswer", err)
 	}
-	if _, err := st.TakeAnswer(ctx, "alice", "k1", "never"); !errors.Is(err, server.ErrNoAnswer) {
+	if _, err := st.TakeAnswer(ctx, "alice", "k1", "never"); !errors.Is(err, legacy.ErrNoAnswer) {
 		t.Errorf("TakeAnswer of nothing: %v", err)
 	}
 	notFound(t, "PutAnswer to an unknown session", st.PutAnswer(ctx, "alice", "nope", "r", []byte(`{}`), time.Hour))
@@ -341,15 +341,15 @@ func answers(t *testing.T, st server.SessionStore, clk Clock) {
 		t.Fatal(err)
 	}
 	clk.Advance(1500 * time.Millisecond)
-	if _, err := st.TakeAnswer(ctx, "alice", "k1", "r2"); !errors.Is(err, server.ErrNoAnswer) {
+	if _, err := st.TakeAnswer(ctx, "alice", "k1", "r2"); !errors.Is(err, legacy.ErrNoAnswer) {
 		t.Errorf("an answer outlived its ttl: %v", err)
 	}
 }
 
 // sameRecord compares records, times by instant and empty collections
 // as absent.
-func sameRecord(a, b *server.SessionRecord) bool {
-	norm := func(r *server.SessionRecord) string {
+func sameRecord(a, b *legacy.SessionRecord) bool {
+	norm := func(r *legacy.SessionRecord) string {
 		c := r.Clone()
 		c.CreatedAt, c.IdleUntil, c.ExpiresAt = c.CreatedAt.UTC(), c.IdleUntil.UTC(), c.ExpiresAt.UTC()
 		for k, p := range c.Pending {
@@ -368,4 +368,4 @@ func sameRecord(a, b *server.SessionRecord) bool {
 	return norm(a) == norm(b)
 }
 
-func errOf(_ *server.SessionRecord, err error) error { return err }
+func errOf(_ *legacy.SessionRecord, err error) error { return err }

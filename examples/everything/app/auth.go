@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/mcpwire/mcpwire/auth"
-	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // authFlags turn the example into an OAuth 2.1 resource server (package
@@ -79,13 +79,13 @@ func parseToolScopes(v string) (map[string][]string, []string, error) {
 // with -auth-introspect, an IntrospectionVerifier), with the metadata
 // document at both well-known paths (auth.Mount). self is the server's
 // own URL, the default audience.
-func newMux(ctx context.Context, s *server.Server, a *authFlags, self string) (*http.ServeMux, error) {
+func newMux(ctx context.Context, s *instance, a *authFlags, self string) (*http.ServeMux, error) {
 	if err := a.check(); err != nil {
 		return nil, err
 	}
 	mux := http.NewServeMux()
 	if !a.enabled() {
-		mux.Handle("/mcp", s.Handler(server.HTTPOptions{}))
+		mux.Handle("/mcp", s.Handler(streamhttp.Options{}))
 		return mux, nil
 	}
 	audience := a.audience
@@ -113,7 +113,7 @@ func newMux(ctx context.Context, s *server.Server, a *authFlags, self string) (*
 	if err != nil {
 		return nil, err
 	}
-	h := s.Handler(server.HTTPOptions{Verifier: v, ResourceMetadataURL: mdURL, Scopes: all})
+	h := s.Handler(streamhttp.Options{Verifier: v, ResourceMetadataURL: mdURL, Scopes: all})
 	md := auth.ProtectedResourceMetadata{
 		Resource: resource, AuthorizationServers: []string{a.issuer}, ScopesSupported: all,
 		BearerMethodsSupported: []string{"header"}, ResourceName: "mcpwire everything",

@@ -19,12 +19,12 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 
-	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/legacy"
 )
 
 // serveAuthMux parses the example's auth flags from args and serves s
 // behind them on ln, as the example's own URL self, until the test ends.
-func serveAuthMux(t *testing.T, s *server.Server, ln net.Listener, self string, args ...string) {
+func serveAuthMux(t *testing.T, s *instance, ln net.Listener, self string, args ...string) {
 	t.Helper()
 	fs := flag.NewFlagSet("everything", flag.ContinueOnError)
 	a := registerAuthFlags(fs)
@@ -75,7 +75,7 @@ func TestExampleAuth(t *testing.T) {
 	defer jwks.Close()
 	const issuer = "http://127.0.0.1:1/as"
 
-	s, err := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)), server.ErasBoth, cluster{})
+	s, err := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)), legacy.ErasBoth, cluster{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -154,7 +154,7 @@ func TestExampleAuthIntrospection(t *testing.T) {
 	}))
 	defer ep.Close()
 
-	s, err := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)), server.ErasBoth, cluster{})
+	s, err := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)), legacy.ErasBoth, cluster{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestAuthFlagsCheck(t *testing.T) {
 		if err := fs.Parse(args); err != nil {
 			t.Fatal(err)
 		}
-		s, err := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)), server.ErasBoth, cluster{})
+		s, err := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)), legacy.ErasBoth, cluster{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/typed"
 )
 
 // The fixtures that the 2025-11-25 conformance scenarios call
@@ -224,7 +225,7 @@ type weather struct {
 func addStructuredTool(s *server.Server) error {
 	def := describe("test_structured_output", "Answers a structured weather report (structuredContent with an outputSchema).")
 	def.Icons = []protocol.Icon{{Src: "data:image/svg+xml;base64,PHN2ZyB4bWxucz0iaHR0cDovL3d3dy53My5vcmcvMjAwMC9zdmciLz4=", MIMEType: ptr("image/svg+xml")}}
-	return server.AddTypedTool(s, def, func(context.Context, *server.Request, struct{}) (weather, error) {
+	return typed.AddTool(s, def, func(context.Context, *server.Request, struct{}) (weather, error) {
 		return weather{Temperature: 21.5, Conditions: "sunny"}, nil
 	})
 }

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/legacy"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // The example server's timeouts are set, and a slow-loris client that
@@ -60,12 +62,12 @@ func TestSlowLoris(t *testing.T) {
 // result (R-SUB-06) instead of being cut.
 func TestGracefulShutdown(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-	s, err := newServer(logger, server.ErasBoth, cluster{})
+	s, err := newServer(logger, legacy.ErasBoth, cluster{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", s.Handler(server.HTTPOptions{}))
+	mux.Handle("/mcp", s.Handler(streamhttp.Options{}))
 	hs := newHTTPServer("127.0.0.1:0", mux)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -74,7 +76,7 @@ func TestGracefulShutdown(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	served := make(chan error, 1)
-	go func() { served <- serveHTTP(ctx, logger, s, hs, ln, 10*time.Second) }()
+	go func() { served <- serveHTTP(ctx, logger, s.Server, hs, ln, 10*time.Second) }()
 
 	body := `{"jsonrpc":"2.0","id":"sub-1","method":"subscriptions/listen","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"notifications":{"toolsListChanged":true}}}`
 	req, _ := http.NewRequest(http.MethodPost, "http://"+ln.Addr().String()+"/mcp", strings.NewReader(body))
@@ -113,7 +115,7 @@ func TestGracefulShutdown(t *testing.T) {
 // newTestServer is the example server as main builds it, under ErasBoth.
 func newTestServer(t *testing.T) *server.Server {
 	t.Helper()
-	s, err := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)), server.ErasBoth, cluster{})
+	s, err := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)), legacy.ErasBoth, cluster{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +143,7 @@ type modern struct {
 
 func newModern(t *testing.T) *modern {
 	t.Helper()
-	hs := httptest.NewServer(newTestServer(t).Handler(server.HTTPOptions{}))
+	hs := httptest.NewServer(newTestServer(t).Handler(streamhttp.Options{}))
 	t.Cleanup(hs.Close)
 	return &modern{t: t, url: hs.URL}
 }
@@ -698,7 +700,7 @@ func TestLegacyStdioFixtures(t *testing.T) {
 // requests with Mcp-Session-Id and MCP-Protocol-Version; the logs arrive on
 // the call's SSE stream before its result.
 func TestLegacyHTTPFixtures(t *testing.T) {
-	hs := httptest.NewServer(newTestServer(t).Handler(server.HTTPOptions{}))
+	hs := httptest.NewServer(newTestServer(t).Handler(streamhttp.Options{}))
 	t.Cleanup(hs.Close)
 	sid := ""
 	post := func(body string) []rpcMsg {
@@ -790,7 +792,7 @@ func TestLegacyStdioInputFixtures(t *testing.T) {
 
 // -eras names the three modes by Eras.String; anything else is refused.
 func TestParseEras(t *testing.T) {
-	for in, want := range map[string]server.Eras{"both": server.ErasBoth, "modern": server.ErasModern, "legacy": server.ErasLegacy} {
+	for in, want := range map[string]legacy.Eras{"both": legacy.ErasBoth, "modern": legacy.ErasModern, "legacy": legacy.ErasLegacy} {
 		if got, err := parseEras(in); err != nil || got != want {
 			t.Errorf("%s: %v %v", in, got, err)
 		}

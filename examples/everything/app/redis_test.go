@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mcpwire/mcpwire/server/legacy"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/mcpwire/mcpwire/server"
 )
 
 // testRedisURL returns MCP_REDIS_URL, or starts a redis-server on a free
@@ -80,9 +80,9 @@ func TestRedisSessionStore(t *testing.T) {
 	t.Cleanup(func() { _ = rdb.Close() })
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	for _, c := range []struct {
-		eras    server.Eras
+		eras    legacy.Eras
 		session bool
-	}{{server.ErasBoth, true}, {server.ErasLegacy, true}, {server.ErasModern, false}} {
+	}{{legacy.ErasBoth, true}, {legacy.ErasLegacy, true}, {legacy.ErasModern, false}} {
 		t.Run(c.eras.String(), func(t *testing.T) {
 			cl, done, err := newCluster(logger, url, c.eras)
 			if err != nil {
@@ -93,7 +93,7 @@ func TestRedisSessionStore(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			hs := httptest.NewServer(s.Handler(server.HTTPOptions{}))
+			hs := httptest.NewServer(s.Handler(streamhttp.Options{}))
 			t.Cleanup(hs.Close)
 			before := sessionKeys(t, rdb)
 			resp := postInitialize(t, hs.URL, `{}`)

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/legacy"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // TestResumeOnOtherInstance: with -redis the example shares the legacy
@@ -25,16 +26,16 @@ func TestResumeOnOtherInstance(t *testing.T) {
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	var urls []string
 	for range 2 {
-		cl, done, err := newCluster(logger, url, server.ErasBoth)
+		cl, done, err := newCluster(logger, url, legacy.ErasBoth)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(done)
-		s, err := newServer(logger, server.ErasBoth, cl)
+		s, err := newServer(logger, legacy.ErasBoth, cl)
 		if err != nil {
 			t.Fatal(err)
 		}
-		hs := httptest.NewServer(s.Handler(server.HTTPOptions{}))
+		hs := httptest.NewServer(s.Handler(streamhttp.Options{}))
 		t.Cleanup(hs.Close)
 		urls = append(urls, hs.URL)
 	}

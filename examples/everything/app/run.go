@@ -30,6 +30,9 @@ import (
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/redisstore"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/legacy"
+	"github.com/mcpwire/mcpwire/server/stdio"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // UsageError is Run's error for bad flags or flag values (the command
@@ -98,7 +101,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	hs := newHTTPServer(*addr, mux)
 	logger.Info("serving", "url", "http://"+ln.Addr().String()+"/mcp")
-	if err := serveHTTP(ctx, logger, s, hs, ln, shutdownTimeout); err != nil {
+	if err := serveHTTP(ctx, logger, s.Server, hs, ln, shutdownTimeout); err != nil {
 		return fmt.Errorf("http: %w", err)
 	}
 	return nil
@@ -106,7 +109,7 @@ func Run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // shutdownTimeout bounds a graceful stop (serveHTTP). A listen stream
 // whose client stopped reading ends when its write times out
-// (server.HTTPOptions.WriteTimeout, 30 s by default); such streams are
+// (streamhttp.Options.WriteTimeout, 30 s by default); such streams are
 // closed when the bound passes.
 const shutdownTimeout = 10 * time.Second
 
@@ -141,8 +144,8 @@ func serveHTTP(ctx context.Context, logger *slog.Logger, s *server.Server, hs *h
 }
 
 // parseEras reads the -eras flag: both, modern or legacy.
-func parseEras(v string) (server.Eras, error) {
-	for _, e := range []server.Eras{server.ErasBoth, server.ErasModern, server.ErasLegacy} {
+func parseEras(v string) (legacy.Eras, error) {
+	for _, e := range []legacy.Eras{legacy.ErasBoth, legacy.ErasModern, legacy.ErasLegacy} {
 		if v == e.String() {
 			return e, nil
 		}
@@ -150,11 +153,31 @@ func parseEras(v string) (server.Eras, error) {
 	return 0, fmt.Errorf("%q: want both, modern or legacy", v)
 }
 
-func newServer(logger *slog.Logger, eras server.Eras, cl cluster) (*server.Server, error) {
+// instance is this example's server: the MCP server and the era that
+// serves its legacy clients, shared by its HTTP endpoint and its stdio
+// stream.
+type instance struct {
+	*server.Server
+	era *legacy.Era
+}
+
+// Handler is the Streamable HTTP endpoint of the instance, both eras on
+// one URL (streamhttp.Handler with the instance's era).
+func (s *instance) Handler(opts streamhttp.Options) http.Handler {
+	opts.Legacy = s.era
+	return streamhttp.Handler(s.Server, opts)
+}
+
+// ServeStdio serves the instance on a stdio stream (stdio.Serve with the
+// instance's era).
+func (s *instance) ServeStdio(ctx context.Context, r io.Reader, w io.Writer) error {
+	return stdio.Serve(ctx, s.Server, r, w, stdio.Options{Legacy: s.era})
+}
+
+func newServer(logger *slog.Logger, eras legacy.Eras, cl cluster) (*instance, error) {
 	s, err := server.New(protocol.Implementation{Name: "mcpwire-everything", Version: "0.1.0"},
 		append([]server.Option{
 			server.WithLogger(logger),
-			server.WithEras(eras),
 			server.WithInstructions("A test server exposing every conformance fixture."),
 			server.WithCompletion(complete),
 			tasks.WithTasks(tasks.TaskConfig{Store: cl.tasks, TTL: 10 * time.Minute, PollInterval: 500 * time.Millisecond}),
@@ -168,7 +191,13 @@ func newServer(logger *slog.Logger, eras server.Eras, cl cluster) (*server.Serve
 			return nil, err
 		}
 	}
-	return s, nil
+	lc := cl.legacy
+	lc.Eras = eras
+	era, err := legacy.New(s, lc)
+	if err != nil {
+		return nil, err
+	}
+	return &instance{Server: s, era: era}, nil
 }
 
 func complete(_ context.Context, _ *server.Request, p *protocol.CompleteRequestParams) (*protocol.CompleteResult, error) {
@@ -194,15 +223,16 @@ const stateKeyEnv = "MCPWIRE_STATE_KEY"
 // broker, the state keys, the legacy session store) and the task store
 // (nil: in memory).
 type cluster struct {
-	opts  []server.Option
-	tasks tasks.TaskStore
+	opts   []server.Option
+	legacy legacy.Config
+	tasks  tasks.TaskStore
 }
 
 // newCluster reads MCPWIRE_STATE_KEY and, when redisURL is set, connects
 // to Redis (checked with a PING) for the broker, the task store and, when
 // eras serves legacy clients, the session and event stores. The returned func
 // releases them.
-func newCluster(logger *slog.Logger, redisURL string, eras server.Eras) (cluster, func(), error) {
+func newCluster(logger *slog.Logger, redisURL string, eras legacy.Eras) (cluster, func(), error) {
 	var cl cluster
 	done := func() {}
 	if v := os.Getenv(stateKeyEnv); v != "" {
@@ -244,7 +274,7 @@ func newCluster(logger *slog.Logger, redisURL string, eras server.Eras) (cluster
 	}
 	cl.opts = append(cl.opts, server.WithBroker(b))
 	cl.tasks = ts
-	if eras != server.ErasModern {
+	if eras != legacy.ErasModern {
 		ss, err := redisstore.NewSessionStore(rdb)
 		if err != nil {
 			closeAll()
@@ -258,7 +288,7 @@ func newCluster(logger *slog.Logger, redisURL string, eras server.Eras) (cluster
 		// The event logs of resumability are shared with the sessions: a
 		// client whose stream broke resumes with Last-Event-ID on whichever
 		// instance the load balancer picks.
-		cl.opts = append(cl.opts, server.WithLegacy(server.LegacyConfig{Store: ss, EventStore: es}))
+		cl.legacy = legacy.Config{Store: ss, EventStore: es}
 		logger.Info("keeping legacy sessions and their event logs in Redis", "addr", opt.Addr, "db", opt.DB)
 	}
 	logger.Info("sharing events and tasks through Redis", "addr", opt.Addr, "db", opt.DB, "channel", b.Channel())
