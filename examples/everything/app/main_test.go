@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/mcpwire/mcpwire/server"
 	"github.com/mcpwire/mcpwire/server/legacy"
 	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
@@ -113,7 +112,7 @@ func TestGracefulShutdown(t *testing.T) {
 // stdio and over Streamable HTTP.
 
 // newTestServer is the example server as main builds it, under ErasBoth.
-func newTestServer(t *testing.T) *server.Server {
+func newTestServer(t *testing.T) *instance {
 	t.Helper()
 	s, err := newServer(slog.New(slog.NewTextHandler(io.Discard, nil)), legacy.ErasBoth, cluster{})
 	if err != nil {
