@@ -51,16 +51,16 @@ FUZZ_TARGETS = \
 	./protocol/:FuzzDecodeJSONRPCMessage \
 	./protocol/:FuzzDecodeUnion \
 	./protocol/mcp20251125/:FuzzDecodeLegacy \
-	./server/:FuzzHTTPBody \
-	./server/:FuzzHTTPHandler \
-	./server/:FuzzStdio \
+	./server/streamhttp/:FuzzHTTPBody \
+	./server/streamhttp/:FuzzHTTPHandler \
+	./server/stdio/:FuzzStdio \
 	./server/:FuzzRequestState \
 	./server/:FuzzDecodeSentinel \
 	./server/internal/validate/:FuzzFlatRaw \
-	./server/:FuzzHTTPDual \
-	./server/:FuzzStdioDual \
-	./server/:FuzzLastEventID \
-	./server/:FuzzResumeGET \
+	./server/legacy/:FuzzHTTPDual \
+	./server/legacy/:FuzzStdioDual \
+	./server/legacy/:FuzzLastEventID \
+	./server/legacy/:FuzzResumeGET \
 	./server/:FuzzParseValue \
 	./server/internal/validate/:FuzzParseValue \
 	./server/internal/validate/:FuzzValueChecks \

@@ -483,4 +483,15 @@ func (e *Error) RetryAfter() int { return retryAfter(e) }
 // MayReceiveUpdate re-checks, as notifications/resources/updated of uri
 // is delivered on a stream opened with authorization z, that z still
 // holds the scopes the URI needs (nil z: no check).
-func (a *Adapter) MayReceiveUpdate(z *Authorization, uri string) bool { return a.s.mayReceiveUpdate(z, uri) }
+func (a *Adapter) MayReceiveUpdate(z *Authorization, uri string) bool {
+	return a.s.mayReceiveUpdate(z, uri)
+}
+
+// OpenListenStreams is the number of listen streams open on this
+// instance, which WithMaxListenStreams bounds.
+func (a *Adapter) OpenListenStreams() int {
+	c := &a.s.streams
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.total
+}

@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"bytes"
@@ -11,7 +11,12 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/mcpwire/mcpwire/server/internal/testkit"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+	"github.com/mcpwire/mcpwire/server/typed"
+
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // The checks tool arguments go through before their handler, seen from a
@@ -22,19 +27,19 @@ import (
 // path, and the handler does not run.
 
 // countingTool registers a tool that counts its calls and answers "ran".
-func countingTool(t testing.TB, s *Server, name, schema string) *atomic.Int64 {
+func countingTool(t testing.TB, s *server.Server, name, schema string) *atomic.Int64 {
 	t.Helper()
 	n := new(atomic.Int64)
-	addTool(t, s, `{"name":"`+name+`","inputSchema":`+schema+`}`, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+	AddTool(t, s, `{"name":"`+name+`","inputSchema":`+schema+`}`, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
 		n.Add(1)
-		return TextResult("ran"), nil
+		return server.TextResult("ran"), nil
 	})
 	return n
 }
 
 // callBody is a tools/call request for tool with raw JSON arguments.
 func callBody(id int, tool, args string) []byte {
-	return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"_meta":%s,"name":%q,"arguments":%s}}`, id, hostileMeta, tool, args))
+	return []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"_meta":%s,"name":%q,"arguments":%s}}`, id, HostileMeta, tool, args))
 }
 
 // jsonList joins n copies of item with commas.
@@ -68,12 +73,12 @@ func general200Args(num string) string { return `{"a":[` + jsonList(num, 200) + 
 
 // numberCostServer serves the two tools of the number-cost benchmark.
 func numberCostServer(t testing.TB) (http.Handler, map[string]*atomic.Int64) {
-	s := newServer(t)
+	s := NewServer(t)
 	runs := map[string]*atomic.Int64{
 		"flat":    countingTool(t, s, "flat", flat200Schema()),
 		"general": countingTool(t, s, "general", general200Schema),
 	}
-	return s.Handler(HTTPOptions{}), runs
+	return Handler(s, streamhttp.Options{}), runs
 }
 
 // A number with a huge exponent is refused before anything converts it:
@@ -91,11 +96,11 @@ func TestHugeExponentsRefused(t *testing.T) {
 		{"general", `{"a":[` + strings.Repeat("9", 100000) + `]}`, "/a/0"},
 	} {
 		start := time.Now()
-		rec := post(t, h, callBody(1, c.tool, c.args), nil)
-		w := single(t, rec)
+		rec := Post(t, h, callBody(1, c.tool, c.args), nil)
+		w := Single(t, rec)
 		d := time.Since(start)
-		if !w.isError() || !strings.Contains(w.text(t, 0), "at "+c.path) || !strings.Contains(w.text(t, 0), "number") {
-			t.Errorf("%s %.60s: want a tool error naming %s, got %s", c.tool, c.args, c.path, w.raw)
+		if !w.IsError() || !strings.Contains(w.Text(t, 0), "at "+c.path) || !strings.Contains(w.Text(t, 0), "number") {
+			t.Errorf("%s %.60s: want a tool error naming %s, got %s", c.tool, c.args, c.path, w.Raw)
 		}
 		if n := runs[c.tool].Load(); n != 0 {
 			t.Errorf("%s %.60s: the handler ran", c.tool, c.args)
@@ -106,8 +111,8 @@ func TestHugeExponentsRefused(t *testing.T) {
 	}
 	// The same arguments with small numbers are served.
 	for tool, args := range map[string]string{"flat": flat200Args("7"), "general": general200Args("7")} {
-		if w := single(t, post(t, h, callBody(2, tool, args), nil)); w.isError() || w.text(t, 0) != "ran" {
-			t.Errorf("%s with small numbers: %s", tool, w.raw)
+		if w := Single(t, Post(t, h, callBody(2, tool, args), nil)); w.IsError() || w.Text(t, 0) != "ran" {
+			t.Errorf("%s with small numbers: %s", tool, w.Raw)
 		}
 	}
 }
@@ -116,7 +121,7 @@ func TestHugeExponentsRefused(t *testing.T) {
 func benchCall(b *testing.B, h http.Handler, body []byte) {
 	b.ReportAllocs()
 	for b.Loop() {
-		post(b, h, body, nil)
+		Post(b, h, body, nil)
 	}
 }
 
@@ -169,10 +174,10 @@ func TestHugeExponentRatio(t *testing.T) {
 // 60-byte body, 2^22 schema applications), and a pattern whose program
 // has 2,002 instructions, some 18 µs a byte (R-SCHEMA-08, R-TOOL-10).
 func TestValidationWorkRefused(t *testing.T) {
-	s := newServer(t)
+	s := NewServer(t)
 	double := countingTool(t, s, "double", `{"$defs":{"n":{"allOf":[{"items":{"$ref":"#/$defs/n"}},{"items":{"$ref":"#/$defs/n"}}]}},"type":"object","properties":{"a":{"$ref":"#/$defs/n"}}}`)
 	patternRuns := countingTool(t, s, "pattern", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"string","pattern":"[a-z]{1,1000}@"}}}}`)
-	h := s.Handler(HTTPOptions{})
+	h := Handler(s, streamhttp.Options{})
 	for _, c := range []struct {
 		tool, args string
 		runs       *atomic.Int64
@@ -181,10 +186,10 @@ func TestValidationWorkRefused(t *testing.T) {
 		{"pattern", `{"a":["` + strings.Repeat("a", 64<<10) + `"]}`, patternRuns},
 	} {
 		start := time.Now()
-		w := single(t, post(t, h, callBody(1, c.tool, c.args), nil))
+		w := Single(t, Post(t, h, callBody(1, c.tool, c.args), nil))
 		d := time.Since(start)
-		if !w.isError() || !strings.Contains(w.text(t, 0), "too large to validate") {
-			t.Errorf("%s: want a tool error saying the arguments are too large to validate, got %s", c.tool, w.raw)
+		if !w.IsError() || !strings.Contains(w.Text(t, 0), "too large to validate") {
+			t.Errorf("%s: want a tool error saying the arguments are too large to validate, got %s", c.tool, w.Raw)
 		}
 		if c.runs.Load() != 0 {
 			t.Errorf("%s: the handler ran", c.tool)
@@ -194,11 +199,11 @@ func TestValidationWorkRefused(t *testing.T) {
 		}
 	}
 	// Shallow or small arguments of the same tools are validated.
-	if w := single(t, post(t, h, callBody(2, "double", `{"a":[[[]]]}`), nil)); w.isError() {
-		t.Errorf("double, shallow: %s", w.raw)
+	if w := Single(t, Post(t, h, callBody(2, "double", `{"a":[[[]]]}`), nil)); w.IsError() {
+		t.Errorf("double, shallow: %s", w.Raw)
 	}
-	if w := single(t, post(t, h, callBody(3, "pattern", `{"a":["abc@","`+strings.Repeat("a", 1000)+`@"]}`), nil)); w.isError() {
-		t.Errorf("pattern, small: %s", w.raw)
+	if w := Single(t, Post(t, h, callBody(3, "pattern", `{"a":["abc@","`+strings.Repeat("a", 1000)+`@"]}`), nil)); w.IsError() {
+		t.Errorf("pattern, small: %s", w.Raw)
 	}
 }
 
@@ -206,12 +211,12 @@ func TestValidationWorkRefused(t *testing.T) {
 // of ten members, with a pattern, an enum and a nested array (over the
 // default decode limit of 10,000 members, raised here).
 func TestValidationWorkRealistic(t *testing.T) {
-	s := newServer(t, WithDecodeLimits(protocol.UnmarshalOptions{MaxMembers: 200000}))
+	s := NewServer(t, server.WithDecodeLimits(protocol.UnmarshalOptions{MaxMembers: 200000}))
 	runs := countingTool(t, s, "records", recordsSchema)
 	start := time.Now()
-	w := single(t, post(t, s.Handler(HTTPOptions{}), callBody(1, "records", recordsArgs(10000)), nil))
-	if w.isError() || runs.Load() != 1 {
-		t.Fatalf("10,000 records: %.300s", w.raw)
+	w := Single(t, Post(t, Handler(s, streamhttp.Options{}), callBody(1, "records", recordsArgs(10000)), nil))
+	if w.IsError() || runs.Load() != 1 {
+		t.Fatalf("10,000 records: %.300s", w.Raw)
 	}
 	t.Logf("10,000 records validated and served in %v", time.Since(start))
 }
@@ -230,22 +235,22 @@ func recordsArgs(n int) string {
 // A request whose client has gone away is not validated, and its handler
 // does not run.
 func TestArgumentsNotValidatedForAGoneClient(t *testing.T) {
-	s := newServer(t)
+	s := NewServer(t)
 	runs := countingTool(t, s, "records", recordsSchema)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var out bytes.Buffer
 	in := callBody(1, "records", recordsArgs(500)) // 6,500 values, 5,000 members
-	r, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+loopback+"/mcp", bytes.NewReader(in))
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+Loopback+"/mcp", bytes.NewReader(in))
 	if err != nil {
 		t.Fatal(err)
 	}
 	r.Header.Set("Content-Type", "application/json")
 	r.Header.Set("Accept", "application/json, text/event-stream")
-	for k, v := range mirror(in) {
+	for k, v := range Mirror(in) {
 		r.Header[k] = v
 	}
-	s.Handler(HTTPOptions{}).ServeHTTP(&discardWriter{h: http.Header{}, w: &out}, r)
+	Handler(s, streamhttp.Options{}).ServeHTTP(&discardWriter{h: http.Header{}, w: &out}, r)
 	if runs.Load() != 0 || out.Len() != 0 {
 		t.Errorf("the handler ran %d times for a request whose client had gone away; answer %.300s", runs.Load(), out.Bytes())
 	}
@@ -300,8 +305,8 @@ func TestCaseVariantArguments(t *testing.T) {
 		{`{"type":"object","properties":{"region":{"type":"string"}},"patternProperties":{"^R":{"type":"string"}}}`, `{"rEGION":"x"}`, "/rEGION"},
 		{`{"type":"object","properties":{"a":{"type":"string"},"A":{"type":"string"}},"required":["a"]}`, `{"a":"x"}`, ""},
 	}
-	s := newServer(t)
-	h := s.Handler(HTTPOptions{})
+	s := NewServer(t)
+	h := Handler(s, streamhttp.Options{})
 	for i, c := range cases {
 		name := fmt.Sprintf("t%d", i)
 		runs := countingTool(t, s, name, c.schema)
@@ -309,17 +314,17 @@ func TestCaseVariantArguments(t *testing.T) {
 		// Over HTTP (the general path when the schema has x-mcp-header
 		// arguments) and over stdio (the fast path for flat schemas).
 		var out bytes.Buffer
-		if err := s.ServeStdio(context.Background(), bytes.NewReader(append(body, '\n')), &out); err != nil {
+		if err := ServeStdio(context.Background(), s, bytes.NewReader(append(body, '\n')), &out); err != nil {
 			t.Fatal(err)
 		}
-		answers := []*wire{single(t, post(t, h, body, nil)), decodeWire(t, bytes.TrimSpace(out.Bytes()))}
+		answers := []*Wire{Single(t, Post(t, h, body, nil)), DecodeWire(t, bytes.TrimSpace(out.Bytes()))}
 		for j, w := range answers {
 			via := []string{"http", "stdio"}[j]
 			switch {
-			case c.refused == "" && (w.isError() || w.code() != 0):
-				t.Errorf("%s %s on %s: want it served, got %s", via, c.args, c.schema, w.raw)
-			case c.refused != "" && (!w.isError() || !strings.Contains(w.text(t, 0), "at "+c.refused+": member name differs only in case")):
-				t.Errorf("%s %s on %s: want a tool error naming %s, got %s", via, c.args, c.schema, c.refused, w.raw)
+			case c.refused == "" && (w.IsError() || w.Code() != 0):
+				t.Errorf("%s %s on %s: want it served, got %s", via, c.args, c.schema, w.Raw)
+			case c.refused != "" && (!w.IsError() || !strings.Contains(w.Text(t, 0), "at "+c.refused+": member name differs only in case")):
+				t.Errorf("%s %s on %s: want a tool error naming %s, got %s", via, c.args, c.schema, c.refused, w.Raw)
 			}
 		}
 		want := int64(0)
@@ -336,19 +341,19 @@ func TestCaseVariantArguments(t *testing.T) {
 // tool (closed by additionalProperties: false) refuses the variant too,
 // naming it.
 func TestCaseVariantTypedTool(t *testing.T) {
-	s := newServer(t)
+	s := NewServer(t)
 	type in struct {
 		Seconds int `json:"seconds" jsonschema:"how long"`
 	}
 	var got atomic.Int64
-	if err := AddTypedTool(s, protocol.Tool{Name: "sleep"}, func(_ context.Context, _ *Request, a in) (*protocol.CallToolResult, error) {
+	if err := typed.AddTool(s, protocol.Tool{Name: "sleep"}, func(_ context.Context, _ *server.Request, a in) (*protocol.CallToolResult, error) {
 		got.Add(1)
-		return TextResult(fmt.Sprint(a.Seconds)), nil
+		return server.TextResult(fmt.Sprint(a.Seconds)), nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	w := single(t, post(t, s.Handler(HTTPOptions{}), callBody(1, "sleep", `{"SECONDS":-5}`), nil))
-	if !w.isError() || !strings.Contains(w.text(t, 0), "SECONDS") || got.Load() != 0 {
-		t.Fatalf("typed tool: %s (ran %d)", w.raw, got.Load())
+	w := Single(t, Post(t, Handler(s, streamhttp.Options{}), callBody(1, "sleep", `{"SECONDS":-5}`), nil))
+	if !w.IsError() || !strings.Contains(w.Text(t, 0), "SECONDS") || got.Load() != 0 {
+		t.Fatalf("typed tool: %s (ran %d)", w.Raw, got.Load())
 	}
 }

@@ -1,30 +1,18 @@
-package server
+package server_test
 
 import (
 	"fmt"
 	"strings"
 	"testing"
+
+	. "github.com/mcpwire/mcpwire/server/internal/testkit"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // membersObject is an object of n members named k000000…, in an order
 // that is not sorted.
 func membersObject(n int) string {
-	return objectOf(n, func(i int) string { return fmt.Sprintf(`"k%06d":0`, (i*7919)%1000000) })
-}
-
-// objectOf is the JSON object of the n members member(0) … member(n-1)
-// writes.
-func objectOf(n int, member func(i int) string) string {
-	var b strings.Builder
-	b.WriteByte('{')
-	for i := range n {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(member(i))
-	}
-	b.WriteByte('}')
-	return b.String()
+	return ObjectOf(n, func(i int) string { return fmt.Sprintf(`"k%06d":0`, (i*7919)%1000000) })
 }
 
 // Every member of an object costs something for every schema applied to
@@ -45,10 +33,10 @@ func TestObjectMembersCharged(t *testing.T) {
 		},
 	}
 	// The review's reproduction, end to end: 119 KB of valid arguments.
-	s := newServer(t)
+	s := NewServer(t)
 	runs := countingTool(t, s, "t", sh.schema)
-	w := single(t, post(t, s.Handler(HTTPOptions{}), callBody(1, "t", string(sh.args(9900))), nil))
-	if !w.isError() || !strings.Contains(w.text(t, 0), "too large to validate") || runs.Load() != 0 {
-		t.Errorf("an object of 9,900 members under a recursion of depth 16: want refused as too large to validate, got %.300s (handler ran %d)", w.raw, runs.Load())
+	w := Single(t, Post(t, Handler(s, streamhttp.Options{}), callBody(1, "t", string(sh.args(9900))), nil))
+	if !w.IsError() || !strings.Contains(w.Text(t, 0), "too large to validate") || runs.Load() != 0 {
+		t.Errorf("an object of 9,900 members under a recursion of depth 16: want refused as too large to validate, got %.300s (handler ran %d)", w.Raw, runs.Load())
 	}
 }

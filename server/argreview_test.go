@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"context"
@@ -10,7 +10,11 @@ import (
 	"sync/atomic"
 	"testing"
 
+	. "github.com/mcpwire/mcpwire/server/internal/testkit"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // Regressions of the second hostile review of tool-argument validation
@@ -25,11 +29,11 @@ import (
 // no variant is still served, and the declared spelling is still held to
 // its header.
 func TestCaseVariantMatchedByPattern(t *testing.T) {
-	s := newServer(t)
+	s := NewServer(t)
 	var runs int
 	var got string
-	addTool(t, s, `{"name":"route","inputSchema":{"type":"object","properties":{"region":{"type":"string","enum":["us"],"x-mcp-header":"Region"}},"patternProperties":{"^[A-Za-z]+$":{"type":"string"}}}}`,
-		func(_ context.Context, _ *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+	AddTool(t, s, `{"name":"route","inputSchema":{"type":"object","properties":{"region":{"type":"string","enum":["us"],"x-mcp-header":"Region"}},"patternProperties":{"^[A-Za-z]+$":{"type":"string"}}}}`,
+		func(_ context.Context, _ *server.Request, args json.RawMessage) (*protocol.CallToolResult, error) {
 			runs++
 			var in struct {
 				Region string `json:"region"`
@@ -38,9 +42,9 @@ func TestCaseVariantMatchedByPattern(t *testing.T) {
 				return nil, err
 			}
 			got = in.Region
-			return TextResult("region=" + in.Region), nil
+			return server.TextResult("region=" + in.Region), nil
 		})
-	h := s.Handler(HTTPOptions{})
+	h := Handler(s, streamhttp.Options{})
 	withRegion := func(r *http.Request) { r.Header.Set("Mcp-Param-Region", "us") }
 	for _, c := range []struct {
 		args string
@@ -53,19 +57,19 @@ func TestCaseVariantMatchedByPattern(t *testing.T) {
 		{`{"region":"us","zone":"x"}`, 0, ""},
 	} {
 		runs, got = 0, ""
-		w := single(t, post(t, h, callBody(1, "route", c.args), withRegion))
+		w := Single(t, Post(t, h, callBody(1, "route", c.args), withRegion))
 		switch {
 		case c.code != 0:
-			if w.code() != c.code || runs != 0 {
-				t.Errorf("%s: want error %d, got %s (handler ran %d times)", c.args, c.code, w.raw, runs)
+			if w.Code() != c.code || runs != 0 {
+				t.Errorf("%s: want error %d, got %s (handler ran %d times)", c.args, c.code, w.Raw, runs)
 			}
 		case c.tool != "":
-			if !w.isError() || w.text(t, 0) != c.tool || runs != 0 {
-				t.Errorf("%s: want the tool error %q, got %s (handler ran %d times, saw region=%q)", c.args, c.tool, w.raw, runs, got)
+			if !w.IsError() || w.Text(t, 0) != c.tool || runs != 0 {
+				t.Errorf("%s: want the tool error %q, got %s (handler ran %d times, saw region=%q)", c.args, c.tool, w.Raw, runs, got)
 			}
 		default:
-			if w.isError() || w.code() != 0 || runs != 1 || got != "us" {
-				t.Errorf("%s: want it served with region=us, got %s (handler saw %q)", c.args, w.raw, got)
+			if w.IsError() || w.Code() != 0 || runs != 1 || got != "us" {
+				t.Errorf("%s: want it served with region=us, got %s (handler saw %q)", c.args, w.Raw, got)
 			}
 		}
 	}
@@ -78,10 +82,10 @@ func TestCaseVariantMatchedByPattern(t *testing.T) {
 // path and the general one, and the handler does not run. Encoders' own
 // forms (1e-07, 1E+21) and an exponent of eight digits are served.
 func TestExponentWrittenLength(t *testing.T) {
-	s := newServer(t)
+	s := NewServer(t)
 	flat := countingTool(t, s, "flat", `{"type":"object","properties":{"x":{"type":"number"}}}`)
 	general := countingTool(t, s, "general", `{"type":"object","properties":{"x":{"enum":[1,2,3,10]},"a":{"type":"array","items":{"type":"number","minimum":0}}}}`)
-	h := s.Handler(HTTPOptions{})
+	h := Handler(s, streamhttp.Options{})
 	zeros := strings.Repeat("0", 1_000_000)
 	for _, c := range []struct {
 		tool, args, refusal string
@@ -95,13 +99,13 @@ func TestExponentWrittenLength(t *testing.T) {
 		{"general", `{"x":1e00000001,"a":[1e+0000400]}`, ""},
 	} {
 		runs := map[string]int64{"flat": flat.Load(), "general": general.Load()}
-		w := single(t, post(t, h, callBody(1, c.tool, c.args), nil))
+		w := Single(t, Post(t, h, callBody(1, c.tool, c.args), nil))
 		ran := map[string]int64{"flat": flat.Load(), "general": general.Load()}[c.tool] - runs[c.tool]
 		switch {
-		case c.refusal == "" && (w.isError() || ran != 1):
-			t.Errorf("%s %.80s: want it served, got %.300s", c.tool, c.args, w.raw)
-		case c.refusal != "" && (!w.isError() || w.text(t, 0) != "Invalid arguments: "+c.refusal || ran != 0):
-			t.Errorf("%s %.80s: want the tool error %q, got %.300s (handler ran %d times)", c.tool, c.args, c.refusal, w.raw, ran)
+		case c.refusal == "" && (w.IsError() || ran != 1):
+			t.Errorf("%s %.80s: want it served, got %.300s", c.tool, c.args, w.Raw)
+		case c.refusal != "" && (!w.IsError() || w.Text(t, 0) != "Invalid arguments: "+c.refusal || ran != 0):
+			t.Errorf("%s %.80s: want the tool error %q, got %.300s (handler ran %d times)", c.tool, c.args, c.refusal, w.Raw, ran)
 		}
 	}
 }
@@ -113,12 +117,12 @@ func TestPatternWorkProportional(t *testing.T) {
 	if testing.Short() {
 		t.Skip("times the validator")
 	}
-	s := newServer(t)
+	s := NewServer(t)
 	runs := countingTool(t, s, "mail", `{"type":"object","properties":{"to":{"type":"array","items":{"type":"string","pattern":"[^@\\s]{1,64}@[^@\\s]{1,255}"}}}}`)
 	one := `"` + strings.Repeat("a", 1<<20-16) + `"`
-	w := single(t, post(t, s.Handler(HTTPOptions{}), callBody(1, "mail", `{"to":[`+one+`,`+one+`,`+one+`]}`), nil))
-	if !w.isError() || !strings.Contains(w.text(t, 0), "too large to validate") || runs.Load() != 0 {
-		t.Errorf("three strings of 1 MiB against a pattern of 639 instructions: %.300s", w.raw)
+	w := Single(t, Post(t, Handler(s, streamhttp.Options{}), callBody(1, "mail", `{"to":[`+one+`,`+one+`,`+one+`]}`), nil))
+	if !w.IsError() || !strings.Contains(w.Text(t, 0), "too large to validate") || runs.Load() != 0 {
+		t.Errorf("three strings of 1 MiB against a pattern of 639 instructions: %.300s", w.Raw)
 	}
 }
 
@@ -133,20 +137,20 @@ func TestFormatAnnotation(t *testing.T) {
 	const draft7 = `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"p":{"type":"array","items":{"type":"string"%s}},"e":{"type":"string","format":"email"}}}`
 	withFormat, without := fmt.Sprintf(draft7, `,"format":"regex"`), fmt.Sprintf(draft7, ``)
 	args := `{"p":[` + jsonList(`"`+strings.Repeat(`\\pL{1000}`, 7)+`"`, 200) + `]}`
-	s := newServer(t)
+	s := NewServer(t)
 	runs := countingTool(t, s, "format", withFormat)
 	countingTool(t, s, "plain", without)
-	h := s.Handler(HTTPOptions{})
+	h := Handler(s, streamhttp.Options{})
 	for _, a := range []string{`{"p":["("],"e":"not an address"}`, args} {
-		if w := single(t, post(t, h, callBody(1, "format", a), nil)); w.isError() {
-			t.Errorf("format as an annotation: %.80s refused: %.300s", a, w.raw)
+		if w := Single(t, Post(t, h, callBody(1, "format", a), nil)); w.IsError() {
+			t.Errorf("format as an annotation: %.80s refused: %.300s", a, w.Raw)
 		}
 	}
 	if runs.Load() != 2 {
 		t.Errorf("the handler ran %d times, want 2", runs.Load())
 	}
-	if w := call(t, h, 2, protocol.MethodToolsList, params(nil)); !strings.Contains(string(w.raw), `"format":"regex"`) {
-		t.Errorf("tools/list lost the declared format: %.300s", w.raw)
+	if w := Call(t, h, 2, protocol.MethodToolsList, Params(nil)); !strings.Contains(string(w.Raw), `"format":"regex"`) {
+		t.Errorf("tools/list lost the declared format: %.300s", w.Raw)
 	}
 	if !testing.Short() {
 		f, p := bestCheck(t, s, "format", args), bestCheck(t, s, "plain", args)
@@ -156,27 +160,27 @@ func TestFormatAnnotation(t *testing.T) {
 		}
 	}
 	// Asserted: checked, and priced.
-	s = newServer(t, WithFormatAssertion())
+	s = NewServer(t, server.WithFormatAssertion())
 	runs = countingTool(t, s, "format", withFormat)
-	h = s.Handler(HTTPOptions{})
+	h = Handler(s, streamhttp.Options{})
 	for _, c := range []struct{ args, text string }{
 		{`{"p":["("]}`, "Invalid arguments: at /p/0: '(' is not valid regex"},
 		{`{"e":"not an address"}`, "Invalid arguments: at /e: 'not an address' is not valid email"},
 		{`{"p":[` + jsonList(`"`+strings.Repeat(`\\pL{1000}`, 7)+`"`, 100) + `]}`, "Invalid arguments: too large to validate"},
 	} {
-		w := single(t, post(t, h, callBody(1, "format", c.args), nil))
-		if !w.isError() || !strings.HasPrefix(w.text(t, 0), c.text) {
-			t.Errorf("format asserted: %.80s: want %q, got %.300s", c.args, c.text, w.raw)
+		w := Single(t, Post(t, h, callBody(1, "format", c.args), nil))
+		if !w.IsError() || !strings.HasPrefix(w.Text(t, 0), c.text) {
+			t.Errorf("format asserted: %.80s: want %q, got %.300s", c.args, c.text, w.Raw)
 		}
 	}
-	if w := single(t, post(t, h, callBody(1, "format", `{"p":["^a+$"],"e":"a@example.com"}`), nil)); w.isError() || runs.Load() != 1 {
-		t.Errorf("format asserted, valid: %.300s", w.raw)
+	if w := Single(t, Post(t, h, callBody(1, "format", `{"p":["^a+$"],"e":"a@example.com"}`), nil)); w.IsError() || runs.Load() != 1 {
+		t.Errorf("format asserted, valid: %.300s", w.Raw)
 	}
 	// In every dialect: 2020-12 (the default) too, which makes format an
 	// annotation by default.
 	countingTool(t, s, "format2020", `{"type":"object","properties":{"e":{"type":"string","format":"email"}}}`)
-	if w := single(t, post(t, h, callBody(1, "format2020", `{"e":"not an address"}`), nil)); !w.isError() || w.text(t, 0) != "Invalid arguments: at /e: 'not an address' is not valid email: missing @" {
-		t.Errorf("format asserted in a 2020-12 schema: %.300s", w.raw)
+	if w := Single(t, Post(t, h, callBody(1, "format2020", `{"e":"not an address"}`), nil)); !w.IsError() || w.Text(t, 0) != "Invalid arguments: at /e: 'not an address' is not valid email: missing @" {
+		t.Errorf("format asserted in a 2020-12 schema: %.300s", w.Raw)
 	}
 }
 
@@ -188,31 +192,31 @@ func TestFormatAnnotation(t *testing.T) {
 // one run), and the handler does not run. At the limit, arguments are
 // served; so are 10,000 realistic records (TestValidationWorkRealistic).
 func TestArgumentValuesLimit(t *testing.T) {
-	s := newServer(t)
+	s := NewServer(t)
 	runs := countingTool(t, s, "greet", `{"type":"object","properties":{"name":{"type":"string"}}}`)
-	h := s.Handler(HTTPOptions{})
+	h := Handler(s, streamhttp.Options{})
 	body := callBody(1, "greet", `{"name":[`+jsonList("1", (4<<20-400)/2)+`]}`)
-	post(t, h, callBody(1, "greet", `{"name":"warm"}`), nil)
+	Post(t, h, callBody(1, "greet", `{"name":"warm"}`), nil)
 	runtime.GC()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	w := single(t, post(t, h, body, nil))
+	w := Single(t, Post(t, h, body, nil))
 	runtime.ReadMemStats(&after)
 	allocated := after.TotalAlloc - before.TotalAlloc
 	t.Logf("a %d-byte tools/call of two million values: %.1f MiB allocated (%.1f× the body)", len(body), float64(allocated)/(1<<20), float64(allocated)/float64(len(body)))
-	want := fmt.Sprintf("Invalid arguments: at /: more values (object members and array elements) than the limit of %d", DefaultMaxArgumentValues)
-	if !w.isError() || w.text(t, 0) != want || runs.Load() != 1 {
-		t.Errorf("two million values: want the tool error %q, got %.300s", want, w.raw)
+	want := fmt.Sprintf("Invalid arguments: at /: more values (object members and array elements) than the limit of %d", server.DefaultMaxArgumentValues)
+	if !w.IsError() || w.Text(t, 0) != want || runs.Load() != 1 {
+		t.Errorf("two million values: want the tool error %q, got %.300s", want, w.Raw)
 	}
 	if allocated > 6*uint64(len(body)) {
 		t.Errorf("refusing a %d-byte request allocated %d bytes, %.1f times the body", len(body), allocated, float64(allocated)/float64(len(body)))
 	}
 	// The option, on the general and the flat path (the fast path
 	// declines what the general one refuses): 10 values pass, 11 do not.
-	s = newServer(t, WithMaxArgumentValues(10))
+	s = NewServer(t, server.WithMaxArgumentValues(10))
 	general := countingTool(t, s, "general", `{"type":"object","properties":{"a":{"type":"array","items":{"minimum":0}}}}`)
 	flat := countingTool(t, s, "flat", `{"type":"object","properties":{"x":{"type":"number"}}}`)
-	h = s.Handler(HTTPOptions{})
+	h = Handler(s, streamhttp.Options{})
 	members := func(n int) string {
 		m := make([]string, n)
 		for i := range m {
@@ -233,13 +237,13 @@ func TestArgumentValuesLimit(t *testing.T) {
 	} {
 		runs := map[string]*atomic.Int64{"general": general, "flat": flat}[c.tool]
 		before := runs.Load()
-		w := single(t, post(t, h, callBody(1, c.tool, c.args), nil))
+		w := Single(t, Post(t, h, callBody(1, c.tool, c.args), nil))
 		ran := runs.Load() - before
 		switch {
-		case c.served && (w.isError() || ran != 1):
-			t.Errorf("%s %s: want it served, got %.300s", c.tool, c.args, w.raw)
-		case !c.served && (!w.isError() || w.text(t, 0) != "Invalid arguments: at /: more values (object members and array elements) than the limit of 10" || ran != 0):
-			t.Errorf("%s %s: want it refused for the value limit, got %.300s", c.tool, c.args, w.raw)
+		case c.served && (w.IsError() || ran != 1):
+			t.Errorf("%s %s: want it served, got %.300s", c.tool, c.args, w.Raw)
+		case !c.served && (!w.IsError() || w.Text(t, 0) != "Invalid arguments: at /: more values (object members and array elements) than the limit of 10" || ran != 0):
+			t.Errorf("%s %s: want it refused for the value limit, got %.300s", c.tool, c.args, w.Raw)
 		}
 	}
 }

@@ -45,7 +45,7 @@ func AuthorizationFrom(ctx context.Context) *Authorization {
 	return a
 }
 
-// Token is the verified access token of the request (HTTPOptions.Verifier),
+// Token is the verified access token of the request (streamhttp.Options.Verifier),
 // nil without a Verifier and on stdio. Handlers read the token's claims
 // here; the token itself is never handed on (R-AUTH-06).
 func (r *Request) Token() *auth.TokenInfo {
@@ -55,17 +55,17 @@ func (r *Request) Token() *auth.TokenInfo {
 	return r.auth.Token
 }
 
-// exactScope is the default HTTPOptions.ScopeSatisfies: the token holds
+// exactScope is the default streamhttp.Options.ScopeSatisfies: the token holds
 // the scope itself.
 func exactScope(have *auth.TokenInfo, need string) bool { return have.HasScope(need) }
 
 // RequireScopes makes a tool need every one of scopes: a tools/call by a
-// request whose verified token (HTTPOptions.Verifier) lacks one gets HTTP
+// request whose verified token (streamhttp.Options.Verifier) lacks one gets HTTP
 // 403 with `WWW-Authenticate: Bearer error="insufficient_scope",
 // scope="<all of scopes>", resource_metadata="…"` and a JSON-RPC error
 // CodeInvalidRequestError whose data is {"requiredScopes": scopes}, in
 // either era (R-AUTH-08). Whether a token's scope satisfies a needed one
-// is HTTPOptions.ScopeSatisfies (R-AUTH-09). On stdio, and over HTTP
+// is streamhttp.Options.ScopeSatisfies (R-AUTH-09). On stdio, and over HTTP
 // without a Verifier, there is no token and the scopes are not checked
 // (R-STDIO-06: stdio takes its credentials from the environment).
 func RequireScopes(scopes ...string) ToolOption {
@@ -114,7 +114,7 @@ func checkScopes(r *Request, need []string) error {
 }
 
 // listable reports whether a list entry that needs scopes is shown to r:
-// always, unless HTTPOptions.FilterListsByScope is on and r's token
+// always, unless streamhttp.Options.FilterListsByScope is on and r's token
 // lacks one of them.
 func listable(r *Request, need []string) bool {
 	return r == nil || r.auth == nil || !r.auth.FilterLists || checkScopes(r, need) == nil

@@ -482,7 +482,7 @@ func pageDefs[V, D any](s *Server, m map[string]V, sorted []string, cursor *stri
 	return out, next, nil
 }
 
-// list serves the four list methods. With HTTPOptions.FilterListsByScope,
+// list serves the four list methods. With streamhttp.Options.FilterListsByScope,
 // a page leaves out what r's token may not use (it may then hold fewer
 // entries than the page size; the cursor is the same), and the answer is
 // private.

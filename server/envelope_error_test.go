@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"bytes"
@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // TestAppendErrorResponse: the hand-written error response is byte for
@@ -34,15 +35,17 @@ func TestAppendErrorResponse(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got := appendErrorResponse(nil, id, code, msg); !bytes.Equal(got, want) {
+				if got := server.AppendErrorResponse(nil, id, code, msg); !bytes.Equal(got, want) {
 					t.Fatalf("id %v, code %d, message %q (valid UTF-8 %v):\ngot  %s\nwant %s", id, code, msg, utf8.ValidString(msg), got, want)
 				}
 			}
 		}
 	}
-	s := &Server{}
+	a := (&server.Server{}).Adapter()
 	id := protocol.IntRequestId(3)
-	if n := testing.AllocsPerRun(100, func() { _ = s.errorOutcome(&id, invalidRequest(msgSessionNotFound)) }); n > 1 {
+	if n := testing.AllocsPerRun(100, func() {
+		_ = a.ErrorOutcome(&id, &server.Error{Code: protocol.CodeInvalidRequestError, Message: "Session not found: start a new session with initialize (without Mcp-Session-Id)"})
+	}); n > 1 {
 		t.Errorf("errorOutcome allocates %v times, want 1", n)
 	}
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/stdio"
+	"github.com/mcpwire/mcpwire/server/typed"
 	"github.com/mcpwire/mcpwire/servertest"
 )
 
@@ -18,7 +20,7 @@ import (
 // What the handler learnt travels in that state, not on the server.
 func ExampleRequest_AskInput() {
 	s, _ := server.New(protocol.Implementation{Name: "booking", Version: "1.0.0"})
-	_ = server.AddTypedTool(s, protocol.Tool{Name: "book"}, func(_ context.Context, r *server.Request, _ struct{}) (*protocol.CallToolResult, error) {
+	_ = typed.AddTool(s, protocol.Tool{Name: "book"}, func(_ context.Context, r *server.Request, _ struct{}) (*protocol.CallToolResult, error) {
 		answer := func(key string) (*protocol.ElicitResult, bool) {
 			resp, ok := r.InputResponse(key)
 			er, isElicit := resp.Value.(*protocol.ElicitResult)
@@ -79,7 +81,7 @@ func ExampleRequest_AskInput_wire() {
 	})
 	run := func(line string) map[string]any {
 		var out strings.Builder
-		_ = s.ServeStdio(context.Background(), strings.NewReader(line+"\n"), &out)
+		_ = stdio.Serve(context.Background(), s, strings.NewReader(line+"\n"), &out, stdio.Options{})
 		var m map[string]any
 		_ = json.Unmarshal([]byte(out.String()), &m)
 		return m

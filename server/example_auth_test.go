@@ -10,6 +10,8 @@ import (
 	"github.com/mcpwire/mcpwire/auth"
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+	"github.com/mcpwire/mcpwire/server/typed"
 	"github.com/mcpwire/mcpwire/servertest"
 )
 
@@ -32,7 +34,7 @@ func Example_authorization() {
 	type Out struct {
 		Deleted bool `json:"deleted"`
 	}
-	err = server.AddTypedTool(s, protocol.Tool{Name: "delete_note"},
+	err = typed.AddTool(s, protocol.Tool{Name: "delete_note"},
 		func(ctx context.Context, req *server.Request, in In) (Out, error) {
 			log.Printf("%s deletes %s", req.Principal, in.ID) // "https://auth.example.com alice"
 			return Out{Deleted: true}, nil
@@ -49,7 +51,7 @@ func Example_authorization() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	h := s.Handler(server.HTTPOptions{
+	h := streamhttp.Handler(s, streamhttp.Options{
 		AllowedHosts:        []string{"mcp.example.com"},
 		Verifier:            v,
 		ResourceMetadataURL: mdURL,
@@ -74,11 +76,11 @@ func Example_authorization() {
 // challenge.
 func ExampleServer_Handler_authenticate() {
 	s, _ := server.New(protocol.Implementation{Name: "notes", Version: "1.0.0"})
-	_ = server.AddTypedTool(s, protocol.Tool{Name: "whoami"}, func(_ context.Context, r *server.Request, _ struct{}) (*protocol.CallToolResult, error) {
+	_ = typed.AddTool(s, protocol.Tool{Name: "whoami"}, func(_ context.Context, r *server.Request, _ struct{}) (*protocol.CallToolResult, error) {
 		return server.TextResult("you are " + r.Principal), nil
 	})
 	keys := map[string]string{"Bearer k-123": "ada"} // in production: a lookup of hashed keys
-	opts := server.HTTPOptions{
+	opts := streamhttp.Options{
 		Authenticate: func(r *http.Request) (string, error) {
 			if who, ok := keys[r.Header.Get("Authorization")]; ok {
 				return who, nil
@@ -86,7 +88,7 @@ func ExampleServer_Handler_authenticate() {
 			return "", errors.New("unknown API key")
 		},
 	}
-	// s.Handler(opts) is the handler to serve; servertest calls it in-process.
+	// streamhttp.Handler(s, opts) is the handler to serve; servertest calls it in-process.
 	c := servertest.New(s, servertest.WithHTTPOptions(opts))
 	ctx := context.Background()
 

@@ -3,11 +3,10 @@ package server_test
 import (
 	"context"
 	"fmt"
-	"log/slog"
-	"os"
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/typed"
 	"github.com/mcpwire/mcpwire/servertest"
 )
 
@@ -26,7 +25,7 @@ func ExampleWithMiddleware() {
 		}
 	}
 	s, _ := server.New(protocol.Implementation{Name: "demo", Version: "1.0.0"}, server.WithMiddleware(adminOnly))
-	_ = server.AddTypedTool(s, protocol.Tool{Name: "drop_table"}, func(context.Context, *server.Request, struct{}) (string, error) {
+	_ = typed.AddTool(s, protocol.Tool{Name: "drop_table"}, func(context.Context, *server.Request, struct{}) (string, error) {
 		return "dropped", nil
 	})
 	c := servertest.New(s)
@@ -39,24 +38,4 @@ func ExampleWithMiddleware() {
 	// servertest: HTTP 400: mcp error -31001: drop_table is for admins
 	// saw tools/call drop_table
 	// "dropped"
-}
-
-// ExampleLogRequests logs one line per request.
-func ExampleLogRequests() {
-	log := slog.New(slog.NewTextHandler(os.Stdout, &slog.HandlerOptions{
-		ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
-			if a.Key == slog.TimeKey || a.Key == "duration" {
-				return slog.Attr{} // left out to keep the output stable
-			}
-			return a
-		},
-	}))
-	s, _ := server.New(protocol.Implementation{Name: "demo", Version: "1.0.0"},
-		server.WithMiddleware(server.LogRequests(log, server.RequestLogOptions{})))
-	_ = server.AddTypedTool(s, protocol.Tool{Name: "ping"}, func(context.Context, *server.Request, struct{}) (string, error) {
-		return "pong", nil
-	})
-	_, _ = servertest.New(s).CallTool(context.Background(), "ping", nil)
-	// Output:
-	// level=INFO msg="mcp request" method=tools/call id=1 protocolVersion=2026-07-28 name=ping outcome=ok
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/typed"
 	"github.com/mcpwire/mcpwire/servertest"
 )
 
@@ -15,7 +16,7 @@ import (
 // stream, before its result.
 func ExampleRequest_Progress() {
 	s, _ := server.New(protocol.Implementation{Name: "jobs", Version: "1.0.0"})
-	_ = server.AddTypedTool(s, protocol.Tool{Name: "index"}, func(ctx context.Context, r *server.Request, _ struct{}) (*protocol.CallToolResult, error) {
+	_ = typed.AddTool(s, protocol.Tool{Name: "index"}, func(ctx context.Context, r *server.Request, _ struct{}) (*protocol.CallToolResult, error) {
 		sent := false
 		for i := 1; i <= 3; i++ {
 			sent = r.Progress(ctx, float64(i), 3, fmt.Sprintf("file %d of 3", i))
@@ -43,7 +44,7 @@ func ExampleRequest_Progress() {
 // request asked for in its _meta (R-LOG-03, R-LOG-04).
 func ExampleRequest_Log() {
 	s, _ := server.New(protocol.Implementation{Name: "jobs", Version: "1.0.0"})
-	_ = server.AddTypedTool(s, protocol.Tool{Name: "sync"}, func(ctx context.Context, r *server.Request, _ struct{}) (string, error) {
+	_ = typed.AddTool(s, protocol.Tool{Name: "sync"}, func(ctx context.Context, r *server.Request, _ struct{}) (string, error) {
 		r.Log(ctx, protocol.LoggingLevelDebug, "sync", json.RawMessage(`"listing files"`))
 		r.Log(ctx, protocol.LoggingLevelWarning, "sync", json.RawMessage(`{"skipped":2}`))
 		return "synced", nil

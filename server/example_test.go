@@ -7,12 +7,13 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/stdio"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // request builds a JSON-RPC request with the per-request _meta that every
@@ -69,132 +70,11 @@ func ExampleServer_AddTool() {
 
 	var out strings.Builder
 	in := request(1, "tools/call", map[string]any{"name": "greet", "arguments": map[string]any{"who": "Ada"}}, nil)
-	_ = s.ServeStdio(context.Background(), strings.NewReader(in+"\n"), &out)
+	_ = stdio.Serve(context.Background(), s, strings.NewReader(in+"\n"), &out, stdio.Options{})
 	fmt.Print(out.String())
 	// Output:
 	// <nil>
 	// {"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"demo","version":"1.0.0"}},"content":[{"text":"Hello, Ada!","type":"text"}],"resultType":"complete"}}
-}
-
-type forecastIn struct {
-	City string `json:"city"`
-	Days int    `json:"days"`
-}
-
-type forecastOut struct {
-	City  string `json:"city"`
-	Highs []int  `json:"highs"`
-}
-
-func ExampleAddTypedTool() {
-	s, _ := server.New(protocol.Implementation{Name: "weather", Version: "1.0.0"})
-	_ = server.AddTypedTool(s, protocol.Tool{Name: "forecast"}, func(_ context.Context, _ *server.Request, in forecastIn) (forecastOut, error) {
-		out := forecastOut{City: in.City}
-		for i := 0; i < in.Days; i++ {
-			out.Highs = append(out.Highs, 20+i)
-		}
-		return out, nil
-	})
-	var out strings.Builder
-	in := request(1, "tools/call", map[string]any{"name": "forecast", "arguments": map[string]any{"city": "Oslo", "days": 2}}, nil)
-	_ = s.ServeStdio(context.Background(), strings.NewReader(in+"\n"), &out)
-
-	var resp struct {
-		Result struct {
-			Content           []struct{ Text string }
-			StructuredContent json.RawMessage
-		}
-	}
-	_ = json.Unmarshal([]byte(out.String()), &resp)
-	fmt.Println("structuredContent:", string(resp.Result.StructuredContent))
-	fmt.Println("text block:       ", resp.Result.Content[0].Text)
-	// Output:
-	// structuredContent: {"city":"Oslo","highs":[20,21]}
-	// text block:        {"city":"Oslo","highs":[20,21]}
-}
-
-type greetIn struct {
-	Name string `json:"name"`
-}
-
-// A tool with typed arguments whose handler builds the result itself:
-// Out is *protocol.CallToolResult, so no outputSchema is declared.
-func ExampleAddTypedTool_result() {
-	s, _ := server.New(protocol.Implementation{Name: "demo", Version: "1.0.0"})
-	_ = server.AddTypedTool(s, protocol.Tool{Name: "greet"}, func(_ context.Context, _ *server.Request, in greetIn) (*protocol.CallToolResult, error) {
-		return server.TextResult("Hello, " + in.Name + "!"), nil
-	})
-	var out strings.Builder
-	in := request(1, "tools/call", map[string]any{"name": "greet", "arguments": map[string]any{"name": "Ada"}}, nil)
-	_ = s.ServeStdio(context.Background(), strings.NewReader(in+"\n"), &out)
-
-	var resp struct {
-		Result struct {
-			Content []struct{ Text string }
-		}
-	}
-	_ = json.Unmarshal([]byte(out.String()), &resp)
-	fmt.Println(resp.Result.Content[0].Text)
-	// Output:
-	// Hello, Ada!
-}
-
-func ExampleServer_Handler() {
-	s, _ := server.New(protocol.Implementation{Name: "demo", Version: "1.0.0"})
-	h := s.Handler(server.HTTPOptions{}) // serves loopback Hosts and Origins only
-	// In a program: http.ListenAndServe("127.0.0.1:8080", h) on path /mcp.
-
-	body := request(1, "server/discover", nil, nil)
-	r := httptest.NewRequest(http.MethodPost, "http://localhost:8080/mcp", strings.NewReader(body))
-	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set("MCP-Protocol-Version", protocol.Revision) // mirrors _meta
-	r.Header.Set("Mcp-Method", "server/discover")           // mirrors method
-	w := httptest.NewRecorder()
-	h.ServeHTTP(w, r)
-	fmt.Println(w.Code, w.Header().Get("Content-Type"))
-	fmt.Println(w.Body.String())
-
-	// The same request without its headers is refused (R-HDR-03).
-	r = httptest.NewRequest(http.MethodPost, "http://localhost:8080/mcp", strings.NewReader(body))
-	w = httptest.NewRecorder()
-	h.ServeHTTP(w, r)
-	fmt.Println(w.Code, w.Body.String())
-	// Output:
-	// 200 application/json
-	// {"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"demo","version":"1.0.0"}},"cacheScope":"private","capabilities":{"logging":{}},"resultType":"complete","supportedVersions":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"],"ttlMs":0}}
-	// 400 {"error":{"code":-32020,"message":"Missing MCP-Protocol-Version header"},"id":1,"jsonrpc":"2.0"}
-}
-
-func ExampleServer_ServeStdio() {
-	s, _ := server.New(protocol.Implementation{Name: "demo", Version: "1.0.0"})
-	_ = s.AddResource(protocol.Resource{URI: "note://today", Name: "today"},
-		func(_ context.Context, _ *server.Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
-			return server.TextContents(uri, "text/plain", "Buy milk."), nil
-		})
-	input := strings.Join([]string{
-		request(1, "resources/read", map[string]any{"uri": "note://today"}, nil),
-		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}`,
-		`this is not JSON`,
-		request(2, "resources/read", map[string]any{"uri": "note://tomorrow"}, nil),
-	}, "\n")
-	var out strings.Builder
-	if err := s.ServeStdio(context.Background(), strings.NewReader(input), &out); err != nil {
-		fmt.Println(err)
-	}
-	// Requests run concurrently: sort the lines to print them in a fixed order.
-	var lines []string
-	sc := bufio.NewScanner(strings.NewReader(out.String()))
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-	}
-	sort.Strings(lines)
-	for _, l := range lines {
-		fmt.Println(l)
-	}
-	// Output:
-	// {"error":{"code":-32602,"data":{"uri":"note://tomorrow"},"message":"Resource not found"},"id":2,"jsonrpc":"2.0"}
-	// {"error":{"code":-32700,"message":"Parse error: invalid literal"},"jsonrpc":"2.0"}
-	// {"jsonrpc":"2.0","id":1,"result":{"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"demo","version":"1.0.0"}},"cacheScope":"private","contents":[{"mimeType":"text/plain","text":"Buy milk.","uri":"note://today"}],"resultType":"complete","ttlMs":0}}
 }
 
 func ExampleRequest_SetCacheHint() {
@@ -211,7 +91,7 @@ func ExampleRequest_SetCacheHint() {
 		})
 	var out strings.Builder
 	in := request(1, "resources/read", map[string]any{"uri": "inbox://me"}, nil) + "\n"
-	_ = s.ServeStdio(context.Background(), strings.NewReader(in), &out)
+	_ = stdio.Serve(context.Background(), s, strings.NewReader(in), &out, stdio.Options{})
 	var resp struct {
 		Result struct {
 			TTLMs      int64  `json:"ttlMs"`
@@ -234,7 +114,7 @@ func ExampleWithSubscriptionAuthorizer() {
 		func(_ context.Context, _ *server.Request, uri string, vars map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
 			return server.TextContents(uri, "text/plain", "profile of "+vars["id"]), nil
 		})
-	srv := httptest.NewServer(s.Handler(server.HTTPOptions{
+	srv := httptest.NewServer(streamhttp.Handler(s, streamhttp.Options{
 		Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil },
 	}))
 	defer srv.Close()
@@ -279,7 +159,7 @@ func ExampleWithListenLimits() {
 		"resourceSubscriptions": []string{"note://a", "note://b", "note://c"},
 	}}, nil)
 	var out strings.Builder
-	_ = s.ServeStdio(context.Background(), strings.NewReader(line+"\n"), &out)
+	_ = stdio.Serve(context.Background(), s, strings.NewReader(line+"\n"), &out, stdio.Options{})
 	fmt.Print(out.String())
 	// Output:
 	// {"error":{"code":-32602,"message":"Invalid params: notifications.resourceSubscriptions has 3 entries, more than the limit of 2"},"id":1,"jsonrpc":"2.0"}

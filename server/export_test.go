@@ -1,24 +1,51 @@
 package server
 
 import (
-	"time"
-
-	"github.com/mcpwire/mcpwire/internal/testutil"
+	"context"
+	"encoding/json"
 )
 
-// SetMemorySessionStoreClock replaces the clock of a memory session store,
-// for the store's contract tests (package server_test).
-func SetMemorySessionStoreClock(m *MemorySessionStore, now func() time.Time) { m.now = now }
+// What the package's external tests (package server_test) reach of its
+// internals.
 
-// SetMemoryEventStoreClock replaces the clock of a memory event store, for
-// the store's contract tests (package server_test).
-func SetMemoryEventStoreClock(m *MemoryEventStore, now func() time.Time) { m.now = now }
+var (
+	PackSet             = packSet
+	ParamsDigest        = paramsDigest
+	NewError            = newError
+	ParamEqual          = paramEqual
+	AppendErrorResponse = appendErrorResponse
+	CheckParamHeaders   = checkParamHeaders
+	HeaderArgs          = headerArgs
+)
 
-// TestClock is the tests' clock that moves only when told, for the
-// store contract tests (package server_test) too.
-type TestClock = testutil.Clock
+// PackedSet is packedSet, for TestPackedSet.
+type PackedSet = packedSet
 
-// NewTestClock returns a TestClock at 2026-07-28 12:00 UTC.
-func NewTestClock() *TestClock {
-	return testutil.NewClock(time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC))
+// Has is has.
+func (p packedSet) Has(s string) bool { return p.has(s) }
+
+// HeaderParam is headerParam, for FuzzParseValue.
+type HeaderParam = headerParam
+
+// NewHeaderParam builds a headerParam.
+func NewHeaderParam(name, key string, path []string, typ string) HeaderParam {
+	return headerParam{name: name, key: key, path: path, typ: typ}
 }
+
+// SetBroker replaces the server's broker after New.
+func (s *Server) SetBroker(b Broker) { s.cfg.broker = b }
+
+// StreamTotal is the count of open listen streams.
+func (s *Server) StreamTotal() int {
+	s.streams.mu.Lock()
+	defer s.streams.mu.Unlock()
+	return s.streams.total
+}
+
+// CheckArgs runs the argument checks of the tool name on args.
+func (s *Server) CheckArgs(ctx context.Context, name string, args json.RawMessage) (Result, error) {
+	return s.checkArgs(ctx, s.lookupTool(name), args, s.valueLimits(), &Exchange{})
+}
+
+// Target is the request's tool or prompt name or resource URI.
+func (r *Request) Target() string { return r.target }

@@ -176,7 +176,7 @@ type ToolCall struct {
 	// Value is the tool's setting for the extension (ToolExtension).
 	Value any
 	// ClientKey is the client key of an HTTP request (its address, an IPv6
-	// one by its prefix: HTTPOptions.ClientKey), for limits counted per
+	// one by its prefix: streamhttp.Options.ClientKey), for limits counted per
 	// client when the request has no principal; "" on stdio.
 	ClientKey string
 

@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"go/ast"
@@ -10,15 +10,19 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/mcpwire/mcpwire/server"
+	. "github.com/mcpwire/mcpwire/server/internal/testkit"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
 // The project's standards forbid package-level mutable state: a lock, a
 // once, a pool or an atomic at package level is shared by every Server of
 // the process (the tasks extension's enabling lock was one). This checks
-// the sources of this package, of internal/validate, of redisstore and of
-// the extensions.
+// the sources of this package, of the packages beside it, of redisstore
+// and of the extensions.
 func TestNoPackageLevelSyncState(t *testing.T) {
-	for _, dir := range []string{".", "internal/validate", "../redisstore", "../ext/tasks"} {
+	for _, dir := range []string{".", "internal/validate", "internal/httpwire", "internal/stdiowire", "internal/jsonline", "legacy", "streamhttp", "stdio", "typed", "requestlog", "../redisstore", "../ext/tasks"} {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
 			t.Fatal(err)
@@ -72,15 +76,15 @@ func TestNoPackageLevelSyncState(t *testing.T) {
 // then requires it (H5, R-VER-04).
 func TestToolExtensionAddedOnceConcurrently(t *testing.T) {
 	var wg sync.WaitGroup
-	servers := make([]*Server, 4)
+	servers := make([]*server.Server, 4)
 	for i := range servers {
-		servers[i] = newServer(t)
+		servers[i] = NewServer(t)
 	}
 	for _, s := range servers {
 		for j := range 8 {
 			wg.Go(func() {
-				def := toolDef(t, `{"name":"t`+strconv.Itoa(j)+`","inputSchema":{"type":"object"}}`)
-				if err := s.AddTool(def, textTool("ok"), notesTool()); err != nil {
+				def := ToolDef(t, `{"name":"t`+strconv.Itoa(j)+`","inputSchema":{"type":"object"}}`)
+				if err := s.AddTool(def, TextTool("ok"), NotesTool()); err != nil {
 					t.Error(err)
 				}
 			})
@@ -88,17 +92,17 @@ func TestToolExtensionAddedOnceConcurrently(t *testing.T) {
 	}
 	wg.Wait()
 	for _, s := range servers {
-		if !s.HasExtension(notesID) {
+		if !s.HasExtension(NotesID) {
 			t.Fatal("the extension was not added")
 		}
-		h := s.Handler(HTTPOptions{})
+		h := Handler(s, streamhttp.Options{})
 		for j := range 8 {
 			name := "t" + strconv.Itoa(j)
-			if w := tcall(t, h, "tools/call", params(M{"name": name, "arguments": M{}}), nil); w.code() != -32021 {
-				t.Errorf("%s without the extension declared: %s, want -32021", name, w.raw)
+			if w := tcall(t, h, "tools/call", Params(M{"name": name, "arguments": M{}}), nil); w.Code() != -32021 {
+				t.Errorf("%s without the extension declared: %s, want -32021", name, w.Raw)
 			}
-			if w := tcall(t, h, "tools/call", tparams(notesCaps, M{"name": name, "arguments": M{}}), nil); w.text(t, 0) != "ok" {
-				t.Errorf("%s with the extension declared: %s", name, w.raw)
+			if w := tcall(t, h, "tools/call", tparams(notesCaps, M{"name": name, "arguments": M{}}), nil); w.Text(t, 0) != "ok" {
+				t.Errorf("%s with the extension declared: %s", name, w.Raw)
 			}
 		}
 	}

@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/mcpwire/mcpwire/server"
 	"github.com/mcpwire/mcpwire/server/internal/validate"
 )
 
@@ -23,37 +24,37 @@ func FuzzDecodeSentinel(f *testing.F) {
 	fzSeedLines(f, "sentinel", "*.txt")
 	const pre, post = "=?base64?", "?="
 	f.Fuzz(func(t *testing.T, v string) {
-		got, ok := decodeSentinel(v)
+		got, ok := server.DecodeHeaderValue(v)
 		if len(v) < len(pre)+len(post) || !strings.HasPrefix(v, pre) || !strings.HasSuffix(v, post) {
 			if !ok || got != v {
-				t.Fatalf("decodeSentinel(%q) = %q, %v; want it unchanged", v, got, ok)
+				t.Fatalf("server.DecodeHeaderValue(%q) = %q, %v; want it unchanged", v, got, ok)
 			}
 		} else {
 			inner := v[len(pre) : len(v)-len(post)]
 			want, err := base64.StdEncoding.DecodeString(inner)
 			if ok != (err == nil) {
-				t.Fatalf("decodeSentinel(%q) ok = %v, but base64 says %v", v, ok, err)
+				t.Fatalf("server.DecodeHeaderValue(%q) ok = %v, but base64 says %v", v, ok, err)
 			}
 			if ok && got != string(want) {
-				t.Fatalf("decodeSentinel(%q) = %q, want %q", v, got, want)
+				t.Fatalf("server.DecodeHeaderValue(%q) = %q, want %q", v, got, want)
 			}
 			if !ok && got != "" {
-				t.Fatalf("decodeSentinel(%q) = %q on failure", v, got)
+				t.Fatalf("server.DecodeHeaderValue(%q) = %q on failure", v, got)
 			}
 			if _, err := base64.StdEncoding.Strict().DecodeString(inner); err == nil && !strings.ContainsAny(inner, "\r\n") {
 				if !ok {
-					t.Fatalf("decodeSentinel(%q) refused canonical base64", v)
+					t.Fatalf("server.DecodeHeaderValue(%q) refused canonical base64", v)
 				}
 				if re := base64.StdEncoding.EncodeToString([]byte(got)); re != inner {
-					t.Fatalf("decodeSentinel(%q) = %q, which encodes to %q", v, got, re)
+					t.Fatalf("server.DecodeHeaderValue(%q) = %q, which encodes to %q", v, got, re)
 				}
 			}
 		}
 
 		// The other way round: a client's encoding of v.
 		enc := pre + base64.StdEncoding.EncodeToString([]byte(v)) + post
-		if got, ok := decodeSentinel(enc); !ok || got != v {
-			t.Fatalf("decodeSentinel(%q) = %q, %v; want %q", enc, got, ok, v)
+		if got, ok := server.DecodeHeaderValue(enc); !ok || got != v {
+			t.Fatalf("server.DecodeHeaderValue(%q) = %q, %v; want %q", enc, got, ok, v)
 		}
 	})
 }
@@ -68,11 +69,11 @@ func FuzzParseValue(f *testing.F) {
 		`{"loc":"z","count":"7","flag":true,"region":null}`, `{"r\u0065gion":"eu"}`} {
 		f.Add([]byte(seed), "eu", "7")
 	}
-	params := []headerParam{
-		{name: "Region", key: "Mcp-Param-Region", path: []string{"region"}, typ: "string"},
-		{name: "Count", key: "Mcp-Param-Count", path: []string{"count"}, typ: "integer"},
-		{name: "Zone", key: "Mcp-Param-Zone", path: []string{"loc", "zone"}, typ: "string"},
-		{name: "Flag", key: "Mcp-Param-Flag", path: []string{"flag"}, typ: "boolean"},
+	params := []server.HeaderParam{
+		server.NewHeaderParam("Region", "Mcp-Param-Region", []string{"region"}, "string"),
+		server.NewHeaderParam("Count", "Mcp-Param-Count", []string{"count"}, "integer"),
+		server.NewHeaderParam("Zone", "Mcp-Param-Zone", []string{"loc", "zone"}, "string"),
+		server.NewHeaderParam("Flag", "Mcp-Param-Flag", []string{"flag"}, "boolean"),
 	}
 	f.Fuzz(func(t *testing.T, in []byte, region, count string) {
 		if !json.Valid(in) || !utf8.Valid(in) {
@@ -85,7 +86,7 @@ func FuzzParseValue(f *testing.F) {
 			return // over the number limits, case variants, lone surrogates
 		}
 		h := http.Header{"Mcp-Param-Region": {region}, "Mcp-Param-Count": {count}, "Mcp-Param-Zone": {"z"}, "Mcp-Param-Flag": {"true"}}
-		whole, sparse := checkParamHeaders(params, got, h), checkParamHeaders(params, headerArgs(in, params), h)
+		whole, sparse := server.CheckParamHeaders(params, got, h), server.CheckParamHeaders(params, server.HeaderArgs(in, params), h)
 		if (whole == nil) != (sparse == nil) || whole != nil && whole.Message != sparse.Message {
 			t.Fatalf("%s: the whole tree gives %v, the sparse read %v", in, whole, sparse)
 		}

@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"bufio"
@@ -13,7 +13,11 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/mcpwire/mcpwire/server/internal/testkit"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // Opening and dropping 1,000 SSE responses and 1,000 listen streams
@@ -24,8 +28,8 @@ func TestDroppedStreamsLeakNothing(t *testing.T) {
 	}
 	// Dropped streams end a little after their client goes: not capped
 	// per address here (32 clients at once, all from 127.0.0.1).
-	s := fixture(t, WithKeepAlive(time.Hour), WithMaxListenStreams(-1, 0))
-	addTool(t, s, `{"name":"stream","inputSchema":{"type":"object"}}`, func(ctx context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	s := Fixture(t, server.WithKeepAlive(time.Hour), server.WithMaxListenStreams(-1, 0))
+	AddTool(t, s, `{"name":"stream","inputSchema":{"type":"object"}}`, func(ctx context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		for i := 1; ; i++ {
 			if !r.Progress(ctx, float64(i), 0, "") {
 				return nil, ctx.Err()
@@ -37,7 +41,7 @@ func TestDroppedStreamsLeakNothing(t *testing.T) {
 			}
 		}
 	})
-	srv := httptest.NewServer(s.Handler(HTTPOptions{AllowedHosts: []string{"127.0.0.1"}}))
+	srv := httptest.NewServer(Handler(s, streamhttp.Options{AllowedHosts: []string{"127.0.0.1"}}))
 	t.Cleanup(srv.Close)
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
 	t.Cleanup(client.CloseIdleConnections)
@@ -54,7 +58,7 @@ func TestDroppedStreamsLeakNothing(t *testing.T) {
 
 	open := func(body []byte) {
 		req, _ := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
-		for k, v := range mirror(body) {
+		for k, v := range Mirror(body) {
 			req.Header[k] = v
 		}
 		req.Header.Set("Content-Type", "application/json")
@@ -75,9 +79,9 @@ func TestDroppedStreamsLeakNothing(t *testing.T) {
 	for i := range 2000 {
 		var body []byte
 		if i%2 == 0 {
-			body = rpc(i, "subscriptions/listen", params(M{"notifications": M{"toolsListChanged": true}}))
+			body = Rpc(i, "subscriptions/listen", Params(M{"notifications": M{"toolsListChanged": true}}))
 		} else {
-			body = rpc(i, "tools/call", params(M{"name": "stream", "_meta": meta("progressToken", i)}))
+			body = Rpc(i, "tools/call", Params(M{"name": "stream", "_meta": Meta("progressToken", i)}))
 		}
 		wg.Add(1)
 		sem <- struct{}{}

@@ -16,7 +16,7 @@ const (
 	// DefaultMaxInputRequests bounds the input requests of one
 	// input_required result and the inputResponses a retry may carry.
 	DefaultMaxInputRequests = 16
-	// DefaultMaxConcurrent bounds the requests one ServeStdio runs at once.
+	// DefaultMaxConcurrent bounds the requests one stdio.Serve runs at once.
 	DefaultMaxConcurrent = 64
 	// DefaultMaxStreamLifetime bounds one listen stream; the client
 	// reconnects after it ends.
@@ -45,7 +45,7 @@ const (
 // stdio request over WithMaxConcurrent. Its data carries retryAfterMs. It
 // lies outside -32768..-32000, as application codes should (R-BASE-15);
 // over HTTP it comes with status 429 and Retry-After, except for a
-// request shed by the Handler over HTTPOptions.MaxConcurrent or
+// request shed by the Handler over streamhttp.Options.MaxConcurrent or
 // MaxBodyMemory, which gets 503 (the server is at capacity, not the
 // client at fault).
 const CodeRateLimited int64 = -31429
@@ -173,7 +173,7 @@ func (s *Server) valueLimits() validate.Limits {
 // result and the inputResponses a retry may carry (default 16).
 func WithMaxInputRequests(n int) Option { return func(c *config) { c.maxInputs = n } }
 
-// WithMaxConcurrent bounds the requests one ServeStdio runs at once
+// WithMaxConcurrent bounds the requests one stdio.Serve runs at once
 // (default 64); a request over it is answered at once with CodeRateLimited.
 func WithMaxConcurrent(n int) Option { return func(c *config) { c.maxConcurrent = n } }
 
@@ -183,8 +183,8 @@ func WithMaxStreamLifetime(d time.Duration) Option { return func(c *config) { c.
 
 // WithRateLimit limits tools/call to r calls per second with bursts of
 // burst, per authenticated principal, or per client address when there is
-// none (an IPv6 address by its /64: see HTTPOptions.IPv6PrefixLen and
-// HTTPOptions.ClientKey) (tools.mdx, security considerations: servers MUST rate limit tool
+// none (an IPv6 address by its /64: see streamhttp.Options.IPv6PrefixLen and
+// streamhttp.Options.ClientKey) (tools.mdx, security considerations: servers MUST rate limit tool
 // invocations). A call over the limit gets CodeRateLimited (HTTP 429 with
 // Retry-After). Off by default.
 func WithRateLimit(r rate.Limit, burst int) Option {

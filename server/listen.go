@@ -75,7 +75,7 @@ const listenRetryAfter = 10 * time.Second
 // once: perClient for one principal (what the HTTP Authenticate hook
 // returned) or, for requests without one, one client address, keyed as
 // WithRateLimit keys it (an IPv6 address by its /64; see
-// HTTPOptions.ClientKey); total on the whole Server, every transport
+// streamhttp.Options.ClientKey); total on the whole Server, every transport
 // included (defaults 16 and 10,000; zero keeps a default, negative means
 // no cap). A stdio stream counts against total only: on stdio there is
 // one client, whose requests WithMaxConcurrent bounds already.
@@ -157,7 +157,7 @@ func streamKey(r *Request, x *Exchange) string {
 }
 
 // leaver is a notifier that holds a place among the requests in flight
-// of an HTTP Handler (HTTPOptions.MaxConcurrent, MaxBodyMemory), which a
+// of an HTTP Handler (streamhttp.Options.MaxConcurrent, MaxBodyMemory), which a
 // listen stream gives back once it is accepted.
 type leaver interface {
 	Leave()
@@ -243,7 +243,7 @@ func (s *Server) publish(ev Event) error {
 // (R-SUB-06); on stdio with notifications/cancelled naming the listen
 // request (R-SUB-07): see the package documentation for this choice. A
 // stream whose client stopped reading ends when its pending write times
-// out (HTTPOptions.WriteTimeout, 30 s by default): give ctx longer than
+// out (streamhttp.Options.WriteTimeout, 30 s by default): give ctx longer than
 // that for every stream to end. It also calls each extension's Shutdown
 // (the tasks extension fails the tasks running here), and returns their
 // errors joined.
@@ -281,7 +281,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 //
 // A stream over WithMaxListenStreams is refused first. One that can no
 // longer be written to (the client is gone, or stopped reading and a
-// write timed out: HTTPOptions.WriteTimeout) ends with nothing more sent.
+// write timed out: streamhttp.Options.WriteTimeout) ends with nothing more sent.
 // A token already past its exp (accepted within the Verifier's leeway)
 // opens no stream: 401 invalid_token, so that the client refreshes it
 // rather than reopen a stream that would end at once.

@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"bytes"
@@ -11,7 +11,11 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/mcpwire/mcpwire/server/internal/testkit"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // The cost of opening a listen stream grows linearly with its filter.
@@ -57,7 +61,7 @@ func listenFilterBody(n int, kinds ...string) []byte {
 	if subs != nil {
 		f["resourceSubscriptions"] = subs
 	}
-	return rpc(1, "subscriptions/listen", tparams(notesCaps, M{"notifications": f}))
+	return Rpc(1, "subscriptions/listen", tparams(notesCaps, M{"notifications": f}))
 }
 
 // benchListen times one subscriptions/listen over HTTP, from the request
@@ -65,13 +69,13 @@ func listenFilterBody(n int, kinds ...string) []byte {
 // resources and templates, looking every extension key up, de-duplicating,
 // acknowledging.
 func benchListen(b *testing.B, h http.Handler, body []byte) {
-	hdr := mirror(body)
+	hdr := Mirror(body)
 	b.ReportAllocs()
 	b.SetBytes(int64(len(body)))
 	for b.Loop() {
 		ctx, cancel := context.WithCancel(context.Background())
 		r := httptest.NewRequestWithContext(ctx, http.MethodPost, "/mcp", bytes.NewReader(body))
-		r.Host = loopback
+		r.Host = Loopback
 		r.Header.Set("Content-Type", "application/json")
 		r.Header.Set("Accept", "application/json, text/event-stream")
 		for k, v := range hdr {
@@ -94,17 +98,17 @@ var benchFilterSizes = [3]int{2000, 4000, 8000}
 // ListenFilter.MaxKeys raised), static resources for the largest filter,
 // and the listen bounds raised.
 func listenBenchServer(b testing.TB) http.Handler {
-	s := fixture(b, withNotes(newNotes(10000)), WithListenLimits(ListenLimits{MaxResources: 10000, MaxResourceBytes: 4 << 20}))
+	s := Fixture(b, withNotes(NewNotes(10000)), server.WithListenLimits(server.ListenLimits{MaxResources: 10000, MaxResourceBytes: 4 << 20}))
 	for i := range benchFilterSizes[2] {
 		err := s.AddResource(protocol.Resource{URI: docURI(i), Name: "doc"},
-			func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
-				return nil, ErrNotFound
+			func(context.Context, *server.Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+				return nil, server.ErrNotFound
 			})
 		if err != nil {
 			b.Fatal(err)
 		}
 	}
-	return s.Handler(HTTPOptions{})
+	return Handler(s, streamhttp.Options{})
 }
 
 // BenchmarkListenFilter times opening a listen stream with filters of n,
@@ -177,23 +181,23 @@ func TestListenFilterLinear(t *testing.T) {
 //
 //	go test -run '^$' -bench BenchmarkListenFilterAtBounds -benchmem ./server/
 func BenchmarkListenFilterAtBounds(b *testing.B) {
-	h := fixture(b, withNotes(newNotes(0))).Handler(HTTPOptions{})
-	per := DefaultMaxListenResourceBytes / DefaultMaxListenResources // bytes per URI
-	many := make([]string, DefaultMaxListenResources)
+	h := Handler(Fixture(b, withNotes(NewNotes(0))), streamhttp.Options{})
+	per := server.DefaultMaxListenResourceBytes / server.DefaultMaxListenResources // bytes per URI
+	many := make([]string, server.DefaultMaxListenResources)
 	for i := range many {
 		id := fmt.Sprintf("%0*d", per-len("users:///profile"), i)
 		many[i] = "users://" + id + "/profile"
 	}
-	one := "users://" + strings.Repeat("x", DefaultMaxListenResourceBytes-len("users:///profile")) + "/profile"
+	one := "users://" + strings.Repeat("x", server.DefaultMaxListenResourceBytes-len("users:///profile")) + "/profile"
 	for _, c := range []struct {
 		name   string
 		filter M
 	}{
 		{"templates=1000x64B", M{"resourceSubscriptions": many}},
 		{"templates=1x64KiB", M{"resourceSubscriptions": []string{one}}},
-		{"noteIds=1000", M{"noteIds": keyList(DefaultMaxListenKeys)}},
+		{"noteIds=1000", M{"noteIds": keyList(server.DefaultMaxListenKeys)}},
 	} {
-		body := rpc(1, "subscriptions/listen", tparams(notesCaps, M{"notifications": c.filter}))
+		body := Rpc(1, "subscriptions/listen", tparams(notesCaps, M{"notifications": c.filter}))
 		b.Run(c.name, func(b *testing.B) { benchListen(b, h, body) })
 	}
 }

@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"bufio"
@@ -13,7 +13,11 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/mcpwire/mcpwire/server/internal/testkit"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // fromHeader serves h with the request's RemoteAddr taken from the
@@ -32,12 +36,12 @@ func fromHeader(h http.Handler) http.Handler {
 // body.
 func tryListen(t *testing.T, srv *httptest.Server, addr, user string) (resp *http.Response, status int, retry string, body string) {
 	t.Helper()
-	b := rpc(1, "subscriptions/listen", params(M{"notifications": M{"toolsListChanged": true}}))
+	b := Rpc(1, "subscriptions/listen", Params(M{"notifications": M{"toolsListChanged": true}}))
 	req, err := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(string(b)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k, v := range mirror(b) {
+	for k, v := range Mirror(b) {
 		req.Header[k] = v
 	}
 	req.Header.Set("Content-Type", "application/json")
@@ -67,9 +71,9 @@ func tryListen(t *testing.T, srv *httptest.Server, addr, user string) (resp *htt
 // refused with the rate-limited answer, and a slot frees when a stream
 // ends.
 func TestListenStreamCaps(t *testing.T) {
-	s := newServer(t, WithMaxListenStreams(2, 6))
-	addTool(t, s, `{"name":"t","inputSchema":{"type":"object"}}`, textTool("x"))
-	h := s.Handler(HTTPOptions{AllowedHosts: []string{"127.0.0.1", "localhost"}, Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }})
+	s := NewServer(t, server.WithMaxListenStreams(2, 6))
+	AddTool(t, s, `{"name":"t","inputSchema":{"type":"object"}}`, TextTool("x"))
+	h := Handler(s, streamhttp.Options{AllowedHosts: []string{"127.0.0.1", "localhost"}, Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }})
 	srv := httptest.NewServer(fromHeader(h))
 	t.Cleanup(srv.Close)
 
@@ -77,15 +81,15 @@ func TestListenStreamCaps(t *testing.T) {
 		t.Helper()
 		resp, status, _, body := tryListen(t, srv, addr, user)
 		if status != 200 {
-			t.Fatalf("stream %d of %s %q refused: %d %s", s.streams.total+1, addr, user, status, body)
+			t.Fatalf("stream %d of %s %q refused: %d %s", s.StreamTotal()+1, addr, user, status, body)
 		}
 		return resp
 	}
 	refused := func(addr, user, msg string) {
 		t.Helper()
 		_, status, retry, body := tryListen(t, srv, addr, user)
-		w := decodeWire(t, []byte(body))
-		if status != http.StatusTooManyRequests || retry != "10" || w.code() != CodeRateLimited || w.Error.Message != msg {
+		w := DecodeWire(t, []byte(body))
+		if status != http.StatusTooManyRequests || retry != "10" || w.Code() != server.CodeRateLimited || w.Error.Message != msg {
 			t.Errorf("over a cap, %s %q: %d, Retry-After %q: %s", addr, user, status, retry, body)
 		}
 	}
@@ -101,35 +105,35 @@ func TestListenStreamCaps(t *testing.T) {
 	open("198.51.100.1:1003", "alice")
 	open("198.51.100.1:1004", "alice")
 	refused("198.51.100.9:1", "alice", "Too many listen streams (at most 2 per principal); close one or retry later")
-	if s.streams.total != 6 {
-		t.Fatalf("%d streams counted, want 6", s.streams.total)
+	if n := s.StreamTotal(); n != 6 {
+		t.Fatalf("%d streams counted, want 6", n)
 	}
 	// Six in all: a seventh client is refused too.
 	refused("198.51.100.7:1", "", "Too many listen streams (at most 6 on this server); retry later")
 	// Other requests are not affected.
-	if w := tcall(t, h, "tools/call", params(M{"name": "t", "arguments": M{}}), from("198.51.100.1:1005", "")); w.Error != nil {
-		t.Errorf("a tools/call from a client with 2 streams: %s", w.raw)
+	if w := tcall(t, h, "tools/call", Params(M{"name": "t", "arguments": M{}}), from("198.51.100.1:1005", "")); w.Error != nil {
+		t.Errorf("a tools/call from a client with 2 streams: %s", w.Raw)
 	}
 	// A stream that ends frees its slot.
 	a1.Body.Close()
-	waitFor(t, func() bool { s.streams.mu.Lock(); defer s.streams.mu.Unlock(); return s.streams.total == 5 })
+	WaitFor(t, func() bool { return s.StreamTotal() == 5 })
 	open("198.51.100.1:1006", "")
 }
 
 // On stdio the one client is bounded by WithMaxConcurrent; its streams
 // count against the total only.
 func TestListenStreamCapsStdio(t *testing.T) {
-	s := newServer(t, WithMaxListenStreams(1, 2))
-	ss := startStdio(t, s)
+	s := NewServer(t, server.WithMaxListenStreams(1, 2))
+	ss := StartStdio(t, s)
 	for id := 1; id <= 2; id++ {
-		ss.send(string(rpc(id, "subscriptions/listen", params(M{"notifications": M{"toolsListChanged": true}}))))
-		if w := ss.recv(); w.method() != "notifications/subscriptions/acknowledged" {
-			t.Fatalf("stdio stream %d: %s", id, w.raw)
+		ss.Send(string(Rpc(id, "subscriptions/listen", Params(M{"notifications": M{"toolsListChanged": true}}))))
+		if w := ss.Recv(); w.Method() != "notifications/subscriptions/acknowledged" {
+			t.Fatalf("stdio stream %d: %s", id, w.Raw)
 		}
 	}
-	ss.send(string(rpc(3, "subscriptions/listen", params(M{"notifications": M{"toolsListChanged": true}}))))
-	if w := ss.recv(); w.code() != CodeRateLimited || w.Error.Message != "Too many listen streams (at most 2 on this server); retry later" {
-		t.Errorf("a third stdio stream: %s", w.raw)
+	ss.Send(string(Rpc(3, "subscriptions/listen", Params(M{"notifications": M{"toolsListChanged": true}}))))
+	if w := ss.Recv(); w.Code() != server.CodeRateLimited || w.Error.Message != "Too many listen streams (at most 2 on this server); retry later" {
+		t.Errorf("a third stdio stream: %s", w.Raw)
 	}
 }
 
@@ -142,20 +146,20 @@ func TestListenStreamMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("opens 40 streams of 1000 URIs")
 	}
-	s := newServer(t, WithMaxListenStreams(-1, 0)) // all from 127.0.0.1
+	s := NewServer(t, server.WithMaxListenStreams(-1, 0)) // all from 127.0.0.1
 	const uris = 1000
 	var list []string
 	for j := range uris {
 		uri := fmt.Sprintf("test://r/%04d-%s", j, strings.Repeat("a", 45))
 		list = append(list, fmt.Sprintf("%q", uri))
-		addResource(t, s, protocol.Resource{URI: uri, Name: "r"}, func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
-			return nil, ErrNotFound
+		AddResource(t, s, protocol.Resource{URI: uri, Name: "r"}, func(context.Context, *server.Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+			return nil, server.ErrNotFound
 		})
 	}
 	filter := `{"resourceSubscriptions":[` + strings.Join(list, ",") + `]}`
-	srv := httptest.NewServer(s.Handler(HTTPOptions{AllowedHosts: []string{"127.0.0.1"}}))
+	srv := httptest.NewServer(Handler(s, streamhttp.Options{AllowedHosts: []string{"127.0.0.1"}}))
 	t.Cleanup(srv.Close)
-	rawListen(t, srv.Listener.Addr().String(), filter, false) // warm up: pools, the first connection
+	RawListen(t, srv.Listener.Addr().String(), filter, false) // warm up: pools, the first connection
 	settle := func() uint64 {
 		var ms runtime.MemStats
 		for range 3 {
@@ -168,7 +172,7 @@ func TestListenStreamMemory(t *testing.T) {
 	conns := make([]net.Conn, 0, n)
 	before := settle()
 	for i := range n {
-		c, _ := rawListen(t, srv.Listener.Addr().String(), filter, false)
+		c, _ := RawListen(t, srv.Listener.Addr().String(), filter, false)
 		conns = append(conns, c)
 		_ = i
 	}
@@ -186,19 +190,19 @@ func TestListenStreamMemory(t *testing.T) {
 
 func TestPackedSet(t *testing.T) {
 	members := []string{"b", "a", "ab", "", "abc", "test://x"}
-	p := packSet(members)
+	p := server.PackSet(members)
 	for _, m := range members {
-		if !p.has(m) {
+		if !p.Has(m) {
 			t.Errorf("%q not found", m)
 		}
 	}
 	for _, v := range []string{"c", "aa", "abcd", "test://", "test://xy"} {
-		if p.has(v) {
+		if p.Has(v) {
 			t.Errorf("%q found", v)
 		}
 	}
-	var empty packedSet
-	if empty.has("") || packSet(nil).has("a") {
+	var empty server.PackedSet
+	if empty.Has("") || server.PackSet(nil).Has("a") {
 		t.Error("the empty set has a member")
 	}
 }

@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"context"
@@ -10,7 +10,11 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/mcpwire/mcpwire/server/internal/testkit"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // Tests of what a subscriptions/listen filter may name: the keys of an
@@ -22,7 +26,7 @@ func asUser(user string) func(*http.Request) {
 }
 
 // userAuth authenticates every request as its X-User header.
-var userAuth = HTTPOptions{Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }}
+var userAuth = streamhttp.Options{Authenticate: func(r *http.Request) (string, error) { return r.Header.Get("X-User"), nil }}
 
 // R-SUB-03, R-VER-04 (the generic part of R-TASK-18): a stream gets an
 // extension's event only for a key its filter honoured, and only when
@@ -32,13 +36,13 @@ var userAuth = HTTPOptions{Authenticate: func(r *http.Request) (string, error) {
 // one for a key the stream never asked for are dropped; the genuine one
 // arrives as the extension's notification, tagged with the stream.
 func TestListenDeliversOnlyHonouredKeys(t *testing.T) {
-	n := newNotes(0)
-	n.add("n1", "")
-	s := fixture(t, withNotes(n))
-	srv := httptest.NewServer(s.Handler(HTTPOptions{}))
+	n := NewNotes(0)
+	n.Add("n1", "")
+	s := Fixture(t, withNotes(n))
+	srv := httptest.NewServer(Handler(s, streamhttp.Options{}))
 	t.Cleanup(srv.Close)
-	st := openListenWith(t, srv, "s", tparams(notesCaps, M{"notifications": M{"toolsListChanged": true, "noteIds": []string{"n1", "no-such-note", "n1"}}}), nil)
-	if ids := ackKeys(t, st.message(2*time.Second), "noteIds"); len(ids) != 1 || ids[0] != "n1" {
+	st := OpenListenWith(t, srv, "s", tparams(notesCaps, M{"notifications": M{"toolsListChanged": true, "noteIds": []string{"n1", "no-such-note", "n1"}}}), nil)
+	if ids := ackKeys(t, st.Message(2*time.Second), "noteIds"); len(ids) != 1 || ids[0] != "n1" {
 		t.Fatalf("acknowledged noteIds %v, want [n1] (unknown keys left out, duplicates once)", ids)
 	}
 	for _, ev := range []struct{ key, data string }{
@@ -49,54 +53,54 @@ func TestListenDeliversOnlyHonouredKeys(t *testing.T) {
 		{"someone-else", `{"noteId":"someone-else"}`},
 		{"n1", `{"noteId":"n1","text":"hi"}`},
 	} {
-		n.publish(t, ev.key, ev.data)
+		n.Publish(t, ev.key, ev.data)
 	}
 	if err := s.NotifyToolsChanged(); err != nil {
 		t.Fatal(err)
 	}
-	if m := st.message(2 * time.Second); m.method() != "notifications/notes" || m.params()["noteId"] != "n1" || m.params()["text"] != "hi" || subID(t, m) != `"s"` {
-		t.Fatalf("got %s, want the genuine event of n1 first (the others dropped)", m.raw)
+	if m := st.Message(2 * time.Second); m.Method() != "notifications/notes" || m.Params()["noteId"] != "n1" || m.Params()["text"] != "hi" || subID(t, m) != `"s"` {
+		t.Fatalf("got %s, want the genuine event of n1 first (the others dropped)", m.Raw)
 	}
-	if m := st.message(2 * time.Second); m.method() != protocol.MethodNotificationsToolsListChanged {
-		t.Fatalf("an event not for an honoured key, or not vouched for, reached the stream: %s", m.raw)
+	if m := st.Message(2 * time.Second); m.Method() != protocol.MethodNotificationsToolsListChanged {
+		t.Fatalf("an event not for an honoured key, or not vouched for, reached the stream: %s", m.Raw)
 	}
 }
 
 // An extension event whose data is not a JSON object is dropped even when
 // the extension has no Verify: the notification's params must be one.
 func TestListenDropsNonObjectData(t *testing.T) {
-	n := newNotes(0)
-	n.verify = nil
-	n.add("n1", "")
-	s := fixture(t, withNotes(n))
-	srv := httptest.NewServer(s.Handler(HTTPOptions{}))
+	n := NewNotes(0)
+	n.Verify = nil
+	n.Add("n1", "")
+	s := Fixture(t, withNotes(n))
+	srv := httptest.NewServer(Handler(s, streamhttp.Options{}))
 	t.Cleanup(srv.Close)
-	st := openListenWith(t, srv, "s", tparams(notesCaps, M{"notifications": M{"toolsListChanged": true, "noteIds": []string{"n1"}}}), nil)
-	if ids := ackKeys(t, st.message(2*time.Second), "noteIds"); len(ids) != 1 || ids[0] != "n1" {
+	st := OpenListenWith(t, srv, "s", tparams(notesCaps, M{"notifications": M{"toolsListChanged": true, "noteIds": []string{"n1"}}}), nil)
+	if ids := ackKeys(t, st.Message(2*time.Second), "noteIds"); len(ids) != 1 || ids[0] != "n1" {
 		t.Fatalf("acknowledged noteIds %v, want [n1]", ids)
 	}
 	for _, data := range []string{`["n1"]`, `"n1"`, `not JSON`, `{"noteId":"n1"}`} {
-		n.publish(t, "n1", data)
+		n.Publish(t, "n1", data)
 	}
 	if err := s.NotifyToolsChanged(); err != nil {
 		t.Fatal(err)
 	}
-	if m := st.message(2 * time.Second); m.method() != "notifications/notes" || m.params()["noteId"] != "n1" {
-		t.Fatalf("got %s, want the object event alone", m.raw)
+	if m := st.Message(2 * time.Second); m.Method() != "notifications/notes" || m.Params()["noteId"] != "n1" {
+		t.Fatalf("got %s, want the object event alone", m.Raw)
 	}
-	if m := st.message(2 * time.Second); m.method() != protocol.MethodNotificationsToolsListChanged {
-		t.Fatalf("an event whose data is not an object reached the stream: %s", m.raw)
+	if m := st.Message(2 * time.Second); m.Method() != protocol.MethodNotificationsToolsListChanged {
+		t.Fatalf("an event whose data is not an object reached the stream: %s", m.Raw)
 	}
 }
 
 // R-SUB-03, R-VER-04: a server that does not offer an extension honours
 // none of its filter member, even for a client that declares it.
 func TestListenKeysWithoutExtension(t *testing.T) {
-	s := fixture(t)
-	srv := httptest.NewServer(s.Handler(HTTPOptions{}))
+	s := Fixture(t)
+	srv := httptest.NewServer(Handler(s, streamhttp.Options{}))
 	t.Cleanup(srv.Close)
-	st := openListenWith(t, srv, 1, tparams(notesCaps, M{"notifications": M{"toolsListChanged": true, "noteIds": []string{"n1"}}}), nil)
-	if ids := ackKeys(t, st.message(2*time.Second), "noteIds"); len(ids) != 0 {
+	st := OpenListenWith(t, srv, 1, tparams(notesCaps, M{"notifications": M{"toolsListChanged": true, "noteIds": []string{"n1"}}}), nil)
+	if ids := ackKeys(t, st.Message(2*time.Second), "noteIds"); len(ids) != 0 {
 		t.Errorf("a server without the extension acknowledged noteIds %v", ids)
 	}
 }
@@ -122,9 +126,9 @@ func uris(n int) []string {
 func TestListenFilterLimits(t *testing.T) {
 	// The stream lifetime only bounds a run against code that opens a
 	// stream where it must refuse.
-	s := fixture(t, withNotes(newNotes(0)), WithMaxStreamLifetime(time.Second))
-	custom := fixture(t, withNotes(newNotes(1)), WithMaxStreamLifetime(time.Second),
-		WithListenLimits(ListenLimits{MaxResources: 2, MaxResourceBytes: 40}))
+	s := Fixture(t, withNotes(NewNotes(0)), server.WithMaxStreamLifetime(time.Second))
+	custom := Fixture(t, withNotes(NewNotes(1)), server.WithMaxStreamLifetime(time.Second),
+		server.WithListenLimits(server.ListenLimits{MaxResources: 2, MaxResourceBytes: 40}))
 	// Nine URIs just under the URI limit (WithMaxURIBytes) pass the bytes
 	// bound only together.
 	var long []string
@@ -133,16 +137,16 @@ func TestListenFilterLimits(t *testing.T) {
 		u := fmt.Sprintf("users://%d%s/profile", i, strings.Repeat("x", 7500))
 		long, total = append(long, u), total+len(u)
 	}
-	tooLong := "users://" + strings.Repeat("x", DefaultMaxURIBytes) + "/profile"
+	tooLong := "users://" + strings.Repeat("x", server.DefaultMaxURIBytes) + "/profile"
 	over := []struct {
 		name   string
-		s      *Server
+		s      *server.Server
 		filter M
 		want   string
 	}{
 		{"resourceSubscriptions", s, M{"resourceSubscriptions": uris(1001)}, "notifications.resourceSubscriptions has 1001 entries, more than the limit of 1000"},
 		{"resource bytes", s, M{"resourceSubscriptions": long}, fmt.Sprintf("the URIs of notifications.resourceSubscriptions total %d bytes, more than the limit of 65536", total)},
-		{"one URI's bytes", s, M{"resourceSubscriptions": []string{"users://a/profile", tooLong}}, fmt.Sprintf("notifications.resourceSubscriptions[1] has %d bytes, more than the limit of %d", len(tooLong), DefaultMaxURIBytes)},
+		{"one URI's bytes", s, M{"resourceSubscriptions": []string{"users://a/profile", tooLong}}, fmt.Sprintf("notifications.resourceSubscriptions[1] has %d bytes, more than the limit of %d", len(tooLong), server.DefaultMaxURIBytes)},
 		{"noteIds", s, M{"noteIds": keyList(1001)}, "notifications.noteIds has 1001 entries, more than the limit of 1000"},
 		{"noteIds not strings", s, M{"noteIds": []int{1}}, "notifications.noteIds must be an array of strings"},
 		{"noteIds null", s, M{"noteIds": nil}, "notifications.noteIds must be an array of strings"},
@@ -151,29 +155,29 @@ func TestListenFilterLimits(t *testing.T) {
 		{"custom noteIds", custom, M{"noteIds": []string{"a", "a"}}, "notifications.noteIds has 2 entries, more than the limit of 1"},
 	}
 	for _, c := range over {
-		h := c.s.Handler(HTTPOptions{})
+		h := Handler(c.s, streamhttp.Options{})
 		p := tparams(notesCaps, M{"notifications": c.filter})
-		rec := post(t, h, rpc(1, "subscriptions/listen", p), nil)
+		rec := Post(t, h, Rpc(1, "subscriptions/listen", p), nil)
 		if ct := rec.Header().Get("Content-Type"); ct != "application/json" {
 			t.Errorf("HTTP: %s over the bound: %s response, want a -32602 error %q", c.name, ct, c.want)
-		} else if w := single(t, rec); rec.Code != http.StatusBadRequest || w.code() != protocol.CodeInvalidParamsError || !strings.Contains(w.Error.Message, c.want) {
-			t.Errorf("HTTP: %s over the bound: %d %s, want 400 and -32602 %q", c.name, rec.Code, w.raw, c.want)
+		} else if w := Single(t, rec); rec.Code != http.StatusBadRequest || w.Code() != protocol.CodeInvalidParamsError || !strings.Contains(w.Error.Message, c.want) {
+			t.Errorf("HTTP: %s over the bound: %d %s, want 400 and -32602 %q", c.name, rec.Code, w.Raw, c.want)
 		}
-		ss := startStdio(t, c.s)
-		ss.send(string(rpc(2, "subscriptions/listen", p)))
-		if w := ss.recv(); w.code() != protocol.CodeInvalidParamsError || !strings.Contains(w.Error.Message, c.want) {
-			t.Errorf("stdio: %s over the bound: %s, want -32602 %q", c.name, w.raw, c.want)
+		ss := StartStdio(t, c.s)
+		ss.Send(string(Rpc(2, "subscriptions/listen", p)))
+		if w := ss.Recv(); w.Code() != protocol.CodeInvalidParamsError || !strings.Contains(w.Error.Message, c.want) {
+			t.Errorf("stdio: %s over the bound: %s, want -32602 %q", c.name, w.Raw, c.want)
 		}
 	}
 
 	// At the bound: acknowledged, every URI once.
-	srv := httptest.NewServer(s.Handler(HTTPOptions{}))
+	srv := httptest.NewServer(Handler(s, streamhttp.Options{}))
 	t.Cleanup(srv.Close)
-	st := openListenWith(t, srv, 3, tparams(notesCaps, M{"notifications": M{"resourceSubscriptions": uris(1000), "noteIds": keyList(1000)}}), nil)
-	ack := st.message(2 * time.Second)
-	n, _ := ack.params()["notifications"].(M)
-	if subs, _ := n["resourceSubscriptions"].([]any); ack.method() != protocol.MethodNotificationsSubscriptionsAcknowledged || len(subs) != 1000 {
-		t.Errorf("at the bound: %s with %d URIs", ack.method(), len(subs))
+	st := OpenListenWith(t, srv, 3, tparams(notesCaps, M{"notifications": M{"resourceSubscriptions": uris(1000), "noteIds": keyList(1000)}}), nil)
+	ack := st.Message(2 * time.Second)
+	n, _ := ack.Params()["notifications"].(M)
+	if subs, _ := n["resourceSubscriptions"].([]any); ack.Method() != protocol.MethodNotificationsSubscriptionsAcknowledged || len(subs) != 1000 {
+		t.Errorf("at the bound: %s with %d URIs", ack.Method(), len(subs))
 	}
 }
 
@@ -181,13 +185,13 @@ func TestListenFilterLimits(t *testing.T) {
 // each, in the order asked, unknown URIs left out; an update reaches the
 // stream once, only for a URI it subscribed to.
 func TestListenResourceSubscriptionsOnce(t *testing.T) {
-	s := fixture(t)
-	srv := httptest.NewServer(s.Handler(HTTPOptions{}))
+	s := Fixture(t)
+	srv := httptest.NewServer(Handler(s, streamhttp.Options{}))
 	t.Cleanup(srv.Close)
 	st := openListen(t, srv, 1, M{"toolsListChanged": true, "resourceSubscriptions": []string{
 		"users://7/profile", "file:///a.txt", "users://7/profile", "test://nope", "file:///a.txt"}})
-	ack := st.message(2 * time.Second)
-	n, _ := ack.params()["notifications"].(M)
+	ack := st.Message(2 * time.Second)
+	n, _ := ack.Params()["notifications"].(M)
 	if subs, _ := n["resourceSubscriptions"].([]any); len(subs) != 2 || subs[0] != "users://7/profile" || subs[1] != "file:///a.txt" {
 		t.Fatalf("acknowledged resourceSubscriptions %v", n["resourceSubscriptions"])
 	}
@@ -199,11 +203,11 @@ func TestListenResourceSubscriptionsOnce(t *testing.T) {
 	if err := s.NotifyToolsChanged(); err != nil {
 		t.Fatal(err)
 	}
-	if w := st.message(2 * time.Second); w.method() != protocol.MethodNotificationsResourcesUpdated || w.params()["uri"] != "file:///a.txt" {
-		t.Fatalf("got %s, want the update of file:///a.txt alone", w.raw)
+	if w := st.Message(2 * time.Second); w.Method() != protocol.MethodNotificationsResourcesUpdated || w.Params()["uri"] != "file:///a.txt" {
+		t.Fatalf("got %s, want the update of file:///a.txt alone", w.Raw)
 	}
-	if w := st.message(2 * time.Second); w.method() != protocol.MethodNotificationsToolsListChanged {
-		t.Fatalf("got %s, want the list change (one update per event)", w.raw)
+	if w := st.Message(2 * time.Second); w.Method() != protocol.MethodNotificationsToolsListChanged {
+		t.Fatalf("got %s, want the list change (one update per event)", w.Raw)
 	}
 }
 
@@ -216,8 +220,8 @@ func TestListenResourceSubscriptionsOnce(t *testing.T) {
 func TestListenSubscriptionAuthorizer(t *testing.T) {
 	var mu sync.Mutex
 	var asked []string
-	s := fixture(t, WithSubscriptionAuthorizer(func(ctx context.Context, principal, uri string) bool {
-		r, ok := RequestFrom(ctx)
+	s := Fixture(t, server.WithSubscriptionAuthorizer(func(ctx context.Context, principal, uri string) bool {
+		r, ok := server.RequestFrom(ctx)
 		mu.Lock()
 		defer mu.Unlock()
 		asked = append(asked, principal+" "+uri)
@@ -227,13 +231,13 @@ func TestListenSubscriptionAuthorizer(t *testing.T) {
 		// Profiles are private; other resources are public.
 		return !strings.HasPrefix(uri, "users://") || uri == "users://"+principal+"/profile"
 	}))
-	srv := httptest.NewServer(s.Handler(userAuth))
+	srv := httptest.NewServer(Handler(s, userAuth))
 	t.Cleanup(srv.Close)
 	want := []string{"users://alice/profile", "file:///a.txt", "users://bob/profile", "test://nope", "users://alice/profile"}
-	listen := func(user string) (*sseStream, []any) {
-		st := openListenWith(t, srv, user, params(M{"notifications": M{"toolsListChanged": true, "resourceSubscriptions": want}}), asUser(user))
-		ack := st.message(2 * time.Second)
-		n, _ := ack.params()["notifications"].(M)
+	listen := func(user string) (*SseStream, []any) {
+		st := OpenListenWith(t, srv, user, Params(M{"notifications": M{"toolsListChanged": true, "resourceSubscriptions": want}}), asUser(user))
+		ack := st.Message(2 * time.Second)
+		n, _ := ack.Params()["notifications"].(M)
 		subs, _ := n["resourceSubscriptions"].([]any)
 		return st, subs
 	}
@@ -254,13 +258,13 @@ func TestListenSubscriptionAuthorizer(t *testing.T) {
 	if err := s.NotifyResourceUpdated("users://alice/profile"); err != nil {
 		t.Fatal(err)
 	}
-	if w := alice.message(2 * time.Second); w.method() != protocol.MethodNotificationsResourcesUpdated || w.params()["uri"] != "users://alice/profile" {
-		t.Fatalf("alice got %s, want the update of her profile", w.raw)
+	if w := alice.Message(2 * time.Second); w.Method() != protocol.MethodNotificationsResourcesUpdated || w.Params()["uri"] != "users://alice/profile" {
+		t.Fatalf("alice got %s, want the update of her profile", w.Raw)
 	}
 	if err := s.NotifyToolsChanged(); err != nil {
 		t.Fatal(err)
 	}
-	if w := bob.message(2 * time.Second); w.method() != protocol.MethodNotificationsToolsListChanged {
-		t.Fatalf("bob got %s: an update of a resource he may not watch", w.raw)
+	if w := bob.Message(2 * time.Second); w.Method() != protocol.MethodNotificationsToolsListChanged {
+		t.Fatalf("bob got %s: an update of a resource he may not watch", w.Raw)
 	}
 }

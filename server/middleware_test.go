@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"context"
@@ -10,7 +10,12 @@ import (
 	"sync"
 	"testing"
 
+	. "github.com/mcpwire/mcpwire/server/internal/testkit"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+	"github.com/mcpwire/mcpwire/server/typed"
+
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // seen records what a middleware saw of each request.
@@ -20,15 +25,15 @@ type seen struct {
 	errs []error
 }
 
-func (v *seen) middleware(next Handler) Handler {
-	return func(ctx context.Context, r *Request) (Result, error) {
+func (v *seen) middleware(next server.Handler) server.Handler {
+	return func(ctx context.Context, r *server.Request) (server.Result, error) {
 		hdr := "-"
 		if h := r.Header(); h != nil {
 			hdr = h.Get("X-Trace")
 		}
 		res, err := next(ctx, r)
 		v.mu.Lock()
-		v.reqs = append(v.reqs, strings.Join([]string{r.Method, r.Name(), map[bool]string{true: "legacy", false: "modern"}[r.Legacy()], r.Principal, hdr}, " "))
+		v.reqs = append(v.reqs, strings.Join([]string{r.Method, r.Name(), map[bool]string{true: "legacy", false: "modern"}[(r.ProtocolVersion() != protocol.Revision)], r.Principal, hdr}, " "))
 		v.errs = append(v.errs, err)
 		v.mu.Unlock()
 		return res, err
@@ -43,14 +48,14 @@ func (v *seen) list() []string {
 
 // refuser refuses tools/call of "echo" with a typed error, and replaces
 // the text of every other tool's result.
-func refuser(next Handler) Handler {
-	return func(ctx context.Context, r *Request) (Result, error) {
+func refuser(next server.Handler) server.Handler {
+	return func(ctx context.Context, r *server.Request) (server.Result, error) {
 		if p, ok := r.Params().(*protocol.CallToolRequestParams); ok && p.Name == "echo" {
-			return nil, &Error{Code: CodeRateLimited, Message: "quota exceeded for echo"}
+			return nil, &server.Error{Code: server.CodeRateLimited, Message: "quota exceeded for echo"}
 		}
 		res, err := next(ctx, r)
 		if c, ok := res.(*protocol.CallToolResult); ok && err == nil {
-			c.Content = []protocol.ContentBlock{Text("changed by middleware")}
+			c.Content = []protocol.ContentBlock{server.Text("changed by middleware")}
 		}
 		return res, err
 	}
@@ -64,37 +69,37 @@ func refuser(next Handler) Handler {
 // version check (R-VER-01).
 func TestMiddlewareHTTP(t *testing.T) {
 	v := &seen{}
-	s := fixture(t, WithMiddleware(v.middleware, refuser))
-	h := s.Handler(HTTPOptions{Authenticate: xUser})
+	s := Fixture(t, server.WithMiddleware(v.middleware, refuser))
+	h := Handler(s, streamhttp.Options{Authenticate: XUser})
 
-	rec := post(t, h, rpc(1, protocol.MethodToolsCall, params(M{"name": "echo", "arguments": M{"text": "x"}})), func(r *http.Request) {
+	rec := Post(t, h, Rpc(1, protocol.MethodToolsCall, Params(M{"name": "echo", "arguments": M{"text": "x"}})), func(r *http.Request) {
 		r.Header.Set("X-User", "ann")
 		r.Header.Set("X-Trace", "t1")
 	})
-	w := single(t, rec)
-	if rec.Code != http.StatusTooManyRequests || w.code() != CodeRateLimited || !strings.Contains(w.Error.Message, "quota") {
-		t.Errorf("refusal: %d %s, want 429 and %d", rec.Code, w.raw, CodeRateLimited)
+	w := Single(t, rec)
+	if rec.Code != http.StatusTooManyRequests || w.Code() != server.CodeRateLimited || !strings.Contains(w.Error.Message, "quota") {
+		t.Errorf("refusal: %d %s, want 429 and %d", rec.Code, w.Raw, server.CodeRateLimited)
 	}
-	w = single(t, post(t, h, rpc(2, protocol.MethodToolsCall, params(M{"name": "hdr", "arguments": M{"region": "eu"}})), func(r *http.Request) {
-		r.Header.Set(HeaderParamPrefix+"Region", "eu")
+	w = Single(t, Post(t, h, Rpc(2, protocol.MethodToolsCall, Params(M{"name": "hdr", "arguments": M{"region": "eu"}})), func(r *http.Request) {
+		r.Header.Set(server.HeaderParamPrefix+"Region", "eu")
 	}))
-	if w.Error != nil || w.text(t, 0) != "changed by middleware" || w.Result["resultType"] != "complete" {
-		t.Errorf("changed result: %s", w.raw)
+	if w.Error != nil || w.Text(t, 0) != "changed by middleware" || w.Result["resultType"] != "complete" {
+		t.Errorf("changed result: %s", w.Raw)
 	}
-	if m, _ := w.Result["_meta"].(M); m[keyInfo] == nil {
-		t.Errorf("R-META-04: the envelope is missing after a middleware: %s", w.raw)
+	if m, _ := w.Result["_meta"].(M); m[KeyInfo] == nil {
+		t.Errorf("R-META-04: the envelope is missing after a middleware: %s", w.Raw)
 	}
-	if w := call(t, h, 3, protocol.MethodToolsList, params(nil)); w.Error != nil {
-		t.Errorf("tools/list: %s", w.raw)
+	if w := Call(t, h, 3, protocol.MethodToolsList, Params(nil)); w.Error != nil {
+		t.Errorf("tools/list: %s", w.Raw)
 	}
 	// Refused by the checks before any middleware runs.
-	mismatch := post(t, h, rpc(4, protocol.MethodToolsCall, params(M{"name": "echo", "arguments": M{"text": "x"}})), func(r *http.Request) {
-		r.Header.Set(HeaderName, "other")
+	mismatch := Post(t, h, Rpc(4, protocol.MethodToolsCall, Params(M{"name": "echo", "arguments": M{"text": "x"}})), func(r *http.Request) {
+		r.Header.Set(server.HeaderName, "other")
 	})
-	paramMismatch := post(t, h, rpc(5, protocol.MethodToolsCall, params(M{"name": "hdr", "arguments": M{"region": "eu"}})), func(r *http.Request) {
-		r.Header.Set(HeaderParamPrefix+"Region", "us")
+	paramMismatch := Post(t, h, Rpc(5, protocol.MethodToolsCall, Params(M{"name": "hdr", "arguments": M{"region": "eu"}})), func(r *http.Request) {
+		r.Header.Set(server.HeaderParamPrefix+"Region", "us")
 	})
-	badVersion := post(t, h, rpc(6, protocol.MethodToolsList, withMeta(meta(keyVersion, "1999-01-01"), nil)), nil)
+	badVersion := Post(t, h, Rpc(6, protocol.MethodToolsList, WithMeta(Meta(KeyVersion, "1999-01-01"), nil)), nil)
 	for _, c := range []struct {
 		name string
 		rec  int
@@ -118,8 +123,8 @@ func TestMiddlewareHTTP(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("middleware saw\n%q\nwant\n%q", got, want)
 	}
-	var e *Error
-	if !errors.As(v.errs[0], &e) || e.Code != CodeRateLimited {
+	var e *server.Error
+	if !errors.As(v.errs[0], &e) || e.Code != server.CodeRateLimited {
 		t.Errorf("outer middleware saw error %v, want the inner refusal", v.errs[0])
 	}
 }
@@ -128,23 +133,23 @@ func TestMiddlewareHTTP(t *testing.T) {
 // the changed result, and no headers.
 func TestMiddlewareStdio(t *testing.T) {
 	v := &seen{}
-	s := fixture(t, WithMiddleware(v.middleware, refuser))
-	msgs := stdio(t, s,
-		string(rpc(1, protocol.MethodToolsCall, params(M{"name": "echo", "arguments": M{"text": "x"}}))),
-		string(rpc(2, protocol.MethodToolsCall, params(M{"name": "hdr", "arguments": M{"region": "eu"}}))),
-		string(rpc(3, protocol.MethodToolsList, withMeta(meta(keyVersion, "1999-01-01"), nil))),
+	s := Fixture(t, server.WithMiddleware(v.middleware, refuser))
+	msgs := Stdio(t, s,
+		string(Rpc(1, protocol.MethodToolsCall, Params(M{"name": "echo", "arguments": M{"text": "x"}}))),
+		string(Rpc(2, protocol.MethodToolsCall, Params(M{"name": "hdr", "arguments": M{"region": "eu"}}))),
+		string(Rpc(3, protocol.MethodToolsList, WithMeta(Meta(KeyVersion, "1999-01-01"), nil))),
 	)
-	byID := map[string]*wire{}
+	byID := map[string]*Wire{}
 	for _, m := range msgs {
-		byID[string(m.members["id"])] = m
+		byID[string(m.Members["id"])] = m
 	}
-	if w := byID["1"]; w == nil || w.code() != CodeRateLimited {
+	if w := byID["1"]; w == nil || w.Code() != server.CodeRateLimited {
 		t.Errorf("stdio refusal: %v", w)
 	}
-	if w := byID["2"]; w == nil || w.Error != nil || w.text(t, 0) != "changed by middleware" {
+	if w := byID["2"]; w == nil || w.Error != nil || w.Text(t, 0) != "changed by middleware" {
 		t.Errorf("stdio changed result: %v", w)
 	}
-	if w := byID["3"]; w == nil || w.code() != protocol.CodeUnsupportedProtocolVersionError {
+	if w := byID["3"]; w == nil || w.Code() != protocol.CodeUnsupportedProtocolVersionError {
 		t.Errorf("stdio bad version: %v", w)
 	}
 	got := v.list()
@@ -158,19 +163,19 @@ func TestMiddlewareStdio(t *testing.T) {
 // headers, and that the changed result is converted for the session.
 func TestMiddlewareLegacySession(t *testing.T) {
 	v := &seen{}
-	s := fixture(t, WithMiddleware(v.middleware, refuser))
-	c := newLegacyHTTP(t, s.Handler(HTTPOptions{Authenticate: xUser}), "2025-11-25", "X-User", "bob", "X-Trace", "t9")
-	c.open(`{}`)
-	w, _, rec := c.call(1, protocol.MethodToolsCall, `{"name":"echo","arguments":{"text":"x"}}`)
-	if w.code() != CodeRateLimited || rec.Code != http.StatusTooManyRequests {
-		t.Errorf("legacy refusal: %d %s", rec.Code, w.raw)
+	s := Fixture(t, server.WithMiddleware(v.middleware, refuser))
+	c := NewLegacyHTTP(t, Handler(s, streamhttp.Options{Authenticate: XUser}), "2025-11-25", "X-User", "bob", "X-Trace", "t9")
+	c.Open(`{}`)
+	w, _, rec := c.Call(1, protocol.MethodToolsCall, `{"name":"echo","arguments":{"text":"x"}}`)
+	if w.Code() != server.CodeRateLimited || rec.Code != http.StatusTooManyRequests {
+		t.Errorf("legacy refusal: %d %s", rec.Code, w.Raw)
 	}
-	w, _, _ = c.call(2, protocol.MethodToolsCall, `{"name":"hdr","arguments":{"region":"eu"}}`)
-	if w.Error != nil || w.text(t, 0) != "changed by middleware" {
-		t.Errorf("legacy changed result: %s", w.raw)
+	w, _, _ = c.Call(2, protocol.MethodToolsCall, `{"name":"hdr","arguments":{"region":"eu"}}`)
+	if w.Error != nil || w.Text(t, 0) != "changed by middleware" {
+		t.Errorf("legacy changed result: %s", w.Raw)
 	}
 	if _, ok := w.Result["resultType"]; ok {
-		t.Errorf("legacy result carries resultType: %s", w.raw)
+		t.Errorf("legacy result carries resultType: %s", w.Raw)
 	}
 	got := v.list()
 	want := "tools/call echo legacy bob t9|tools/call hdr legacy bob t9"
@@ -183,18 +188,18 @@ func TestMiddlewareLegacySession(t *testing.T) {
 // neither a result nor an error (-32603), or a plain error (hidden as
 // -32603 by the error policy).
 func TestMiddlewareContractErrors(t *testing.T) {
-	nothing := func(Handler) Handler {
-		return func(context.Context, *Request) (Result, error) { return nil, nil }
+	nothing := func(server.Handler) server.Handler {
+		return func(context.Context, *server.Request) (server.Result, error) { return nil, nil }
 	}
-	plain := func(Handler) Handler {
-		return func(context.Context, *Request) (Result, error) { return nil, errors.New("secret detail") }
+	plain := func(server.Handler) server.Handler {
+		return func(context.Context, *server.Request) (server.Result, error) { return nil, errors.New("secret detail") }
 	}
-	for name, mw := range map[string]Middleware{"nothing": nothing, "plain": plain} {
-		h := fixture(t, WithMiddleware(mw)).Handler(HTTPOptions{})
-		rec := post(t, h, rpc(1, protocol.MethodToolsList, params(nil)), nil)
-		w := single(t, rec)
-		if w.code() != protocol.CodeInternalError || rec.Code != http.StatusInternalServerError || strings.Contains(string(w.raw), "secret") {
-			t.Errorf("%s: %d %s", name, rec.Code, w.raw)
+	for name, mw := range map[string]server.Middleware{"nothing": nothing, "plain": plain} {
+		h := Handler(Fixture(t, server.WithMiddleware(mw)), streamhttp.Options{})
+		rec := Post(t, h, Rpc(1, protocol.MethodToolsList, Params(nil)), nil)
+		w := Single(t, rec)
+		if w.Code() != protocol.CodeInternalError || rec.Code != http.StatusInternalServerError || strings.Contains(string(w.Raw), "secret") {
+			t.Errorf("%s: %d %s", name, rec.Code, w.Raw)
 		}
 	}
 }
@@ -204,30 +209,30 @@ func TestMiddlewareContractErrors(t *testing.T) {
 // order given, and applies to a typed tool.
 func TestWrapTool(t *testing.T) {
 	var order []string
-	mark := func(tag string) ToolMiddleware {
-		return func(next ToolHandler) ToolHandler {
-			return func(ctx context.Context, r *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+	mark := func(tag string) server.ToolMiddleware {
+		return func(next server.ToolHandler) server.ToolHandler {
+			return func(ctx context.Context, r *server.Request, args json.RawMessage) (*protocol.CallToolResult, error) {
 				order = append(order, tag+":"+string(args))
 				return next(ctx, r, args)
 			}
 		}
 	}
-	s := newServer(t)
-	addTool(t, s, `{"name":"wrapped","inputSchema":{"type":"object","properties":{"n":{"type":"integer"}}}}`, textTool("w"), WrapTool(mark("a"), mark("b")))
-	addTool(t, s, `{"name":"plain","inputSchema":{"type":"object"}}`, textTool("p"))
+	s := NewServer(t)
+	AddTool(t, s, `{"name":"wrapped","inputSchema":{"type":"object","properties":{"n":{"type":"integer"}}}}`, TextTool("w"), server.WrapTool(mark("a"), mark("b")))
+	AddTool(t, s, `{"name":"plain","inputSchema":{"type":"object"}}`, TextTool("p"))
 	type in struct {
 		N int `json:"n"`
 	}
-	if err := AddTypedTool(s, protocol.Tool{Name: "typed"}, func(_ context.Context, _ *Request, v in) (int, error) { return v.N, nil }, WrapTool(mark("t"))); err != nil {
+	if err := typed.AddTool(s, protocol.Tool{Name: "typed"}, func(_ context.Context, _ *server.Request, v in) (int, error) { return v.N, nil }, server.WrapTool(mark("t"))); err != nil {
 		t.Fatal(err)
 	}
-	h := s.Handler(HTTPOptions{})
-	call(t, h, 1, protocol.MethodToolsCall, params(M{"name": "wrapped", "arguments": M{"n": 1}}))
-	if w := call(t, h, 2, protocol.MethodToolsCall, params(M{"name": "wrapped", "arguments": M{"n": "x"}})); !w.isError() {
-		t.Errorf("invalid arguments: %s", w.raw)
+	h := Handler(s, streamhttp.Options{})
+	Call(t, h, 1, protocol.MethodToolsCall, Params(M{"name": "wrapped", "arguments": M{"n": 1}}))
+	if w := Call(t, h, 2, protocol.MethodToolsCall, Params(M{"name": "wrapped", "arguments": M{"n": "x"}})); !w.IsError() {
+		t.Errorf("invalid arguments: %s", w.Raw)
 	}
-	call(t, h, 3, protocol.MethodToolsCall, params(M{"name": "plain"}))
-	call(t, h, 4, protocol.MethodToolsCall, params(M{"name": "typed", "arguments": M{"n": 5}}))
+	Call(t, h, 3, protocol.MethodToolsCall, Params(M{"name": "plain"}))
+	Call(t, h, 4, protocol.MethodToolsCall, Params(M{"name": "typed", "arguments": M{"n": 5}}))
 	want := `a:{"n":1}|b:{"n":1}|t:{"n":5}`
 	if got := strings.Join(order, "|"); got != want {
 		t.Errorf("tool middleware ran %q, want %q", got, want)
@@ -242,28 +247,28 @@ func TestWrapTool(t *testing.T) {
 func TestMiddlewareSessionMethods(t *testing.T) {
 	var mu sync.Mutex
 	var saw []string
-	mw := func(next Handler) Handler {
-		return func(ctx context.Context, r *Request) (Result, error) {
+	mw := func(next server.Handler) server.Handler {
+		return func(ctx context.Context, r *server.Request) (server.Result, error) {
 			if r.Method == "resources/subscribe" && r.Principal == "eve" {
-				return nil, &Error{Code: -31001, Message: "eve may not subscribe"}
+				return nil, &server.Error{Code: -31001, Message: "eve may not subscribe"}
 			}
 			res, err := next(ctx, r)
 			code := int64(0)
-			var e *Error
+			var e *server.Error
 			if errors.As(err, &e) {
 				code = e.Code
 			}
 			_, empty := res.(*protocol.Result)
 			mu.Lock()
-			saw = append(saw, fmt.Sprintf("%s %s legacy=%v %s empty=%v code=%d", r.Method, r.Name(), r.Legacy(), r.ProtocolVersion(), empty, code))
+			saw = append(saw, fmt.Sprintf("%s %s legacy=%v %s empty=%v code=%d", r.Method, r.Name(), (r.ProtocolVersion() != protocol.Revision), r.ProtocolVersion(), empty, code))
 			mu.Unlock()
 			return res, err
 		}
 	}
-	s := fixture(t, WithMiddleware(mw))
-	h := s.Handler(HTTPOptions{Authenticate: xUser})
-	c := newLegacyHTTP(t, h, "2025-11-25", "X-User", "bob")
-	c.open(`{}`)
+	s := Fixture(t, server.WithMiddleware(mw))
+	h := Handler(s, streamhttp.Options{Authenticate: XUser})
+	c := NewLegacyHTTP(t, h, "2025-11-25", "X-User", "bob")
+	c.Open(`{}`)
 	for i, call := range []struct{ method, params string }{
 		{"ping", `{}`},
 		{"logging/setLevel", `{"level":"debug"}`},
@@ -271,7 +276,7 @@ func TestMiddlewareSessionMethods(t *testing.T) {
 		{"resources/subscribe", `{"uri":"file:///none"}`},
 		{"resources/unsubscribe", `{"uri":"file:///a.txt"}`},
 	} {
-		c.call(i+1, call.method, call.params)
+		c.Call(i+1, call.method, call.params)
 	}
 	want := []string{
 		"ping  legacy=true 2025-11-25 empty=true code=0",
@@ -283,11 +288,11 @@ func TestMiddlewareSessionMethods(t *testing.T) {
 	if strings.Join(saw, "|") != strings.Join(want, "|") {
 		t.Errorf("middleware saw\n%q\nwant\n%q", saw, want)
 	}
-	eve := newLegacyHTTP(t, h, "2025-11-25", "X-User", "eve")
-	eve.open(`{}`)
-	w, _, _ := eve.call(1, "resources/subscribe", `{"uri":"file:///a.txt"}`)
-	if w.code() != -31001 {
-		t.Errorf("refused subscribe: %s", w.raw)
+	eve := NewLegacyHTTP(t, h, "2025-11-25", "X-User", "eve")
+	eve.Open(`{}`)
+	w, _, _ := eve.Call(1, "resources/subscribe", `{"uri":"file:///a.txt"}`)
+	if w.Code() != -31001 {
+		t.Errorf("refused subscribe: %s", w.Raw)
 	}
 }
 
@@ -295,31 +300,31 @@ func TestMiddlewareSessionMethods(t *testing.T) {
 // session passes through middleware too (the second review's ATK-MW-1:
 // the stdio read loop answered it before the session layer did).
 func TestMiddlewareStdioSessionPing(t *testing.T) {
-	refusePing := func(next Handler) Handler {
-		return func(ctx context.Context, r *Request) (Result, error) {
+	refusePing := func(next server.Handler) server.Handler {
+		return func(ctx context.Context, r *server.Request) (server.Result, error) {
 			if r.Method == "ping" {
-				return nil, &Error{Code: -31002, Message: "no pings"}
+				return nil, &server.Error{Code: -31002, Message: "no pings"}
 			}
 			return next(ctx, r)
 		}
 	}
-	s := fixture(t, WithMiddleware(refusePing))
-	msgs := stdio(t, s,
+	s := Fixture(t, server.WithMiddleware(refusePing))
+	msgs := Stdio(t, s,
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`,
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
 		`{"jsonrpc":"2.0","id":2,"method":"ping"}`,
 	)
-	var got *wire
+	var got *Wire
 	for _, m := range msgs {
-		if string(m.members["id"]) == "2" {
+		if string(m.Members["id"]) == "2" {
 			got = m
 		}
 	}
-	if got == nil || got.code() != -31002 {
+	if got == nil || got.Code() != -31002 {
 		t.Errorf("stdio session ping: %v, want the middleware's refusal", got)
 	}
 	// Without a session a ping is the transport's: {} at once.
-	msgs = stdio(t, s, `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	msgs = Stdio(t, s, `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
 	if len(msgs) != 1 || msgs[0].Error != nil {
 		t.Errorf("ping without a session: %v", msgs)
 	}
@@ -331,8 +336,8 @@ func TestMiddlewareStdioSessionPing(t *testing.T) {
 // Request.Meta (ATK-MW-4).
 func TestMiddlewareSessionFallback(t *testing.T) {
 	var sawTrace string
-	mw := func(next Handler) Handler {
-		return func(ctx context.Context, r *Request) (Result, error) {
+	mw := func(next server.Handler) server.Handler {
+		return func(ctx context.Context, r *server.Request) (server.Result, error) {
 			if raw, ok := r.Meta.Extra.Get("traceparent"); ok {
 				sawTrace = string(raw)
 			}
@@ -343,12 +348,12 @@ func TestMiddlewareSessionFallback(t *testing.T) {
 			return res, err
 		}
 	}
-	s := fixture(t, WithMiddleware(mw))
-	c := newLegacyHTTP(t, s.Handler(HTTPOptions{}), "2025-11-25")
-	c.open(`{}`)
-	w, _, _ := c.call(1, "resources/subscribe", `{"uri":"file:///none","_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}`)
+	s := Fixture(t, server.WithMiddleware(mw))
+	c := NewLegacyHTTP(t, Handler(s, streamhttp.Options{}), "2025-11-25")
+	c.Open(`{}`)
+	w, _, _ := c.Call(1, "resources/subscribe", `{"uri":"file:///none","_meta":{"traceparent":"00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"}}`)
 	if w.Error != nil {
-		t.Errorf("the middleware's result was not sent: %s", w.raw)
+		t.Errorf("the middleware's result was not sent: %s", w.Raw)
 	}
 	if !strings.Contains(sawTrace, "4bf92f3577b34da6a3ce929d0e0e4736") {
 		t.Errorf("Request.Meta lost the session method's _meta: %q", sawTrace)

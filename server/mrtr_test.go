@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"context"
@@ -11,7 +11,11 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/mcpwire/mcpwire/server/internal/testkit"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 func urlElicit() protocol.InputRequest {
@@ -21,7 +25,7 @@ func urlElicit() protocol.InputRequest {
 }
 
 func sampleWithTools() protocol.InputRequest {
-	r := SampleText("pick a tool", 10)
+	r := server.SampleText("pick a tool", 10)
 	r.Value.(*protocol.CreateMessageRequest).Params.ToolChoice = &protocol.ToolChoice{}
 	return r
 }
@@ -30,30 +34,30 @@ func sampleWithTools() protocol.InputRequest {
 // the client did not declare on this request is never sent: -32021 with
 // data.requiredCapabilities (R-META-02, R-META-03, R-MRTR-05, R-ELIC-02).
 func TestMRTRCapabilities(t *testing.T) {
-	s := newServer(t)
+	s := NewServer(t)
 	kinds := map[string]func() protocol.InputRequest{
 		"form": func() protocol.InputRequest {
-			return ElicitForm("Name?", map[string]protocol.PrimitiveSchemaDefinition{"n": StringField("name")}, "n")
+			return server.ElicitForm("Name?", map[string]protocol.PrimitiveSchemaDefinition{"n": server.StringField("name")}, "n")
 		},
 		"url":      urlElicit,
-		"sampling": func() protocol.InputRequest { return SampleText("hi", 10) },
+		"sampling": func() protocol.InputRequest { return server.SampleText("hi", 10) },
 		"sampTool": sampleWithTools,
-		"roots":    ListRoots,
+		"roots":    server.ListRoots,
 	}
-	addTool(t, s, `{"name":"need","inputSchema":{"type":"object","properties":{"kind":{"type":"string"}}}}`,
-		func(_ context.Context, r *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+	AddTool(t, s, `{"name":"need","inputSchema":{"type":"object","properties":{"kind":{"type":"string"}}}}`,
+		func(_ context.Context, r *server.Request, args json.RawMessage) (*protocol.CallToolResult, error) {
 			var a struct{ Kind string }
 			_ = json.Unmarshal(args, &a)
 			return nil, r.AskInput(map[string]protocol.InputRequest{"in": kinds[a.Kind]()}, nil)
 		})
 	// The same request built by hand, bypassing AskInput, gets the same check.
-	addTool(t, s, `{"name":"byhand","inputSchema":{"type":"object","properties":{"kind":{"type":"string"}}}}`,
-		func(_ context.Context, _ *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+	AddTool(t, s, `{"name":"byhand","inputSchema":{"type":"object","properties":{"kind":{"type":"string"}}}}`,
+		func(_ context.Context, _ *server.Request, args json.RawMessage) (*protocol.CallToolResult, error) {
 			var a struct{ Kind string }
 			_ = json.Unmarshal(args, &a)
-			return nil, &InputRequired{Requests: map[string]protocol.InputRequest{"in": kinds[a.Kind]()}}
+			return nil, &server.InputRequired{Requests: map[string]protocol.InputRequest{"in": kinds[a.Kind]()}}
 		})
-	h := s.Handler(HTTPOptions{})
+	h := Handler(s, streamhttp.Options{})
 	cases := []struct {
 		name     string
 		caps     M
@@ -76,18 +80,18 @@ func TestMRTRCapabilities(t *testing.T) {
 	for _, c := range cases {
 		for _, tool := range []string{"need", "byhand"} {
 			t.Run(c.name+" ("+tool+")", func(t *testing.T) {
-				rec := post(t, h, rpc(1, protocol.MethodToolsCall, withMeta(meta(keyCaps, c.caps), M{"name": tool, "arguments": M{"kind": c.kind}})), nil)
-				w := single(t, rec)
+				rec := Post(t, h, Rpc(1, protocol.MethodToolsCall, WithMeta(Meta(KeyCaps, c.caps), M{"name": tool, "arguments": M{"kind": c.kind}})), nil)
+				w := Single(t, rec)
 				if c.required == "" {
 					if w.Error != nil || w.Result["resultType"] != "input_required" {
-						t.Fatalf("want input_required: %s", w.raw)
+						t.Fatalf("want input_required: %s", w.Raw)
 					}
 					return
 				}
-				if w.code() != protocol.CodeMissingRequiredClientCapabilityError || rec.Code != http.StatusBadRequest {
-					t.Fatalf("want 400 -32021: %d %s", rec.Code, w.raw)
+				if w.Code() != protocol.CodeMissingRequiredClientCapabilityError || rec.Code != http.StatusBadRequest {
+					t.Fatalf("want 400 -32021: %d %s", rec.Code, w.Raw)
 				}
-				got, _ := json.Marshal(w.data(t)["requiredCapabilities"])
+				got, _ := json.Marshal(w.Data(t)["requiredCapabilities"])
 				if !jsonEq(t, got, []byte(c.required)) {
 					t.Errorf("requiredCapabilities %s, want %s", got, c.required)
 				}
@@ -96,120 +100,29 @@ func TestMRTRCapabilities(t *testing.T) {
 	}
 }
 
-// mrtrServer has an MRTR tool "ask" (state "asked"), a second MRTR tool
-// "other", an MRTR prompt "ask" and resource "mrtr://ask", each counting
-// the calls that reach it.
-type mrtrServer struct {
-	*Server
-	h     http.Handler
-	calls atomic.Int64
-	seen  atomic.Value // string: the State() the last call saw
-}
-
-// addAskTargets registers on s the four MRTR targets the tests ask
-// through: tools "ask" and "other", prompt "ask" and resource
-// "mrtr://ask", each answering with what handle returns.
-func addAskTargets(t testing.TB, s *Server, handle func(*Request) (string, error)) {
-	t.Helper()
-	tool := func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
-		out, err := handle(r)
-		if err != nil {
-			return nil, err
-		}
-		return TextResult(out), nil
-	}
-	addTool(t, s, `{"name":"ask","inputSchema":{"type":"object"}}`, tool)
-	addTool(t, s, `{"name":"other","inputSchema":{"type":"object"}}`, tool)
-	addPrompt(t, s, protocol.Prompt{Name: "ask"}, func(_ context.Context, r *Request, _ map[string]string) (*protocol.GetPromptResult, error) {
-		out, err := handle(r)
-		if err != nil {
-			return nil, err
-		}
-		return &protocol.GetPromptResult{Messages: []protocol.PromptMessage{{Role: protocol.RoleUser, Content: Text(out)}}}, nil
-	})
-	addResource(t, s, protocol.Resource{URI: "mrtr://ask", Name: "ask"}, func(_ context.Context, r *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
-		out, err := handle(r)
-		if err != nil {
-			return nil, err
-		}
-		return TextContents(uri, "", out), nil
-	})
-}
-
-func newMRTR(t testing.TB, hopts HTTPOptions, opts ...Option) *mrtrServer {
-	t.Helper()
-	m := &mrtrServer{Server: newServer(t, opts...)}
-	handle := func(r *Request) (string, error) {
-		m.calls.Add(1)
-		st := r.State()
-		m.seen.Store(fmt.Sprintf("%q nil=%v", st, st == nil))
-		if resp, ok := r.InputResponse("name"); ok && st != nil {
-			if er, ok := resp.Value.(*protocol.ElicitResult); ok && er.Action == protocol.ElicitResultActionAccept {
-				return "hello " + er.Content["name"].Str() + " state=" + string(st), nil
-			}
-		}
-		return "", r.AskInput(map[string]protocol.InputRequest{"name": ElicitForm("Name?", map[string]protocol.PrimitiveSchemaDefinition{"name": StringField("")}, "name")}, []byte("asked:"+r.Principal))
-	}
-	addAskTargets(t, m.Server, handle)
-	m.h = m.Handler(hopts)
-	return m
-}
-
-var elicitCaps = meta(keyCaps, M{"elicitation": M{}})
-
-var accepted = M{"name": M{"action": "accept", "content": M{"name": "Ann"}}}
-
-// first asks tool "ask" and returns its requestState.
-func (m *mrtrServer) first(t testing.TB, mod func(*http.Request)) string {
-	t.Helper()
-	w := single(t, post(t, m.h, rpc(1, protocol.MethodToolsCall, withMeta(elicitCaps, M{"name": "ask"})), mod))
-	st, ok := w.Result["requestState"].(string)
-	if !ok || w.Result["resultType"] != "input_required" {
-		t.Fatalf("no input_required with requestState: %s", w.raw)
-	}
-	return st
-}
-
-// retry sends the retry of tool (or another method's target) with state.
-func (m *mrtrServer) retry(t testing.TB, method, target string, state any, responses any, mod func(*http.Request)) (*wire, int) {
-	t.Helper()
-	p := withMeta(elicitCaps, M{"requestState": state})
-	if responses != nil {
-		p["inputResponses"] = responses
-	}
-	switch method {
-	case protocol.MethodResourcesRead:
-		p["uri"] = target
-	default:
-		p["name"] = target
-	}
-	rec := post(t, m.h, rpc(2, method, p), mod)
-	return single(t, rec), rec.Code
-}
-
 // TestMRTRRoundTrip checks the input_required shape and the retry
 // (R-MRTR-03, R-MRTR-04, R-CACHE-02, R-BASE-06) on the three methods that
 // may return it (R-MRTR-02).
 func TestMRTRRoundTrip(t *testing.T) {
-	m := newMRTR(t, HTTPOptions{})
+	m := NewMRTR(t, streamhttp.Options{})
 	for _, c := range []struct{ method, target string }{
 		{protocol.MethodToolsCall, "ask"},
 		{protocol.MethodPromptsGet, "ask"},
 		{protocol.MethodResourcesRead, "mrtr://ask"},
 	} {
 		t.Run(c.method, func(t *testing.T) {
-			p := withMeta(elicitCaps, nil)
+			p := WithMeta(ElicitCaps, nil)
 			if c.method == protocol.MethodResourcesRead {
 				p["uri"] = c.target
 			} else {
 				p["name"] = c.target
 			}
-			w := call(t, m.h, 1, c.method, p)
+			w := Call(t, m.H, 1, c.method, p)
 			if w.Result["resultType"] != "input_required" {
 				t.Fatalf("R-BASE-06: resultType %v", w.Result["resultType"])
 			}
-			if m.seen.Load() != `"" nil=true` {
-				t.Errorf("State() on a first request: %v", m.seen.Load())
+			if m.Seen.Load() != `"" nil=true` {
+				t.Errorf("State() on a first request: %v", m.Seen.Load())
 			}
 			reqs, _ := w.Result["inputRequests"].(M)
 			in, _ := reqs["name"].(M)
@@ -234,18 +147,18 @@ func TestMRTRRoundTrip(t *testing.T) {
 					t.Errorf("R-CACHE-02: %s on input_required", k)
 				}
 			}
-			if _, ok := w.Result["_meta"].(M)[keyInfo]; !ok {
+			if _, ok := w.Result["_meta"].(M)[KeyInfo]; !ok {
 				t.Error("R-META-04: serverInfo missing on input_required")
 			}
-			before := m.calls.Load()
-			w, _ = m.retry(t, c.method, c.target, st, accepted, nil)
+			before := m.Calls.Load()
+			w, _ = m.Retry(t, c.method, c.target, st, Accepted, nil)
 			if w.Error != nil || w.Result["resultType"] != "complete" {
-				t.Fatalf("retry: %s", w.raw)
+				t.Fatalf("retry: %s", w.Raw)
 			}
-			if !strings.Contains(string(w.raw), "hello Ann state=asked:") {
-				t.Errorf("handler did not see its state and the response: %s", w.raw)
+			if !strings.Contains(string(w.Raw), "hello Ann state=asked:") {
+				t.Errorf("handler did not see its state and the response: %s", w.Raw)
 			}
-			if m.calls.Load() != before+1 {
+			if m.Calls.Load() != before+1 {
 				t.Error("retry did not reach the handler once")
 			}
 		})
@@ -255,19 +168,19 @@ func TestMRTRRoundTrip(t *testing.T) {
 // TestMRTRStateRejected checks that every state that fails verification
 // is -32602 and never reaches the handler (R-MRTR-06, R-MRTR-07, R-MRTR-08).
 func TestMRTRStateRejected(t *testing.T) {
-	m := newMRTR(t, HTTPOptions{})
-	st := m.first(t, nil)
+	m := NewMRTR(t, streamhttp.Options{})
+	st := m.First(t, nil)
 	reject := func(t *testing.T, method, target string, state any, why string) {
 		t.Helper()
-		before := m.calls.Load()
-		w, status := m.retry(t, method, target, state, accepted, nil)
-		if w.code() != protocol.CodeInvalidParamsError || status != http.StatusBadRequest {
-			t.Errorf("%s: want 400 -32602, got %d %s", why, status, w.raw)
+		before := m.Calls.Load()
+		w, status := m.Retry(t, method, target, state, Accepted, nil)
+		if w.Code() != protocol.CodeInvalidParamsError || status != http.StatusBadRequest {
+			t.Errorf("%s: want 400 -32602, got %d %s", why, status, w.Raw)
 		}
-		if w.id() != "2" {
-			t.Errorf("%s: id %q", why, w.id())
+		if w.Id() != "2" {
+			t.Errorf("%s: id %q", why, w.Id())
 		}
-		if m.calls.Load() != before {
+		if m.Calls.Load() != before {
 			t.Errorf("%s: the handler was called", why)
 		}
 	}
@@ -309,9 +222,9 @@ func TestMRTRStateRejected(t *testing.T) {
 		reject(t, protocol.MethodToolsCall, "ask", nil, "null")
 	})
 	t.Run("the original still opens", func(t *testing.T) {
-		w, _ := m.retry(t, protocol.MethodToolsCall, "ask", st, accepted, nil)
-		if w.Error != nil || !strings.Contains(string(w.raw), "hello Ann") {
-			t.Errorf("%s", w.raw)
+		w, _ := m.Retry(t, protocol.MethodToolsCall, "ask", st, Accepted, nil)
+		if w.Error != nil || !strings.Contains(string(w.Raw), "hello Ann") {
+			t.Errorf("%s", w.Raw)
 		}
 	})
 }
@@ -319,60 +232,60 @@ func TestMRTRStateRejected(t *testing.T) {
 // TestMRTRPrincipal checks the state is bound to the authenticated
 // principal (R-MRTR-08, R-ELIC-09).
 func TestMRTRPrincipal(t *testing.T) {
-	m := newMRTR(t, HTTPOptions{Authenticate: func(r *http.Request) (string, error) {
+	m := NewMRTR(t, streamhttp.Options{Authenticate: func(r *http.Request) (string, error) {
 		return r.Header.Get("X-User"), nil
 	}})
-	as := func(user string) func(*http.Request) { return setHeader("X-User", user) }
-	st := m.first(t, as("alice"))
-	before := m.calls.Load()
-	w, _ := m.retry(t, protocol.MethodToolsCall, "ask", st, accepted, as("bob"))
-	if w.code() != protocol.CodeInvalidParamsError || m.calls.Load() != before {
-		t.Errorf("R-MRTR-08: bob opened alice's state: %s", w.raw)
+	as := func(user string) func(*http.Request) { return SetHeader("X-User", user) }
+	st := m.First(t, as("alice"))
+	before := m.Calls.Load()
+	w, _ := m.Retry(t, protocol.MethodToolsCall, "ask", st, Accepted, as("bob"))
+	if w.Code() != protocol.CodeInvalidParamsError || m.Calls.Load() != before {
+		t.Errorf("R-MRTR-08: bob opened alice's state: %s", w.Raw)
 	}
-	w, _ = m.retry(t, protocol.MethodToolsCall, "ask", st, accepted, as(""))
-	if w.code() != protocol.CodeInvalidParamsError {
-		t.Errorf("R-MRTR-08: an anonymous caller opened alice's state: %s", w.raw)
+	w, _ = m.Retry(t, protocol.MethodToolsCall, "ask", st, Accepted, as(""))
+	if w.Code() != protocol.CodeInvalidParamsError {
+		t.Errorf("R-MRTR-08: an anonymous caller opened alice's state: %s", w.Raw)
 	}
-	w, _ = m.retry(t, protocol.MethodToolsCall, "ask", st, accepted, as("alice"))
-	if w.Error != nil || !strings.Contains(string(w.raw), "state=asked:alice") {
-		t.Errorf("alice's retry: %s", w.raw)
+	w, _ = m.Retry(t, protocol.MethodToolsCall, "ask", st, Accepted, as("alice"))
+	if w.Error != nil || !strings.Contains(string(w.Raw), "state=asked:alice") {
+		t.Errorf("alice's retry: %s", w.Raw)
 	}
 }
 
 // TestMRTRLimits checks expiry and size limits (R-MRTR-08, WithStateLimits).
 func TestMRTRLimits(t *testing.T) {
 	t.Run("R-MRTR-08 expired", func(t *testing.T) {
-		m := newMRTR(t, HTTPOptions{}, WithStateLimits(30*time.Millisecond, 0))
-		st := m.first(t, nil)
+		m := NewMRTR(t, streamhttp.Options{}, server.WithStateLimits(30*time.Millisecond, 0))
+		st := m.First(t, nil)
 		time.Sleep(60 * time.Millisecond)
-		before := m.calls.Load()
-		w, _ := m.retry(t, protocol.MethodToolsCall, "ask", st, accepted, nil)
-		if w.code() != protocol.CodeInvalidParamsError || !strings.Contains(w.Error.Message, "expired") {
-			t.Errorf("%s", w.raw)
+		before := m.Calls.Load()
+		w, _ := m.Retry(t, protocol.MethodToolsCall, "ask", st, Accepted, nil)
+		if w.Code() != protocol.CodeInvalidParamsError || !strings.Contains(w.Error.Message, "expired") {
+			t.Errorf("%s", w.Raw)
 		}
-		if m.calls.Load() != before {
+		if m.Calls.Load() != before {
 			t.Error("the handler saw expired state")
 		}
 	})
 	t.Run("oversized token is -32602", func(t *testing.T) {
-		m := newMRTR(t, HTTPOptions{}, WithStateLimits(time.Minute, 120))
-		st := m.first(t, nil)
-		before := m.calls.Load()
-		w, _ := m.retry(t, protocol.MethodToolsCall, "ask", st+strings.Repeat("A", 200), accepted, nil)
-		if w.code() != protocol.CodeInvalidParamsError || !strings.Contains(w.Error.Message, "too large") {
-			t.Errorf("%s", w.raw)
+		m := NewMRTR(t, streamhttp.Options{}, server.WithStateLimits(time.Minute, 120))
+		st := m.First(t, nil)
+		before := m.Calls.Load()
+		w, _ := m.Retry(t, protocol.MethodToolsCall, "ask", st+strings.Repeat("A", 200), Accepted, nil)
+		if w.Code() != protocol.CodeInvalidParamsError || !strings.Contains(w.Error.Message, "too large") {
+			t.Errorf("%s", w.Raw)
 		}
-		if m.calls.Load() != before {
+		if m.Calls.Load() != before {
 			t.Error("the handler saw oversized state")
 		}
 	})
 	t.Run("state too large to seal is -32603", func(t *testing.T) {
-		s := newServer(t, WithStateLimits(time.Minute, 100))
-		addTool(t, s, `{"name":"big","inputSchema":{"type":"object"}}`, func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+		s := NewServer(t, server.WithStateLimits(time.Minute, 100))
+		AddTool(t, s, `{"name":"big","inputSchema":{"type":"object"}}`, func(_ context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 			return nil, r.AskInput(nil, make([]byte, 500))
 		})
-		if w := call(t, s.Handler(HTTPOptions{}), 1, protocol.MethodToolsCall, params(M{"name": "big"})); w.code() != protocol.CodeInternalError {
-			t.Errorf("%s", w.raw)
+		if w := Call(t, Handler(s, streamhttp.Options{}), 1, protocol.MethodToolsCall, Params(M{"name": "big"})); w.Code() != protocol.CodeInternalError {
+			t.Errorf("%s", w.Raw)
 		}
 	})
 }
@@ -380,8 +293,8 @@ func TestMRTRLimits(t *testing.T) {
 // TestMRTRInputResponses checks malformed and partial inputResponses
 // (R-MRTR-11, R-MRTR-12, R-MRTR-13): never a complete result.
 func TestMRTRInputResponses(t *testing.T) {
-	m := newMRTR(t, HTTPOptions{})
-	st := m.first(t, nil)
+	m := NewMRTR(t, streamhttp.Options{})
+	st := m.First(t, nil)
 	cases := []struct {
 		name      string
 		responses any
@@ -389,7 +302,7 @@ func TestMRTRInputResponses(t *testing.T) {
 	}{
 		{"R-MRTR-11 null", json.RawMessage("null"), protocol.CodeInvalidParamsError},
 		{"R-MRTR-11 a string", "yes", protocol.CodeInvalidParamsError},
-		{"R-MRTR-11 an array", []any{accepted["name"]}, protocol.CodeInvalidParamsError},
+		{"R-MRTR-11 an array", []any{Accepted["name"]}, protocol.CodeInvalidParamsError},
 		{"R-MRTR-11 a value that is no InputResponse", M{"name": M{"foo": 1}}, protocol.CodeInvalidParamsError},
 		{"R-MRTR-11 an invalid elicitation action", M{"name": M{"action": "maybe"}}, protocol.CodeInvalidParamsError},
 		{"R-MRTR-12/13 keyed by unknown names: asked again", M{"other": M{"action": "accept", "content": M{"name": "x"}}}, 0},
@@ -398,23 +311,23 @@ func TestMRTRInputResponses(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			p := withMeta(elicitCaps, M{"name": "ask", "requestState": st, "inputResponses": c.responses})
-			w := call(t, m.h, 2, protocol.MethodToolsCall, p)
+			p := WithMeta(ElicitCaps, M{"name": "ask", "requestState": st, "inputResponses": c.responses})
+			w := Call(t, m.H, 2, protocol.MethodToolsCall, p)
 			if c.code != 0 {
-				if w.code() != c.code {
-					t.Errorf("code %d, want %d: %s", w.code(), c.code, w.raw)
+				if w.Code() != c.code {
+					t.Errorf("code %d, want %d: %s", w.Code(), c.code, w.Raw)
 				}
 				return
 			}
 			if w.Error != nil || w.Result["resultType"] != "input_required" {
-				t.Errorf("want input_required again: %s", w.raw)
+				t.Errorf("want input_required again: %s", w.Raw)
 			}
 		})
 	}
 	t.Run("retry without requestState: handler sees nil state and asks again", func(t *testing.T) {
-		w := call(t, m.h, 3, protocol.MethodToolsCall, withMeta(elicitCaps, M{"name": "ask", "inputResponses": accepted}))
+		w := Call(t, m.H, 3, protocol.MethodToolsCall, WithMeta(ElicitCaps, M{"name": "ask", "inputResponses": Accepted}))
 		if w.Result["resultType"] != "input_required" {
-			t.Errorf("%s", w.raw)
+			t.Errorf("%s", w.Raw)
 		}
 	})
 }
@@ -422,44 +335,44 @@ func TestMRTRInputResponses(t *testing.T) {
 // TestMRTRStateOnly checks a state-only input_required (R-MRTR-03) and an
 // empty payload, and refuses an InputRequired with neither.
 func TestMRTRStateOnly(t *testing.T) {
-	s := newServer(t)
+	s := NewServer(t)
 	var seen atomic.Value
-	addTool(t, s, `{"name":"shed","inputSchema":{"type":"object"}}`, func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	AddTool(t, s, `{"name":"shed","inputSchema":{"type":"object"}}`, func(_ context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		if st := r.State(); st != nil {
 			seen.Store(fmt.Sprintf("len=%d", len(st)))
-			return TextResult("resumed"), nil
+			return server.TextResult("resumed"), nil
 		}
 		return nil, r.AskInput(nil, []byte{})
 	})
-	addTool(t, s, `{"name":"empty","inputSchema":{"type":"object"}}`, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
-		return nil, &InputRequired{}
+	AddTool(t, s, `{"name":"empty","inputSchema":{"type":"object"}}`, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+		return nil, &server.InputRequired{}
 	})
-	addTool(t, s, `{"name":"nothing","inputSchema":{"type":"object"}}`, func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	AddTool(t, s, `{"name":"nothing","inputSchema":{"type":"object"}}`, func(_ context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		return nil, r.AskInput(nil, nil)
 	})
-	h := s.Handler(HTTPOptions{})
-	w := call(t, h, 1, protocol.MethodToolsCall, params(M{"name": "shed"}))
+	h := Handler(s, streamhttp.Options{})
+	w := Call(t, h, 1, protocol.MethodToolsCall, Params(M{"name": "shed"}))
 	if w.Result["resultType"] != "input_required" || w.Result["requestState"] == nil {
-		t.Fatalf("%s", w.raw)
+		t.Fatalf("%s", w.Raw)
 	}
 	if _, ok := w.Result["inputRequests"]; ok {
-		t.Errorf("inputRequests present on a state-only result: %s", w.raw)
+		t.Errorf("inputRequests present on a state-only result: %s", w.Raw)
 	}
-	w = call(t, h, 2, protocol.MethodToolsCall, params(M{"name": "shed", "requestState": w.Result["requestState"]}))
-	if w.text(t, 0) != "resumed" || seen.Load() != "len=0" {
-		t.Errorf("empty state did not come back as non-nil: %v %s", seen.Load(), w.raw)
+	w = Call(t, h, 2, protocol.MethodToolsCall, Params(M{"name": "shed", "requestState": w.Result["requestState"]}))
+	if w.Text(t, 0) != "resumed" || seen.Load() != "len=0" {
+		t.Errorf("empty state did not come back as non-nil: %v %s", seen.Load(), w.Raw)
 	}
-	if w := call(t, h, 3, protocol.MethodToolsCall, params(M{"name": "empty"})); w.code() != protocol.CodeInternalError {
-		t.Errorf("R-MRTR-03: InputRequired with neither requests nor state: %s", w.raw)
+	if w := Call(t, h, 3, protocol.MethodToolsCall, Params(M{"name": "empty"})); w.Code() != protocol.CodeInternalError {
+		t.Errorf("R-MRTR-03: InputRequired with neither requests nor state: %s", w.Raw)
 	}
-	if w := call(t, h, 4, protocol.MethodToolsCall, params(M{"name": "nothing"})); w.Result["resultType"] == "input_required" {
-		t.Errorf("R-MRTR-03: AskInput(nil, nil) produced input_required: %s", w.raw)
+	if w := Call(t, h, 4, protocol.MethodToolsCall, Params(M{"name": "nothing"})); w.Result["resultType"] == "input_required" {
+		t.Errorf("R-MRTR-03: AskInput(nil, nil) produced input_required: %s", w.Raw)
 	}
 }
 
-func stateKey(id uint32, label string) StateKey {
+func stateKey(id uint32, label string) server.StateKey {
 	sum := sha256.Sum256([]byte(label))
-	return StateKey{ID: id, Secret: sum[:]}
+	return server.StateKey{ID: id, Secret: sum[:]}
 }
 
 // TestMRTRSharedKeys checks that servers sharing WithStateKeys open each
@@ -467,17 +380,17 @@ func stateKey(id uint32, label string) StateKey {
 // other keys do not, and key rotation.
 func TestMRTRSharedKeys(t *testing.T) {
 	k1, k2 := stateKey(1, "one"), stateKey(2, "two")
-	a := newMRTR(t, HTTPOptions{}, WithStateKeys(k1))
-	b := newMRTR(t, HTTPOptions{}, WithStateKeys(k1))
-	stranger := newMRTR(t, HTTPOptions{})
-	rotated := newMRTR(t, HTTPOptions{}, WithStateKeys(k2, k1))
-	dropped := newMRTR(t, HTTPOptions{}, WithStateKeys(k2))
-	sameIDOtherSecret := newMRTR(t, HTTPOptions{}, WithStateKeys(stateKey(1, "impostor")))
-	old := a.first(t, nil)
-	fresh := rotated.first(t, nil)
+	a := NewMRTR(t, streamhttp.Options{}, server.WithStateKeys(k1))
+	b := NewMRTR(t, streamhttp.Options{}, server.WithStateKeys(k1))
+	stranger := NewMRTR(t, streamhttp.Options{})
+	rotated := NewMRTR(t, streamhttp.Options{}, server.WithStateKeys(k2, k1))
+	dropped := NewMRTR(t, streamhttp.Options{}, server.WithStateKeys(k2))
+	sameIDOtherSecret := NewMRTR(t, streamhttp.Options{}, server.WithStateKeys(stateKey(1, "impostor")))
+	old := a.First(t, nil)
+	fresh := rotated.First(t, nil)
 	cases := []struct {
 		name  string
-		srv   *mrtrServer
+		srv   *MrtrServer
 		state string
 		ok    bool
 	}{
@@ -493,12 +406,12 @@ func TestMRTRSharedKeys(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			w, _ := c.srv.retry(t, protocol.MethodToolsCall, "ask", c.state, accepted, nil)
-			if c.ok && (w.Error != nil || !strings.Contains(string(w.raw), "hello Ann")) {
-				t.Errorf("refused: %s", w.raw)
+			w, _ := c.srv.Retry(t, protocol.MethodToolsCall, "ask", c.state, Accepted, nil)
+			if c.ok && (w.Error != nil || !strings.Contains(string(w.Raw), "hello Ann")) {
+				t.Errorf("refused: %s", w.Raw)
 			}
-			if !c.ok && w.code() != protocol.CodeInvalidParamsError {
-				t.Errorf("accepted: %s", w.raw)
+			if !c.ok && w.Code() != protocol.CodeInvalidParamsError {
+				t.Errorf("accepted: %s", w.Raw)
 			}
 		})
 	}
@@ -508,13 +421,13 @@ func TestMRTRSharedKeys(t *testing.T) {
 // prompts/get and resources/read can answer input_required (R-MRTR-02),
 // even when the request carries MRTR members.
 func TestMRTRNotOnOtherMethods(t *testing.T) {
-	m := newMRTR(t, HTTPOptions{})
-	st := m.first(t, nil)
+	m := NewMRTR(t, streamhttp.Options{})
+	st := m.First(t, nil)
 	for _, method := range []string{protocol.MethodToolsList, protocol.MethodPromptsList, protocol.MethodResourcesList, protocol.MethodResourcesTemplatesList, protocol.MethodServerDiscover} {
 		t.Run(method, func(t *testing.T) {
-			w := call(t, m.h, 1, method, withMeta(elicitCaps, M{"requestState": st, "inputResponses": accepted}))
+			w := Call(t, m.H, 1, method, WithMeta(ElicitCaps, M{"requestState": st, "inputResponses": Accepted}))
 			if w.Error != nil || w.Result["resultType"] != "complete" {
-				t.Errorf("R-MRTR-02: %s", w.raw)
+				t.Errorf("R-MRTR-02: %s", w.Raw)
 			}
 		})
 	}
@@ -527,27 +440,27 @@ func TestMRTRNotOnOtherMethods(t *testing.T) {
 // member order, white space) still open, since a client may serialise its
 // retry anew.
 func TestMRTRStateBoundToArguments(t *testing.T) {
-	m := newMRTR(t, HTTPOptions{})
+	m := NewMRTR(t, streamhttp.Options{})
 	ask := func(method string, args M) string {
 		t.Helper()
-		p := withMeta(elicitCaps, M{"name": "ask"})
+		p := WithMeta(ElicitCaps, M{"name": "ask"})
 		if args != nil {
 			p["arguments"] = args
 		}
-		w := single(t, post(t, m.h, rpc(1, method, p), nil))
+		w := Single(t, Post(t, m.H, Rpc(1, method, p), nil))
 		st, ok := w.Result["requestState"].(string)
 		if !ok {
-			t.Fatalf("no requestState: %s", w.raw)
+			t.Fatalf("no requestState: %s", w.Raw)
 		}
 		return st
 	}
-	retry := func(method string, args any, st string) *wire {
+	retry := func(method string, args any, st string) *Wire {
 		t.Helper()
-		p := withMeta(elicitCaps, M{"name": "ask", "requestState": st, "inputResponses": accepted})
+		p := WithMeta(ElicitCaps, M{"name": "ask", "requestState": st, "inputResponses": Accepted})
 		if args != nil {
 			p["arguments"] = args
 		}
-		return single(t, post(t, m.h, rpc(2, method, p), nil))
+		return Single(t, Post(t, m.H, Rpc(2, method, p), nil))
 	}
 	for _, method := range []string{protocol.MethodToolsCall, protocol.MethodPromptsGet} {
 		t.Run(method, func(t *testing.T) {
@@ -562,12 +475,12 @@ func TestMRTRStateBoundToArguments(t *testing.T) {
 			}
 			st := ask(method, orig)
 			for _, args := range other {
-				before := m.calls.Load()
+				before := m.Calls.Load()
 				w := retry(method, args, st)
-				if w.code() != protocol.CodeInvalidParamsError || !strings.Contains(string(w.raw), "Invalid requestState") {
-					t.Errorf("R-MRTR-08: state sealed for %v opened on a retry with %v: %s", orig, args, w.raw)
+				if w.Code() != protocol.CodeInvalidParamsError || !strings.Contains(string(w.Raw), "Invalid requestState") {
+					t.Errorf("R-MRTR-08: state sealed for %v opened on a retry with %v: %s", orig, args, w.Raw)
 				}
-				if m.calls.Load() != before {
+				if m.Calls.Load() != before {
 					t.Errorf("R-MRTR-08: the handler ran on a retry with %v", args)
 				}
 			}
@@ -575,14 +488,14 @@ func TestMRTRStateBoundToArguments(t *testing.T) {
 			if method == protocol.MethodPromptsGet {
 				reordered = json.RawMessage(`{ "y" : "a", "x":"1" }`)
 			}
-			if w := retry(method, reordered, st); w.Error != nil || !strings.Contains(string(w.raw), "hello Ann") {
-				t.Errorf("the same arguments re-encoded: %s", w.raw)
+			if w := retry(method, reordered, st); w.Error != nil || !strings.Contains(string(w.Raw), "hello Ann") {
+				t.Errorf("the same arguments re-encoded: %s", w.Raw)
 			}
 		})
 	}
 	// No arguments and empty arguments are the same request.
 	st := ask(protocol.MethodToolsCall, nil)
-	if w := retry(protocol.MethodToolsCall, M{}, st); w.Error != nil || !strings.Contains(string(w.raw), "hello Ann") {
-		t.Errorf("absent arguments, then {}: %s", w.raw)
+	if w := retry(protocol.MethodToolsCall, M{}, st); w.Error != nil || !strings.Contains(string(w.Raw), "hello Ann") {
+		t.Errorf("absent arguments, then {}: %s", w.Raw)
 	}
 }

@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"context"
@@ -8,7 +8,12 @@ import (
 	"sync"
 	"testing"
 
+	. "github.com/mcpwire/mcpwire/server/internal/testkit"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+	"github.com/mcpwire/mcpwire/server/typed"
+
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // recorder is a slog.Handler that keeps the records it is given.
@@ -47,9 +52,9 @@ func (r *recorder) warnings() []string {
 }
 
 // names lists the names in a tools/list or prompts/list result.
-func names(t *testing.T, s *Server, method, member string) string {
+func names(t *testing.T, s *server.Server, method, member string) string {
 	t.Helper()
-	w := call(t, s.Handler(HTTPOptions{}), 1, method, params(nil))
+	w := Call(t, Handler(s, streamhttp.Options{}), 1, method, Params(nil))
 	var out []string
 	for _, x := range w.Result[member].([]any) {
 		out = append(out, x.(M)["name"].(string))
@@ -64,27 +69,27 @@ func names(t *testing.T, s *Server, method, member string) string {
 // ErrDuplicate, so names stay unique (R-TOOL-04), unless Replace (tools)
 // or ReplacePrompt (prompts) says to replace it.
 func TestNameRule(t *testing.T) {
-	ph := func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
+	ph := func(context.Context, *server.Request, map[string]string) (*protocol.GetPromptResult, error) {
 		return &protocol.GetPromptResult{}, nil
 	}
 	type in struct{}
-	th := func(context.Context, *Request, in) (string, error) { return "ok", nil }
-	register := map[string]func(s *Server, name string, replace ...bool) error{
-		"AddTool": func(s *Server, name string, replace ...bool) error {
+	th := func(context.Context, *server.Request, in) (string, error) { return "ok", nil }
+	register := map[string]func(s *server.Server, name string, replace ...bool) error{
+		"AddTool": func(s *server.Server, name string, replace ...bool) error {
 			if len(replace) > 0 {
-				return s.AddTool(protocol.Tool{Name: name}, textTool("ok"), Replace())
+				return s.AddTool(protocol.Tool{Name: name}, TextTool("ok"), server.Replace())
 			}
-			return s.AddTool(protocol.Tool{Name: name}, textTool("ok"))
+			return s.AddTool(protocol.Tool{Name: name}, TextTool("ok"))
 		},
-		"AddTypedTool": func(s *Server, name string, replace ...bool) error {
+		"AddTypedTool": func(s *server.Server, name string, replace ...bool) error {
 			if len(replace) > 0 {
-				return AddTypedTool(s, protocol.Tool{Name: name}, th, Replace())
+				return typed.AddTool(s, protocol.Tool{Name: name}, th, server.Replace())
 			}
-			return AddTypedTool(s, protocol.Tool{Name: name}, th)
+			return typed.AddTool(s, protocol.Tool{Name: name}, th)
 		},
-		"AddPrompt": func(s *Server, name string, replace ...bool) error {
+		"AddPrompt": func(s *server.Server, name string, replace ...bool) error {
 			if len(replace) > 0 {
-				return s.AddPrompt(protocol.Prompt{Name: name}, ph, ReplacePrompt())
+				return s.AddPrompt(protocol.Prompt{Name: name}, ph, server.ReplacePrompt())
 			}
 			return s.AddPrompt(protocol.Prompt{Name: name}, ph)
 		},
@@ -101,7 +106,7 @@ func TestNameRule(t *testing.T) {
 			method, member := list(how)
 			for _, name := range bad {
 				rec := &recorder{}
-				s := newServer(t, WithLogger(slog.New(rec)))
+				s := NewServer(t, server.WithLogger(slog.New(rec)))
 				if err := add(s, name); err != nil {
 					t.Errorf("%q refused by default: %v", name, err)
 				}
@@ -114,7 +119,7 @@ func TestNameRule(t *testing.T) {
 				}
 
 				rec = &recorder{}
-				s = newServer(t, WithLogger(slog.New(rec)), WithStrictNames())
+				s = NewServer(t, server.WithLogger(slog.New(rec)), server.WithStrictNames())
 				err := add(s, name)
 				if err == nil || !strings.Contains(err.Error(), "WithStrictNames") {
 					t.Errorf("%q under WithStrictNames: error %v", name, err)
@@ -123,16 +128,16 @@ func TestNameRule(t *testing.T) {
 					t.Errorf("%q under WithStrictNames: listed %q", name, got)
 				}
 			}
-			for _, opts := range [][]Option{nil, {WithStrictNames()}} {
+			for _, opts := range [][]any{nil, {server.WithStrictNames()}} {
 				rec := &recorder{}
-				s := newServer(t, append([]Option{WithLogger(slog.New(rec))}, opts...)...)
+				s := NewServer(t, append([]any{server.WithLogger(slog.New(rec))}, opts...)...)
 				if err := add(s, ""); err == nil {
 					t.Error("an empty name accepted")
 				}
 				if err := add(s, "a.b_c-D9"); err != nil {
 					t.Errorf("a good name refused: %v", err)
 				}
-				if err := add(s, "a.b_c-D9"); !errors.Is(err, ErrDuplicate) || !strings.Contains(err.Error(), "a.b_c-D9") {
+				if err := add(s, "a.b_c-D9"); !errors.Is(err, server.ErrDuplicate) || !strings.Contains(err.Error(), "a.b_c-D9") {
 					t.Errorf("re-registering a name: %v, want ErrDuplicate naming it", err)
 				}
 				if err := add(s, "a.b_c-D9", true); err != nil {

@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"context"
@@ -9,47 +9,23 @@ import (
 	"sync"
 	"testing"
 
+	. "github.com/mcpwire/mcpwire/server/internal/testkit"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
-
-// scriptTool runs the steps in its "steps" argument: ["log", level] or
-// ["progress", progress, total, message]; it answers with the list of what
-// each step returned, and keeps its *Request in last.
-func scriptTool(t testing.TB, s *Server, last **Request, mu *sync.Mutex) {
-	addTool(t, s, `{"name":"script","inputSchema":{"type":"object","properties":{"steps":{"type":"array"}}}}`,
-		func(ctx context.Context, r *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
-			var a struct{ Steps [][]any }
-			if err := json.Unmarshal(args, &a); err != nil {
-				return nil, err
-			}
-			var sent []string
-			for _, st := range a.Steps {
-				switch st[0] {
-				case "log":
-					sent = append(sent, fmt.Sprint(r.Log(ctx, protocol.LoggingLevel(st[1].(string)), "test", json.RawMessage(`{"step":"`+st[1].(string)+`"}`))))
-				case "progress":
-					sent = append(sent, fmt.Sprint(r.Progress(ctx, st[1].(float64), st[2].(float64), st[3].(string))))
-				}
-			}
-			mu.Lock()
-			*last = r
-			mu.Unlock()
-			return TextResult(strings.Join(sent, ",")), nil
-		})
-}
-
-func step(v ...any) []any { return v }
 
 // TestNotifications covers request-scoped log and progress notifications
 // on Streamable HTTP (R-LOG-03, R-LOG-04, R-LOG-06, R-PROG-01, R-PROG-02,
 // R-PROG-04, R-HTTP-07, R-HTTP-08, R-HTTP-10, R-HTTP-12).
 func TestNotifications(t *testing.T) {
-	s := newServer(t)
-	var last *Request
+	s := NewServer(t)
+	var last *server.Request
 	var mu sync.Mutex
-	scriptTool(t, s, &last, &mu)
-	h := s.Handler(HTTPOptions{})
-	allLevels := []any{step("log", "debug"), step("log", "info"), step("log", "notice"), step("log", "warning"), step("log", "error"), step("log", "critical"), step("log", "alert"), step("log", "emergency")}
+	ScriptTool(t, s, &last, &mu)
+	h := Handler(s, streamhttp.Options{})
+	allLevels := []any{Step("log", "debug"), Step("log", "info"), Step("log", "notice"), Step("log", "warning"), Step("log", "error"), Step("log", "critical"), Step("log", "alert"), Step("log", "emergency")}
 	cases := []struct {
 		name     string
 		meta     M
@@ -60,43 +36,43 @@ func TestNotifications(t *testing.T) {
 		code     int64
 		noStream bool
 	}{
-		{name: "R-LOG-03 no logLevel: no notifications/message", meta: meta(), steps: allLevels,
+		{name: "R-LOG-03 no logLevel: no notifications/message", meta: Meta(), steps: allLevels,
 			sent: "false,false,false,false,false,false,false,false", noStream: true},
-		{name: "R-LOG-04 at or above warning only", meta: meta(keyLogLevel, "warning"), steps: allLevels,
+		{name: "R-LOG-04 at or above warning only", meta: Meta(KeyLogLevel, "warning"), steps: allLevels,
 			sent:  "false,false,false,true,true,true,true,true",
 			notes: []string{"message:warning", "message:error", "message:critical", "message:alert", "message:emergency"}},
-		{name: "R-LOG-04 debug admits every level", meta: meta(keyLogLevel, "debug"), steps: allLevels[:2],
+		{name: "R-LOG-04 debug admits every level", meta: Meta(KeyLogLevel, "debug"), steps: allLevels[:2],
 			sent: "true,true", notes: []string{"message:debug", "message:info"}},
-		{name: "R-LOG-04 an invalid level from the handler is dropped", meta: meta(keyLogLevel, "debug"), steps: []any{step("log", "verbose")}, sent: "false", noStream: true},
-		{name: "R-LOG-06 unknown logLevel is -32602", meta: meta(keyLogLevel, "verbose"), steps: allLevels, code: protocol.CodeInvalidParamsError},
-		{name: "R-PROG-01 no progressToken: no progress", meta: meta(), steps: []any{step("progress", 1.0, 2.0, "")}, sent: "false", noStream: true},
-		{name: "R-PROG-02 non-increasing progress is dropped", meta: meta("progressToken", "tok"), token: "tok",
-			steps: []any{step("progress", 0.5, 0.0, ""), step("progress", 0.5, 0.0, ""), step("progress", 0.25, 0.0, ""), step("progress", 1.5, 3.0, "half")},
+		{name: "R-LOG-04 an invalid level from the handler is dropped", meta: Meta(KeyLogLevel, "debug"), steps: []any{Step("log", "verbose")}, sent: "false", noStream: true},
+		{name: "R-LOG-06 unknown logLevel is -32602", meta: Meta(KeyLogLevel, "verbose"), steps: allLevels, code: protocol.CodeInvalidParamsError},
+		{name: "R-PROG-01 no progressToken: no progress", meta: Meta(), steps: []any{Step("progress", 1.0, 2.0, "")}, sent: "false", noStream: true},
+		{name: "R-PROG-02 non-increasing progress is dropped", meta: Meta("progressToken", "tok"), token: "tok",
+			steps: []any{Step("progress", 0.5, 0.0, ""), Step("progress", 0.5, 0.0, ""), Step("progress", 0.25, 0.0, ""), Step("progress", 1.5, 3.0, "half")},
 			sent:  "true,false,false,true", notes: []string{"progress:0.5", "progress:1.5"}},
-		{name: "R-PROG-02 progress 0 then 0 sends only the first", meta: meta("progressToken", "tok"), token: "tok",
-			steps: []any{step("progress", 0.0, 0.0, ""), step("progress", 0.0, 0.0, ""), step("progress", 1.0, 0.0, "")},
+		{name: "R-PROG-02 progress 0 then 0 sends only the first", meta: Meta("progressToken", "tok"), token: "tok",
+			steps: []any{Step("progress", 0.0, 0.0, ""), Step("progress", 0.0, 0.0, ""), Step("progress", 1.0, 0.0, "")},
 			sent:  "true,false,true", notes: []string{"progress:0", "progress:1"}},
-		{name: "R-PROG-02 progress 0 then a negative value is dropped", meta: meta("progressToken", "tok"), token: "tok",
-			steps: []any{step("progress", 0.0, 0.0, ""), step("progress", -1.0, 0.0, "")},
+		{name: "R-PROG-02 progress 0 then a negative value is dropped", meta: Meta("progressToken", "tok"), token: "tok",
+			steps: []any{Step("progress", 0.0, 0.0, ""), Step("progress", -1.0, 0.0, "")},
 			sent:  "true,false", notes: []string{"progress:0"}},
-		{name: "R-PROG-04 integer progress token echoed as integer", meta: meta("progressToken", 7), token: float64(7),
-			steps: []any{step("progress", 1.0, 0.0, "")}, sent: "true", notes: []string{"progress:1"}},
-		{name: "R-HTTP-08 log and progress interleave in order", meta: meta("progressToken", "p", keyLogLevel, "info"), token: "p",
-			steps: []any{step("progress", 1.0, 0.0, ""), step("log", "info"), step("progress", 2.0, 0.0, "")},
+		{name: "R-PROG-04 integer progress token echoed as integer", meta: Meta("progressToken", 7), token: float64(7),
+			steps: []any{Step("progress", 1.0, 0.0, "")}, sent: "true", notes: []string{"progress:1"}},
+		{name: "R-HTTP-08 log and progress interleave in order", meta: Meta("progressToken", "p", KeyLogLevel, "info"), token: "p",
+			steps: []any{Step("progress", 1.0, 0.0, ""), Step("log", "info"), Step("progress", 2.0, 0.0, "")},
 			sent:  "true,true,true", notes: []string{"progress:1", "message:info", "progress:2"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			rec := post(t, h, rpc(11, protocol.MethodToolsCall, withMeta(c.meta, M{"name": "script", "arguments": M{"steps": c.steps}})), nil)
+			rec := Post(t, h, Rpc(11, protocol.MethodToolsCall, WithMeta(c.meta, M{"name": "script", "arguments": M{"steps": c.steps}})), nil)
 			if c.code != 0 {
-				if w := single(t, rec); w.code() != c.code {
-					t.Fatalf("code %d, want %d: %s", w.code(), c.code, w.raw)
+				if w := Single(t, rec); w.Code() != c.code {
+					t.Fatalf("code %d, want %d: %s", w.Code(), c.code, w.Raw)
 				}
 				return
 			}
-			var msgs []*wire
+			var msgs []*Wire
 			if c.noStream {
-				msgs = []*wire{single(t, rec)}
+				msgs = []*Wire{Single(t, rec)}
 			} else {
 				if ct := rec.Header().Get("Content-Type"); ct != "text/event-stream" {
 					t.Fatalf("R-HTTP-07: Content-Type %q, want text/event-stream", ct)
@@ -104,22 +80,22 @@ func TestNotifications(t *testing.T) {
 				if rec.Header().Get("X-Accel-Buffering") != "no" {
 					t.Error("R-HTTP-12: X-Accel-Buffering: no missing")
 				}
-				msgs = sseMessages(t, rec.Body.Bytes())
+				msgs = SseMessages(t, rec.Body.Bytes())
 			}
 			final := msgs[len(msgs)-1]
-			if final.id() != "11" || final.Result == nil {
-				t.Fatalf("R-HTTP-10: the last event is not the response: %s", final.raw)
+			if final.Id() != "11" || final.Result == nil {
+				t.Fatalf("R-HTTP-10: the last event is not the response: %s", final.Raw)
 			}
-			if got := final.text(t, 0); got != c.sent {
+			if got := final.Text(t, 0); got != c.sent {
 				t.Errorf("steps returned %s, want %s", got, c.sent)
 			}
 			var notes []string
 			for _, m := range msgs[:len(msgs)-1] {
-				if m.hasID() {
-					t.Fatalf("R-BASE-10/11: a message with an id before the response: %s", m.raw)
+				if m.HasID() {
+					t.Fatalf("R-BASE-10/11: a message with an id before the response: %s", m.Raw)
 				}
-				p := m.params()
-				switch m.method() {
+				p := m.Params()
+				switch m.Method() {
 				case protocol.MethodNotificationsMessage:
 					notes = append(notes, fmt.Sprint("message:", p["level"]))
 					if p["logger"] != "test" || p["data"] == nil {
@@ -131,7 +107,7 @@ func TestNotifications(t *testing.T) {
 						t.Errorf("R-PROG-04: progressToken %#v, want %#v", p["progressToken"], c.token)
 					}
 				default:
-					t.Errorf("unexpected notification %s", m.raw)
+					t.Errorf("unexpected notification %s", m.Raw)
 				}
 			}
 			if strings.Join(notes, " ") != strings.Join(c.notes, " ") {
@@ -155,20 +131,20 @@ func TestNotifications(t *testing.T) {
 // TestProgressParams checks total and message of a progress notification
 // (R-PROG-04): present when given, absent otherwise.
 func TestProgressParams(t *testing.T) {
-	s := newServer(t)
-	var last *Request
+	s := NewServer(t)
+	var last *server.Request
 	var mu sync.Mutex
-	scriptTool(t, s, &last, &mu)
-	rec := post(t, s.Handler(HTTPOptions{}), rpc(1, protocol.MethodToolsCall, withMeta(meta("progressToken", "t"), M{"name": "script", "arguments": M{"steps": []any{step("progress", 1.0, 4.0, "a quarter"), step("progress", 2.0, 0.0, "")}}})), nil)
-	msgs := sseMessages(t, rec.Body.Bytes())
+	ScriptTool(t, s, &last, &mu)
+	rec := Post(t, Handler(s, streamhttp.Options{}), Rpc(1, protocol.MethodToolsCall, WithMeta(Meta("progressToken", "t"), M{"name": "script", "arguments": M{"steps": []any{Step("progress", 1.0, 4.0, "a quarter"), Step("progress", 2.0, 0.0, "")}}})), nil)
+	msgs := SseMessages(t, rec.Body.Bytes())
 	if len(msgs) != 3 {
 		t.Fatalf("%d messages", len(msgs))
 	}
-	p := msgs[0].params()
+	p := msgs[0].Params()
 	if p["total"] != 4.0 || p["message"] != "a quarter" {
 		t.Errorf("first %v", p)
 	}
-	p = msgs[1].params()
+	p = msgs[1].Params()
 	if _, ok := p["total"]; ok {
 		t.Errorf("total present: %v", p)
 	}
@@ -181,8 +157,8 @@ func TestProgressParams(t *testing.T) {
 // the handler returns: the stream stays well-formed and progress strictly
 // increases (R-PROG-02), and the response is last (R-HTTP-10).
 func TestNotificationsConcurrent(t *testing.T) {
-	s := newServer(t)
-	addTool(t, s, `{"name":"burst","inputSchema":{"type":"object"}}`, func(ctx context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	s := NewServer(t)
+	AddTool(t, s, `{"name":"burst","inputSchema":{"type":"object"}}`, func(ctx context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		var wg sync.WaitGroup
 		for g := 0; g < 8; g++ {
 			wg.Add(1)
@@ -194,22 +170,22 @@ func TestNotificationsConcurrent(t *testing.T) {
 			}(g)
 		}
 		wg.Wait()
-		return TextResult("done"), nil
+		return server.TextResult("done"), nil
 	})
-	rec := post(t, s.Handler(HTTPOptions{}), rpc(1, protocol.MethodToolsCall, withMeta(meta("progressToken", 1), M{"name": "burst"})), nil)
+	rec := Post(t, Handler(s, streamhttp.Options{}), Rpc(1, protocol.MethodToolsCall, WithMeta(Meta("progressToken", 1), M{"name": "burst"})), nil)
 	if rec.Code != http.StatusOK {
 		t.Fatalf("status %d", rec.Code)
 	}
-	msgs := sseMessages(t, rec.Body.Bytes())
+	msgs := SseMessages(t, rec.Body.Bytes())
 	prev := -1.0
 	for _, m := range msgs[:len(msgs)-1] {
-		p := m.params()["progress"].(float64)
+		p := m.Params()["progress"].(float64)
 		if p <= prev {
 			t.Fatalf("R-PROG-02: progress %v after %v", p, prev)
 		}
 		prev = p
 	}
-	if msgs[len(msgs)-1].id() != "1" {
+	if msgs[len(msgs)-1].Id() != "1" {
 		t.Error("R-HTTP-10: response not last")
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/mcpwire/mcpwire/server/typed"
+
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
 	"github.com/mcpwire/mcpwire/servertest"
@@ -34,7 +36,7 @@ func TestNotificationMeta(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = server.AddTypedTool(s, protocol.Tool{Name: "work"}, func(ctx context.Context, req *server.Request, _ struct{}) (string, error) {
+	err = typed.AddTool(s, protocol.Tool{Name: "work"}, func(ctx context.Context, req *server.Request, _ struct{}) (string, error) {
 		req.Progress(ctx, 1, 2, "half")
 		req.Logger().InfoContext(ctx, "hi")
 		return "ok", nil

@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"context"
@@ -9,8 +9,12 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/mcpwire/mcpwire/server/internal/testkit"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+
 	"github.com/mcpwire/mcpwire/internal/testutil"
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // TestHandlerPanicIsInternalError checks that a handler's panic answers
@@ -20,19 +24,19 @@ import (
 // D12; R-BASE-11 an error response for every request).
 func TestHandlerPanicIsInternalError(t *testing.T) {
 	var logs testutil.SyncBuffer
-	s := newServer(t, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
-	addTool(t, s, `{"name":"boom","inputSchema":{"type":"object"}}`, func(_ context.Context, _ *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+	s := NewServer(t, server.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	AddTool(t, s, `{"name":"boom","inputSchema":{"type":"object"}}`, func(_ context.Context, _ *server.Request, args json.RawMessage) (*protocol.CallToolResult, error) {
 		_ = args[len(args)+1] // a handler bug: an index out of range
 		return nil, nil
 	})
-	addPrompt(t, s, protocol.Prompt{Name: "boom"}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
+	AddPrompt(t, s, protocol.Prompt{Name: "boom"}, func(context.Context, *server.Request, map[string]string) (*protocol.GetPromptResult, error) {
 		panic("prompt bug")
 	})
-	addResource(t, s, protocol.Resource{URI: "boom://r", Name: "r"}, func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+	AddResource(t, s, protocol.Resource{URI: "boom://r", Name: "r"}, func(context.Context, *server.Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
 		panic("resource bug")
 	})
-	addTool(t, s, `{"name":"ok","inputSchema":{"type":"object"}}`, textTool("still here"))
-	h := s.Handler(HTTPOptions{})
+	AddTool(t, s, `{"name":"ok","inputSchema":{"type":"object"}}`, TextTool("still here"))
+	h := Handler(s, streamhttp.Options{})
 	for _, c := range []struct {
 		method string
 		p      M
@@ -41,32 +45,32 @@ func TestHandlerPanicIsInternalError(t *testing.T) {
 		{protocol.MethodPromptsGet, M{"name": "boom"}},
 		{protocol.MethodResourcesRead, M{"uri": "boom://r"}},
 	} {
-		rec := post(t, h, rpc(1, c.method, params(c.p)), nil)
-		w := single(t, rec)
-		if rec.Code != http.StatusInternalServerError || w.code() != protocol.CodeInternalError || w.id() != "1" {
-			t.Errorf("%s: a handler panic answered %d %s, want 500 -32603 with the id", c.method, rec.Code, w.raw)
+		rec := Post(t, h, Rpc(1, c.method, Params(c.p)), nil)
+		w := Single(t, rec)
+		if rec.Code != http.StatusInternalServerError || w.Code() != protocol.CodeInternalError || w.Id() != "1" {
+			t.Errorf("%s: a handler panic answered %d %s, want 500 -32603 with the id", c.method, rec.Code, w.Raw)
 		}
 	}
-	if got := call(t, h, 2, protocol.MethodToolsCall, params(M{"name": "ok"})).text(t, 0); got != "still here" {
+	if got := Call(t, h, 2, protocol.MethodToolsCall, Params(M{"name": "ok"})).Text(t, 0); got != "still here" {
 		t.Errorf("after the panics: %q", got)
 	}
 	if l := logs.String(); !strings.Contains(l, "handler panicked") || !strings.Contains(l, "index out of range") || !strings.Contains(l, "panic_test.go") {
 		t.Errorf("the panic is not logged with its value and stack:\n%s", l)
 	}
 
-	in := string(rpc(3, protocol.MethodToolsCall, params(M{"name": "boom"}))) + "\n" + string(rpc(4, protocol.MethodToolsCall, params(M{"name": "ok"}))) + "\n"
+	in := string(Rpc(3, protocol.MethodToolsCall, Params(M{"name": "boom"}))) + "\n" + string(Rpc(4, protocol.MethodToolsCall, Params(M{"name": "ok"}))) + "\n"
 	var out strings.Builder
-	if err := s.ServeStdio(context.Background(), strings.NewReader(in), &out); err != nil {
+	if err := ServeStdio(context.Background(), s, strings.NewReader(in), &out); err != nil {
 		t.Fatal(err)
 	}
 	var gotPanic, gotNext bool
 	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-		w := decodeWire(t, []byte(line))
-		switch w.id() {
+		w := DecodeWire(t, []byte(line))
+		switch w.Id() {
 		case "3":
-			gotPanic = w.code() == protocol.CodeInternalError
+			gotPanic = w.Code() == protocol.CodeInternalError
 		case "4":
-			gotNext = w.text(t, 0) == "still here"
+			gotNext = w.Text(t, 0) == "still here"
 		}
 	}
 	if !gotPanic || !gotNext {
@@ -77,12 +81,12 @@ func TestHandlerPanicIsInternalError(t *testing.T) {
 // blockingBroker is a broker whose Publish waits until released, as a
 // Redis one does while Redis is slow (up to its timeout).
 type blockingBroker struct {
-	Broker
+	server.Broker
 	entered chan struct{}
 	release chan struct{}
 }
 
-func (b *blockingBroker) Publish(ctx context.Context, ev Event) error {
+func (b *blockingBroker) Publish(ctx context.Context, ev server.Event) error {
 	b.entered <- struct{}{}
 	<-b.release
 	return b.Broker.Publish(ctx, ev)
@@ -93,23 +97,23 @@ func (b *blockingBroker) Publish(ctx context.Context, ev Event) error {
 // is released: while a Publish hangs, other requests are served (hostile
 // review D11: they waited for the broker behind the write lock).
 func TestUnregisterPublishesOutsideTheLock(t *testing.T) {
-	b := &blockingBroker{Broker: NewLocalBroker(), entered: make(chan struct{}), release: make(chan struct{})}
-	s := newServer(t)
-	addTool(t, s, `{"name":"a","inputSchema":{"type":"object"}}`, textTool("a"))
-	addTool(t, s, `{"name":"b","inputSchema":{"type":"object"}}`, textTool("b"))
-	addPrompt(t, s, protocol.Prompt{Name: "p"}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
+	b := &blockingBroker{Broker: server.NewLocalBroker(), entered: make(chan struct{}), release: make(chan struct{})}
+	s := NewServer(t)
+	AddTool(t, s, `{"name":"a","inputSchema":{"type":"object"}}`, TextTool("a"))
+	AddTool(t, s, `{"name":"b","inputSchema":{"type":"object"}}`, TextTool("b"))
+	AddPrompt(t, s, protocol.Prompt{Name: "p"}, func(context.Context, *server.Request, map[string]string) (*protocol.GetPromptResult, error) {
 		return &protocol.GetPromptResult{}, nil
 	})
-	addResource(t, s, protocol.Resource{URI: "r://x", Name: "x"}, func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
-		return TextContents(uri, "", "x"), nil
+	AddResource(t, s, protocol.Resource{URI: "r://x", Name: "x"}, func(_ context.Context, _ *server.Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+		return server.TextContents(uri, "", "x"), nil
 	})
-	if err := s.AddResourceTemplate(protocol.ResourceTemplate{URITemplate: "t://{x}", Name: "t"}, func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
-		return TextContents(uri, "", "t"), nil
+	if err := s.AddResourceTemplate(protocol.ResourceTemplate{URITemplate: "t://{x}", Name: "t"}, func(_ context.Context, _ *server.Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+		return server.TextContents(uri, "", "t"), nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	s.cfg.broker = b // from here on, every Publish blocks until released
-	h := s.Handler(HTTPOptions{})
+	s.SetBroker(b) // from here on, every Publish blocks until released
+	h := Handler(s, streamhttp.Options{})
 	for name, remove := range map[string]func() bool{
 		"RemoveTool":             func() bool { return s.RemoveTool("b") },
 		"RemovePrompt":           func() bool { return s.RemovePrompt("p") },
@@ -125,7 +129,7 @@ func TestUnregisterPublishesOutsideTheLock(t *testing.T) {
 		}
 		served := make(chan string, 1)
 		go func() {
-			served <- call(t, h, 1, protocol.MethodToolsCall, params(M{"name": "a"})).text(t, 0)
+			served <- Call(t, h, 1, protocol.MethodToolsCall, Params(M{"name": "a"})).Text(t, 0)
 		}()
 		select {
 		case got := <-served:

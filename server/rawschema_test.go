@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwire/mcpwire/server/typed"
+
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
 	"github.com/mcpwire/mcpwire/servertest"
@@ -84,7 +86,7 @@ func TestInputSchemaKept(t *testing.T) {
 	type paint struct {
 		Color string `json:"color"`
 	}
-	if err := server.AddTypedTool(s, protocol.Tool{Name: "typed", InputSchema: fromText}, func(_ context.Context, _ *server.Request, p paint) (string, error) {
+	if err := typed.AddTool(s, protocol.Tool{Name: "typed", InputSchema: fromText}, func(_ context.Context, _ *server.Request, p paint) (string, error) {
 		return "painted " + p.Color, nil
 	}); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"context"
@@ -6,24 +6,28 @@ import (
 	"sync"
 	"testing"
 
+	. "github.com/mcpwire/mcpwire/server/internal/testkit"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // countingBroker counts the events published, by kind.
 type countingBroker struct {
-	Broker
+	server.Broker
 	mu    sync.Mutex
-	kinds map[EventKind]int
+	kinds map[server.EventKind]int
 }
 
-func (b *countingBroker) Publish(ctx context.Context, ev Event) error {
+func (b *countingBroker) Publish(ctx context.Context, ev server.Event) error {
 	b.mu.Lock()
 	b.kinds[ev.Kind]++
 	b.mu.Unlock()
 	return b.Broker.Publish(ctx, ev)
 }
 
-func (b *countingBroker) count(k EventKind) int {
+func (b *countingBroker) count(k server.EventKind) int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.kinds[k]
@@ -34,25 +38,25 @@ func (b *countingBroker) count(k EventKind) int {
 // (R-RES-05), removing an unknown one does nothing, and a cursor taken
 // before a removal still lists what follows it.
 func TestRemoveResourceTemplate(t *testing.T) {
-	b := &countingBroker{Broker: NewLocalBroker(), kinds: map[EventKind]int{}}
-	s := newServer(t, WithBroker(b), WithPageSize(1))
+	b := &countingBroker{Broker: server.NewLocalBroker(), kinds: map[server.EventKind]int{}}
+	s := NewServer(t, server.WithBroker(b), server.WithPageSize(1))
 	for _, tpl := range []string{"a://{x}", "b://{x}", "c://{x}"} {
 		name := tpl[:1]
-		if err := s.AddResourceTemplate(protocol.ResourceTemplate{URITemplate: tpl, Name: name}, func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
-			return TextContents(uri, "", name), nil
+		if err := s.AddResourceTemplate(protocol.ResourceTemplate{URITemplate: tpl, Name: name}, func(_ context.Context, _ *server.Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+			return server.TextContents(uri, "", name), nil
 		}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	h := s.Handler(HTTPOptions{})
+	h := Handler(s, streamhttp.Options{})
 	list := func(cursor any) (string, any) {
 		p := M{}
 		if cursor != nil {
 			p["cursor"] = cursor
 		}
-		w := call(t, h, 1, protocol.MethodResourcesTemplatesList, params(p))
+		w := Call(t, h, 1, protocol.MethodResourcesTemplatesList, Params(p))
 		if w.Error != nil {
-			t.Fatalf("%s", w.raw)
+			t.Fatalf("%s", w.Raw)
 		}
 		ts, _ := w.Result["resourceTemplates"].([]any)
 		var names []string
@@ -69,28 +73,28 @@ func TestRemoveResourceTemplate(t *testing.T) {
 	if second != "b" || cur == nil {
 		t.Fatalf("second page %q, cursor %v", second, cur)
 	}
-	before := b.count(EventResourcesChanged)
+	before := b.count(server.EventResourcesChanged)
 	if !s.RemoveResourceTemplate("a://{x}") {
 		t.Fatal("RemoveResourceTemplate reported no template")
 	}
-	if got := b.count(EventResourcesChanged); got != before+1 {
+	if got := b.count(server.EventResourcesChanged); got != before+1 {
 		t.Errorf("list_changed events %d, want %d", got, before+1)
 	}
 	if s.RemoveResourceTemplate("a://{x}") || s.RemoveResourceTemplate("zz://{x}") {
 		t.Error("removed a template twice, or one never added")
 	}
-	if got := b.count(EventResourcesChanged); got != before+1 {
+	if got := b.count(server.EventResourcesChanged); got != before+1 {
 		t.Errorf("a removal of nothing published: %d events", got)
 	}
 	if next, _ := list(cur); next != "c" {
 		t.Errorf("page after the removal: %q, want c (no template skipped)", next)
 	}
-	w := call(t, h, 2, protocol.MethodResourcesRead, params(M{"uri": "a://1"}))
-	if w.code() != protocol.CodeInvalidParamsError {
-		t.Errorf("read of a removed template's URI: %s", w.raw)
+	w := Call(t, h, 2, protocol.MethodResourcesRead, Params(M{"uri": "a://1"}))
+	if w.Code() != protocol.CodeInvalidParamsError {
+		t.Errorf("read of a removed template's URI: %s", w.Raw)
 	}
-	w = call(t, h, 3, protocol.MethodResourcesRead, params(M{"uri": "c://1"}))
+	w = Call(t, h, 3, protocol.MethodResourcesRead, Params(M{"uri": "c://1"}))
 	if w.Error != nil {
-		t.Errorf("read of a kept template: %s", w.raw)
+		t.Errorf("read of a kept template: %s", w.Raw)
 	}
 }

@@ -23,7 +23,7 @@ type Request struct {
 	// client info, log level, progress token, and any other keys in Extra.
 	Meta protocol.RequestMetaObject
 	// Principal is whom the request speaks for: the verified token's
-	// issuer and subject (TokenInfo.Principal) with HTTPOptions.Verifier,
+	// issuer and subject (TokenInfo.Principal) with streamhttp.Options.Verifier,
 	// what the HTTP Authenticate hook returned with that, "" otherwise.
 	// Sealed request state, tasks, legacy sessions and listen streams are
 	// bound to it.
@@ -37,7 +37,7 @@ type Request struct {
 	salient        []byte     // the arguments' JSON, bound into sealed state (MRTR binding)
 	cache          *CacheHint // the handler's own cache hint (SetCacheHint)
 
-	auth   *Authorization // the verified token (HTTPOptions.Verifier), nil without one
+	auth   *Authorization // the verified token (streamhttp.Options.Verifier), nil without one
 	log    *slog.Logger   // the server's log (WithLogger), for LogHandler
 	params any            // the decoded params (Params)
 	header http.Header    // the HTTP request's headers (Header); nil on stdio
@@ -106,13 +106,13 @@ func (r *Request) SetCacheHint(h CacheHint) error {
 // DisconnectForPolling closes the SSE stream of this request's POST while
 // the request goes on (SSE polling, docs/dual-era.md §4.8): the stream
 // starts if it has not (with its priming event), gets an event holding
-// only the retry field (retry, or LegacyConfig.RetryInterval when retry
+// only the retry field (retry, or legacy.Config.RetryInterval when retry
 // <= 0), and the HTTP response ends. What the handler sends afterwards,
 // its result included, is kept in the session's event log, and the client
 // receives it by reconnecting with GET and Last-Event-ID. It reports
 // whether it did so: only in a legacy HTTP session of 2025-11-25 with
-// resumability on (LegacyConfig.ReplayRetention), in a tool registered
-// with AllowPolling (or with LegacyConfig.PollAfter set), and only once;
+// resumability on (legacy.Config.ReplayRetention), in a tool registered
+// with AllowPolling (or with legacy.Config.PollAfter set), and only once;
 // elsewhere (a 2026-07-28 request, stdio, older revisions, another tool)
 // it does nothing.
 func (r *Request) DisconnectForPolling(retry time.Duration) bool {

@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"context"
@@ -11,30 +11,35 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/mcpwire/mcpwire/server/internal/testkit"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+	"github.com/mcpwire/mcpwire/server/typed"
+
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // TestRequestAccessors checks what a handler sees of its request: it comes
 // from this request's _meta only (R-META-02, R-META-05, R-STATE-01).
 func TestRequestAccessors(t *testing.T) {
-	s := newServer(t)
-	addTool(t, s, `{"name":"who","inputSchema":{"type":"object"}}`, func(ctx context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
-		fromCtx, ok := RequestFrom(ctx)
+	s := NewServer(t)
+	AddTool(t, s, `{"name":"who","inputSchema":{"type":"object"}}`, func(ctx context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+		fromCtx, ok := server.RequestFrom(ctx)
 		info, hasInfo := r.ClientInfo()
 		caps := r.ClientCapabilities()
-		return TextResult(fmt.Sprintf("ctx=%v same=%v method=%s id=%s version=%s info=%v:%s elicitation=%v",
+		return server.TextResult(fmt.Sprintf("ctx=%v same=%v method=%s id=%s version=%s info=%v:%s elicitation=%v",
 			ok, fromCtx == r, r.Method, r.ID, r.ProtocolVersion(), hasInfo, info.Name, caps.Elicitation != nil)), nil
 	})
-	h := s.Handler(HTTPOptions{})
-	w := call(t, h, "r1", protocol.MethodToolsCall, withMeta(meta("io.modelcontextprotocol/clientInfo", M{"name": "cli", "version": "2"}, keyCaps, M{"elicitation": M{}}), M{"name": "who"}))
-	if got := w.text(t, 0); got != "ctx=true same=true method=tools/call id=r1 version="+rev+" info=true:cli elicitation=true" {
+	h := Handler(s, streamhttp.Options{})
+	w := Call(t, h, "r1", protocol.MethodToolsCall, WithMeta(Meta("io.modelcontextprotocol/clientInfo", M{"name": "cli", "version": "2"}, KeyCaps, M{"elicitation": M{}}), M{"name": "who"}))
+	if got := w.Text(t, 0); got != "ctx=true same=true method=tools/call id=r1 version="+Rev+" info=true:cli elicitation=true" {
 		t.Errorf("got %q", got)
 	}
-	w = call(t, h, 2, protocol.MethodToolsCall, params(M{"name": "who"}))
-	if got := w.text(t, 0); got != "ctx=true same=true method=tools/call id=2 version="+rev+" info=false: elicitation=false" {
+	w = Call(t, h, 2, protocol.MethodToolsCall, Params(M{"name": "who"}))
+	if got := w.Text(t, 0); got != "ctx=true same=true method=tools/call id=2 version="+Rev+" info=false: elicitation=false" {
 		t.Errorf("R-META-02: capabilities leaked from the previous request: %q", got)
 	}
-	if _, ok := RequestFrom(context.Background()); ok {
+	if _, ok := server.RequestFrom(context.Background()); ok {
 		t.Error("RequestFrom on a bare context")
 	}
 }
@@ -42,28 +47,28 @@ func TestRequestAccessors(t *testing.T) {
 // TestContentHelpers checks that every content helper encodes into a
 // valid result (R-TOOL-08, R-PROMPT-05, R-PROMPT-06).
 func TestContentHelpers(t *testing.T) {
-	s := newServer(t)
-	addTool(t, s, `{"name":"all","inputSchema":{"type":"object"}}`, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+	s := NewServer(t)
+	AddTool(t, s, `{"name":"all","inputSchema":{"type":"object"}}`, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
 		return &protocol.CallToolResult{Content: []protocol.ContentBlock{
-			Text("t"), Image("iVBORw0KGgo=", "image/png"), Audio("UklGRg==", "audio/wav"),
-			EmbeddedText("file:///a.txt", "text/plain", "A"), EmbeddedText("file:///b.txt", "", "B"),
+			server.Text("t"), server.Image("iVBORw0KGgo=", "image/png"), server.Audio("UklGRg==", "audio/wav"),
+			server.EmbeddedText("file:///a.txt", "text/plain", "A"), server.EmbeddedText("file:///b.txt", "", "B"),
 		}}, nil
 	})
-	addTool(t, s, `{"name":"form","inputSchema":{"type":"object"}}`, func(_ context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	AddTool(t, s, `{"name":"form","inputSchema":{"type":"object"}}`, func(_ context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		return nil, r.AskInput(map[string]protocol.InputRequest{
-			"f": ElicitForm("Confirm?", map[string]protocol.PrimitiveSchemaDefinition{"ok": BoolField("yes or no"), "why": StringField("")}, "ok"),
+			"f": server.ElicitForm("Confirm?", map[string]protocol.PrimitiveSchemaDefinition{"ok": server.BoolField("yes or no"), "why": server.StringField("")}, "ok"),
 		}, nil)
 	})
-	h := s.Handler(HTTPOptions{})
-	w := call(t, h, 1, protocol.MethodToolsCall, params(M{"name": "all"}))
+	h := Handler(s, streamhttp.Options{})
+	w := Call(t, h, 1, protocol.MethodToolsCall, Params(M{"name": "all"}))
 	var types []string
 	for _, c := range w.Result["content"].([]any) {
 		types = append(types, c.(M)["type"].(string))
 	}
 	if strings.Join(types, ",") != "text,image,audio,resource,resource" {
-		t.Errorf("types %v: %s", types, w.raw)
+		t.Errorf("types %v: %s", types, w.Raw)
 	}
-	w = call(t, h, 2, protocol.MethodToolsCall, withMeta(meta(keyCaps, M{"elicitation": M{}}), M{"name": "form"}))
+	w = Call(t, h, 2, protocol.MethodToolsCall, WithMeta(Meta(KeyCaps, M{"elicitation": M{}}), M{"name": "form"}))
 	schema := w.Result["inputRequests"].(M)["f"].(M)["params"].(M)["requestedSchema"].(M)
 	props := schema["properties"].(M)
 	if props["ok"].(M)["type"] != "boolean" || props["ok"].(M)["description"] != "yes or no" || props["why"].(M)["type"] != "string" {
@@ -77,25 +82,25 @@ func TestContentHelpers(t *testing.T) {
 // TestBrokenResults checks results and errors the schema forbids: the
 // client gets -32603, never an invalid message (R-BASE-08).
 func TestBrokenResults(t *testing.T) {
-	s := newServer(t)
-	addTool(t, s, `{"name":"nilblock","inputSchema":{"type":"object"}}`, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+	s := NewServer(t)
+	AddTool(t, s, `{"name":"nilblock","inputSchema":{"type":"object"}}`, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
 		return &protocol.CallToolResult{Content: []protocol.ContentBlock{{}}}, nil
 	})
-	addTool(t, s, `{"name":"baddata","inputSchema":{"type":"object"}}`, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
-		return nil, &Error{Code: protocol.CodeInvalidParamsError, Message: "bad", Data: json.RawMessage(`{not json`)}
+	AddTool(t, s, `{"name":"baddata","inputSchema":{"type":"object"}}`, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+		return nil, &server.Error{Code: protocol.CodeInvalidParamsError, Message: "bad", Data: json.RawMessage(`{not json`)}
 	})
-	addTool(t, s, `{"name":"badstruct","inputSchema":{"type":"object"}}`, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+	AddTool(t, s, `{"name":"badstruct","inputSchema":{"type":"object"}}`, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
 		return &protocol.CallToolResult{Content: []protocol.ContentBlock{}, StructuredContent: json.RawMessage(`{"a":`)}, nil
 	})
-	h := s.Handler(HTTPOptions{})
-	if w := call(t, h, 1, protocol.MethodToolsCall, params(M{"name": "nilblock"})); w.code() != protocol.CodeInternalError || w.id() != "1" {
-		t.Errorf("empty content block: %s", w.raw)
+	h := Handler(s, streamhttp.Options{})
+	if w := Call(t, h, 1, protocol.MethodToolsCall, Params(M{"name": "nilblock"})); w.Code() != protocol.CodeInternalError || w.Id() != "1" {
+		t.Errorf("empty content block: %s", w.Raw)
 	}
-	if w := call(t, h, 2, protocol.MethodToolsCall, params(M{"name": "baddata"})); w.code() != protocol.CodeInvalidParamsError || w.Error.Data != nil {
-		t.Errorf("invalid error data: %s", w.raw)
+	if w := Call(t, h, 2, protocol.MethodToolsCall, Params(M{"name": "baddata"})); w.Code() != protocol.CodeInvalidParamsError || w.Error.Data != nil {
+		t.Errorf("invalid error data: %s", w.Raw)
 	}
-	if w := call(t, h, 3, protocol.MethodToolsCall, params(M{"name": "badstruct"})); w.code() != protocol.CodeInternalError {
-		t.Errorf("invalid structuredContent: %s", w.raw)
+	if w := Call(t, h, 3, protocol.MethodToolsCall, Params(M{"name": "badstruct"})); w.Code() != protocol.CodeInternalError {
+		t.Errorf("invalid structuredContent: %s", w.Raw)
 	}
 }
 
@@ -103,17 +108,17 @@ func TestBrokenResults(t *testing.T) {
 // (R-HTTP-15, R-VER-02, R-META-01/03, A2).
 func TestErrorHelpers(t *testing.T) {
 	cases := []struct {
-		err    *Error
+		err    *server.Error
 		code   int64
 		status int
 	}{
-		{InvalidParams("x", map[string]string{"uri": "u"}), protocol.CodeInvalidParamsError, 400},
-		{InternalError("x"), protocol.CodeInternalError, 500},
-		{MethodNotFound("x/y"), protocol.CodeMethodNotFoundError, 404},
-		{MissingCapability(protocol.ClientCapabilities{}), protocol.CodeMissingRequiredClientCapabilityError, 400},
-		{HeaderMismatch("x"), protocol.CodeHeaderMismatchError, 400},
-		{&Error{Code: protocol.CodeUnsupportedProtocolVersionError}, protocol.CodeUnsupportedProtocolVersionError, 400},
-		{&Error{Code: 1234}, 1234, 400},
+		{server.InvalidParams("x", map[string]string{"uri": "u"}), protocol.CodeInvalidParamsError, 400},
+		{server.InternalError("x"), protocol.CodeInternalError, 500},
+		{server.MethodNotFound("x/y"), protocol.CodeMethodNotFoundError, 404},
+		{server.MissingCapability(protocol.ClientCapabilities{}), protocol.CodeMissingRequiredClientCapabilityError, 400},
+		{server.HeaderMismatch("x"), protocol.CodeHeaderMismatchError, 400},
+		{&server.Error{Code: protocol.CodeUnsupportedProtocolVersionError}, protocol.CodeUnsupportedProtocolVersionError, 400},
+		{&server.Error{Code: 1234}, 1234, 400},
 	}
 	for _, c := range cases {
 		if c.err.Code != c.code || c.err.HTTPStatus() != c.status {
@@ -123,17 +128,17 @@ func TestErrorHelpers(t *testing.T) {
 			t.Errorf("Error() %q", c.err.Error())
 		}
 	}
-	if d := string(InvalidParams("x", map[string]string{"uri": "u"}).Data); d != `{"uri":"u"}` {
+	if d := string(server.InvalidParams("x", map[string]string{"uri": "u"}).Data); d != `{"uri":"u"}` {
 		t.Errorf("data %s", d)
 	}
-	if d := string(InvalidParams("x", json.RawMessage(`[1]`)).Data); d != `[1]` {
+	if d := string(server.InvalidParams("x", json.RawMessage(`[1]`)).Data); d != `[1]` {
 		t.Errorf("raw data %s", d)
 	}
-	if InvalidParams("x", func() {}).Data != nil {
+	if server.InvalidParams("x", func() {}).Data != nil {
 		t.Error("unencodable data kept")
 	}
-	wrapped := fmt.Errorf("ctx: %w", InvalidParams("x", nil))
-	if !errors.Is(wrapped, &Error{Code: protocol.CodeInvalidParamsError}) || errors.Is(wrapped, &Error{Code: protocol.CodeInternalError}) {
+	wrapped := fmt.Errorf("ctx: %w", server.InvalidParams("x", nil))
+	if !errors.Is(wrapped, &server.Error{Code: protocol.CodeInvalidParamsError}) || errors.Is(wrapped, &server.Error{Code: protocol.CodeInternalError}) {
 		t.Error("errors.Is by code")
 	}
 }
@@ -141,17 +146,17 @@ func TestErrorHelpers(t *testing.T) {
 // TestSSEErrorAfterNotifications checks that a handler that notifies and
 // then fails ends its event stream with the error response (R-HTTP-10).
 func TestSSEErrorAfterNotifications(t *testing.T) {
-	s := newServer(t)
-	addTool(t, s, `{"name":"t","inputSchema":{"type":"object"}}`, func(ctx context.Context, r *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+	s := NewServer(t)
+	AddTool(t, s, `{"name":"t","inputSchema":{"type":"object"}}`, func(ctx context.Context, r *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 		r.Log(ctx, protocol.LoggingLevelInfo, "", json.RawMessage(`"starting"`))
-		return nil, InvalidParams("no", nil)
+		return nil, server.InvalidParams("no", nil)
 	})
-	rec := post(t, s.Handler(HTTPOptions{}), rpc(1, protocol.MethodToolsCall, withMeta(meta(keyLogLevel, "info"), M{"name": "t"})), nil)
+	rec := Post(t, Handler(s, streamhttp.Options{}), Rpc(1, protocol.MethodToolsCall, WithMeta(Meta(KeyLogLevel, "info"), M{"name": "t"})), nil)
 	if rec.Header().Get("Content-Type") != "text/event-stream" {
 		t.Fatalf("Content-Type %q", rec.Header().Get("Content-Type"))
 	}
-	msgs := sseMessages(t, rec.Body.Bytes())
-	if len(msgs) != 2 || msgs[1].code() != protocol.CodeInvalidParamsError || msgs[1].id() != "1" {
+	msgs := SseMessages(t, rec.Body.Bytes())
+	if len(msgs) != 2 || msgs[1].Code() != protocol.CodeInvalidParamsError || msgs[1].Id() != "1" {
 		t.Errorf("events %q", rec.Body.String())
 	}
 }
@@ -159,8 +164,8 @@ func TestSSEErrorAfterNotifications(t *testing.T) {
 // TestConcurrentRegistration registers and removes while requests run
 // (R-STATE-02; run with -race).
 func TestConcurrentRegistration(t *testing.T) {
-	s := fixture(t)
-	h := s.Handler(HTTPOptions{})
+	s := Fixture(t)
+	h := Handler(s, streamhttp.Options{})
 	var wg sync.WaitGroup
 	for g := 0; g < 4; g++ {
 		wg.Add(2)
@@ -168,7 +173,7 @@ func TestConcurrentRegistration(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < 20; i++ {
 				name := fmt.Sprintf("t%d_%d", g, i)
-				if err := s.AddTool(protocol.Tool{Name: name}, textTool(name)); err != nil {
+				if err := s.AddTool(protocol.Tool{Name: name}, TextTool(name)); err != nil {
 					t.Error(err)
 					return
 				}
@@ -179,11 +184,11 @@ func TestConcurrentRegistration(t *testing.T) {
 			defer wg.Done()
 			for i := 0; i < 20; i++ {
 				for _, b := range [][]byte{
-					rpc(i, protocol.MethodToolsList, params(nil)),
-					rpc(i, protocol.MethodToolsCall, params(M{"name": "echo", "arguments": M{"text": "x"}})),
-					rpc(i, protocol.MethodServerDiscover, params(nil)),
+					Rpc(i, protocol.MethodToolsList, Params(nil)),
+					Rpc(i, protocol.MethodToolsCall, Params(M{"name": "echo", "arguments": M{"text": "x"}})),
+					Rpc(i, protocol.MethodServerDiscover, Params(nil)),
 				} {
-					if rec := post(t, h, b, nil); rec.Code != http.StatusOK {
+					if rec := Post(t, h, b, nil); rec.Code != http.StatusOK {
 						t.Errorf("status %d: %s", rec.Code, rec.Body.Bytes())
 					}
 				}
@@ -197,23 +202,23 @@ func TestConcurrentRegistration(t *testing.T) {
 // not objects: the input must be an object (R-SCHEMA-09), the output may
 // be any schema (R-TOOL-08).
 func TestAddTypedToolShapes(t *testing.T) {
-	s := newServer(t)
-	if err := AddTypedTool(s, protocol.Tool{Name: "str"}, func(context.Context, *Request, string) (string, error) { return "", nil }); err == nil {
+	s := NewServer(t)
+	if err := typed.AddTool(s, protocol.Tool{Name: "str"}, func(context.Context, *server.Request, string) (string, error) { return "", nil }); err == nil {
 		t.Error("R-SCHEMA-09: a string input type was accepted")
 	}
 	type in struct {
 		N int `json:"n"`
 	}
-	if err := AddTypedTool(s, protocol.Tool{Name: "list"}, func(_ context.Context, _ *Request, v in) ([]int, error) {
+	if err := typed.AddTool(s, protocol.Tool{Name: "list"}, func(_ context.Context, _ *server.Request, v in) ([]int, error) {
 		return []int{v.N, v.N}, nil
 	}); err != nil {
 		t.Fatal(err)
 	}
-	w := call(t, s.Handler(HTTPOptions{}), 1, protocol.MethodToolsCall, params(M{"name": "list", "arguments": M{"n": 3}}))
+	w := Call(t, Handler(s, streamhttp.Options{}), 1, protocol.MethodToolsCall, Params(M{"name": "list", "arguments": M{"n": 3}}))
 	if fmt.Sprint(w.Result["structuredContent"]) != "[3 3]" {
-		t.Errorf("%s", w.raw)
+		t.Errorf("%s", w.Raw)
 	}
-	if err := AddTypedTool(newServer(t, WithStrictNames()), protocol.Tool{Name: "bad name"}, func(context.Context, *Request, in) (int, error) { return 0, nil }); err == nil {
+	if err := typed.AddTool(NewServer(t, server.WithStrictNames()), protocol.Tool{Name: "bad name"}, func(context.Context, *server.Request, in) (int, error) { return 0, nil }); err == nil {
 		t.Error("R-TOOL-04: bad name accepted by AddTypedTool under WithStrictNames")
 	}
 }
@@ -221,15 +226,17 @@ func TestAddTypedToolShapes(t *testing.T) {
 // TestListsFollowRegistration: the lists' sorted names are cached between
 // changes, so every add and remove must show in the next list, in order.
 func TestListsFollowRegistration(t *testing.T) {
-	s := newServer(t)
-	h := s.Handler(HTTPOptions{})
-	rh := func(context.Context, *Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+	s := NewServer(t)
+	h := Handler(s, streamhttp.Options{})
+	rh := func(context.Context, *server.Request, string, map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
 		return nil, nil
 	}
-	ph := func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) { return nil, nil }
+	ph := func(context.Context, *server.Request, map[string]string) (*protocol.GetPromptResult, error) {
+		return nil, nil
+	}
 	names := func(method, member, key string) string {
 		t.Helper()
-		w := call(t, h, 1, method, params(nil))
+		w := Call(t, h, 1, method, Params(nil))
 		var out []string
 		for _, x := range w.Result[member].([]any) {
 			out = append(out, x.(M)[key].(string))
@@ -242,10 +249,10 @@ func TestListsFollowRegistration(t *testing.T) {
 	}{
 		{func() {}, ""},
 		{func() {
-			_ = s.AddTool(protocol.Tool{Name: "c"}, textTool("c"))
-			_ = s.AddTool(protocol.Tool{Name: "a"}, textTool("a"))
+			_ = s.AddTool(protocol.Tool{Name: "c"}, TextTool("c"))
+			_ = s.AddTool(protocol.Tool{Name: "a"}, TextTool("a"))
 		}, "a,c"},
-		{func() { _ = s.AddTool(protocol.Tool{Name: "b"}, textTool("b")) }, "a,b,c"},
+		{func() { _ = s.AddTool(protocol.Tool{Name: "b"}, TextTool("b")) }, "a,b,c"},
 		{func() { s.RemoveTool("a") }, "b,c"},
 		{func() { s.RemoveTool("zz") }, "b,c"},
 	}
@@ -287,12 +294,12 @@ func TestListsFollowRegistration(t *testing.T) {
 // that asked for Done before the handler returned and one that asks
 // after, with and without the handler deadline, over HTTP and stdio.
 func TestHandlerContextAfterReturn(t *testing.T) {
-	for _, timeout := range []time.Duration{DefaultHandlerTimeout, 0} {
+	for _, timeout := range []time.Duration{server.DefaultHandlerTimeout, 0} {
 		for _, early := range []bool{true, false} {
 			t.Run(fmt.Sprintf("timeout=%v/early=%v", timeout, early), func(t *testing.T) {
-				s := newServer(t, WithHandlerTimeout(timeout))
+				s := NewServer(t, server.WithHandlerTimeout(timeout))
 				woke := make(chan string, 2)
-				addTool(t, s, `{"name":"leaver","inputSchema":{"type":"object"}}`, func(ctx context.Context, _ *Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
+				AddTool(t, s, `{"name":"leaver","inputSchema":{"type":"object"}}`, func(ctx context.Context, _ *server.Request, _ json.RawMessage) (*protocol.CallToolResult, error) {
 					var done <-chan struct{}
 					if early {
 						done = ctx.Done()
@@ -321,7 +328,7 @@ func TestHandlerContextAfterReturn(t *testing.T) {
 							woke <- "Done not closed 5 s after the response"
 						}
 					}()
-					return TextResult("bye"), nil
+					return server.TextResult("bye"), nil
 				})
 				check := func(transport string) {
 					select {
@@ -333,14 +340,14 @@ func TestHandlerContextAfterReturn(t *testing.T) {
 						t.Fatalf("%s: the handler's goroutine never reported", transport)
 					}
 				}
-				w := call(t, s.Handler(HTTPOptions{}), 1, protocol.MethodToolsCall, params(M{"name": "leaver"}))
-				if got := w.text(t, 0); got != "bye" {
+				w := Call(t, Handler(s, streamhttp.Options{}), 1, protocol.MethodToolsCall, Params(M{"name": "leaver"}))
+				if got := w.Text(t, 0); got != "bye" {
 					t.Fatalf("HTTP: got %q", got)
 				}
 				check("HTTP")
-				in := string(rpc(2, protocol.MethodToolsCall, params(M{"name": "leaver"}))) + "\n"
+				in := string(Rpc(2, protocol.MethodToolsCall, Params(M{"name": "leaver"}))) + "\n"
 				var out strings.Builder
-				if err := s.ServeStdio(context.Background(), strings.NewReader(in), &out); err != nil {
+				if err := ServeStdio(context.Background(), s, strings.NewReader(in), &out); err != nil {
 					t.Fatal(err)
 				}
 				check("stdio")

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mcpwire/mcpwire/server/typed"
+
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
 	"github.com/mcpwire/mcpwire/servertest"
@@ -24,7 +26,7 @@ func logServer(t *testing.T, buf *bytes.Buffer) *servertest.Client {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = server.AddTypedTool(s, protocol.Tool{Name: "work"}, func(ctx context.Context, req *server.Request, _ struct{}) (string, error) {
+	err = typed.AddTool(s, protocol.Tool{Name: "work"}, func(ctx context.Context, req *server.Request, _ struct{}) (string, error) {
 		l := req.Logger().With("job", 7).WithGroup("g")
 		l.DebugContext(ctx, "debug line", "k", 1)
 		l.InfoContext(ctx, "info line", "k", 2)
@@ -125,7 +127,7 @@ func TestRequestLoggerTestRequest(t *testing.T) {
 // own level takes.
 func ExampleRequest_Logger() {
 	s, _ := server.New(protocol.Implementation{Name: "demo", Version: "1.0.0"})
-	_ = server.AddTypedTool(s, protocol.Tool{Name: "sync"}, func(ctx context.Context, req *server.Request, _ struct{}) (string, error) {
+	_ = typed.AddTool(s, protocol.Tool{Name: "sync"}, func(ctx context.Context, req *server.Request, _ struct{}) (string, error) {
 		log := req.Logger().With("tool", "sync")
 		log.InfoContext(ctx, "starting", "items", 3)
 		return "synced", nil

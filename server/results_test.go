@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"context"
@@ -6,54 +6,58 @@ import (
 	"strings"
 	"testing"
 
+	. "github.com/mcpwire/mcpwire/server/internal/testkit"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // TestResultHelpers sends each helper's result through tools/call and
 // checks the wire form (tools.mdx: content blocks, isError, structured
 // content with its text copy).
 func TestResultHelpers(t *testing.T) {
-	s := newServer(t)
+	s := NewServer(t)
 	png := []byte{0x89, 'P', 'N', 'G', 0, 0xff}
 	results := map[string]func() (*protocol.CallToolResult, error){
-		"error": func() (*protocol.CallToolResult, error) { return ErrorResult("disk full"), nil },
+		"error": func() (*protocol.CallToolResult, error) { return server.ErrorResult("disk full"), nil },
 		"image": func() (*protocol.CallToolResult, error) {
-			return &protocol.CallToolResult{Content: []protocol.ContentBlock{ImageBytes(png, "image/png")}}, nil
+			return &protocol.CallToolResult{Content: []protocol.ContentBlock{server.ImageBytes(png, "image/png")}}, nil
 		},
 		"blob": func() (*protocol.CallToolResult, error) {
-			return &protocol.CallToolResult{Content: []protocol.ContentBlock{EmbeddedBlob("file:///a.png", "image/png", png), EmbeddedBlob("file:///b", "", nil)}}, nil
+			return &protocol.CallToolResult{Content: []protocol.ContentBlock{server.EmbeddedBlob("file:///a.png", "image/png", png), server.EmbeddedBlob("file:///b", "", nil)}}, nil
 		},
 		"link": func() (*protocol.CallToolResult, error) {
-			return &protocol.CallToolResult{Content: []protocol.ContentBlock{ResourceLink("file:///a.txt", "a.txt", "text/plain"), ResourceLink("file:///b", "b", "")}}, nil
+			return &protocol.CallToolResult{Content: []protocol.ContentBlock{server.ResourceLink("file:///a.txt", "a.txt", "text/plain"), server.ResourceLink("file:///b", "b", "")}}, nil
 		},
 		"structured": func() (*protocol.CallToolResult, error) {
-			return StructuredResult(struct {
+			return server.StructuredResult(struct {
 				City  string  `json:"city"`
 				TempC float64 `json:"tempC"`
 			}{"Oslo", -3.5})
 		},
 	}
 	for name, f := range results {
-		addTool(t, s, `{"name":"`+name+`","inputSchema":{"type":"object"}}`, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) { return f() })
+		AddTool(t, s, `{"name":"`+name+`","inputSchema":{"type":"object"}}`, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) { return f() })
 	}
-	addTool(t, s, `{"name":"typed","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}}`,
-		func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
-			return StructuredResult(map[string]int{"n": 7})
+	AddTool(t, s, `{"name":"typed","inputSchema":{"type":"object"},"outputSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}}`,
+		func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+			return server.StructuredResult(map[string]int{"n": 7})
 		})
-	h := s.Handler(HTTPOptions{})
-	content := func(t *testing.T, name string) (*wire, string) {
+	h := Handler(s, streamhttp.Options{})
+	content := func(t *testing.T, name string) (*Wire, string) {
 		t.Helper()
-		w := call(t, h, 1, protocol.MethodToolsCall, params(M{"name": name}))
+		w := Call(t, h, 1, protocol.MethodToolsCall, Params(M{"name": name}))
 		if w.Error != nil {
-			t.Fatalf("%s", w.raw)
+			t.Fatalf("%s", w.Raw)
 		}
 		b, _ := json.Marshal(w.Result["content"])
 		return w, string(b)
 	}
 	t.Run("ErrorResult", func(t *testing.T) {
 		w, _ := content(t, "error")
-		if !w.isError() || w.text(t, 0) != "disk full" {
-			t.Errorf("%s", w.raw)
+		if !w.IsError() || w.Text(t, 0) != "disk full" {
+			t.Errorf("%s", w.Raw)
 		}
 	})
 	t.Run("ImageBytes encodes base64", func(t *testing.T) {
@@ -79,14 +83,14 @@ func TestResultHelpers(t *testing.T) {
 	t.Run("StructuredResult has its text copy", func(t *testing.T) {
 		w, _ := content(t, "structured")
 		sc, _ := json.Marshal(w.Result["structuredContent"])
-		if string(sc) != `{"city":"Oslo","tempC":-3.5}` || w.text(t, 0) != `{"city":"Oslo","tempC":-3.5}` {
-			t.Errorf("%s", w.raw)
+		if string(sc) != `{"city":"Oslo","tempC":-3.5}` || w.Text(t, 0) != `{"city":"Oslo","tempC":-3.5}` {
+			t.Errorf("%s", w.Raw)
 		}
 	})
 	t.Run("StructuredResult meets an outputSchema", func(t *testing.T) {
 		w, _ := content(t, "typed")
-		if w.isError() || w.text(t, 0) != `{"n":7}` {
-			t.Errorf("%s", w.raw)
+		if w.IsError() || w.Text(t, 0) != `{"n":7}` {
+			t.Errorf("%s", w.Raw)
 		}
 	})
 }
@@ -95,7 +99,7 @@ func TestResultHelpers(t *testing.T) {
 // error names the type.
 func TestStructuredResultNotObject(t *testing.T) {
 	for _, v := range []any{[]int{1}, "x", 3, nil, func() {}} {
-		if res, err := StructuredResult(v); err == nil {
+		if res, err := server.StructuredResult(v); err == nil {
 			t.Errorf("%T: no error, %+v", v, res)
 		} else if !strings.Contains(err.Error(), "StructuredResult") {
 			t.Errorf("%T: %v", v, err)
@@ -105,12 +109,12 @@ func TestStructuredResultNotObject(t *testing.T) {
 
 // TestPtr checks the pointer helper for optional fields.
 func TestPtr(t *testing.T) {
-	p := Ptr("Weather")
-	q := Ptr("Weather")
+	p := server.Ptr("Weather")
+	q := server.Ptr("Weather")
 	if *p != "Weather" || p == q {
 		t.Errorf("Ptr: %v %v", p, q)
 	}
-	d := protocol.Tool{Name: "w", Title: Ptr("Weather")}
+	d := protocol.Tool{Name: "w", Title: server.Ptr("Weather")}
 	if *d.Title != "Weather" {
 		t.Error(d.Title)
 	}

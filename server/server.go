@@ -161,7 +161,7 @@ func WithFullServerInfo() Option { return func(c *config) { c.fullServerInfo = t
 // the completions capability.
 func WithCompletion(h CompletionHandler) Option { return func(c *config) { c.completion = h } }
 
-// WithShutdownTimeout bounds how long ServeStdio waits for running
+// WithShutdownTimeout bounds how long stdio.Serve waits for running
 // handlers after end of input (default 5 s).
 func WithShutdownTimeout(d time.Duration) Option { return func(c *config) { c.shutdownTimeout = d } }
 

@@ -1,19 +1,23 @@
-package server
+package server_test
 
 import (
 	"context"
 	"encoding/json"
 	"testing"
 
+	. "github.com/mcpwire/mcpwire/server/internal/testkit"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // richImpl is an Implementation with every optional member set.
 func richImpl() protocol.Implementation {
 	return protocol.Implementation{
-		Name: "rich", Version: "2.0.0", Title: Ptr("Rich"), Description: Ptr("A server with icons."),
-		WebsiteURL: Ptr("https://example.com"),
-		Icons:      []protocol.Icon{{Src: "https://example.com/icon.png", MIMEType: Ptr("image/png")}},
+		Name: "rich", Version: "2.0.0", Title: server.Ptr("Rich"), Description: server.Ptr("A server with icons."),
+		WebsiteURL: server.Ptr("https://example.com"),
+		Icons:      []protocol.Icon{{Src: "https://example.com/icon.png", MIMEType: server.Ptr("image/png")}},
 	}
 }
 
@@ -23,31 +27,31 @@ func richImpl() protocol.Implementation {
 // WithFullServerInfo puts the whole of it on every result.
 func TestResultServerInfoTrimmed(t *testing.T) {
 	for _, full := range []bool{false, true} {
-		opts := []Option{WithLogger(discard())}
+		opts := []server.Option{server.WithLogger(Discard())}
 		if full {
-			opts = append(opts, WithFullServerInfo())
+			opts = append(opts, server.WithFullServerInfo())
 		}
-		s, err := New(richImpl(), opts...)
+		s, err := server.New(richImpl(), opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		addTool(t, s, `{"name":"echo","inputSchema":{"type":"object"}}`,
-			func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
-				return TextResult("ok"), nil
+		AddTool(t, s, `{"name":"echo","inputSchema":{"type":"object"}}`,
+			func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+				return server.TextResult("ok"), nil
 			})
-		h := s.Handler(HTTPOptions{})
+		h := Handler(s, streamhttp.Options{})
 		for _, c := range []struct {
 			method string
 			params M
 			whole  bool
 		}{
-			{protocol.MethodServerDiscover, params(nil), true},
-			{protocol.MethodToolsList, params(nil), full},
-			{protocol.MethodToolsCall, params(M{"name": "echo"}), full},
+			{protocol.MethodServerDiscover, Params(nil), true},
+			{protocol.MethodToolsList, Params(nil), full},
+			{protocol.MethodToolsCall, Params(M{"name": "echo"}), full},
 		} {
-			w := call(t, h, 1, c.method, c.params)
+			w := Call(t, h, 1, c.method, c.params)
 			m, _ := w.Result["_meta"].(M)
-			info, _ := m[keyInfo].(M)
+			info, _ := m[KeyInfo].(M)
 			if info["name"] != "rich" || info["version"] != "2.0.0" {
 				t.Fatalf("full=%v %s: R-META-04: serverInfo %v", full, c.method, info)
 			}

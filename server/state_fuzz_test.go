@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"bytes"
@@ -10,7 +10,11 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/mcpwire/mcpwire/server/internal/testkit"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 	"github.com/mcpwire/mcpwire/server/internal/sealed"
 )
 
@@ -45,29 +49,29 @@ func fzStateFor(method, target, principal string) []byte {
 
 // fzStateServer counts the handler calls and records the state each saw.
 type fzStateServer struct {
-	*Server
+	*server.Server
 	h     http.Handler
 	calls atomic.Int64
 	mu    sync.Mutex
 	seen  []byte
 }
 
-func newFzStateServer(t testing.TB, key StateKey) *fzStateServer {
+func newFzStateServer(t testing.TB, key server.StateKey) *fzStateServer {
 	t.Helper()
-	m := &fzStateServer{Server: newServer(t, WithStateKeys(key), WithStateLimits(fzStateTTL, 0))}
-	handle := func(r *Request) (string, error) {
+	m := &fzStateServer{Server: NewServer(t, server.WithStateKeys(key), server.WithStateLimits(fzStateTTL, 0))}
+	handle := func(r *server.Request) (string, error) {
 		m.calls.Add(1)
 		st := r.State()
 		if st == nil {
-			return "", r.AskInput(nil, fzStateFor(r.Method, r.target, r.Principal))
+			return "", r.AskInput(nil, fzStateFor(r.Method, r.Target(), r.Principal))
 		}
 		m.mu.Lock()
 		m.seen = bytes.Clone(st)
 		m.mu.Unlock()
 		return "state=" + string(st), nil
 	}
-	addAskTargets(t, m.Server, handle)
-	m.h = m.Handler(HTTPOptions{Authenticate: func(r *http.Request) (string, error) {
+	AddAskTargets(t, m.Server, handle)
+	m.h = Handler(m.Server, streamhttp.Options{Authenticate: func(r *http.Request) (string, error) {
 		return r.Header.Get("X-Fuzz-Principal"), nil
 	}})
 	return m
@@ -75,7 +79,7 @@ func newFzStateServer(t testing.TB, key StateKey) *fzStateServer {
 
 // call sends method to target as principal, with the requestState st when
 // it is not nil.
-func (m *fzStateServer) call(t testing.TB, tg fzTarget, principal string, st *string) *wire {
+func (m *fzStateServer) call(t testing.TB, tg fzTarget, principal string, st *string) *Wire {
 	t.Helper()
 	p := M{}
 	if tg.method == protocol.MethodResourcesRead {
@@ -86,16 +90,16 @@ func (m *fzStateServer) call(t testing.TB, tg fzTarget, principal string, st *st
 	if st != nil {
 		p["requestState"] = *st
 	}
-	rec := post(t, m.h, rpc(1, tg.method, params(p)), func(r *http.Request) {
+	rec := Post(t, m.h, Rpc(1, tg.method, Params(p)), func(r *http.Request) {
 		r.Header.Set("X-Fuzz-Principal", principal)
 	})
-	w := single(t, rec)
+	w := Single(t, rec)
 	want := http.StatusOK
 	if w.Error != nil {
-		want = httpStatus(w.Error.Code)
+		want = (&server.Error{Code: w.Error.Code}).HTTPStatus()
 	}
 	if rec.Code != want {
-		t.Fatalf("status %d for %s", rec.Code, w.raw)
+		t.Fatalf("status %d for %s", rec.Code, w.Raw)
 	}
 	return w
 }
@@ -110,7 +114,7 @@ func (m *fzStateServer) call(t testing.TB, tg fzTarget, principal string, st *st
 // binding, sent to every binding, and mutations of them, plus the
 // hand-written ../testdata/fuzz/requeststate/*.txt.
 func FuzzRequestState(f *testing.F) {
-	key := StateKey{ID: 3, Secret: func() []byte { s := sha256.Sum256([]byte("FuzzRequestState")); return s[:] }()}
+	key := server.StateKey{ID: 3, Secret: func() []byte { s := sha256.Sum256([]byte("FuzzRequestState")); return s[:] }()}
 	m := newFzStateServer(f, key)
 	ring, err := sealed.NewKeyring(sealed.Key{ID: key.ID, Secret: key.Secret})
 	if err != nil {
@@ -125,7 +129,7 @@ func FuzzRequestState(f *testing.F) {
 		w := m.call(f, tg, principal, nil)
 		tok, _ := w.Result["requestState"].(string)
 		if tok == "" {
-			f.Fatalf("no requestState from %v as %q: %s", tg, principal, w.raw)
+			f.Fatalf("no requestState from %v as %q: %s", tg, principal, w.Raw)
 		}
 		for other := range n {
 			f.Add(tok, other)
@@ -144,7 +148,7 @@ func FuzzRequestState(f *testing.F) {
 		if err := json.Unmarshal(b, &sent); err != nil {
 			t.Fatal(err)
 		}
-		want, openErr := oracle.Open(sealed.Binding{Method: tg.method, Target: tg.target, Principal: principal, Params: paramsDigest(nil)}, sent) // the calls carry no arguments
+		want, openErr := oracle.Open(sealed.Binding{Method: tg.method, Target: tg.target, Principal: principal, Params: server.ParamsDigest(nil)}, sent) // the calls carry no arguments
 
 		m.mu.Lock()
 		m.seen = nil
@@ -157,8 +161,8 @@ func FuzzRequestState(f *testing.F) {
 		m.mu.Unlock()
 
 		if openErr != nil {
-			if w.code() != protocol.CodeInvalidParamsError {
-				t.Fatalf("token %q (%v) for %v as %q: want -32602, got %s", sent, openErr, tg, principal, w.raw)
+			if w.Code() != protocol.CodeInvalidParamsError {
+				t.Fatalf("token %q (%v) for %v as %q: want -32602, got %s", sent, openErr, tg, principal, w.Raw)
 			}
 			if calls != 0 {
 				t.Fatalf("R-MRTR-08: token %q (%v) reached the handler %d times", sent, openErr, calls)
@@ -166,7 +170,7 @@ func FuzzRequestState(f *testing.F) {
 			return
 		}
 		if w.Error != nil {
-			t.Fatalf("valid token for %v as %q refused: %s", tg, principal, w.raw)
+			t.Fatalf("valid token for %v as %q refused: %s", tg, principal, w.Raw)
 		}
 		if calls != 1 {
 			t.Fatalf("valid token: handler ran %d times", calls)

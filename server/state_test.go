@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"net/http"
@@ -7,7 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	. "github.com/mcpwire/mcpwire/server/internal/testkit"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 var stateRE = regexp.MustCompile(`"requestState":"[^"]*"`)
@@ -21,25 +25,25 @@ func normalise(b []byte) string {
 // answer an interleaved sequence identically, whatever came before on
 // either, and a retry may go to the other instance.
 func TestStateless(t *testing.T) {
-	keys := WithStateKeys(stateKey(7, "shared"))
-	a, b := fixture(t, keys, WithCompletion(completeAll)), fixture(t, keys, WithCompletion(completeAll))
-	ha, hb := a.Handler(HTTPOptions{}), b.Handler(HTTPOptions{})
-	elicit := meta(keyCaps, M{"elicitation": M{}})
-	old := M{keyVersion: "2025-11-25", keyCaps: M{"elicitation": M{}}}
+	keys := server.WithStateKeys(stateKey(7, "shared"))
+	a, b := Fixture(t, keys, server.WithCompletion(CompleteAll)), Fixture(t, keys, server.WithCompletion(CompleteAll))
+	ha, hb := Handler(a, streamhttp.Options{}), Handler(b, streamhttp.Options{})
+	elicit := Meta(KeyCaps, M{"elicitation": M{}})
+	old := M{KeyVersion: "2025-11-25", KeyCaps: M{"elicitation": M{}}}
 	seq := [][]byte{
-		rpc(1, protocol.MethodServerDiscover, params(nil)),
-		rpc(2, protocol.MethodToolsCall, withMeta(elicit, M{"name": "ask"})),
-		rpc(3, protocol.MethodToolsCall, params(M{"name": "ask"})), // same tool, no elicitation declared: -32021
-		rpc(4, protocol.MethodServerDiscover, withMeta(old, nil)),
-		rpc(5, protocol.MethodToolsList, params(nil)),
-		rpc(6, protocol.MethodToolsCall, withMeta(meta(keyLogLevel, "debug", "progressToken", "x"), M{"name": "echo", "arguments": M{"text": "hi"}})),
-		rpc("7", protocol.MethodToolsCall, params(M{"name": "missing"})),
-		rpc(8, protocol.MethodResourcesRead, params(M{"uri": "users://ann/profile"})),
-		rpc(9, protocol.MethodPromptsGet, params(M{"name": "greet", "arguments": M{"who": "B"}})),
-		rpc(10, protocol.MethodCompletionComplete, params(completeParams)),
-		rpc(11, protocol.MethodToolsCall, withMeta(elicit, M{"name": "ask"})),
+		Rpc(1, protocol.MethodServerDiscover, Params(nil)),
+		Rpc(2, protocol.MethodToolsCall, WithMeta(elicit, M{"name": "ask"})),
+		Rpc(3, protocol.MethodToolsCall, Params(M{"name": "ask"})), // same tool, no elicitation declared: -32021
+		Rpc(4, protocol.MethodServerDiscover, WithMeta(old, nil)),
+		Rpc(5, protocol.MethodToolsList, Params(nil)),
+		Rpc(6, protocol.MethodToolsCall, WithMeta(Meta(KeyLogLevel, "debug", "progressToken", "x"), M{"name": "echo", "arguments": M{"text": "hi"}})),
+		Rpc("7", protocol.MethodToolsCall, Params(M{"name": "missing"})),
+		Rpc(8, protocol.MethodResourcesRead, Params(M{"uri": "users://ann/profile"})),
+		Rpc(9, protocol.MethodPromptsGet, Params(M{"name": "greet", "arguments": M{"who": "B"}})),
+		Rpc(10, protocol.MethodCompletionComplete, Params(completeParams)),
+		Rpc(11, protocol.MethodToolsCall, WithMeta(elicit, M{"name": "ask"})),
 		[]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":99}}`), // names no request: on stdio a real id would race
-		rpc(12, "initialize", M{"protocolVersion": "2025-11-25"}),
+		Rpc(12, "initialize", M{"protocolVersion": "2025-11-25"}),
 	}
 	type answer struct {
 		status int
@@ -47,7 +51,7 @@ func TestStateless(t *testing.T) {
 		body   string
 	}
 	serve := func(h http.Handler, body []byte) answer {
-		rec := post(t, h, body, nil)
+		rec := Post(t, h, body, nil)
 		return answer{rec.Code, rec.Header().Get("Content-Type"), normalise(rec.Body.Bytes())}
 	}
 	// A serves the sequence in order; B serves it reversed, then
@@ -79,8 +83,8 @@ func TestStateless(t *testing.T) {
 	}
 
 	// R-STATE-03: the retry of A's input_required goes to B.
-	w := call(t, ha, 20, protocol.MethodToolsCall, withMeta(elicit, M{"name": "ask"}))
-	retry := rpc(21, protocol.MethodToolsCall, withMeta(elicit, M{"name": "ask", "requestState": w.Result["requestState"], "inputResponses": accepted}))
+	w := Call(t, ha, 20, protocol.MethodToolsCall, WithMeta(elicit, M{"name": "ask"}))
+	retry := Rpc(21, protocol.MethodToolsCall, WithMeta(elicit, M{"name": "ask", "requestState": w.Result["requestState"], "inputResponses": Accepted}))
 	if ra, rb := serve(ha, retry), serve(hb, retry); ra != rb || !strings.Contains(rb.body, "hello") {
 		t.Errorf("R-STATE-03: retry on A %+v, on B %+v", ra, rb)
 	}
@@ -90,18 +94,18 @@ func TestStateless(t *testing.T) {
 	for _, body := range seq {
 		lines = append(lines, string(body))
 	}
-	byID := func(ws []*wire) []string {
+	byID := func(ws []*Wire) []string {
 		var out []string
 		for _, w := range ws {
-			out = append(out, normalise(w.raw))
+			out = append(out, normalise(w.Raw))
 		}
 		slices.Sort(out)
 		return out
 	}
-	streamA := byID(stdio(t, a, lines...))
-	var perLine []*wire
+	streamA := byID(Stdio(t, a, lines...))
+	var perLine []*Wire
 	for _, l := range lines {
-		perLine = append(perLine, stdio(t, b, l)...)
+		perLine = append(perLine, Stdio(t, b, l)...)
 	}
 	if !slices.Equal(streamA, byID(perLine)) {
 		t.Errorf("R-STATE-01: stdio stream and per-line answers differ:\n%v\n%v", streamA, byID(perLine))

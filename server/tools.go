@@ -45,7 +45,7 @@ type tool struct {
 // one that serves their HTTP request, so that the response can end while
 // the call goes on; other calls run on the HTTP request's goroutine, which
 // costs less, and DisconnectForPolling does nothing in them (it returns
-// false and logs a warning). LegacyConfig.PollAfter applies to every
+// false and logs a warning). legacy.Config.PollAfter applies to every
 // request, as if every tool allowed polling.
 func AllowPolling() ToolOption {
 	return func(_ *Server, t *tool) error {

@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"context"
@@ -13,55 +13,60 @@ import (
 	"sync/atomic"
 	"testing"
 
+	. "github.com/mcpwire/mcpwire/server/internal/testkit"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+	"github.com/mcpwire/mcpwire/server/typed"
+
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // TestToolsCall covers tools/call outcomes (R-TOOL-06, R-TOOL-08,
 // R-TOOL-09, A9): protocol errors, tool execution errors and results.
 func TestToolsCall(t *testing.T) {
-	s := newServer(t)
-	addTool(t, s, `{"name":"nested","inputSchema":{"type":"object","properties":{
+	s := NewServer(t)
+	AddTool(t, s, `{"name":"nested","inputSchema":{"type":"object","properties":{
 		"a":{"type":"object","properties":{"b":{"type":"string"}}},
-		"n":{"type":"integer","minimum":1}},"required":["n"]}}`, textTool("ok"))
-	addTool(t, s, `{"name":"fail","inputSchema":{"type":"object"}}`, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+		"n":{"type":"integer","minimum":1}},"required":["n"]}}`, TextTool("ok"))
+	AddTool(t, s, `{"name":"fail","inputSchema":{"type":"object"}}`, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
 		return nil, errors.New("upstream API returned 503")
 	})
-	addTool(t, s, `{"name":"proto","inputSchema":{"type":"object"}}`, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
-		return nil, InvalidParams("date must be ISO 8601", map[string]string{"field": "when"})
+	AddTool(t, s, `{"name":"proto","inputSchema":{"type":"object"}}`, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+		return nil, server.InvalidParams("date must be ISO 8601", map[string]string{"field": "when"})
 	})
-	addTool(t, s, `{"name":"nilres","inputSchema":{"type":"object"}}`, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+	AddTool(t, s, `{"name":"nilres","inputSchema":{"type":"object"}}`, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
 		return nil, nil
 	})
-	addTool(t, s, `{"name":"nocontent","inputSchema":{"type":"object"}}`, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
+	AddTool(t, s, `{"name":"nocontent","inputSchema":{"type":"object"}}`, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
 		return &protocol.CallToolResult{}, nil
 	})
 	out := `"outputSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`
-	addTool(t, s, `{"name":"goodout","inputSchema":{"type":"object"},`+out+`}`, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
-		return &protocol.CallToolResult{Content: []protocol.ContentBlock{Text(`{"n":1}`)}, StructuredContent: json.RawMessage(`{"n":1}`)}, nil
+	AddTool(t, s, `{"name":"goodout","inputSchema":{"type":"object"},`+out+`}`, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+		return &protocol.CallToolResult{Content: []protocol.ContentBlock{server.Text(`{"n":1}`)}, StructuredContent: json.RawMessage(`{"n":1}`)}, nil
 	})
-	addTool(t, s, `{"name":"badout","inputSchema":{"type":"object"},`+out+`}`, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
-		return &protocol.CallToolResult{Content: []protocol.ContentBlock{Text("x")}, StructuredContent: json.RawMessage(`{"n":"one"}`)}, nil
+	AddTool(t, s, `{"name":"badout","inputSchema":{"type":"object"},`+out+`}`, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+		return &protocol.CallToolResult{Content: []protocol.ContentBlock{server.Text("x")}, StructuredContent: json.RawMessage(`{"n":"one"}`)}, nil
 	})
-	addTool(t, s, `{"name":"noout","inputSchema":{"type":"object"},`+out+`}`, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
-		return TextResult("no structured content"), nil
+	AddTool(t, s, `{"name":"noout","inputSchema":{"type":"object"},`+out+`}`, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+		return server.TextResult("no structured content"), nil
 	})
-	addTool(t, s, `{"name":"errout","inputSchema":{"type":"object"},`+out+`}`, func(context.Context, *Request, json.RawMessage) (*protocol.CallToolResult, error) {
-		r := TextResult("failed")
-		r.IsError = ptr(true)
+	AddTool(t, s, `{"name":"errout","inputSchema":{"type":"object"},`+out+`}`, func(context.Context, *server.Request, json.RawMessage) (*protocol.CallToolResult, error) {
+		r := server.TextResult("failed")
+		r.IsError = TPtr(true)
 		return r, nil
 	})
-	addTool(t, s, `{"name":"args","inputSchema":{"type":"object"}}`, func(_ context.Context, _ *Request, args json.RawMessage) (*protocol.CallToolResult, error) {
-		return TextResult(string(args)), nil
+	AddTool(t, s, `{"name":"args","inputSchema":{"type":"object"}}`, func(_ context.Context, _ *server.Request, args json.RawMessage) (*protocol.CallToolResult, error) {
+		return server.TextResult(string(args)), nil
 	})
-	h := s.Handler(HTTPOptions{})
-	isErr := func(substr ...string) func(t *testing.T, w *wire) {
-		return func(t *testing.T, w *wire) {
-			if !w.isError() {
-				t.Fatalf("want isError: %s", w.raw)
+	h := Handler(s, streamhttp.Options{})
+	isErr := func(substr ...string) func(t *testing.T, w *Wire) {
+		return func(t *testing.T, w *Wire) {
+			if !w.IsError() {
+				t.Fatalf("want isError: %s", w.Raw)
 			}
 			for _, sub := range substr {
-				if !strings.Contains(w.text(t, 0), sub) {
-					t.Errorf("text %q lacks %q", w.text(t, 0), sub)
+				if !strings.Contains(w.Text(t, 0), sub) {
+					t.Errorf("text %q lacks %q", w.Text(t, 0), sub)
 				}
 			}
 		}
@@ -71,52 +76,52 @@ func TestToolsCall(t *testing.T) {
 		params M
 		code   int64
 		status int
-		check  func(t *testing.T, w *wire)
+		check  func(t *testing.T, w *Wire)
 	}{
-		{"R-TOOL-09 unknown tool is -32602", params(M{"name": "nope"}), protocol.CodeInvalidParamsError, 400, func(t *testing.T, w *wire) {
+		{"R-TOOL-09 unknown tool is -32602", Params(M{"name": "nope"}), protocol.CodeInvalidParamsError, 400, func(t *testing.T, w *Wire) {
 			if !strings.Contains(w.Error.Message, "nope") {
 				t.Errorf("message %q does not name the tool", w.Error.Message)
 			}
 		}},
-		{"R-TOOL-09 arguments a string is -32602", params(M{"name": "args", "arguments": "x"}), protocol.CodeInvalidParamsError, 400, nil},
-		{"R-TOOL-09 arguments an array is -32602", params(M{"name": "args", "arguments": []any{1}}), protocol.CodeInvalidParamsError, 400, nil},
-		{"R-TOOL-09 arguments a number is -32602", params(M{"name": "args", "arguments": 3}), protocol.CodeInvalidParamsError, 400, nil},
-		{"R-TOOL-09 arguments null is -32602", params(M{"name": "args", "arguments": nil}), protocol.CodeInvalidParamsError, 400, nil},
-		{"absent arguments reach the handler as {}", params(M{"name": "args"}), 0, 200, func(t *testing.T, w *wire) {
-			if w.text(t, 0) != "{}" {
-				t.Errorf("args %q", w.text(t, 0))
+		{"R-TOOL-09 arguments a string is -32602", Params(M{"name": "args", "arguments": "x"}), protocol.CodeInvalidParamsError, 400, nil},
+		{"R-TOOL-09 arguments an array is -32602", Params(M{"name": "args", "arguments": []any{1}}), protocol.CodeInvalidParamsError, 400, nil},
+		{"R-TOOL-09 arguments a number is -32602", Params(M{"name": "args", "arguments": 3}), protocol.CodeInvalidParamsError, 400, nil},
+		{"R-TOOL-09 arguments null is -32602", Params(M{"name": "args", "arguments": nil}), protocol.CodeInvalidParamsError, 400, nil},
+		{"absent arguments reach the handler as {}", Params(M{"name": "args"}), 0, 200, func(t *testing.T, w *Wire) {
+			if w.Text(t, 0) != "{}" {
+				t.Errorf("args %q", w.Text(t, 0))
 			}
 		}},
-		{"A9 missing required argument is isError naming it", params(M{"name": "nested", "arguments": M{}}), 0, 200, isErr("Invalid arguments", "n")},
-		{"A9 nested type violation is isError naming the path", params(M{"name": "nested", "arguments": M{"n": 1, "a": M{"b": 7}}}), 0, 200, isErr("/a/b")},
-		{"A9 minimum violation is isError naming the path", params(M{"name": "nested", "arguments": M{"n": 0}}), 0, 200, isErr("/n")},
-		{"R-TOOL-09 handler error is an isError result", params(M{"name": "fail"}), 0, 200, isErr("upstream API returned 503")},
-		{"R-TOOL-09 handler *Error is that protocol error", params(M{"name": "proto"}), protocol.CodeInvalidParamsError, 400, func(t *testing.T, w *wire) {
-			if w.data(t)["field"] != "when" {
+		{"A9 missing required argument is isError naming it", Params(M{"name": "nested", "arguments": M{}}), 0, 200, isErr("Invalid arguments", "n")},
+		{"A9 nested type violation is isError naming the path", Params(M{"name": "nested", "arguments": M{"n": 1, "a": M{"b": 7}}}), 0, 200, isErr("/a/b")},
+		{"A9 minimum violation is isError naming the path", Params(M{"name": "nested", "arguments": M{"n": 0}}), 0, 200, isErr("/n")},
+		{"R-TOOL-09 handler error is an isError result", Params(M{"name": "fail"}), 0, 200, isErr("upstream API returned 503")},
+		{"R-TOOL-09 handler *Error is that protocol error", Params(M{"name": "proto"}), protocol.CodeInvalidParamsError, 400, func(t *testing.T, w *Wire) {
+			if w.Data(t)["field"] != "when" {
 				t.Errorf("data %s", w.Error.Data)
 			}
 		}},
-		{"nil result is -32603", params(M{"name": "nilres"}), protocol.CodeInternalError, 500, nil},
-		{"R-TOOL-08 content is always present", params(M{"name": "nocontent"}), 0, 200, func(t *testing.T, w *wire) {
+		{"nil result is -32603", Params(M{"name": "nilres"}), protocol.CodeInternalError, 500, nil},
+		{"R-TOOL-08 content is always present", Params(M{"name": "nocontent"}), 0, 200, func(t *testing.T, w *Wire) {
 			if c, ok := w.Result["content"].([]any); !ok || len(c) != 0 {
 				t.Errorf("content %v", w.Result["content"])
 			}
 		}},
-		{"R-TOOL-06 structuredContent matching outputSchema", params(M{"name": "goodout"}), 0, 200, func(t *testing.T, w *wire) {
+		{"R-TOOL-06 structuredContent matching outputSchema", Params(M{"name": "goodout"}), 0, 200, func(t *testing.T, w *Wire) {
 			if fmt.Sprint(w.Result["structuredContent"]) != "map[n:1]" {
 				t.Errorf("structuredContent %v", w.Result["structuredContent"])
 			}
 		}},
-		{"R-TOOL-06 structuredContent violating outputSchema is -32603", params(M{"name": "badout"}), protocol.CodeInternalError, 500, nil},
-		{"R-TOOL-06 structuredContent missing under outputSchema is -32603", params(M{"name": "noout"}), protocol.CodeInternalError, 500, nil},
-		{"R-TOOL-06 isError result is not held to outputSchema", params(M{"name": "errout"}), 0, 200, isErr("failed")},
+		{"R-TOOL-06 structuredContent violating outputSchema is -32603", Params(M{"name": "badout"}), protocol.CodeInternalError, 500, nil},
+		{"R-TOOL-06 structuredContent missing under outputSchema is -32603", Params(M{"name": "noout"}), protocol.CodeInternalError, 500, nil},
+		{"R-TOOL-06 isError result is not held to outputSchema", Params(M{"name": "errout"}), 0, 200, isErr("failed")},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			rec := post(t, h, rpc(1, protocol.MethodToolsCall, c.params), nil)
-			w := single(t, rec)
-			if w.code() != c.code || rec.Code != c.status {
-				t.Fatalf("code %d status %d, want %d %d: %s", w.code(), rec.Code, c.code, c.status, w.raw)
+			rec := Post(t, h, Rpc(1, protocol.MethodToolsCall, c.params), nil)
+			w := Single(t, rec)
+			if w.Code() != c.code || rec.Code != c.status {
+				t.Fatalf("code %d status %d, want %d %d: %s", w.Code(), rec.Code, c.code, c.status, w.Raw)
 			}
 			if c.check != nil {
 				c.check(t, w)
@@ -131,16 +136,16 @@ func TestToolRegistration(t *testing.T) {
 	cases := []struct {
 		name string
 		def  string
-		opts []Option
+		opts []any
 		ok   bool
 	}{
 		{"R-TOOL-04 plain name", `{"name":"a.b_c-D9","inputSchema":{"type":"object"}}`, nil, true},
 		{"R-TOOL-04 128 characters", `{"name":"` + strings.Repeat("a", 128) + `","inputSchema":{"type":"object"}}`, nil, true},
-		{"R-TOOL-04 129 characters (strict)", `{"name":"` + strings.Repeat("a", 129) + `","inputSchema":{"type":"object"}}`, []Option{WithStrictNames()}, false},
-		{"R-TOOL-04 empty name (strict)", `{"name":"","inputSchema":{"type":"object"}}`, []Option{WithStrictNames()}, false},
-		{"R-TOOL-04 space (strict)", `{"name":"a b","inputSchema":{"type":"object"}}`, []Option{WithStrictNames()}, false},
-		{"R-TOOL-04 comma (strict)", `{"name":"a,b","inputSchema":{"type":"object"}}`, []Option{WithStrictNames()}, false},
-		{"R-TOOL-04 non-ASCII (strict)", `{"name":"grüße","inputSchema":{"type":"object"}}`, []Option{WithStrictNames()}, false},
+		{"R-TOOL-04 129 characters (strict)", `{"name":"` + strings.Repeat("a", 129) + `","inputSchema":{"type":"object"}}`, []any{server.WithStrictNames()}, false},
+		{"R-TOOL-04 empty name (strict)", `{"name":"","inputSchema":{"type":"object"}}`, []any{server.WithStrictNames()}, false},
+		{"R-TOOL-04 space (strict)", `{"name":"a b","inputSchema":{"type":"object"}}`, []any{server.WithStrictNames()}, false},
+		{"R-TOOL-04 comma (strict)", `{"name":"a,b","inputSchema":{"type":"object"}}`, []any{server.WithStrictNames()}, false},
+		{"R-TOOL-04 non-ASCII (strict)", `{"name":"grüße","inputSchema":{"type":"object"}}`, []any{server.WithStrictNames()}, false},
 		{"R-SCHEMA-01 2020-12 by default (prefixItems)", `{"name":"t","inputSchema":{"type":"object","properties":{"p":{"prefixItems":[{"type":"string"}]}}}}`, nil, true},
 		{"R-SCHEMA-02 draft-07 accepted", `{"name":"t","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a":{"items":[{"type":"string"}]}}}}`, nil, true},
 		{"R-SCHEMA-02 2020-12 explicit", `{"name":"t","inputSchema":{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object"}}`, nil, true},
@@ -149,22 +154,22 @@ func TestToolRegistration(t *testing.T) {
 		{"R-SCHEMA-04 invalid outputSchema refused", `{"name":"t","inputSchema":{"type":"object"},"outputSchema":{"type":7}}`, nil, false},
 		{"local $ref resolves", `{"name":"t","inputSchema":{"type":"object","$defs":{"s":{"type":"string"}},"properties":{"a":{"$ref":"#/$defs/s"}}}}`, nil, true},
 		{"R-SCHEMA-07 unresolvable local $ref refused", `{"name":"t","inputSchema":{"type":"object","properties":{"a":{"$ref":"#/$defs/missing"}}}}`, nil, false},
-		{"R-SCHEMA-08 nesting within WithMaxSchemaDepth", `{"name":"t","inputSchema":{"type":"object","properties":{"a":{"type":"string"}}}}`, []Option{WithMaxSchemaDepth(3)}, true},
-		{"R-SCHEMA-08 nesting beyond WithMaxSchemaDepth", `{"name":"t","inputSchema":{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"string"}}}}}}`, []Option{WithMaxSchemaDepth(3)}, false},
-		{"R-SCHEMA-08 outputSchema nesting bounded too", `{"name":"t","inputSchema":{"type":"object"},"outputSchema":{"allOf":[{"allOf":[{"allOf":[{"type":"object"}]}]}]}}`, []Option{WithMaxSchemaDepth(3)}, false},
+		{"R-SCHEMA-08 nesting within WithMaxSchemaDepth", `{"name":"t","inputSchema":{"type":"object","properties":{"a":{"type":"string"}}}}`, []any{server.WithMaxSchemaDepth(3)}, true},
+		{"R-SCHEMA-08 nesting beyond WithMaxSchemaDepth", `{"name":"t","inputSchema":{"type":"object","properties":{"a":{"type":"object","properties":{"b":{"type":"string"}}}}}}`, []any{server.WithMaxSchemaDepth(3)}, false},
+		{"R-SCHEMA-08 outputSchema nesting bounded too", `{"name":"t","inputSchema":{"type":"object"},"outputSchema":{"allOf":[{"allOf":[{"allOf":[{"type":"object"}]}]}]}}`, []any{server.WithMaxSchemaDepth(3)}, false},
 		{"R-SCHEMA-08 default depth bounds a deep anyOf chain", `{"name":"t","inputSchema":{"type":"object","properties":{"a":` + strings.Repeat(`{"anyOf":[`, 40) + `{}` + strings.Repeat(`]}`, 40) + `}}}`, nil, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := newServer(t, c.opts...)
-			err := s.AddTool(toolDef(t, c.def), textTool("x"))
+			s := NewServer(t, c.opts...)
+			err := s.AddTool(ToolDef(t, c.def), TextTool("x"))
 			if (err == nil) != c.ok {
 				t.Errorf("AddTool error %v, want ok=%v", err, c.ok)
 			}
 		})
 	}
 	t.Run("nil handler refused", func(t *testing.T) {
-		if err := newServer(t).AddTool(toolDef(t, `{"name":"t","inputSchema":{"type":"object"}}`), nil); err == nil {
+		if err := NewServer(t).AddTool(ToolDef(t, `{"name":"t","inputSchema":{"type":"object"}}`), nil); err == nil {
 			t.Error("nil handler accepted")
 		}
 	})
@@ -173,14 +178,14 @@ func TestToolRegistration(t *testing.T) {
 // TestDraft07Semantics checks that a draft-07 schema validates with draft-07
 // meaning: array-form items is a tuple (R-SCHEMA-02).
 func TestDraft07Semantics(t *testing.T) {
-	s := newServer(t)
-	addTool(t, s, `{"name":"t","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a":{"type":"array","items":[{"type":"string"}]}}}}`, textTool("ok"))
-	h := s.Handler(HTTPOptions{})
-	if w := call(t, h, 1, protocol.MethodToolsCall, params(M{"name": "t", "arguments": M{"a": []any{"x", 2}}})); w.isError() {
-		t.Errorf("valid draft-07 tuple refused: %s", w.raw)
+	s := NewServer(t)
+	AddTool(t, s, `{"name":"t","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"a":{"type":"array","items":[{"type":"string"}]}}}}`, TextTool("ok"))
+	h := Handler(s, streamhttp.Options{})
+	if w := Call(t, h, 1, protocol.MethodToolsCall, Params(M{"name": "t", "arguments": M{"a": []any{"x", 2}}})); w.IsError() {
+		t.Errorf("valid draft-07 tuple refused: %s", w.Raw)
 	}
-	if w := call(t, h, 1, protocol.MethodToolsCall, params(M{"name": "t", "arguments": M{"a": []any{1}}})); !w.isError() || !strings.Contains(w.text(t, 0), "/a/0") {
-		t.Errorf("draft-07 tuple violation not reported at /a/0: %s", w.raw)
+	if w := Call(t, h, 1, protocol.MethodToolsCall, Params(M{"name": "t", "arguments": M{"a": []any{1}}})); !w.IsError() || !strings.Contains(w.Text(t, 0), "/a/0") {
+		t.Errorf("draft-07 tuple violation not reported at /a/0: %s", w.Raw)
 	}
 }
 
@@ -206,7 +211,7 @@ func TestRemoteRefNeverFetched(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run("R-SCHEMA-05 "+c.name, func(t *testing.T) {
-			err := newServer(t).AddTool(toolDef(t, c.def), textTool("x"))
+			err := NewServer(t).AddTool(ToolDef(t, c.def), TextTool("x"))
 			if err == nil {
 				t.Error("R-SCHEMA-07: a tool with an unresolved remote reference was accepted")
 			}
@@ -225,22 +230,22 @@ func TestToolsListPagination(t *testing.T) {
 	rand.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 	for _, size := range []int{1, 2, 3, 7, 100} {
 		t.Run(fmt.Sprintf("page size %d", size), func(t *testing.T) {
-			s := newServer(t, WithPageSize(size))
+			s := NewServer(t, server.WithPageSize(size))
 			for _, n := range shuffled {
-				addTool(t, s, `{"name":"`+n+`","inputSchema":{"type":"object"}}`, textTool(n))
+				AddTool(t, s, `{"name":"`+n+`","inputSchema":{"type":"object"}}`, TextTool(n))
 			}
-			h := s.Handler(HTTPOptions{})
+			h := Handler(s, streamhttp.Options{})
 			walk := func() ([]string, []string) {
 				var got, cursors []string
 				var cursor any
 				for i := 0; i < 20; i++ {
-					p := params(nil)
+					p := Params(nil)
 					if cursor != nil {
 						p["cursor"] = cursor
 					}
-					w := call(t, h, i, protocol.MethodToolsList, p)
+					w := Call(t, h, i, protocol.MethodToolsList, p)
 					if w.Error != nil {
-						t.Fatalf("error %s", w.raw)
+						t.Fatalf("error %s", w.Raw)
 					}
 					tools, _ := w.Result["tools"].([]any)
 					if len(tools) > size {
@@ -282,31 +287,31 @@ func TestToolsListPagination(t *testing.T) {
 		})
 	}
 	t.Run("R-PAGE-03 invalid cursors are -32602", func(t *testing.T) {
-		h := fixture(t).Handler(HTTPOptions{})
+		h := Handler(Fixture(t), streamhttp.Options{})
 		for _, c := range []any{"", "%%%", "bm90LWEtY3Vyc29y", "c1:echo", 42} {
 			for _, m := range []string{protocol.MethodToolsList, protocol.MethodPromptsList, protocol.MethodResourcesList, protocol.MethodResourcesTemplatesList} {
-				rec := post(t, h, rpc(1, m, params(M{"cursor": c})), nil)
-				w := single(t, rec)
-				if w.code() != protocol.CodeInvalidParamsError || w.id() != "1" {
-					t.Errorf("%s cursor %v: %s", m, c, w.raw)
+				rec := Post(t, h, Rpc(1, m, Params(M{"cursor": c})), nil)
+				w := Single(t, rec)
+				if w.Code() != protocol.CodeInvalidParamsError || w.Id() != "1" {
+					t.Errorf("%s cursor %v: %s", m, c, w.Raw)
 				}
 			}
 		}
 	})
 	t.Run("R-PAGE-02 cursor survives removal of its item", func(t *testing.T) {
-		s := newServer(t, WithPageSize(2))
+		s := NewServer(t, server.WithPageSize(2))
 		for _, n := range names {
-			addTool(t, s, `{"name":"`+n+`","inputSchema":{"type":"object"}}`, textTool(n))
+			AddTool(t, s, `{"name":"`+n+`","inputSchema":{"type":"object"}}`, TextTool(n))
 		}
-		h := s.Handler(HTTPOptions{})
-		w := call(t, h, 1, protocol.MethodToolsList, params(nil))
+		h := Handler(s, streamhttp.Options{})
+		w := Call(t, h, 1, protocol.MethodToolsList, Params(nil))
 		if !s.RemoveTool("bravo") {
 			t.Fatal("RemoveTool")
 		}
-		w = call(t, h, 2, protocol.MethodToolsList, params(M{"cursor": w.Result["nextCursor"]}))
+		w = Call(t, h, 2, protocol.MethodToolsList, Params(M{"cursor": w.Result["nextCursor"]}))
 		tools, _ := w.Result["tools"].([]any)
 		if len(tools) != 2 || tools[0].(M)["name"] != "charlie" {
-			t.Errorf("page after removal: %s", w.raw)
+			t.Errorf("page after removal: %s", w.Raw)
 		}
 	})
 }
@@ -314,20 +319,20 @@ func TestToolsListPagination(t *testing.T) {
 // TestOtherListsPaginate checks prompts/list, resources/list and
 // resources/templates/list share the paging (R-PAGE-01).
 func TestOtherListsPaginate(t *testing.T) {
-	s := newServer(t, WithPageSize(2))
-	rh := func(_ context.Context, _ *Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
-		return TextContents(uri, "", "x"), nil
+	s := NewServer(t, server.WithPageSize(2))
+	rh := func(_ context.Context, _ *server.Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+		return server.TextContents(uri, "", "x"), nil
 	}
 	for _, n := range []string{"c", "a", "b"} {
-		addPrompt(t, s, protocol.Prompt{Name: n}, func(context.Context, *Request, map[string]string) (*protocol.GetPromptResult, error) {
+		AddPrompt(t, s, protocol.Prompt{Name: n}, func(context.Context, *server.Request, map[string]string) (*protocol.GetPromptResult, error) {
 			return &protocol.GetPromptResult{}, nil
 		})
-		addResource(t, s, protocol.Resource{URI: "x://" + n, Name: n}, rh)
+		AddResource(t, s, protocol.Resource{URI: "x://" + n, Name: n}, rh)
 		if err := s.AddResourceTemplate(protocol.ResourceTemplate{URITemplate: "t" + n + "://{v}", Name: n}, rh); err != nil {
 			t.Fatal(err)
 		}
 	}
-	h := s.Handler(HTTPOptions{})
+	h := Handler(s, streamhttp.Options{})
 	cases := []struct {
 		method, key, field string
 		want               []string
@@ -342,11 +347,11 @@ func TestOtherListsPaginate(t *testing.T) {
 			var got []string
 			var cursor any
 			for i := 0; i < 5; i++ {
-				p := params(nil)
+				p := Params(nil)
 				if cursor != nil {
 					p["cursor"] = cursor
 				}
-				w := call(t, h, i, c.method, p)
+				w := Call(t, h, i, c.method, p)
 				items, _ := w.Result[c.key].([]any)
 				for _, it := range items {
 					got = append(got, it.(M)[c.field].(string))
@@ -377,8 +382,8 @@ type typedOut struct {
 // TestAddTypedTool checks inferred schemas, structuredContent and the
 // text block that mirrors it (R-TOOL-06, R-TOOL-07).
 func TestAddTypedTool(t *testing.T) {
-	s := newServer(t)
-	err := AddTypedTool(s, protocol.Tool{Name: "forecast"}, func(_ context.Context, _ *Request, in typedIn) (typedOut, error) {
+	s := NewServer(t)
+	err := typed.AddTool(s, protocol.Tool{Name: "forecast"}, func(_ context.Context, _ *server.Request, in typedIn) (typedOut, error) {
 		if in.City == "Atlantis" {
 			return typedOut{}, errors.New("no such city")
 		}
@@ -391,8 +396,8 @@ func TestAddTypedTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := s.Handler(HTTPOptions{})
-	w := call(t, h, 1, protocol.MethodToolsList, params(nil))
+	h := Handler(s, streamhttp.Options{})
+	w := Call(t, h, 1, protocol.MethodToolsList, Params(nil))
 	tool := w.Result["tools"].([]any)[0].(M)
 	in := tool["inputSchema"].(M)
 	if in["type"] != "object" {
@@ -412,84 +417,84 @@ func TestAddTypedTool(t *testing.T) {
 		t.Errorf("outputSchema %v", outSchema)
 	}
 
-	w = call(t, h, 2, protocol.MethodToolsCall, params(M{"name": "forecast", "arguments": M{"city": "Oslo", "days": 2}}))
-	if w.isError() || w.Error != nil {
-		t.Fatalf("call failed: %s", w.raw)
+	w = Call(t, h, 2, protocol.MethodToolsCall, Params(M{"name": "forecast", "arguments": M{"city": "Oslo", "days": 2}}))
+	if w.IsError() || w.Error != nil {
+		t.Fatalf("call failed: %s", w.Raw)
 	}
 	sc, _ := json.Marshal(w.Result["structuredContent"])
 	if !jsonEq(t, sc, []byte(`{"city":"Oslo","temps":[20.5,21.5]}`)) {
 		t.Errorf("structuredContent %s", sc)
 	}
-	if !jsonEq(t, []byte(w.text(t, 0)), sc) {
-		t.Errorf("R-TOOL-07: text block %q does not hold the structured JSON", w.text(t, 0))
+	if !jsonEq(t, []byte(w.Text(t, 0)), sc) {
+		t.Errorf("R-TOOL-07: text block %q does not hold the structured JSON", w.Text(t, 0))
 	}
 
-	w = call(t, h, 3, protocol.MethodToolsCall, params(M{"name": "forecast", "arguments": M{"city": "Oslo"}}))
-	if !w.isError() {
-		t.Errorf("missing required days not refused: %s", w.raw)
+	w = Call(t, h, 3, protocol.MethodToolsCall, Params(M{"name": "forecast", "arguments": M{"city": "Oslo"}}))
+	if !w.IsError() {
+		t.Errorf("missing required days not refused: %s", w.Raw)
 	}
-	w = call(t, h, 4, protocol.MethodToolsCall, params(M{"name": "forecast", "arguments": M{"city": "Oslo", "days": 1, "extra": true}}))
-	if !w.isError() {
-		t.Errorf("unknown argument accepted by an inferred schema: %s", w.raw)
+	w = Call(t, h, 4, protocol.MethodToolsCall, Params(M{"name": "forecast", "arguments": M{"city": "Oslo", "days": 1, "extra": true}}))
+	if !w.IsError() {
+		t.Errorf("unknown argument accepted by an inferred schema: %s", w.Raw)
 	}
-	w = call(t, h, 5, protocol.MethodToolsCall, params(M{"name": "forecast", "arguments": M{"city": "Atlantis", "days": 1}}))
-	if !w.isError() || !strings.Contains(w.text(t, 0), "no such city") {
-		t.Errorf("typed handler error not an isError result: %s", w.raw)
+	w = Call(t, h, 5, protocol.MethodToolsCall, Params(M{"name": "forecast", "arguments": M{"city": "Atlantis", "days": 1}}))
+	if !w.IsError() || !strings.Contains(w.Text(t, 0), "no such city") {
+		t.Errorf("typed handler error not an isError result: %s", w.Raw)
 	}
 }
 
 // TestToolReplaceRemove checks re-registration and RemoveTool.
 func TestToolReplaceRemove(t *testing.T) {
-	s := newServer(t)
-	addTool(t, s, `{"name":"t","inputSchema":{"type":"object"}}`, textTool("one"))
-	addTool(t, s, `{"name":"t","inputSchema":{"type":"object"}}`, textTool("two"), Replace())
-	h := s.Handler(HTTPOptions{})
-	if w := call(t, h, 1, protocol.MethodToolsCall, params(M{"name": "t"})); w.text(t, 0) != "two" {
-		t.Errorf("not replaced: %s", w.raw)
+	s := NewServer(t)
+	AddTool(t, s, `{"name":"t","inputSchema":{"type":"object"}}`, TextTool("one"))
+	AddTool(t, s, `{"name":"t","inputSchema":{"type":"object"}}`, TextTool("two"), server.Replace())
+	h := Handler(s, streamhttp.Options{})
+	if w := Call(t, h, 1, protocol.MethodToolsCall, Params(M{"name": "t"})); w.Text(t, 0) != "two" {
+		t.Errorf("not replaced: %s", w.Raw)
 	}
 	if !s.RemoveTool("t") || s.RemoveTool("t") {
 		t.Error("RemoveTool results")
 	}
-	if w := call(t, h, 1, protocol.MethodToolsCall, params(M{"name": "t"})); w.code() != protocol.CodeInvalidParamsError {
-		t.Errorf("removed tool still served: %s", w.raw)
+	if w := Call(t, h, 1, protocol.MethodToolsCall, Params(M{"name": "t"})); w.Code() != protocol.CodeInvalidParamsError {
+		t.Errorf("removed tool still served: %s", w.Raw)
 	}
 }
 
 // R-SCHEMA-08: a schema too large to validate cheaply is refused at
 // registration.
 func TestSchemaNodeLimit(t *testing.T) {
-	s := newServer(t)
+	s := NewServer(t)
 	var b strings.Builder
 	b.WriteString(`{"type":"object","anyOf":[`)
-	for i := range DefaultMaxSchemaNodes {
+	for i := range server.DefaultMaxSchemaNodes {
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		b.WriteString(`{"required":["a"]}`)
 	}
 	b.WriteString(`]}`)
-	def := toolDef(t, `{"name":"big","inputSchema":`+b.String()+`}`)
-	err := s.AddTool(def, textTool("x"))
+	def := ToolDef(t, `{"name":"big","inputSchema":`+b.String()+`}`)
+	err := s.AddTool(def, TextTool("x"))
 	if err == nil || !strings.Contains(err.Error(), "nodes") {
-		t.Fatalf("AddTool accepted a schema of %d subschemas: %v", DefaultMaxSchemaNodes, err)
+		t.Fatalf("AddTool accepted a schema of %d subschemas: %v", server.DefaultMaxSchemaNodes, err)
 	}
 }
 
 // R-SCHEMA-08: a chain of $refs whose validation doubles at every step is
 // refused at registration; a recursive but linear schema is accepted.
 func TestSchemaRefExpansion(t *testing.T) {
-	s := newServer(t)
+	s := NewServer(t)
 	defs := []string{}
 	for i := range 30 {
 		defs = append(defs, fmt.Sprintf(`"d%d":{"anyOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]}`, i, i+1, i+1))
 	}
 	defs = append(defs, `"d30":{"type":"string"}`)
 	bomb := `{"name":"bomb","inputSchema":{"type":"object","properties":{"x":{"$ref":"#/$defs/d0"}},"$defs":{` + strings.Join(defs, ",") + `}}}`
-	if err := s.AddTool(toolDef(t, bomb), textTool("x")); err == nil || !strings.Contains(err.Error(), "steps") {
+	if err := s.AddTool(ToolDef(t, bomb), TextTool("x")); err == nil || !strings.Contains(err.Error(), "steps") {
 		t.Fatalf("AddTool accepted a schema that expands to 2^30 steps: %v", err)
 	}
 	tree := `{"name":"tree","inputSchema":{"type":"object","properties":{"root":{"$ref":"#/$defs/node"}},"$defs":{"node":{"type":"object","properties":{"kids":{"type":"array","items":{"$ref":"#/$defs/node"}}}}}}}`
-	if err := s.AddTool(toolDef(t, tree), textTool("x")); err != nil {
+	if err := s.AddTool(ToolDef(t, tree), TextTool("x")); err != nil {
 		t.Fatalf("a recursive schema was refused: %v", err)
 	}
 }
@@ -498,20 +503,20 @@ func TestSchemaRefExpansion(t *testing.T) {
 // result goes out as it is, with no outputSchema and no structuredContent,
 // while the input is still inferred and validated.
 func TestAddTypedToolResult(t *testing.T) {
-	s := newServer(t)
-	err := AddTypedTool(s, protocol.Tool{Name: "echo"}, func(_ context.Context, _ *Request, in struct {
+	s := NewServer(t)
+	err := typed.AddTool(s, protocol.Tool{Name: "echo"}, func(_ context.Context, _ *server.Request, in struct {
 		Text string `json:"text"`
 	}) (*protocol.CallToolResult, error) {
 		if in.Text == "" {
 			return nil, nil // a handler bug: no result
 		}
-		return TextResult("echo: " + in.Text), nil
+		return server.TextResult("echo: " + in.Text), nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := s.Handler(HTTPOptions{})
-	w := call(t, h, 1, protocol.MethodToolsList, params(nil))
+	h := Handler(s, streamhttp.Options{})
+	w := Call(t, h, 1, protocol.MethodToolsList, Params(nil))
 	tool := w.Result["tools"].([]any)[0].(M)
 	if _, has := tool["outputSchema"]; has {
 		t.Errorf("outputSchema declared for a *CallToolResult output: %v", tool)
@@ -519,19 +524,19 @@ func TestAddTypedToolResult(t *testing.T) {
 	if in := tool["inputSchema"].(M); fmt.Sprint(in["required"]) != "[text]" {
 		t.Errorf("inputSchema not inferred: %v", in)
 	}
-	w = call(t, h, 2, protocol.MethodToolsCall, params(M{"name": "echo", "arguments": M{"text": "hi"}}))
-	if w.isError() || w.Error != nil || w.text(t, 0) != "echo: hi" {
-		t.Fatalf("call: %s", w.raw)
+	w = Call(t, h, 2, protocol.MethodToolsCall, Params(M{"name": "echo", "arguments": M{"text": "hi"}}))
+	if w.IsError() || w.Error != nil || w.Text(t, 0) != "echo: hi" {
+		t.Fatalf("call: %s", w.Raw)
 	}
 	if _, has := w.Result["structuredContent"]; has {
-		t.Errorf("structuredContent added: %s", w.raw)
+		t.Errorf("structuredContent added: %s", w.Raw)
 	}
-	w = call(t, h, 3, protocol.MethodToolsCall, params(M{"name": "echo", "arguments": M{"text": 1}}))
-	if !w.isError() {
-		t.Errorf("argument of the wrong type accepted: %s", w.raw)
+	w = Call(t, h, 3, protocol.MethodToolsCall, Params(M{"name": "echo", "arguments": M{"text": 1}}))
+	if !w.IsError() {
+		t.Errorf("argument of the wrong type accepted: %s", w.Raw)
 	}
-	w = call(t, h, 4, protocol.MethodToolsCall, params(M{"name": "echo", "arguments": M{"text": ""}}))
+	w = Call(t, h, 4, protocol.MethodToolsCall, Params(M{"name": "echo", "arguments": M{"text": ""}}))
 	if w.Error == nil || w.Error.Code != protocol.CodeInternalError {
-		t.Errorf("a nil result must be -32603: %s", w.raw)
+		t.Errorf("a nil result must be -32603: %s", w.Raw)
 	}
 }

@@ -1,4 +1,4 @@
-package server
+package server_test
 
 import (
 	"context"
@@ -7,7 +7,11 @@ import (
 	"testing"
 	"time"
 
+	. "github.com/mcpwire/mcpwire/server/internal/testkit"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
 )
 
 // The runtime's own uniqueItems, enum and const cost time linear in the
@@ -16,13 +20,12 @@ import (
 
 // bestCheck is the shortest of three runs of checkArgs on args; it fails
 // unless the validator ran (no refusal for the work).
-func bestCheck(t *testing.T, s *Server, tool, args string) time.Duration {
+func bestCheck(t *testing.T, s *server.Server, tool, args string) time.Duration {
 	t.Helper()
-	tl := s.lookupTool(tool)
 	best := time.Duration(1 << 62)
 	for range 3 {
 		start := time.Now()
-		res, err := s.checkArgs(context.Background(), tl, []byte(args), s.valueLimits(), &Exchange{})
+		res, err := s.CheckArgs(context.Background(), tool, []byte(args))
 		best = min(best, time.Since(start))
 		if err != nil {
 			t.Fatal(err)
@@ -45,7 +48,7 @@ func TestUniqueItemsLinear(t *testing.T) {
 	if testing.Short() {
 		t.Skip("times the validator")
 	}
-	s := newServer(t)
+	s := NewServer(t)
 	countingTool(t, s, "unique", `{"type":"object","properties":{"tags":{"type":"array","uniqueItems":true,"items":{"type":"array","items":{"type":"string"}}}}}`)
 	countingTool(t, s, "plain", `{"type":"object","properties":{"tags":{"type":"array","items":{"type":"array","items":{"type":"string"}}}}}`)
 	countingTool(t, s, "unique20", `{"type":"object","properties":{"tags":{"type":"array","uniqueItems":true}}}`)
@@ -71,14 +74,14 @@ func TestUniqueItemsLinear(t *testing.T) {
 		}
 	}
 	// A duplicate is still found, named as the validator names it.
-	h := s.Handler(HTTPOptions{})
-	w := single(t, post(t, h, callBody(1, "unique", `{"tags":[["a"],["b"],["a"]]}`), nil))
-	if !w.isError() || w.text(t, 0) != "Invalid arguments: at /tags: items at 0 and 2 are equal" {
-		t.Errorf("a duplicate: %s", w.raw)
+	h := Handler(s, streamhttp.Options{})
+	w := Single(t, Post(t, h, callBody(1, "unique", `{"tags":[["a"],["b"],["a"]]}`), nil))
+	if !w.IsError() || w.Text(t, 0) != "Invalid arguments: at /tags: items at 0 and 2 are equal" {
+		t.Errorf("a duplicate: %s", w.Raw)
 	}
-	w = call(t, h, 2, protocol.MethodToolsList, params(nil))
-	if !strings.Contains(string(w.raw), `"uniqueItems":true`) {
-		t.Errorf("tools/list lost the declared uniqueItems: %.300s", w.raw)
+	w = Call(t, h, 2, protocol.MethodToolsList, Params(nil))
+	if !strings.Contains(string(w.Raw), `"uniqueItems":true`) {
+		t.Errorf("tools/list lost the declared uniqueItems: %.300s", w.Raw)
 	}
 }
 
@@ -120,7 +123,7 @@ func TestEnumConstLinear(t *testing.T) {
 	for i := range 90 {
 		enum = append(enum, "["+jsonList("1", 99)+fmt.Sprintf(",%d]", i+10))
 	}
-	s := newServer(t)
+	s := NewServer(t)
 	countingTool(t, s, "enum", `{"type":"object","properties":{"rows":{"type":"array","items":{"anyOf":[{"enum":[`+strings.Join(enum, ",")+`]},{"type":"array"}]}}}}`)
 	countingTool(t, s, "const", `{"type":"object","properties":{"rows":{"type":"array","items":{"anyOf":[{"const":[`+jsonList("1", 4000)+`,2]},{"type":"array"}]}}}}`)
 	countingTool(t, s, "plain", `{"type":"object","properties":{"rows":{"type":"array","items":{"anyOf":[{"type":"array"}]}}}}`)

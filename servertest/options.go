@@ -11,7 +11,7 @@ import (
 
 // PrincipalHeader is the request header that carries the principal set
 // with WithPrincipal. The Client's handler is built with an
-// HTTPOptions.Authenticate that returns this header's value, so that
+// streamhttp.Options.Authenticate that returns this header's value, so that
 // Request.Principal in a handler is the principal of the call. It is a
 // test-only header: a production handler must never trust it.
 const PrincipalHeader = "X-Servertest-Principal"
@@ -116,7 +116,7 @@ func OnRoots(f RootsFunc) Option { return func(c *config) { c.onRoots = f } }
 // DefaultMaxRounds); a server that asks more often fails the call.
 func WithMaxRounds(n int) Option { return func(c *config) { c.maxRounds = n } }
 
-// WithHTTPOptions sets the HTTPOptions of the Client's handler; it only
+// WithHTTPOptions sets the streamhttp.Options of the Client's handler; it only
 // has an effect given to New. When opts.Authenticate is nil, the Client
 // sets it to read PrincipalHeader; otherwise WithPrincipal has no effect
 // and the caller's Authenticate decides (use WithHeader to feed it).

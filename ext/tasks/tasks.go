@@ -135,7 +135,7 @@ type TaskConfig struct {
 	// negative means no cap. A request without a principal (no
 	// Authenticate hook) counts against its client address over HTTP (the
 	// host part of the connection's remote address, an IPv6 address by its
-	// /64, as WithRateLimit keys it: see HTTPOptions.ClientKey and
+	// /64, as WithRateLimit keys it: see streamhttp.Options.ClientKey and
 	// IPv6PrefixLen), and against the one client on stdio. A tools/call
 	// over the cap gets CodeRateLimited naming it ("per principal", "per
 	// client address"), with HTTP 429 and Retry-After: 60 (a slot frees

@@ -22,7 +22,7 @@
 // when nil). Share one Era between the endpoints of a Server to share its
 // sessions:
 //
-//	era, err := legacy.New(s, legacy.Config{Store: store, EventStore: events})
+//	era, err := New(s, Config{Store: store, EventStore: events})
 //	http.Handle("/mcp", streamhttp.Handler(s, streamhttp.Options{Legacy: era}))
 //
 // # Eras

@@ -128,6 +128,9 @@ func New(s *server.Server, c Config) (*Era, error) {
 	}
 	cfg.versionLists()
 	e := &Era{srv: s, core: a, cfg: cfg, log: a.Logger(), closing: a.Done(), now: time.Now}
+	if cfg.legacy.Clock != nil {
+		e.now = cfg.legacy.Clock
+	}
 	if !e.dual() {
 		return e, nil
 	}
@@ -142,12 +145,12 @@ func New(s *server.Server, c Config) (*Era, error) {
 	e.workerIdle = workerIdle
 	if !cfg.localBroker {
 		if _, mem := cfg.legacy.Store.(*MemorySessionStore); mem {
-			e.log.Warn("legacy sessions are kept in memory while events go through a shared broker: behind a load balancer a session made on one instance is unknown on the others (set legacy.Config.Store)")
+			e.log.Warn("legacy sessions are kept in memory while events go through a shared broker: behind a load balancer a session made on one instance is unknown on the others (set Config.Store)")
 		}
 	}
 	if _, memStore := cfg.legacy.Store.(*MemorySessionStore); !memStore {
 		if _, memEvents := cfg.legacy.EventStore.(*MemoryEventStore); memEvents {
-			e.log.Warn("legacy sessions are kept in a shared store while their event logs stay in this process: a client that resumes a stream (Last-Event-ID) on another instance loses what it missed (set legacy.Config.EventStore)")
+			e.log.Warn("legacy sessions are kept in a shared store while their event logs stay in this process: a client that resumes a stream (Last-Event-ID) on another instance loses what it missed (set Config.EventStore)")
 		}
 	}
 	return e, nil
@@ -163,6 +166,10 @@ func Default(s *server.Server) *Era {
 	}
 	return e
 }
+
+// Config returns the Era's configuration, defaults filled in (the stores
+// it made among them).
+func (s *Era) Config() Config { return s.cfg.legacy }
 
 // Eras reports what the Era's endpoints serve (Config.Eras).
 func (s *Era) Eras() Eras { return s.cfg.eras }

@@ -145,13 +145,19 @@ type Config struct {
 	// bridge wait for the client's answers, and a resumed stream whose
 	// request runs on another instance (default 1 s).
 	PollInterval time.Duration
+	// Clock is the time the sessions' lifetimes (IdleTimeout,
+	// MaxLifetime) and the streams' leases are judged by, and the default
+	// in-memory stores' (default time.Now): a test steps it instead of
+	// waiting.
+	Clock func() time.Time
+
 	// MaxDetachedPerSession and MaxDetached bound the requests running
 	// detached from their connection (let go by DisconnectForPolling,
 	// PollAfter, or a break after an event id reached the client), per
 	// session and on this instance (defaults 16 and 1,000). A request
 	// that would detach over them stays attached: DisconnectForPolling
 	// returns false, PollAfter does nothing, and a broken connection
-	// cancels it (it keeps its HTTPOptions.MaxConcurrent slot meanwhile).
+	// cancels it (it keeps its streamhttp.Options.MaxConcurrent slot meanwhile).
 	MaxDetachedPerSession int
 	MaxDetached           int
 }
@@ -257,7 +263,11 @@ func (c *config) legacyDefaults() error {
 		l.MaxBatch = DefaultMaxBatch
 	}
 	if c.eras != ErasModern && l.Store == nil {
-		l.Store = NewMemorySessionStore()
+		st := NewMemorySessionStore()
+		if l.Clock != nil {
+			st.now = l.Clock
+		}
+		l.Store = st
 	}
 	if l.MaxReplayEvents <= 0 {
 		l.MaxReplayEvents = DefaultMaxReplayEvents
@@ -278,7 +288,11 @@ func (c *config) legacyDefaults() error {
 		l.ReplayRetention = DefaultReplayRetention
 	}
 	if c.eras != ErasModern && l.EventStore == nil && l.ReplayRetention > 0 {
-		l.EventStore = NewMemoryEventStore(0)
+		es := NewMemoryEventStore(0)
+		if l.Clock != nil {
+			es.now = l.Clock
+		}
+		l.EventStore = es
 	}
 	return nil
 }

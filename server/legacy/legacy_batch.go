@@ -22,7 +22,7 @@ import (
 // _meta, and its elements are all requests and notifications or all
 // responses. Requests then run concurrently, each through the legacy order
 // of checks; their responses come back as one array, in the order of the
-// requests. Each request takes a MaxConcurrent slot (HTTPOptions;
+// requests. Each request takes a MaxConcurrent slot (streamhttp.Options;
 // WithMaxConcurrent on stdio) and is refused in the array with -32029
 // over it. Responses go to the input bridge.
 

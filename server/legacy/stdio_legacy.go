@@ -16,7 +16,7 @@ import (
 // its params._meta (bm) and its method decide. Under ErasModern none of
 // this runs.
 //
-// One stdioSession (at most one per ServeStdio call) holds the legacy
+// One stdioSession (at most one per stdio.Serve call) holds the legacy
 // state of the process (§5): opened by the first legacy initialize, ended
 // at end of input, read error or ctx cancellation. Modern lines on the
 // same stream stay stateless (R-STATE-01): they never see the session's
@@ -158,14 +158,14 @@ func (c *Stdio) sessionNotification(m *rpcMessage) {
 }
 
 // end ends the stdio connection's legacy session, if any: its list changes
-// and resource updates stop before ServeStdio returns.
+// and resource updates stop before stdio.Serve returns.
 func (c *Stdio) end() {
 	if c.sess != nil {
 		c.sess.end()
 	}
 }
 
-// stdioSession is the legacy session of one ServeStdio call. rev and caps
+// stdioSession is the legacy session of one stdio.Serve call. rev and caps
 // never change; the conversion state is replaced, never modified, when the
 // log level changes; the read loop alone sets ready.
 type stdioSession struct {
