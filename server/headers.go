@@ -28,14 +28,6 @@ const (
 	keyName            = "Mcp-Name"
 )
 
-// firstValue returns the first value of the header stored under the
-// canonical key, or "".
-func firstValue(h http.Header, key string) string {
-	if vs := h[key]; len(vs) > 0 {
-		return vs[0]
-	}
-	return ""
-}
 
 // headerValue returns the single value of the header stored under the
 // canonical key (name is its spelling in messages), trimmed of

@@ -145,12 +145,12 @@ func New(s *server.Server, c Config) (*Era, error) {
 	e.workerIdle = workerIdle
 	if !cfg.localBroker {
 		if _, mem := cfg.legacy.Store.(*MemorySessionStore); mem {
-			e.log.Warn("legacy sessions are kept in memory while events go through a shared broker: behind a load balancer a session made on one instance is unknown on the others (set Config.Store)")
+			e.log.Warn("legacy sessions are kept in memory while events go through a shared broker: behind a load balancer a session made on one instance is unknown on the others (set legacy.Config.Store)")
 		}
 	}
 	if _, memStore := cfg.legacy.Store.(*MemorySessionStore); !memStore {
 		if _, memEvents := cfg.legacy.EventStore.(*MemoryEventStore); memEvents {
-			e.log.Warn("legacy sessions are kept in a shared store while their event logs stay in this process: a client that resumes a stream (Last-Event-ID) on another instance loses what it missed (set Config.EventStore)")
+			e.log.Warn("legacy sessions are kept in a shared store while their event logs stay in this process: a client that resumes a stream (Last-Event-ID) on another instance loses what it missed (set legacy.Config.EventStore)")
 		}
 	}
 	return e, nil

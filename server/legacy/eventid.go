@@ -44,7 +44,7 @@ func streamTag(sessionKey string, r []byte) []byte {
 func newSessionStreamID(sessionKey string, standalone bool) (string, error) {
 	b := make([]byte, streamRandBytes, streamRandBytes+streamTagBytes)
 	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("server: stream id: %w", err)
+		return "", fmt.Errorf("legacy: stream id: %w", err)
 	}
 	b[0] &^= standaloneBit
 	if standalone {

@@ -41,12 +41,12 @@ import (
 var (
 	// ErrStreamNotFound: the session has no such stream (never opened,
 	// expired, deleted, or another session's).
-	ErrStreamNotFound = errors.New("server: event stream not found")
+	ErrStreamNotFound = errors.New("legacy: event stream not found")
 	// ErrEventsTruncated: events after the one asked for are no longer
 	// kept.
-	ErrEventsTruncated = errors.New("server: events no longer kept")
+	ErrEventsTruncated = errors.New("legacy: events no longer kept")
 	// ErrSeqOrder: Append was given a Seq not above the stream's Last.
-	ErrSeqOrder = errors.New("server: event seq out of order")
+	ErrSeqOrder = errors.New("legacy: event seq out of order")
 )
 
 // StoredEvent is one event of a stream's log.

@@ -200,12 +200,12 @@ func (c *config) legacyDefaults() error {
 			r, ok := legacy.ParseRev(v)
 			if !ok {
 				if v == protocol.Revision {
-					return fmt.Errorf("server: Config.Versions: %s is not a legacy version (it is served without initialize)", v)
+					return fmt.Errorf("legacy: Config.Versions: %s is not a legacy version (it is served without initialize)", v)
 				}
-				return fmt.Errorf("server: Config.Versions: unknown version %q", v)
+				return fmt.Errorf("legacy: Config.Versions: unknown version %q", v)
 			}
 			if slices.Contains(c.legacyRevs, r) {
-				return fmt.Errorf("server: Config.Versions: %s is listed twice", v)
+				return fmt.Errorf("legacy: Config.Versions: %s is listed twice", v)
 			}
 			c.legacyRevs = append(c.legacyRevs, r)
 		}
@@ -218,7 +218,7 @@ func (c *config) legacyDefaults() error {
 		c.legacyMethods[r] = legacy.MessagesOf(r).ClientRequests
 	}
 	if l.DefaultLogLevel != "" && !l.DefaultLogLevel.Valid() {
-		return fmt.Errorf("server: Config.DefaultLogLevel %q is not a logging level", l.DefaultLogLevel)
+		return fmt.Errorf("legacy: Config.DefaultLogLevel %q is not a logging level", l.DefaultLogLevel)
 	}
 	if l.MaxSubscriptions <= 0 {
 		l.MaxSubscriptions = DefaultMaxSubscriptions
@@ -329,7 +329,7 @@ type declaredCaps struct {
 }
 
 // errTooManySubscriptions is a subscription over MaxSubscriptions.
-var errTooManySubscriptions = errors.New("server: too many resource subscriptions in this session")
+var errTooManySubscriptions = errors.New("legacy: too many resource subscriptions in this session")
 
 // Messages of the legacy order of checks.
 const msgNotInitialized = "the session is not initialized: send notifications/initialized first"
@@ -579,5 +579,5 @@ func legacyNotification(rev legacy.Rev, params any) ([]byte, error) {
 	case *protocol.LoggingMessageNotificationParams:
 		return legacy.AppendNotification(nil, rev, &protocol.LoggingMessageNotification{Params: *p})
 	}
-	return nil, fmt.Errorf("server: no notification of a legacy session has params %T", params)
+	return nil, fmt.Errorf("legacy: no notification of a legacy session has params %T", params)
 }

@@ -54,16 +54,16 @@ const (
 var (
 	// errTooManyOutstanding: registering a round would exceed
 	// MaxOutstandingRequests.
-	errTooManyOutstanding = errors.New("server: too many outstanding input requests")
+	errTooManyOutstanding = errors.New("legacy: too many outstanding input requests")
 	// errDuplicateInputID: a minted id is registered already.
-	errDuplicateInputID = errors.New("server: input request id in use")
+	errDuplicateInputID = errors.New("legacy: input request id in use")
 	// errInputTimeout: the round's deadline passed.
-	errInputTimeout = errors.New("server: timed out waiting for the client's input")
+	errInputTimeout = errors.New("legacy: timed out waiting for the client's input")
 	// errShuttingDown: Shutdown began while the round waited.
-	errShuttingDown = errors.New("server: shutting down")
+	errShuttingDown = errors.New("legacy: shutting down")
 	// errSessionEnded: the session ended while the round waited (DELETE,
 	// eviction, a bad-response flood, end of input): nothing more is sent.
-	errSessionEnded = errors.New("server: the legacy session ended")
+	errSessionEnded = errors.New("legacy: the legacy session ended")
 )
 
 // msgNoBridge is the refusal of input in a legacy session whose transport
@@ -125,7 +125,7 @@ func checkLegacyInput(rev legacy.Rev, bridge inputChannel, requests map[string]p
 func newInputID() (string, error) {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("server: input request id: %w", err)
+		return "", fmt.Errorf("legacy: input request id: %w", err)
 	}
 	return "mcpwire-" + base64.RawURLEncoding.EncodeToString(b[:]), nil
 }

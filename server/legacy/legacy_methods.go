@@ -21,7 +21,7 @@ import (
 // Retry-After, never 404 (a client would drop its session on a blip).
 type errStore struct{ err error }
 
-func (e *errStore) Error() string { return "server: session store: " + e.err.Error() }
+func (e *errStore) Error() string { return "legacy: session store: " + e.err.Error() }
 func (e *errStore) Unwrap() error { return e.err }
 
 // sessionStateError answers a failed change of the session's state.

@@ -31,15 +31,15 @@ var (
 	// ErrSessionNotFound: no live session has this key for this principal.
 	// Unknown, past min(IdleUntil, ExpiresAt), evicted, deleted or another
 	// principal's: the store must not tell them apart.
-	ErrSessionNotFound = errors.New("server: session not found")
+	ErrSessionNotFound = errors.New("legacy: session not found")
 	// ErrSessionLimit: Create found the store holding SessionLimits.Total
 	// live sessions.
-	ErrSessionLimit = errors.New("server: too many sessions")
+	ErrSessionLimit = errors.New("legacy: too many sessions")
 	// ErrAnswerExists: PutAnswer found an answer kept already for the
 	// request (the first answer wins).
-	ErrAnswerExists = errors.New("server: the request has an answer already")
+	ErrAnswerExists = errors.New("legacy: the request has an answer already")
 	// ErrNoAnswer: TakeAnswer found no answer for the request.
-	ErrNoAnswer = errors.New("server: no answer for the request")
+	ErrNoAnswer = errors.New("legacy: no answer for the request")
 )
 
 // SessionRecord is everything kept about one legacy session of
@@ -206,7 +206,7 @@ const maxSessionIDBytes = 128
 func newSessionID() (id, key string, err error) {
 	b := make([]byte, sessionIDBytes)
 	if _, err := rand.Read(b); err != nil {
-		return "", "", fmt.Errorf("server: session id: %w", err)
+		return "", "", fmt.Errorf("legacy: session id: %w", err)
 	}
 	id = base64.RawURLEncoding.EncodeToString(b)
 	return id, sessionKey(id), nil

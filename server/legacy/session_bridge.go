@@ -32,7 +32,7 @@ type httpBridge struct {
 
 // storeErr marks a failure of the session store (503 for the call).
 func storeErr(err error) error {
-	return fmt.Errorf("server: session store: %w", err)
+	return fmt.Errorf("legacy: session store: %w", err)
 }
 
 // prunePending drops the tombstones past their time and, past keep, the
@@ -303,11 +303,11 @@ func (s *Era) sessionResponse(ctx context.Context, rec *SessionRecord, m *rpcMes
 }
 
 // errNotPending: the request an answer is for is no longer pending.
-var errNotPending = errors.New("server: the request is not pending")
+var errNotPending = errors.New("legacy: the request is not pending")
 
 // errAnswerBytes: an answer would take a session's answers past
 // MaxAnswerBytes.
-var errAnswerBytes = errors.New("server: the session's answers exceed MaxAnswerBytes")
+var errAnswerBytes = errors.New("legacy: the session's answers exceed MaxAnswerBytes")
 
 // answerTooLarge refuses an answer that would take the session's answers
 // held past MaxAnswerBytes: 413 -32600, counted as a bad response; the

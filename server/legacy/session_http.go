@@ -163,7 +163,7 @@ func (s *Era) sessionConv(rec *SessionRecord) (*legacy.Session, declaredCaps, er
 	if sc == nil {
 		rev, ok := legacy.ParseRev(rec.ProtocolVersion)
 		if !ok {
-			return nil, declaredCaps{}, errors.New("server: stored session of an unknown version " + rec.ProtocolVersion)
+			return nil, declaredCaps{}, errors.New("legacy: stored session of an unknown version " + rec.ProtocolVersion)
 		}
 		conv, err := legacy.RestoreSession(rev, rec.ClientCapabilities, rec.ClientInfo, "")
 		if err != nil {

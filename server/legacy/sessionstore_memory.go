@@ -67,7 +67,7 @@ func (m *MemorySessionStore) Create(_ context.Context, rec *SessionRecord, lim S
 		m.lastSweep = now
 	}
 	if _, dup := m.sessions[rec.Key]; dup {
-		return nil, errors.New("server: duplicate session key")
+		return nil, errors.New("legacy: duplicate session key")
 	}
 	scope := sessionScope(rec)
 	var evict *SessionRecord

@@ -238,7 +238,7 @@ func (h *httpHandler) clientKey(r *http.Request) string {
 }
 
 // errBusy refuses a body over Options.MaxBodyMemory.
-var errBusy = errors.New("server: body memory budget exhausted")
+var errBusy = errors.New("streamhttp: body memory budget exhausted")
 
 // shed answers a request over MaxConcurrent or MaxBodyMemory (see
 // Options.MaxBodyMemory): 503 with Retry-After, nothing more read.

@@ -25,7 +25,7 @@ func InferSchema[T any](opts *jsonschema.ForOptions) (*jsonschema.Schema, error)
 	}
 	sch, err := jsonschema.ForType(t, opts)
 	if err != nil {
-		return nil, fmt.Errorf("server: InferSchema[%s]: %w", reflect.TypeFor[T](), err)
+		return nil, fmt.Errorf("typed: InferSchema[%s]: %w", reflect.TypeFor[T](), err)
 	}
 	return sch, nil
 }
@@ -38,14 +38,14 @@ func ToolSchemas(def *protocol.Tool, in, out *jsonschema.Schema) error {
 	if in != nil {
 		var sch protocol.ToolInputSchema
 		if err := schemaInto(in, &sch); err != nil {
-			return fmt.Errorf("server: tool %s: inputSchema: %w (a tool's arguments are an object: \"type\" must be \"object\")", def.Name, err)
+			return fmt.Errorf("typed: tool %s: inputSchema: %w (a tool's arguments are an object: \"type\" must be \"object\")", def.Name, err)
 		}
 		def.InputSchema = sch
 	}
 	if out != nil {
 		sch := new(protocol.ToolOutputSchema)
 		if err := schemaInto(out, sch); err != nil {
-			return fmt.Errorf("server: tool %s: outputSchema: %w", def.Name, err)
+			return fmt.Errorf("typed: tool %s: outputSchema: %w", def.Name, err)
 		}
 		def.OutputSchema = sch
 	}

@@ -64,14 +64,14 @@ func AddTool[In, Out any](s *server.Server, def protocol.Tool, h func(ctx contex
 	outName := "AddTool[Out=" + outT.String() + "]"
 	inferred, err := inferInput(inT)
 	if err != nil {
-		return fmt.Errorf("server: tool %s: %s: %w", def.Name, inName, err)
+		return fmt.Errorf("typed: tool %s: %s: %w", def.Name, inName, err)
 	}
 	if inputSchemaGiven(&def.InputSchema) {
 		if err := checkGivenInput(inT, inferred, &def.InputSchema); err != nil {
-			return fmt.Errorf("server: tool %s: %s: inputSchema: %w", def.Name, inName, err)
+			return fmt.Errorf("typed: tool %s: %s: inputSchema: %w", def.Name, inName, err)
 		}
 	} else if err := schemaInto(inferred, &def.InputSchema); err != nil {
-		return fmt.Errorf("server: tool %s: %s: inferred input schema: %w", def.Name, inName, err)
+		return fmt.Errorf("typed: tool %s: %s: inferred input schema: %w", def.Name, inName, err)
 	}
 	raw := inT == reflect.TypeFor[json.RawMessage]()
 	decode := func(args json.RawMessage) (In, error) {
@@ -106,17 +106,17 @@ func AddTool[In, Out any](s *server.Server, def protocol.Tool, h func(ctx contex
 	default:
 		outSchema, err := jsonschema.ForType(outT, nil)
 		if err != nil {
-			return fmt.Errorf("server: tool %s: %s: %w (Out must be a type encoding/json can encode, any for a tool with no outputSchema, or *protocol.CallToolResult)", def.Name, outName, err)
+			return fmt.Errorf("typed: tool %s: %s: %w (Out must be a type encoding/json can encode, any for a tool with no outputSchema, or *protocol.CallToolResult)", def.Name, outName, err)
 		}
 		if def.OutputSchema != nil {
 			if err := checkGivenOutput(outT, outSchema, def.OutputSchema); err != nil {
-				return fmt.Errorf("server: tool %s: %s: outputSchema: %w", def.Name, outName, err)
+				return fmt.Errorf("typed: tool %s: %s: outputSchema: %w", def.Name, outName, err)
 			}
 			break
 		}
 		def.OutputSchema = new(protocol.ToolOutputSchema)
 		if err := schemaInto(outSchema, def.OutputSchema); err != nil {
-			return fmt.Errorf("server: tool %s: %s: inferred output schema: %w", def.Name, outName, err)
+			return fmt.Errorf("typed: tool %s: %s: inferred output schema: %w", def.Name, outName, err)
 		}
 	}
 	return s.AddTool(def, func(ctx context.Context, req *server.Request, args json.RawMessage) (*protocol.CallToolResult, error) {

@@ -186,7 +186,7 @@ func (s *Stream) deadline() error {
 }
 
 // errStreamBroken is what writes to a broken stream return.
-var errStreamBroken = errors.New("server: the event stream is broken")
+var errStreamBroken = errors.New("httpwire: the event stream is broken")
 
 func (s *Stream) Event(msg []byte) error {
 	msg = jsonline.Compact(msg) // one data line per event
