@@ -28,7 +28,6 @@ const (
 	keyName            = "Mcp-Name"
 )
 
-
 // headerValue returns the single value of the header stored under the
 // canonical key (name is its spelling in messages), trimmed of
 // surrounding white space, and whether it was present exactly once with
