@@ -107,6 +107,8 @@ func MissingCapability(required protocol.ClientCapabilities) *Error {
 	return &Error{Code: protocol.CodeMissingRequiredClientCapabilityError, Message: "Missing required client capability", Data: data}
 }
 
+// HeaderMismatch returns the -32020 error of a standard header that does
+// not match the body (R-HDR-01..08), with msg.
 func HeaderMismatch(msg string) *Error {
 	return newError(protocol.CodeHeaderMismatchError, msg, nil)
 }

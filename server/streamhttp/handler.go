@@ -1,3 +1,13 @@
+// Package streamhttp serves an MCP server over Streamable HTTP
+// (basic/transports/streamable-http.mdx): Handler returns the endpoint,
+// POST for 2026-07-28 requests, answered with application/json or an
+// event stream. Clients of 2024-11-05 to 2025-11-25 are served on the
+// same URL by the legacy era (package legacy, Options.Legacy): sessions
+// opened with initialize, their GET streams and DELETE. With
+// Options.Verifier the endpoint is an OAuth 2.1 resource server
+// (docs/auth.md).
+//
+//	http.Handle("/mcp", streamhttp.Handler(s, streamhttp.Options{}))
 package streamhttp
 
 import (

@@ -1,3 +1,9 @@
+// Package httpwire is the mechanics of Streamable HTTP that package
+// streamhttp and the legacy era's HTTP side (package legacy) share: the
+// writer of one response (Stream: plain JSON, or an event stream with
+// write deadlines, keep-alives and event ids), and what the streams of
+// one endpoint share (Endpoint: the in-flight and body-memory budgets, the
+// auth challenges, the modern pipeline).
 package httpwire
 
 import (
@@ -188,6 +194,7 @@ func (s *Stream) deadline() error {
 // errStreamBroken is what writes to a broken stream return.
 var errStreamBroken = errors.New("httpwire: the event stream is broken")
 
+// Event writes msg as one event of the started stream.
 func (s *Stream) Event(msg []byte) error {
 	msg = jsonline.Compact(msg) // one data line per event
 	buf := make([]byte, 0, len(msg)+24)
@@ -197,6 +204,9 @@ func (s *Stream) Event(msg []byte) error {
 	return s.Write(buf)
 }
 
+// Notify sends a notification of the request (server.Notifier): through
+// the Tee when there is one, else as an event, starting the stream at the
+// first; false once the response is over or the stream broken.
 func (s *Stream) Notify(msg []byte) bool {
 	if s.Tee != nil {
 		return s.Tee.Send(msg)
@@ -223,6 +233,9 @@ func (s *Stream) KeepAlive() bool {
 	return s.Write([]byte(": keep-alive\n\n")) == nil
 }
 
+// Finish writes the request's outcome and ends the response: 202 for a
+// notification, nothing for a cancelled request, the last event of a
+// started stream, or a JSON body with its status and challenge headers.
 func (s *Stream) Finish(out server.Outcome) {
 	s.Mu.Lock()
 	defer s.Mu.Unlock()

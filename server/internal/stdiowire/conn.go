@@ -1,3 +1,7 @@
+// Package stdiowire is the mechanics of the stdio transport that package
+// stdio and the legacy era's stdio session (package legacy) share: one
+// stream's line writer, its running requests and their cancellation
+// (Conn), and reading lines.
 package stdiowire
 
 import (

@@ -1,3 +1,7 @@
+// Package testkit is what the tests of package server and of the packages
+// beside it share: request builders, an HTTP and a stdio driver, a
+// legacy client, fixtures, the hostile corpus, fuzz seeds. The tests
+// dot-import it. It is test support, never imported by the library.
 package testkit
 
 import (
