@@ -135,7 +135,7 @@ type ToolExtensionOptions struct {
 }
 
 // ToolExtension registers a tool with an extension (AddTool,
-// AddTypedTool): value is the extension's setting for the tool, which its
+// typed.AddTool): value is the extension's setting for the tool, which its
 // CheckTool checks and its CallTool receives as ToolCall.Value. A tool
 // carries at most one value per extension; the CallTool of the first
 // extension given for the tool serves its calls.

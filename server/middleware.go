@@ -78,7 +78,7 @@ type ToolMiddleware func(next ToolHandler) ToolHandler
 // policy that concerns that tool alone: a rate limit, an audit. It runs
 // inside the server's middleware, after the tool's arguments were
 // validated, and sees them as the handler does; a task (AsTask) runs it
-// inside the task. For AddTypedTool the handler it wraps is the typed
+// inside the task. For typed.AddTool the handler it wraps is the typed
 // handler's adapter: args are the JSON arguments, and the result is the
 // CallToolResult built from Out.
 func WrapTool(mw ...ToolMiddleware) ToolOption {

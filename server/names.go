@@ -6,7 +6,7 @@ import (
 	"regexp"
 )
 
-// ErrDuplicate is wrapped by the error of AddTool, AddTypedTool and
+// ErrDuplicate is wrapped by the error of AddTool, typed.AddTool and
 // AddPrompt for a name that is already registered: a tool's name is
 // unique within its server (R-TOOL-04), and a prompt's is held to the
 // same rule, so that registering two things under one name by mistake
@@ -15,7 +15,7 @@ import (
 // time does.
 var ErrDuplicate = errors.New("name already registered")
 
-// Replace lets AddTool and AddTypedTool replace a tool registered under
+// Replace lets AddTool and typed.AddTool replace a tool registered under
 // the same name, instead of failing with ErrDuplicate. Calls already
 // running finish with the tool they started with; listen streams get
 // notifications/tools/list_changed.
@@ -34,7 +34,7 @@ func ReplacePrompt() PromptOption { return func(p *prompt) { p.replace = true } 
 // held to it too.
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
 
-// WithStrictNames makes AddTool, AddTypedTool and AddPrompt refuse a name
+// WithStrictNames makes AddTool, typed.AddTool and AddPrompt refuse a name
 // that is not 1 to 128 characters of [A-Za-z0-9_.-]. Without it such a
 // name is accepted and a warning logged (WithLogger): the specification
 // says tool names SHOULD take that form (R-TOOL-04), so a client may

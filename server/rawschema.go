@@ -13,7 +13,7 @@ import (
 )
 
 // InputSchema parses raw, a JSON Schema written by hand, into a tool's
-// inputSchema, for AddTool or for AddTypedTool to keep:
+// inputSchema, for AddTool or for typed.AddTool to keep:
 //
 //	def := protocol.Tool{Name: "paint"}
 //	def.InputSchema, err = server.InputSchema(`{

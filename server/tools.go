@@ -23,7 +23,7 @@ import (
 // client with its code. See the package documentation, "Handler errors".
 type ToolHandler func(ctx context.Context, req *Request, args json.RawMessage) (*protocol.CallToolResult, error)
 
-// ToolOption configures a tool at registration (AddTool, AddTypedTool).
+// ToolOption configures a tool at registration (AddTool, typed.AddTool).
 type ToolOption func(s *Server, t *tool) error
 
 type tool struct {

@@ -211,7 +211,7 @@ func toolReconnection(ctx context.Context, req *server.Request, _ json.RawMessag
 	return server.TextResult("Reconnection test completed"), nil
 }
 
-// weather is the structured result of test_structured_output: AddTypedTool
+// weather is the structured result of test_structured_output: typed.AddTool
 // derives the tool's outputSchema from it.
 type weather struct {
 	Temperature float64 `json:"temperature"`
