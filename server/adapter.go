@@ -6,7 +6,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"net/textproto"
 	"runtime/debug"
 	"time"
 
@@ -136,11 +135,11 @@ func (a *Adapter) Logger() *slog.Logger { return a.s.log }
 func (a *Adapter) Done() <-chan struct{} { return a.s.closing }
 
 // Hold counts one piece of an adapter's work that Shutdown waits for (a
-// stream, a request running apart from its connection); release ends it.
-func (a *Adapter) Hold() (release func()) {
-	a.s.listeners.Add(1)
-	return a.s.listeners.Done
-}
+// stream, a request running apart from its connection); Unhold ends it.
+func (a *Adapter) Hold() { a.s.listeners.Add(1) }
+
+// Unhold ends what Hold counted.
+func (a *Adapter) Unhold() { a.s.listeners.Done() }
 
 // Settings are the server's options that adapters read.
 type Settings struct {
@@ -228,19 +227,6 @@ func (a *Adapter) Implementation() (impl protocol.Implementation, instructions s
 	return a.s.impl, a.s.cfg.instructions
 }
 
-// ToolRequiresExtension reports whether the tool name exists, and the
-// extension it requires (ToolExtensionOptions.Required), "" for none.
-func (a *Adapter) ToolRequiresExtension(name string) (ext string, exists bool) {
-	t := a.s.lookupTool(name)
-	if t == nil {
-		return "", false
-	}
-	if e := t.requiredExtension(); e != nil {
-		return e.ID, true
-	}
-	return "", true
-}
-
 // ToolAllowsPolling reports whether the tool name was registered with
 // AllowPolling.
 func (a *Adapter) ToolAllowsPolling(name string) bool {
@@ -266,7 +252,7 @@ func (a *Adapter) MayWatch(ctx context.Context, z *Authorization, principal, uri
 	if err := a.s.knownResources(ctx, z, principal, []string{uri}, &f); err != nil {
 		return false, err
 	}
-	return f.resources.has(uri), nil
+	return f.resources.Has(uri), nil
 }
 
 // CheckFormContent validates the content of an accepted form elicitation
@@ -294,17 +280,14 @@ type Call struct {
 	// Exchange is where the request came from. Its header checks are the
 	// adapter's: they do not run again.
 	Exchange *Exchange
-	// Encode encodes a notification the request sends (progress, log
-	// message: *protocol.ProgressNotificationParams,
-	// *protocol.LoggingMessageNotificationParams) for the client's
-	// revision; nil: this revision's.
-	Encode func(params any) ([]byte, error)
+	// Hooks, when set, encodes the request's notifications for the
+	// client's revision and checks the input its handler asks for; nil:
+	// this revision's encoding, no check.
+	Hooks CallHooks
 	// HoldInput makes an input request of the handler (Request.AskInput)
 	// come back as Answer.Input, nothing sealed, for the adapter to carry
-	// to the client itself; CheckInput, when set, refuses what the
-	// client's revision cannot carry (AskInput returns its error).
-	HoldInput  bool
-	CheckInput func(map[string]protocol.InputRequest) error
+	// to the client itself.
+	HoldInput bool
 	// Responses, Errors and State are the input of a request called again
 	// with the client's answers (Request.InputResponse, InputError,
 	// State), and Previous the Answer of its previous call, whose progress
@@ -316,6 +299,22 @@ type Call struct {
 	// Final, when set, is the last step of the middleware chain in place
 	// of the method's handler (and without middleware it runs alone).
 	Final Handler
+
+	// req is the Request ServeCall serves, allocated with the Call: a
+	// Call serves once.
+	req Request
+}
+
+// CallHooks is what an adapter adds to the requests it serves (Call.Hooks).
+type CallHooks interface {
+	// EncodeNotification encodes a notification the request sends
+	// (params *protocol.ProgressNotificationParams or
+	// *protocol.LoggingMessageNotificationParams) for the client's
+	// revision.
+	EncodeNotification(params any) ([]byte, error)
+	// CheckInput refuses the input requests the client's revision cannot
+	// carry: Request.AskInput returns its error.
+	CheckInput(requests map[string]protocol.InputRequest) error
 }
 
 // Answer is what ServeCall produced: a result (before the envelope, in
@@ -347,15 +346,18 @@ func (s *Server) serveCall(ctx context.Context, c *Call) Answer {
 	s.inflight.Add(1)
 	defer s.inflight.Done()
 	x := c.Exchange
-	meta := c.Meta
-	if meta == nil {
-		m, _ := metaAndName(c.Params)
-		meta = &m
+	// The Request is the Call's own, zero until now: only what is set is
+	// written.
+	r := &c.req
+	if c.Meta != nil {
+		r.Meta = *c.Meta
+	} else {
+		r.Meta, _ = metaAndName(c.Params)
 	}
-	r := &Request{Method: c.Method, ID: c.ID, Meta: *meta, Principal: x.Principal, auth: AuthorizationFrom(ctx),
-		out: x.Notifier, ctx: ctx, maxInputs: s.cfg.maxInputs, log: s.log, header: x.Header, peer: x.RemoteAddr,
-		notifyMeta: s.cfg.notifyMeta, encode: c.Encode, holdInput: c.HoldInput, checkInput: c.CheckInput,
-		final: c.Final, name: c.Name, inputResponses: c.Responses, inputErrors: c.Errors, state: c.State}
+	r.Method, r.ID, r.Principal, r.auth, r.out, r.ctx = c.Method, c.ID, x.Principal, AuthorizationFrom(ctx), x.Notifier, ctx
+	r.maxInputs, r.log, r.header, r.peer, r.notifyMeta = s.cfg.maxInputs, s.log, x.Header, x.RemoteAddr, s.cfg.notifyMeta
+	r.hooks, r.holdInput, r.final, r.name = c.Hooks, c.HoldInput, c.Final, c.Name
+	r.inputResponses, r.inputErrors, r.state = c.Responses, c.Errors, c.State
 	if p := c.Previous; p != nil {
 		r.progress, r.sentAny = p.progress, p.sentAny // progress keeps increasing across the calls
 	}
@@ -428,21 +430,37 @@ func (e *Error) ResourceNotFound() bool { return e.notFound }
 // "id" member of a top-level object counts. Nil when there is none.
 func (a *Adapter) MessageID(msg []byte) *protocol.RequestId { return recoverID(msg) }
 
-// CheckPresentParamHeaders checks the Mcp-Param-* headers present in h
-// against the arguments of a tools/call of the tool name (R-HDR-07): each
-// must match its argument after decoding (integers compare numerically).
-// A header that is absent is not required, as a client of an earlier
-// revision sends none; arguments that do not parse are left to the
-// handler's own checks. A mismatch is -32020 naming the header.
-func (a *Adapter) CheckPresentParamHeaders(name string, args json.RawMessage, h http.Header) *Error {
+// CheckToolCall is what an era checks of a tools/call of the tool name
+// before it serves it: whether the tool exists, the extension it requires
+// (ToolExtensionOptions.Required; "" for none), and, when h is not nil,
+// the Mcp-Param-* headers present in h against its arguments (R-HDR-07):
+// each must match its argument after decoding (integers compare
+// numerically). A header that is absent is not required, as a client of
+// an earlier revision sends none; arguments that do not parse are left to
+// the handler's own checks. A mismatch is -32020 naming the header.
+func (a *Adapter) CheckToolCall(name string, args json.RawMessage, h http.Header) (ext string, exists bool, mismatch *Error) {
 	t := a.s.lookupTool(name)
-	if t == nil || len(t.headers) == 0 {
+	if t == nil {
+		return "", false, nil
+	}
+	if e := t.requiredExtension(); e != nil {
+		return e.ID, true, nil
+	}
+	if h == nil {
+		return "", true, nil
+	}
+	return "", true, checkPresentParamHeaders(t, args, h, a.s.valueLimits())
+}
+
+// checkPresentParamHeaders is CheckToolCall's header check.
+func checkPresentParamHeaders(t *tool, args json.RawMessage, h http.Header, lim validate.Limits) *Error {
+	if len(t.headers) == 0 {
 		return nil
 	}
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	inst, err := validate.ParseValue(context.Background(), args, a.s.valueLimits())
+	inst, err := validate.ParseValue(context.Background(), args, lim)
 	if err != nil {
 		return nil
 	}
@@ -463,12 +481,14 @@ func (a *Adapter) CheckPresentParamHeaders(name string, args json.RawMessage, h 
 	return nil
 }
 
-// HeaderValue returns the single value of the header name in h, trimmed
-// of surrounding white space, and whether it is present. A header that
-// is repeated or has a character outside visible ASCII, space and tab
+// HeaderValue returns the single value of a header in h, trimmed of
+// surrounding white space, and whether it is present: key is the name as
+// net/http stores it (textproto.CanonicalMIMEHeaderKey of it, computed
+// once by the caller), name its spelling in messages. A header that is
+// repeated or has a character outside visible ASCII, space and tab
 // (R-HDR-06) is present and refused with -32020.
-func HeaderValue(h http.Header, name string) (string, bool, *Error) {
-	return headerValue(h, textproto.CanonicalMIMEHeaderKey(name), name)
+func HeaderValue(h http.Header, key, name string) (string, bool, *Error) {
+	return headerValue(h, key, name)
 }
 
 // DecodeHeaderValue decodes a standard header's value: the text of an

@@ -9,7 +9,6 @@ import (
 // internals.
 
 var (
-	PackSet             = packSet
 	ParamsDigest        = paramsDigest
 	NewError            = newError
 	ParamEqual          = paramEqual
@@ -17,12 +16,6 @@ var (
 	CheckParamHeaders   = checkParamHeaders
 	HeaderArgs          = headerArgs
 )
-
-// PackedSet is packedSet, for TestPackedSet.
-type PackedSet = packedSet
-
-// Has is has.
-func (p packedSet) Has(s string) bool { return p.has(s) }
 
 // HeaderParam is headerParam, for FuzzParseValue.
 type HeaderParam = headerParam

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server/internal/strset"
 )
 
 // DefaultKeepAlive is how often a quiet listen stream gets an SSE comment.
@@ -384,7 +385,7 @@ type listenFilter struct {
 	// resources holds the same URIs for deliver: once the acknowledgement
 	// is sent (compact), the list above is dropped, and a stream keeps the
 	// set packed in one string, sorted.
-	resources packedSet
+	resources strset.Set
 	// exts are the extensions' members the stream asked for (ListenFilter).
 	exts []extListen
 }
@@ -392,8 +393,8 @@ type listenFilter struct {
 // extListen is the honoured part of an extension's filter member.
 type extListen struct {
 	ext   *Extension
-	acked []string  // the keys Accept kept, in order, for the acknowledgement
-	keys  packedSet // the same, for deliver
+	acked []string   // the keys Accept kept, in order, for the acknowledgement
+	keys  strset.Set // the same, for deliver
 }
 
 // compact drops what only the acknowledgement needed.
@@ -402,62 +403,6 @@ func (f *listenFilter) compact() {
 	for i := range f.exts {
 		f.exts[i].acked = nil
 	}
-}
-
-// packedSet is a set of strings packed into one, sorted, looked up by
-// binary search: with a filter of 1000 URIs of 60 bytes a stream holds
-// some 96 KB in all, where a map and the acknowledged list beside it made
-// 162 KB (TestListenStreamMemory).
-type packedSet struct {
-	data string
-	ends []int // the end of each member in data
-}
-
-// packSet returns the set of list, which has no duplicates.
-func packSet(list []string) packedSet {
-	if len(list) == 0 {
-		return packedSet{}
-	}
-	sorted := slices.Clone(list)
-	slices.Sort(sorted)
-	var b strings.Builder
-	n := 0
-	for _, v := range sorted {
-		n += len(v)
-	}
-	b.Grow(n)
-	ends := make([]int, len(sorted))
-	for i, v := range sorted {
-		b.WriteString(v)
-		ends[i] = b.Len()
-	}
-	return packedSet{data: b.String(), ends: ends}
-}
-
-// at returns the i-th member.
-func (p packedSet) at(i int) string {
-	start := 0
-	if i > 0 {
-		start = p.ends[i-1]
-	}
-	return p.data[start:p.ends[i]]
-}
-
-// has reports whether v is in the set.
-func (p packedSet) has(v string) bool {
-	lo, hi := 0, len(p.ends)
-	for lo < hi {
-		mid := int(uint(lo+hi) >> 1)
-		switch m := p.at(mid); {
-		case m == v:
-			return true
-		case m < v:
-			lo = mid + 1
-		default:
-			hi = mid
-		}
-	}
-	return false
 }
 
 // honored works out which of the requested notifications the server will
@@ -598,7 +543,7 @@ func (s *Server) acceptKeys(ctx context.Context, r *Request, e *Extension, keys 
 			acked = append(acked, k)
 		}
 	}
-	f.exts = append(f.exts, extListen{ext: e, acked: acked, keys: packSet(acked)})
+	f.exts = append(f.exts, extListen{ext: e, acked: acked, keys: strset.Pack(acked)})
 	return nil
 }
 
@@ -664,7 +609,7 @@ func (s *Server) knownResources(ctx context.Context, a *Authorization, principal
 			f.ack.ResourceSubscriptions = append(f.ack.ResourceSubscriptions, uri)
 		}
 	}
-	f.resources = packSet(f.ack.ResourceSubscriptions)
+	f.resources = strset.Pack(f.ack.ResourceSubscriptions)
 	return nil
 }
 
@@ -687,12 +632,12 @@ func (s *Server) deliver(r *Request, ev Event, lf *listenFilter, tag *protocol.N
 			return r.sendAlways(protocol.MethodNotificationsResourcesListChanged, &protocol.NotificationParams{Meta: tag})
 		}
 	case EventResourceUpdated:
-		if lf.resources.has(ev.URI) && s.mayReceiveUpdate(r.auth, ev.URI) {
+		if lf.resources.Has(ev.URI) && s.mayReceiveUpdate(r.auth, ev.URI) {
 			return r.sendAlways(protocol.MethodNotificationsResourcesUpdated, &protocol.ResourceUpdatedNotificationParams{Meta: tag, URI: ev.URI})
 		}
 	case EventExtension:
 		for _, x := range lf.exts {
-			if x.ext.ID != ev.Extension || !x.keys.has(ev.Key) {
+			if x.ext.ID != ev.Extension || !x.keys.Has(ev.Key) {
 				continue
 			}
 			// Only a key the filter honoured, and only a payload the

@@ -187,22 +187,3 @@ func TestListenStreamMemory(t *testing.T) {
 	defer cancel()
 	_ = s.Shutdown(ctx)
 }
-
-func TestPackedSet(t *testing.T) {
-	members := []string{"b", "a", "ab", "", "abc", "test://x"}
-	p := server.PackSet(members)
-	for _, m := range members {
-		if !p.Has(m) {
-			t.Errorf("%q not found", m)
-		}
-	}
-	for _, v := range []string{"c", "aa", "abcd", "test://", "test://xy"} {
-		if p.Has(v) {
-			t.Errorf("%q found", v)
-		}
-	}
-	var empty server.PackedSet
-	if empty.Has("") || server.PackSet(nil).Has("a") {
-		t.Error("the empty set has a member")
-	}
-}

@@ -49,8 +49,8 @@ func (r *Request) AskInput(requests map[string]protocol.InputRequest, state []by
 	if err := r.CheckInputRequests(requests); err != nil {
 		return err
 	}
-	if r.checkInput != nil {
-		if err := r.checkInput(requests); err != nil {
+	if r.hooks != nil {
+		if err := r.hooks.CheckInput(requests); err != nil {
 			return err
 		}
 	}
@@ -218,8 +218,8 @@ func (s *Server) inputRequiredResult(r *Request, ir *InputRequired) (wireResult,
 	if r.holdInput {
 		// The adapter carries the input to the client itself: nothing is
 		// sealed, the state never leaves the process (Call.HoldInput).
-		if r.checkInput != nil {
-			if err := r.checkInput(ir.Requests); err != nil {
+		if r.hooks != nil {
+			if err := r.hooks.CheckInput(ir.Requests); err != nil {
 				return nil, err
 			}
 		}

@@ -47,12 +47,11 @@ type Request struct {
 	// notifyMeta adds _meta members to the notifications sent for the
 	// request (WithNotificationMeta).
 	notifyMeta func(ctx context.Context, set func(key, value string))
-	// encode, holdInput and checkInput are those of the Call that made the
-	// request (an adapter's): its notifications' encoding, and what
-	// becomes of the input its handler asks for.
-	encode     func(params any) ([]byte, error)
-	holdInput  bool
-	checkInput func(map[string]protocol.InputRequest) error
+	// hooks and holdInput are those of the Call that made the request (an
+	// adapter's): its notifications' encoding, and what becomes of the
+	// input its handler asks for.
+	hooks     CallHooks
+	holdInput bool
 	name       string // Call.Name
 	out        Notifier
 	ctx        context.Context // the request's own context: cancelled means send nothing
@@ -156,8 +155,8 @@ func (r *Request) send(ctx context.Context, method string, params any, admit fun
 		addNotificationMeta(ctx, r.notifyMeta, params)
 	}
 	var msg []byte
-	if r.encode != nil {
-		b, err := r.encode(params)
+	if r.hooks != nil {
+		b, err := r.hooks.EncodeNotification(params)
 		if err != nil {
 			return false
 		}

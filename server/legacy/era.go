@@ -86,7 +86,7 @@ const (
 // versionHeader classifies the MCP-Protocol-Version header; v is its
 // trimmed value.
 func (s *Era) versionHeader(h http.Header) (hvKind, string) {
-	v, ok, e := server.HeaderValue(h, server.HeaderProtocolVersion)
+	v, ok, e := server.HeaderValue(h, keyProtocolVersion, server.HeaderProtocolVersion)
 	switch {
 	case e != nil:
 		return hvInvalid, ""

@@ -19,8 +19,14 @@ import (
 // 2025-11-25); 2026-07-28 has no sessions.
 const HeaderSessionID = "Mcp-Session-Id"
 
-// keySessionID is HeaderSessionID as net/http stores it.
-const keySessionID = "Mcp-Session-Id"
+// The standard headers as net/http stores them: the map is read
+// directly, without converting the name on every request.
+const (
+	keySessionID       = "Mcp-Session-Id"
+	keyProtocolVersion = "Mcp-Protocol-Version"
+	keyMethod          = "Mcp-Method"
+	keyName            = "Mcp-Name"
+)
 
 // EventSession is the kind of the events that tell the instances sharing
 // a broker about a legacy session (docs/dual-era.md §7.3): Key names the

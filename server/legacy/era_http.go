@@ -160,7 +160,7 @@ func (s *Era) emptyResult(id protocol.RequestId) server.Outcome {
 // The refusal is -32600: every transport-level refusal of a legacy
 // request uses it (legacy clients know no -32020).
 func mirroredHeaders(h http.Header, m *rpcMessage) *server.Error {
-	v, ok, e := server.HeaderValue(h, server.HeaderMethod)
+	v, ok, e := server.HeaderValue(h, keyMethod, server.HeaderMethod)
 	switch {
 	case e != nil:
 		return invalidRequest(e.Message)
@@ -176,7 +176,7 @@ func mirroredHeaders(h http.Header, m *rpcMessage) *server.Error {
 	default:
 		return nil
 	}
-	v, ok, e = server.HeaderValue(h, server.HeaderName)
+	v, ok, e = server.HeaderValue(h, keyName, server.HeaderName)
 	switch {
 	case e != nil:
 		return invalidRequest(e.Message)

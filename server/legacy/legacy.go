@@ -431,7 +431,7 @@ func (s *Era) legacyPrepare(ctx context.Context, sess legacySession, m *rpcMessa
 // are present match their arguments (S7; an absent one is not checked:
 // legacy clients do not send them).
 func (s *Era) legacyToolChecks(rev legacy.Rev, id protocol.RequestId, p *protocol.CallToolRequestParams, x *exchange) (server.Outcome, bool) {
-	ext, exists := s.core.ToolRequiresExtension(p.Name)
+	ext, exists, mismatch := s.core.CheckToolCall(p.Name, p.Arguments, x.Header)
 	if !exists {
 		return s.legacyErrorFor(rev, id, server.InvalidParams("Unknown tool: "+p.Name, nil), http.StatusOK), true
 	}
@@ -439,14 +439,11 @@ func (s *Era) legacyToolChecks(rev legacy.Rev, id protocol.RequestId, p *protoco
 		le := legacy.ExtensionRequired(p.Name, ext)
 		return s.legacyErrorFor(rev, id, &server.Error{Code: le.Code, Message: le.Message}, http.StatusOK), true
 	}
-	if x.Header == nil {
-		return server.Outcome{}, false
-	}
 	// A Mcp-Param-* header that is present must match its argument; an
 	// absent one is not checked (legacy clients do not send them). A
 	// mismatch is -32600, as every transport-level refusal in a session.
-	if e := s.core.CheckPresentParamHeaders(p.Name, p.Arguments, x.Header); e != nil {
-		return s.legacyErrorFor(rev, id, invalidRequest(e.Message), http.StatusBadRequest), true
+	if mismatch != nil {
+		return s.legacyErrorFor(rev, id, invalidRequest(mismatch.Message), http.StatusBadRequest), true
 	}
 	return server.Outcome{}, false
 }
@@ -457,15 +454,21 @@ func (s *Era) legacyToolChecks(rev legacy.Rev, id protocol.RequestId, p *protoco
 // round's requests go to the client, and the handler is called again
 // with the answers, at most MaxInputRounds times.
 func (s *Era) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.RequestId, method string, params any, x *exchange) server.Outcome {
-	defer s.core.Hold()() // the whole call, its bridge rounds included, for Shutdown
+	s.core.Hold() // the whole call, its bridge rounds included, for Shutdown
+	defer s.core.Unhold()
 	// The session's requests are served by the modern handlers: the
 	// legacy exchange has no headers left to check (S7 is done).
-	c := &server.Call{Method: method, ID: id, Params: params, Exchange: &x.Exchange, HoldInput: true,
-		Encode:     func(p any) ([]byte, error) { return legacyNotification(rev, p) },
-		CheckInput: func(in map[string]protocol.InputRequest) error { return checkLegacyInput(rev, x.bridge, in) }}
 	var next bridged
+	var prev server.Answer
 	rounds := 0
 	for {
+		lc := &legacyCall{rev: rev, bridge: x.bridge}
+		c := &lc.Call
+		*c = server.Call{Method: method, ID: id, Params: params, Exchange: &x.Exchange, HoldInput: true, Hooks: lc}
+		if rounds > 0 {
+			lc.prev = prev
+			c.Responses, c.Errors, c.State, c.Previous = next.responses, next.errors, next.state, &lc.prev
+		}
 		a := s.core.ServeCall(ctx, c)
 		switch {
 		case a.Cancelled:
@@ -480,7 +483,7 @@ func (s *Era) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.Request
 			}
 			// The same request, called again (§6.1): progress keeps
 			// increasing across the calls.
-			c.Responses, c.Errors, c.State, c.Previous = next.responses, next.errors, next.state, &a
+			prev = a
 			continue
 		}
 		res := a.Result
@@ -496,6 +499,29 @@ func (s *Era) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.Request
 	}
 }
 
+// legacyCall is a request of a legacy session as the core serves it (its
+// Call, which holds its Request) with what the session adds: the
+// revision its notifications are encoded for, and its input bridge. One
+// allocation for the three.
+type legacyCall struct {
+	server.Call
+	rev    legacy.Rev
+	bridge inputChannel
+	prev   server.Answer // the previous call's, for Call.Previous
+}
+
+// EncodeNotification encodes a progress or log notification for the
+// session's revision.
+func (c *legacyCall) EncodeNotification(params any) ([]byte, error) {
+	return legacyNotification(c.rev, params)
+}
+
+// CheckInput refuses input the session's revision or transport cannot
+// carry.
+func (c *legacyCall) CheckInput(requests map[string]protocol.InputRequest) error {
+	return checkLegacyInput(c.rev, c.bridge, requests)
+}
+
 // withoutExtensionOnly is H5 on a page of tools/list: the tools that
 // require an extension (ToolExtensionOptions.Required: a task-only tool)
 // are left out, since a legacy client can never declare one. The page may
@@ -505,7 +531,7 @@ func (s *Era) withoutExtensionOnly(res *protocol.ListToolsResult) *protocol.List
 	keep := res.Tools[:0:0]
 	dropped := false
 	for _, d := range res.Tools {
-		if ext, _ := s.core.ToolRequiresExtension(d.Name); ext != "" {
+		if ext, _, _ := s.core.CheckToolCall(d.Name, nil, nil); ext != "" {
 			dropped = true
 			continue
 		}

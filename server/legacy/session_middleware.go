@@ -39,8 +39,9 @@ func (s *Era) sessionMethod(ctx context.Context, sess legacySession, m *rpcMessa
 	}
 	ex := x.Exchange
 	ex.Notifier = nil // the session's own methods send no notifications
-	a := s.core.ServeCall(ctx, &server.Call{Method: m.method, ID: m.id, Params: params, Meta: &meta, Name: name, Exchange: &ex,
-		Encode: func(p any) ([]byte, error) { return legacyNotification(cv.Rev, p) }, Final: final})
+	lc := &legacyCall{rev: cv.Rev}
+	lc.Call = server.Call{Method: m.method, ID: m.id, Params: params, Meta: &meta, Name: name, Exchange: &ex, Hooks: lc, Final: final}
+	a := s.core.ServeCall(ctx, &lc.Call)
 	switch {
 	case a.Cancelled:
 		return server.Outcome{Cancelled: true, Status: 499}

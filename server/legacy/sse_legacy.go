@@ -143,7 +143,8 @@ func (h *HTTP) sessionStream(r *http.Request, sse *httpwire.Stream, rec *Session
 		old.stop(true)
 	}
 	_ = s.publish(server.Event{Kind: EventSession, Key: rec.Key, Op: SessionTakeover, Ref: s.instance + "/" + id})
-	defer s.core.Hold()()
+	s.core.Hold()
+	defer s.core.Unhold()
 
 	var log *streamLog
 	if s.replayOn() {

@@ -519,7 +519,7 @@ func (h *HTTP) sessionRequestResumable(r *http.Request, sse *httpwire.Stream, re
 	run.sess = httpSession{s: s, rec: rec, cv: conv, caps: caps}
 	run.bridge = httpBridge{s: s, principal: rec.Principal, key: rec.Key, sse: sse}
 	run.x = exchange{Exchange: server.Exchange{HTTP: true, Header: r.Header, RemoteAddr: r.RemoteAddr, Principal: principal, Notifier: sse, ClientKey: client, Versions: s.cfg.advertised}, bridge: &run.bridge}
-	run.release = s.core.Hold() // for Shutdown, until serve returns
+	s.core.Hold() // for Shutdown, until serve returns (Unhold)
 	var call bool
 	run.out, run.params, call = s.legacyPrepare(ctx, &run.sess, m, &run.x)
 	if call && server.AuthorizationFrom(ctx) != nil {
@@ -574,8 +574,6 @@ type resumableRun struct {
 	log    streamLog
 	sess   httpSession
 	x      exchange
-	// release ends the run's hold on Shutdown (server.Adapter.Hold).
-	release func()
 	bridge  httpBridge
 	params  any
 	out     server.Outcome
@@ -600,7 +598,7 @@ func (s *Era) mayPoll(params any) bool {
 // stream with the outcome.
 func (run *resumableRun) serve() {
 	s := run.s
-	defer run.release()
+	defer s.core.Unhold()
 	defer run.log.over()
 	defer run.cancel()
 	defer s.sessions.done(run.sess.rec.Key, run.m.id)
@@ -753,7 +751,8 @@ func (h *HTTP) resumeRequest(r *http.Request, sse *httpwire.Stream, rec *Session
 		writeAnswer(sse, s.errorOutcome(nil, server.InsufficientScope(meta.Scopes))) // what the request itself would get (R-AUTH-08)
 		return
 	}
-	defer s.core.Hold()()
+	s.core.Hold()
+	defer s.core.Unhold()
 	taken, release := s.logs.follow(rec.Key, stream)
 	defer release()
 	sse.Mu.Lock()

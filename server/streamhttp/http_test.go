@@ -372,7 +372,7 @@ func TestXMCPHeaderAnnotations(t *testing.T) {
 				t.Fatalf("AddTool error %v, want ok=%v", err, c.ok)
 			}
 			if err != nil {
-				if _, listed := s.Adapter().ToolRequiresExtension("t"); listed {
+				if _, listed, _ := s.Adapter().CheckToolCall("t", nil, nil); listed {
 					t.Error("a refused tool was registered")
 				}
 			}
