@@ -52,14 +52,14 @@ type Request struct {
 	// input its handler asks for.
 	hooks     CallHooks
 	holdInput bool
-	name       string // Call.Name
-	out        Notifier
-	ctx        context.Context // the request's own context: cancelled means send nothing
-	rc         requestContext  // the handler's context, carrying r
-	mu         sync.Mutex
-	progress   float64 // the last progress sent, when sentAny
-	sentAny    bool
-	done       bool
+	name      string // Call.Name
+	out       Notifier
+	ctx       context.Context // the request's own context: cancelled means send nothing
+	rc        requestContext  // the handler's context, carrying r
+	mu        sync.Mutex
+	progress  float64 // the last progress sent, when sentAny
+	sentAny   bool
+	done      bool
 }
 
 // ProtocolVersion is the revision the client speaks on this request:

@@ -574,9 +574,9 @@ type resumableRun struct {
 	log    streamLog
 	sess   httpSession
 	x      exchange
-	bridge  httpBridge
-	params  any
-	out     server.Outcome
+	bridge httpBridge
+	params any
+	out    server.Outcome
 }
 
 // mayPoll reports whether a prepared legacy call may let its connection
