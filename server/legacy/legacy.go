@@ -454,20 +454,18 @@ func (s *Era) legacyToolChecks(rev legacy.Rev, id protocol.RequestId, p *protoco
 // round's requests go to the client, and the handler is called again
 // with the answers, at most MaxInputRounds times.
 func (s *Era) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.RequestId, method string, params any, x *exchange) server.Outcome {
-	s.core.Hold() // the whole call, its bridge rounds included, for Shutdown
-	defer s.core.Unhold()
 	// The session's requests are served by the modern handlers: the
 	// legacy exchange has no headers left to check (S7 is done).
 	var next bridged
 	var prev server.Answer
 	rounds := 0
 	for {
-		lc := &legacyCall{rev: rev, bridge: x.bridge}
+		lc := &legacyCall{Call: server.Call{Method: method, ID: id, Params: params, Exchange: &x.Exchange, HoldInput: true}, rev: rev, bridge: x.bridge}
 		c := &lc.Call
-		*c = server.Call{Method: method, ID: id, Params: params, Exchange: &x.Exchange, HoldInput: true, Hooks: lc}
+		c.Hooks = lc
 		if rounds > 0 {
-			lc.prev = prev
-			c.Responses, c.Errors, c.State, c.Previous = next.responses, next.errors, next.state, &lc.prev
+			p := prev // on the heap only for a request that asked for input
+			c.Responses, c.Errors, c.State, c.Previous = next.responses, next.errors, next.state, &p
 		}
 		a := s.core.ServeCall(ctx, c)
 		switch {
@@ -476,6 +474,12 @@ func (s *Era) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.Request
 		case a.Err != nil:
 			return s.legacyFailure(rev, id, a.Err)
 		case a.Input != nil:
+			if rounds == 0 {
+				// Its rounds wait for the client between the calls: Shutdown
+				// waits for them too.
+				s.core.Hold()
+				defer s.core.Unhold()
+			}
 			rounds++
 			out, done := s.bridgeRound(ctx, rev, id, x.bridge, a.Input, rounds, &next)
 			if done {
@@ -507,7 +511,6 @@ type legacyCall struct {
 	server.Call
 	rev    legacy.Rev
 	bridge inputChannel
-	prev   server.Answer // the previous call's, for Call.Previous
 }
 
 // EncodeNotification encodes a progress or log notification for the

@@ -39,8 +39,8 @@ func (s *Era) sessionMethod(ctx context.Context, sess legacySession, m *rpcMessa
 	}
 	ex := x.Exchange
 	ex.Notifier = nil // the session's own methods send no notifications
-	lc := &legacyCall{rev: cv.Rev}
-	lc.Call = server.Call{Method: m.method, ID: m.id, Params: params, Meta: &meta, Name: name, Exchange: &ex, Hooks: lc, Final: final}
+	lc := &legacyCall{Call: server.Call{Method: m.method, ID: m.id, Params: params, Meta: &meta, Name: name, Exchange: &ex, Final: final}, rev: cv.Rev}
+	lc.Hooks = lc
 	a := s.core.ServeCall(ctx, &lc.Call)
 	switch {
 	case a.Cancelled:
