@@ -105,7 +105,7 @@ type config struct {
 	legacy         Config
 	eras           Eras
 	legacyRevs     []legacy.Rev            // the legacy revisions served, newest first (from Config.Versions)
-	legacyMethods  map[legacy.Rev][]string // the client requests of each legacy revision
+	legacyMethods  map[legacy.Rev]map[string]bool // the client requests of each legacy revision
 	modernVersions []string                // the versions modern _meta may name (era.go)
 	advertised     []string                // server/discover's supportedVersions, -32022's data.supported (era.go)
 

@@ -212,10 +212,14 @@ func (c *config) legacyDefaults() error {
 		slices.SortFunc(c.legacyRevs, func(a, b legacy.Rev) int { return int(b) - int(a) })
 	}
 	l.Versions = make([]string, len(c.legacyRevs))
-	c.legacyMethods = map[legacy.Rev][]string{}
+	c.legacyMethods = map[legacy.Rev]map[string]bool{}
 	for i, r := range c.legacyRevs {
 		l.Versions[i] = r.String()
-		c.legacyMethods[r] = legacy.MessagesOf(r).ClientRequests
+		set := map[string]bool{}
+		for _, m := range legacy.MessagesOf(r).ClientRequests {
+			set[m] = true
+		}
+		c.legacyMethods[r] = set
 	}
 	if l.DefaultLogLevel != "" && !l.DefaultLogLevel.Valid() {
 		return fmt.Errorf("legacy: Config.DefaultLogLevel %q is not a logging level", l.DefaultLogLevel)
@@ -351,7 +355,7 @@ func (s *Era) servesLegacy(r legacy.Rev, method string) bool {
 	default:
 		return false
 	}
-	return slices.Contains(s.cfg.legacyMethods[r], method)
+	return s.cfg.legacyMethods[r][method]
 }
 
 // serveLegacy runs a request of a legacy session through the legacy order
@@ -459,6 +463,14 @@ func (s *Era) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.Request
 	var next bridged
 	var prev server.Answer
 	rounds := 0
+	// A call that asks for input waits for the client between its calls:
+	// Shutdown waits for it too (held from its first round on). One defer
+	// outside the loop, so that it stays open-coded.
+	defer func() {
+		if rounds > 0 {
+			s.core.Unhold()
+		}
+	}()
 	for {
 		lc := &legacyCall{Call: server.Call{Method: method, ID: id, Params: params, Exchange: &x.Exchange, HoldInput: true}, rev: rev, bridge: x.bridge}
 		c := &lc.Call
@@ -475,10 +487,7 @@ func (s *Era) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.Request
 			return s.legacyFailure(rev, id, a.Err)
 		case a.Input != nil:
 			if rounds == 0 {
-				// Its rounds wait for the client between the calls: Shutdown
-				// waits for them too.
 				s.core.Hold()
-				defer s.core.Unhold()
 			}
 			rounds++
 			out, done := s.bridgeRound(ctx, rev, id, x.bridge, a.Input, rounds, &next)

@@ -248,7 +248,7 @@ func (s *Stream) Finish(out server.Outcome) {
 	case s.Started:
 		_ = s.Event(out.Body) // nothing on a broken stream
 	default:
-		s.W.Header().Set("Content-Type", "application/json")
+		s.W.Header()["Content-Type"] = []string{"application/json"} // the canonical key: no conversion per response
 		if out.RetryAfter > 0 {
 			s.W.Header().Set("Retry-After", strconv.Itoa(out.RetryAfter))
 		}
