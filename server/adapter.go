@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
-	"github.com/mcpwire/mcpwire/server/internal/validate"
 )
 
 // This file is the core's side of its adapters: the transports (packages
@@ -416,15 +415,6 @@ func (x *Exchange) versions() []string {
 	return x.Versions
 }
 
-// RequiredScopes returns the scopes of an insufficient-scope refusal
-// (InsufficientScope), nil for any other error.
-func (e *Error) RequiredScopes() []string { return e.scopes }
-
-// ResourceNotFound reports whether e is the server's own "Resource not
-// found" (resources/read of a URI that nothing serves, or ErrNotFound from
-// its handler), which an era carries in its revision's own code.
-func (e *Error) ResourceNotFound() bool { return e.notFound }
-
 // MessageID finds a valid id in a message that may be otherwise invalid,
 // so that an answer to it can echo it (R-BASE-07): only an exact, single
 // "id" member of a top-level object counts. Nil when there is none.
@@ -451,54 +441,6 @@ func (a *Adapter) CheckToolCall(name string, args json.RawMessage, h http.Header
 	}
 	return "", true, checkPresentParamHeaders(t, args, h, a.s.valueLimits())
 }
-
-// checkPresentParamHeaders is CheckToolCall's header check.
-func checkPresentParamHeaders(t *tool, args json.RawMessage, h http.Header, lim validate.Limits) *Error {
-	if len(t.headers) == 0 {
-		return nil
-	}
-	if len(args) == 0 {
-		args = json.RawMessage("{}")
-	}
-	inst, err := validate.ParseValue(context.Background(), args, lim)
-	if err != nil {
-		return nil
-	}
-	for _, p := range t.headers {
-		hv, ok, e := headerValue(h, p.key, HeaderParamPrefix+p.name)
-		if e != nil {
-			return e
-		}
-		if !ok {
-			continue
-		}
-		val, present := lookupPath(inst, p.path)
-		dec, good := decodeSentinel(hv)
-		if !present || val == nil || !good || !paramEqual(val, dec) {
-			return HeaderMismatch(HeaderParamPrefix + p.name + " header does not match the argument")
-		}
-	}
-	return nil
-}
-
-// HeaderValue returns the single value of a header in h, trimmed of
-// surrounding white space, and whether it is present: key is the name as
-// net/http stores it (textproto.CanonicalMIMEHeaderKey of it, computed
-// once by the caller), name its spelling in messages. A header that is
-// repeated or has a character outside visible ASCII, space and tab
-// (R-HDR-06) is present and refused with -32020.
-func HeaderValue(h http.Header, key, name string) (string, bool, *Error) {
-	return headerValue(h, key, name)
-}
-
-// DecodeHeaderValue decodes a standard header's value: the text of an
-// =?base64?…?= sentinel (R-HDR-05), any other value as it is; ok is false
-// for a sentinel that does not decode.
-func DecodeHeaderValue(v string) (string, bool) { return decodeSentinel(v) }
-
-// RetryAfter is the Retry-After, in seconds, of a CodeRateLimited error
-// (from its data's retryAfterMs, at least 1), 0 for any other.
-func (e *Error) RetryAfter() int { return retryAfter(e) }
 
 // MayReceiveUpdate re-checks, as notifications/resources/updated of uri
 // is delivered on a stream opened with authorization z, that z still

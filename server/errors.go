@@ -123,3 +123,16 @@ func asError(err error) (*Error, bool) {
 	}
 	return nil, false
 }
+
+// RequiredScopes returns the scopes of an insufficient-scope refusal
+// (InsufficientScope), nil for any other error.
+func (e *Error) RequiredScopes() []string { return e.scopes }
+
+// ResourceNotFound reports whether e is the server's own "Resource not
+// found" (resources/read of a URI that nothing serves, or ErrNotFound from
+// its handler), which an era carries in its revision's own code.
+func (e *Error) ResourceNotFound() bool { return e.notFound }
+
+// RetryAfter is the Retry-After, in seconds, of a CodeRateLimited error
+// (from its data's retryAfterMs, at least 1), 0 for any other.
+func (e *Error) RetryAfter() int { return retryAfter(e) }

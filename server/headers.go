@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"math"
@@ -170,4 +171,48 @@ func paramEqual(val any, header string) bool {
 		return ok1 && ok2 && a == b
 	}
 	return false
+}
+
+// HeaderValue returns the single value of a header in h, trimmed of
+// surrounding white space, and whether it is present: key is the name as
+// net/http stores it (textproto.CanonicalMIMEHeaderKey of it, computed
+// once by the caller), name its spelling in messages. A header that is
+// repeated or has a character outside visible ASCII, space and tab
+// (R-HDR-06) is present and refused with -32020.
+func HeaderValue(h http.Header, key, name string) (string, bool, *Error) {
+	return headerValue(h, key, name)
+}
+
+// DecodeHeaderValue decodes a standard header's value: the text of an
+// =?base64?…?= sentinel (R-HDR-05), any other value as it is; ok is false
+// for a sentinel that does not decode.
+func DecodeHeaderValue(v string) (string, bool) { return decodeSentinel(v) }
+
+// checkPresentParamHeaders is CheckToolCall's header check.
+func checkPresentParamHeaders(t *tool, args json.RawMessage, h http.Header, lim validate.Limits) *Error {
+	if len(t.headers) == 0 {
+		return nil
+	}
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	inst, err := validate.ParseValue(context.Background(), args, lim)
+	if err != nil {
+		return nil
+	}
+	for _, p := range t.headers {
+		hv, ok, e := headerValue(h, p.key, HeaderParamPrefix+p.name)
+		if e != nil {
+			return e
+		}
+		if !ok {
+			continue
+		}
+		val, present := lookupPath(inst, p.path)
+		dec, good := decodeSentinel(hv)
+		if !present || val == nil || !good || !paramEqual(val, dec) {
+			return HeaderMismatch(HeaderParamPrefix + p.name + " header does not match the argument")
+		}
+	}
+	return nil
 }
