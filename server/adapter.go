@@ -31,6 +31,26 @@ func (s *Server) Adapter() *Adapter { return &Adapter{s: s} }
 // Server returns the Server a is the adapter interface of.
 func (a *Adapter) Server() *Server { return a.s }
 
+// Shared returns the value an adapter keeps once per Server under key,
+// calling create the first time the key is asked for (under a lock, so
+// concurrent callers get the same value). key should be a value of an
+// unexported type of the adapter's package, as with context keys. It is
+// how package legacy gives every transport left at its default the same
+// era, and so the same sessions.
+func (a *Adapter) Shared(key any, create func() any) any {
+	a.s.sharedMu.Lock()
+	defer a.s.sharedMu.Unlock()
+	if v, ok := a.s.shared[key]; ok {
+		return v
+	}
+	v := create()
+	if a.s.shared == nil {
+		a.s.shared = map[any]any{}
+	}
+	a.s.shared[key] = v
+	return v
+}
+
 // Exchange is one message as a transport received it, with what the
 // transport knows of where it came from.
 type Exchange struct {

@@ -212,6 +212,11 @@ type Server struct {
 	// list after a change (under mu's read lock) and reset by every change
 	// (under its write lock).
 	sortedTools, sortedPrompts, sortedResources atomic.Pointer[[]string]
+
+	// shared holds what adapters keep once per Server (Adapter.Shared),
+	// under sharedMu.
+	sharedMu sync.Mutex
+	shared   map[any]any
 }
 
 // New returns a Server that introduces itself as impl (name and version

@@ -162,16 +162,23 @@ func New(s *server.Server, c Config) (*Era, error) {
 	return e, nil
 }
 
-// Default returns the Era of s with the defaults of Config: both eras,
-// sessions and event logs kept in memory. It is what a transport serves
-// when it is given no Era.
+// Default returns the default Era of s, made with the defaults of Config
+// (both eras, sessions and event logs kept in memory) the first time it
+// is asked for and the same one after that. It is what a transport
+// serves when it is given no Era, so every transport of s left at its
+// default shares its sessions.
 func Default(s *server.Server) *Era {
-	e, err := New(s, Config{})
-	if err != nil {
-		panic("legacy: the default configuration is refused: " + err.Error()) // a bug: the defaults are valid
-	}
-	return e
+	return s.Adapter().Shared(defaultEraKey{}, func() any {
+		e, err := New(s, Config{})
+		if err != nil {
+			panic("legacy: the default configuration is refused: " + err.Error()) // a bug: the defaults are valid
+		}
+		return e
+	}).(*Era)
 }
+
+// defaultEraKey is the key of Default's Era among s's shared values.
+type defaultEraKey struct{}
 
 // Config returns the Era's configuration, defaults filled in (the stores
 // it made among them).
