@@ -25,9 +25,9 @@ for rev in "$@"; do
 	src=$work/src-$commit mod=$work/mod-$commit
 	mkdir -p "$src" "$mod"
 	git -C "$repo" archive "$commit" | tar -x -C "$src"
-	cp "$here"/callcost_test.go "$here"/handler_test.go "$here"/handler_presplit_test.go "$mod"/
-	tags=
-	[ -d "$src/server/streamhttp" ] || tags=presplit
+	tags= handler=handler_test.go
+	[ -d "$src/server/streamhttp" ] || tags=presplit handler=handler_presplit_test.go
+	cp "$here"/callcost_test.go "$here/$handler" "$mod"/
 	(
 		cd "$mod"
 		go mod init callcost >/dev/null 2>&1
