@@ -13,7 +13,7 @@
 // created through A is polled, answered and cancelled through B.
 //
 // Legacy clients (2025-03-26 to 2025-11-25 over Streamable HTTP, see
-// server.legacy.Config.Eras) are the exception: they open a session with
+// package server/legacy) are the exception: they open a session with
 // initialize, and the session is state. SessionStore keeps the sessions
 // in Redis (legacy.Config.Store): a session opened through A is
 // served, updated and deleted through B, within the limits of
@@ -31,9 +31,11 @@
 //	s, err := server.New(impl,
 //		server.WithBroker(b),
 //		server.WithStateKeys(key),
-//		tasks.WithTasks(tasks.TaskConfig{Store: taskStore}),
-//		server.legacy.Config.Eras(legacy.ErasBoth),
-//		server.legacy.New(legacy.Config{Store: sessions}))
+//		tasks.WithTasks(tasks.TaskConfig{Store: taskStore}))
+//	...
+//	era, err := legacy.New(s, legacy.Config{Eras: legacy.ErasBoth, Store: sessions})
+//	...
+//	http.Handle("/mcp", streamhttp.Handler(s, streamhttp.Options{Legacy: era}))
 //
 // Every call that talks to Redis is bounded by WithTimeout (default 2 s),
 // whatever the client's own timeouts: an unreachable or hung Redis makes

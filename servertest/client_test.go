@@ -53,8 +53,8 @@ func text(t testing.TB, res *protocol.CallToolResult) string {
 }
 
 // TestCallToolSeesRequest: the handler gets the arguments, the principal
-// (through HTTPOptions.Authenticate), the clientInfo, capabilities and
-// extra _meta of the call, per call over the Client's defaults
+// (through streamhttp.Options.Authenticate), the clientInfo, capabilities
+// and extra _meta of the call, per call over the Client's defaults
 // (R-META-01: every 2026-07-28 request carries its own _meta).
 func TestCallToolSeesRequest(t *testing.T) {
 	s := newServer(t)

@@ -2,7 +2,7 @@
 // *server.Server without a network.
 //
 // A Client sends every request through the server's own HTTP handler
-// (server.Server.Handler), calling its ServeHTTP directly with a
+// (streamhttp.Handler), calling its ServeHTTP directly with a
 // recorded response: the headers (Content-Type, Accept,
 // MCP-Protocol-Version, Mcp-Method, Mcp-Name), the body limits, the
 // authentication hook and the JSON or event-stream answer are the ones a

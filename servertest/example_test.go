@@ -20,7 +20,7 @@ func ExampleNew() {
 		return server.TextResult("principal " + r.Principal), nil
 	})
 
-	// Every call goes through s.Handler in-process, as alice.
+	// Every call goes through streamhttp.Handler(s, …) in-process, as alice.
 	c := servertest.New(s, servertest.WithPrincipal("alice"))
 	ctx := context.Background()
 

@@ -16,7 +16,7 @@ import (
 )
 
 // Tasks are the token principal's (R-TASK-18, R-AUTH-*): the principal of
-// a request authenticated by an HTTPOptions.Verifier.
+// a request authenticated by a streamhttp.Options.Verifier.
 
 // bearerTokens verifies a token by looking it up.
 type bearerTokens map[string]*auth.TokenInfo

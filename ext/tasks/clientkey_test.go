@@ -16,9 +16,10 @@ import (
 // D14, R-TASK-18: the task quota of requests without a principal
 // (TaskConfig.MaxTasksPerPrincipal) counts by the client key that the
 // per-client limits use: an IPv6 address by its /64
-// (HTTPOptions.IPv6PrefixLen), through HTTPOptions.ClientKey when it is
-// set (here the last X-Forwarded-For entry, as behind a proxy), and by
-// the connection's address when that gives none.
+// (streamhttp.Options.IPv6PrefixLen), through
+// streamhttp.Options.ClientKey when it is set (here the last
+// X-Forwarded-For entry, as behind a proxy), and by the connection's
+// address when that gives none.
 func TestTaskQuotaByClientKey(t *testing.T) {
 	s := newTaskServer(t, tasks.WithTasks(tasks.TaskConfig{MaxTasksPerPrincipal: 1}))
 	addTaskTool(t, s, "task", tasks.TaskRequired, untilCancelled)

@@ -21,9 +21,9 @@ import (
 )
 
 // The wire driver of the tasks tests: requests are built as JSON maps,
-// posted to a server.Handler with the headers a conforming client sends,
-// and the answers decoded into maps. (Package server's own test helpers
-// are not reachable from here.)
+// posted to a streamhttp.Handler with the headers a conforming client
+// sends, and the answers decoded into maps. (Package server's own test
+// helpers are not reachable from here.)
 
 const (
 	keyVersion  = "io.modelcontextprotocol/protocolVersion"

@@ -126,7 +126,7 @@ func TestTaskQuotaStdio(t *testing.T) {
 	}
 }
 
-// stdioConn is a client of ServeStdio that sends a request and reads the
+// stdioConn is a client of stdio.Serve that sends a request and reads the
 // next line written.
 type stdioConn struct {
 	t   testing.TB

@@ -81,7 +81,7 @@ type orderIn struct {
 }
 
 // InferSchema takes jsonschema-go's inference options; the schema it
-// returns can be edited and given to AddTypedTool through ToolSchemas.
+// returns can be edited and given to AddTool through ToolSchemas.
 func ExampleInferSchema() {
 	sch, _ := typed.InferSchema[orderIn](&jsonschema.ForOptions{
 		TypeSchemas: map[reflect.Type]*jsonschema.Schema{
