@@ -155,10 +155,10 @@ func (a *Adapter) Done() <-chan struct{} { return a.s.closing }
 
 // Hold counts one piece of an adapter's work that Shutdown waits for (a
 // stream, a request running apart from its connection); Unhold ends it.
-func (a *Adapter) Hold() { a.s.listeners.Add(1) }
+func (a *Adapter) Hold() { a.s.work.add() }
 
 // Unhold ends what Hold counted.
-func (a *Adapter) Unhold() { a.s.listeners.Done() }
+func (a *Adapter) Unhold() { a.s.work.done() }
 
 // Settings are the server's options that adapters read.
 type Settings struct {
@@ -362,8 +362,8 @@ func (a *Adapter) ServeCall(ctx context.Context, c *Call) Answer {
 
 // serveCall is ServeCall: run for a request an adapter converted.
 func (s *Server) serveCall(ctx context.Context, c *Call) Answer {
-	s.inflight.Add(1)
-	defer s.inflight.Done()
+	s.work.add()
+	defer s.work.done()
 	x := c.Exchange
 	// The Request is the Call's own, zero until now: only what is set is
 	// written.
@@ -381,7 +381,7 @@ func (s *Server) serveCall(ctx context.Context, c *Call) Answer {
 		r.progress, r.sentAny = p.progress, p.sentAny // progress keeps increasing across the calls
 	}
 	r.rc = requestContext{Context: ctx, r: r}
-	if s.cfg.handlerTimeout > 0 {
+	if s.cfg.handlerTimeout > 0 && c.Final == nil { // a Final is the adapter's own method, not a handler
 		r.rc.deadline = time.Now().Add(s.cfg.handlerTimeout) // each call has its own
 	}
 	// The adapter checked the headers: the exchange the handlers see has

@@ -219,8 +219,8 @@ func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, 
 	if typedErr != nil {
 		return s.errorOutcome(&id, InvalidParams("Invalid params: "+strings.TrimPrefix(typedErr.Error(), "protocol: "), nil))
 	}
-	s.inflight.Add(1)
-	defer s.inflight.Done()
+	s.work.add()
+	defer s.work.done()
 	r := &Request{Method: method, ID: id, Meta: meta, Principal: x.Principal, auth: AuthorizationFrom(ctx), out: x.Notifier, ctx: ctx, maxInputs: s.cfg.maxInputs, log: s.log, header: x.Header, peer: x.RemoteAddr, notifyMeta: s.cfg.notifyMeta}
 	r.rc = requestContext{Context: ctx, r: r}
 	if s.cfg.handlerTimeout > 0 && method != protocol.MethodSubscriptionsListen {

@@ -262,12 +262,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	for _, e := range exts {
 		go func() { errs <- e.Shutdown(ctx) }()
 	}
-	done := make(chan struct{})
-	go func() { s.listeners.Wait(); s.inflight.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-ctx.Done():
-		return ctx.Err()
+	if err := s.work.wait(ctx); err != nil {
+		return err
 	}
 	var err error
 	for range exts {
@@ -290,8 +286,8 @@ func (s *Server) listen(ctx context.Context, r *Request, p *protocol.Subscriptio
 	if r.auth.TokenExpired() {
 		return nil, ExpiredToken()
 	}
-	s.listeners.Add(1)
-	defer s.listeners.Done()
+	s.work.add()
+	defer s.work.done()
 	key := streamKey(r, x)
 	perMax, totalMax := s.streamCaps()
 	if e := s.streams.acquire(key, perMax, totalMax); e != nil {

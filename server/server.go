@@ -191,12 +191,11 @@ type Server struct {
 	// bufs recycles response body buffers (*[]byte) between requests.
 	bufs sync.Pool
 
-	limiters  *limiters      // nil without WithRateLimit
-	inflight  sync.WaitGroup // running requests, for Shutdown
-	closing   chan struct{}  // closed by Shutdown
+	limiters  *limiters     // nil without WithRateLimit
+	work      workCount     // running requests, listen streams and what adapters hold, for Shutdown
+	closing   chan struct{} // closed by Shutdown
 	closeOnce sync.Once
-	listeners sync.WaitGroup // running listen streams
-	streams   streamCounts   // open listen streams, for WithMaxListenStreams
+	streams   streamCounts // open listen streams, for WithMaxListenStreams
 
 	mu          sync.RWMutex
 	extensions  map[string]protocol.JSONObject // capabilities.extensions

@@ -15,7 +15,7 @@ import (
 // not by a Handler of another Server.
 func TestDefaultEraSharedPerServer(t *testing.T) {
 	s := NewServer(t)
-	if legacy.Default(s) != legacy.Default(s) {
+	if a, b := legacy.Default(s), legacy.Default(s); a != b {
 		t.Fatal("legacy.Default made two Eras for one Server")
 	}
 	other := NewServer(t)

@@ -464,13 +464,10 @@ func (s *Era) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.Request
 	var prev server.Answer
 	rounds := 0
 	// A call that asks for input waits for the client between its calls:
-	// Shutdown waits for it too (held from its first round on). One defer
-	// outside the loop, so that it stays open-coded.
-	defer func() {
-		if rounds > 0 {
-			s.core.Unhold()
-		}
-	}()
+	// Shutdown waits for the whole call, so it is held from before its
+	// first round (after would leave a gap between rounds).
+	s.core.Hold()
+	defer s.core.Unhold()
 	for {
 		lc := &legacyCall{Call: server.Call{Method: method, ID: id, Params: params, Exchange: &x.Exchange, HoldInput: true}, rev: rev, bridge: x.bridge}
 		c := &lc.Call
@@ -486,9 +483,6 @@ func (s *Era) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.Request
 		case a.Err != nil:
 			return s.legacyFailure(rev, id, a.Err)
 		case a.Input != nil:
-			if rounds == 0 {
-				s.core.Hold()
-			}
 			rounds++
 			out, done := s.bridgeRound(ctx, rev, id, x.bridge, a.Input, rounds, &next)
 			if done {

@@ -57,7 +57,7 @@ func New(log *slog.Logger, opts Options) server.Middleware {
 			if n := r.Name(); n != "" {
 				attrs = append(attrs, slog.String("name", n))
 			}
-			if r.ProtocolVersion() != protocol.Revision {
+			if v := r.ProtocolVersion(); v != "" && v != protocol.Revision { // a legacy session's negotiated version
 				attrs = append(attrs, slog.String("era", "legacy"))
 			}
 			if r.Principal != "" {
