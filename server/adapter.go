@@ -28,9 +28,6 @@ type Adapter struct{ s *Server }
 // Adapter returns the adapter interface of s, for transports and eras.
 func (s *Server) Adapter() *Adapter { return &Adapter{s: s} }
 
-// Server returns the Server a is the adapter interface of.
-func (a *Adapter) Server() *Server { return a.s }
-
 // Shared returns the value an adapter keeps once per Server under key,
 // calling create the first time the key is asked for (under a lock, so
 // concurrent callers get the same value). key should be a value of an
@@ -40,14 +37,11 @@ func (a *Adapter) Server() *Server { return a.s }
 func (a *Adapter) Shared(key any, create func() any) any {
 	a.s.sharedMu.Lock()
 	defer a.s.sharedMu.Unlock()
-	if v, ok := a.s.shared[key]; ok {
-		return v
+	v, ok := a.s.shared[key]
+	if !ok {
+		v = create()
+		a.s.shared[key] = v
 	}
-	v := create()
-	if a.s.shared == nil {
-		a.s.shared = map[any]any{}
-	}
-	a.s.shared[key] = v
 	return v
 }
 

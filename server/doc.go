@@ -177,21 +177,18 @@
 //
 // # Package map
 //
-// One concern a file: server.go (Server, options, capabilities),
-// dispatch.go (the order of checks, dispatch by method), envelope.go
-// (resultType, serverInfo, writing a response), errors.go and
-// errpolicy.go (error codes, HTTP statuses, what a handler's error
-// becomes), request.go (Request, progress and log), detach.go (work that
-// outlives its request), middleware.go, requestlogger.go and
-// requestlog.go (middleware, the request log, the slog bridge), ext.go
-// (the extension API), adapter.go (the interface of the transports and
-// eras), auth.go and auth_scopes.go (tokens and scopes), headers.go (the
-// standard headers), limits.go and names.go; tools.go, typedtool.go,
-// inferschema.go, rawschema.go (tools and their schemas), prompts.go,
-// resources.go, content.go and results.go, mrtr.go (multi round-trip
-// requests), listen.go and broker.go (subscriptions/listen and its
-// events), testrequest.go. Argument validation is package
-// internal/validate; sealed request state internal/sealed.
+// One concern a file: server.go (Server, options), dispatch.go (the
+// order of checks), envelope.go (the result envelope), errors.go and
+// errpolicy.go (codes, HTTP statuses, what a handler's error becomes),
+// request.go and loghandler.go (Request, progress, log), detach.go (work
+// outliving its request), middleware.go, ext.go (the extension API),
+// adapter.go (the transports' and eras' interface), workcount.go (what
+// Shutdown waits for), auth.go and auth_scopes.go, headers.go, limits.go,
+// names.go; tools.go and rawschema.go, prompts.go, resources.go,
+// content.go and results.go, mrtr.go (multi round-trip requests),
+// listen.go and broker.go (subscriptions/listen), testrequest.go. The
+// packages beside the core (internal/validate, internal/sealed, the
+// transports, the legacy era) are in docs/architecture.md.
 //
 // # Notifications
 //

@@ -212,9 +212,7 @@ type Server struct {
 	// (under its write lock).
 	sortedTools, sortedPrompts, sortedResources atomic.Pointer[[]string]
 
-	// shared holds what adapters keep once per Server (Adapter.Shared),
-	// under sharedMu.
-	sharedMu sync.Mutex
+	sharedMu sync.Mutex // guards shared, what adapters keep per Server (Adapter.Shared)
 	shared   map[any]any
 }
 
@@ -287,6 +285,7 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 		log:          c.logger,
 		sealer:       sealed.NewSealer(ring, sealed.Options{TTL: c.stateTTL, MaxBytes: c.maxStateBytes}),
 		closing:      make(chan struct{}),
+		shared:       map[any]any{},
 		extensions:   map[string]protocol.JSONObject{},
 		extMethods:   map[string]ExtensionMethod{},
 		exts:         map[string]*Extension{},
