@@ -262,4 +262,7 @@ func (c *Stdio) End() { c.end() }
 type exchange struct {
 	server.Exchange
 	bridge inputChannel
+	// held: the request is held for Shutdown as a whole already (a
+	// resumable run), so its calls need no hold of their own.
+	held bool
 }

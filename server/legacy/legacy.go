@@ -465,9 +465,12 @@ func (s *Era) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.Request
 	rounds := 0
 	// A call that asks for input waits for the client between its calls:
 	// Shutdown waits for the whole call, so it is held from before its
-	// first round (after would leave a gap between rounds).
-	s.core.Hold()
-	defer s.core.Unhold()
+	// first round (after would leave a gap between rounds), unless its
+	// request is held already.
+	if !x.held {
+		s.core.Hold()
+		defer s.core.Unhold()
+	}
 	for {
 		lc := &legacyCall{Call: server.Call{Method: method, ID: id, Params: params, Exchange: &x.Exchange, HoldInput: true}, rev: rev, bridge: x.bridge}
 		c := &lc.Call

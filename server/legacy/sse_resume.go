@@ -518,7 +518,7 @@ func (h *HTTP) sessionRequestResumable(r *http.Request, sse *httpwire.Stream, re
 	sse.Tee, l.cancel, l.expiresAt = l, cancel, rec.ExpiresAt
 	run.sess = httpSession{s: s, rec: rec, cv: conv, caps: caps}
 	run.bridge = httpBridge{s: s, principal: rec.Principal, key: rec.Key, sse: sse}
-	run.x = exchange{Exchange: server.Exchange{HTTP: true, Header: r.Header, RemoteAddr: r.RemoteAddr, Principal: principal, Notifier: sse, ClientKey: client, Versions: s.cfg.advertised}, bridge: &run.bridge}
+	run.x = exchange{Exchange: server.Exchange{HTTP: true, Header: r.Header, RemoteAddr: r.RemoteAddr, Principal: principal, Notifier: sse, ClientKey: client, Versions: s.cfg.advertised}, bridge: &run.bridge, held: true}
 	s.core.Hold() // for Shutdown, until serve returns (Unhold)
 	var call bool
 	run.out, run.params, call = s.legacyPrepare(ctx, &run.sess, m, &run.x)
