@@ -294,6 +294,7 @@ func (b *builder) object(name, doc, origin string, t *schemas.Type) error {
 			return fmt.Errorf("member %s: %w", k, err)
 		}
 		f.Type = ref
+		f.NullAbsent = nullAbsentField(name, f)
 		d.Fields = append(d.Fields, f)
 	}
 	for _, r := range t.Required {

@@ -148,7 +148,7 @@ func (b *builder) sameStruct(x, y *Decl) bool {
 	}
 	for i := range x.Fields {
 		f, g := x.Fields[i], y.Fields[i]
-		if f.JSONName != g.JSONName || f.Required != g.Required || f.Nullable != g.Nullable ||
+		if f.JSONName != g.JSONName || f.Required != g.Required || f.Nullable != g.Nullable || f.NullAbsent != g.NullAbsent ||
 			fmt.Sprint(f.Const) != fmt.Sprint(g.Const) || !sameType(f.Type, g.Type) {
 			return false
 		}

@@ -244,6 +244,9 @@ func (g *emitter) emitTypes() {
 				if f.Type.Kind == KRaw || (f.Type.Kind == KNamed && g.decl(f.Type.Name) != nil && g.decl(f.Type.Name).Kind == DRaw) {
 					g.comment("Holds raw JSON, validated strictly on decode and on encode.")
 				}
+				if f.NullAbsent {
+					g.comment("A JSON null decodes as if the member were absent (nil); Marshal never writes null here.")
+				}
 				g.p("%s %s", f.GoName, g.fieldType(f))
 				g.p("")
 			}

@@ -294,7 +294,10 @@ func (g *emitter) emitStructDecode(d *Decl) {
 		g.p("}")
 		g.p("seen |= 1 << %d", i)
 		wrap := fmt.Sprintf("inField(%%s, %q)", f.JSONName)
-		if f.Nullable {
+		if f.Nullable || f.NullAbsent {
+			if f.NullAbsent {
+				g.p("// null is taken for absence (gen/overrides.go nullAsAbsent).")
+			}
 			g.p("if d.peek() == 'n' && d.hasLiteral(\"null\") {")
 			g.p("d.pos += 4")
 			g.p("if err := d.afterLiteral(); err != nil {")

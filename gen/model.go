@@ -95,6 +95,9 @@ type Field struct {
 	Minimum  *float64
 	Maximum  *float64
 	Nullable bool // the schema's type list includes "null"
+	// NullAbsent: a JSON null decodes as if the member were absent,
+	// although the schema has no null (nullAsAbsent in overrides.go).
+	NullAbsent bool
 }
 
 // Const is a const member's value: a string or an integer.

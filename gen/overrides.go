@@ -62,6 +62,48 @@ var classifyRequires = map[string]classifyRequire{
 	"LegacyTitledEnumSchema": {[]string{"enumNames"}, []string{"2025-11-25", "2026-07-28"}},
 }
 
+// nullAbsent names optional members of a definition whose JSON null
+// decodes as if the member were absent.
+type nullAbsent struct {
+	Members   []string
+	Revisions []string
+}
+
+// nullAsAbsent are the optional members whose null the decoder takes for
+// the member's absence (the Go zero value, nil), although the schema has
+// no null there; the encoder never writes one. It is the one leniency of
+// the strict decoders (README "Strictness"), and it is kept to this one
+// member:
+//
+// CallToolRequestParams.arguments: the Go clients most servers meet,
+// github.com/mark3labs/mcp-go (v1.2.1) and
+// github.com/modelcontextprotocol/go-sdk (v1.8.0), send "arguments": null
+// for a call whose arguments map is left nil (CallToolParams{Name: "x"}),
+// and the servers those SDKs build accept it as no arguments. Refused, the
+// call of a tool without parameters fails from either client. Both
+// revisions define arguments as an optional object (2025-11-25 serves
+// every legacy session, 2026-07-28 the current revision), so the rule is
+// written for both. prompts/get's arguments, _meta and every other member
+// keep refusing null.
+var nullAsAbsent = map[string]nullAbsent{
+	"CallToolRequestParams": {[]string{"arguments"}, []string{"2025-11-25", "2026-07-28"}},
+}
+
+// nullAbsentField reports whether the override applies to member of the
+// struct def: it is listed, optional, without null in the schema, and of
+// a type whose zero value is nil (raw JSON, a map, a slice), so that
+// absent and null decode alike.
+func nullAbsentField(def string, f *Field) bool {
+	if !slices.Contains(nullAsAbsent[def].Members, f.JSONName) || f.Required || f.Nullable || f.Const != nil {
+		return false
+	}
+	switch f.Type.Kind {
+	case KRaw, KMap, KSlice:
+		return true
+	}
+	return false
+}
+
 // sharedEnumNames name inline enums that occur under the same member name
 // with the same values in several definitions; one Go type serves them all.
 // An inline enum found once is named after its parent and member.
@@ -104,6 +146,19 @@ func checkOverrides(m *Model, revision string) error {
 	}
 	for def, o := range classifyRequires {
 		entries = append(entries, entry{"classifyRequires", def, hasMembers(def, o.Members), o.Revisions})
+	}
+	for def, o := range nullAsAbsent {
+		// It matches where the build applied it to every member it names
+		// (see nullAbsentField): a member made required, nullable or of
+		// another type no longer fits the reason.
+		matches := hasMembers(def, o.Members)
+		for _, name := range o.Members {
+			if d := m.Decls[def]; matches {
+				i := slices.IndexFunc(d.Fields, func(f *Field) bool { return f.JSONName == name })
+				matches = d.Fields[i].NullAbsent
+			}
+		}
+		entries = append(entries, entry{"nullAsAbsent", def, matches, o.Revisions})
 	}
 	sort.Slice(entries, func(i, j int) bool {
 		if entries[i].table != entries[j].table {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
@@ -32,6 +33,67 @@ func TestOverrideRevisions(t *testing.T) {
 	}
 	for def, o := range classifyRequires {
 		check("classifyRequires", def, o.Revisions)
+	}
+	for def, o := range nullAsAbsent {
+		check("nullAsAbsent", def, o.Revisions)
+	}
+}
+
+// nullAsAbsent applies to CallToolRequestParams.arguments of both pinned
+// revisions and to nothing else, and it stops fitting a schema where
+// arguments is no longer an optional object without null: made required,
+// made nullable, or gone. Each such change fails generation naming the
+// entry, so that its reason is reviewed.
+func TestNullAsAbsentOverride(t *testing.T) {
+	specDir(t)
+	for _, tg := range targets {
+		data, cfg, _, err := tg.load(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Generate(data, cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", tg.Revision, err)
+		}
+		var got []string
+		for _, n := range res.Model.Order {
+			for _, f := range res.Model.Decls[n].Fields {
+				if f.NullAbsent {
+					got = append(got, n+"."+f.JSONName)
+				}
+			}
+		}
+		if want := []string{"CallToolRequestParams.arguments"}; !slices.Equal(got, want) {
+			t.Errorf("%s: null taken for absence at %v, want %v", tg.Revision, got, want)
+		}
+
+		changes := map[string]func(params map[string]any){
+			"required": func(p map[string]any) { p["required"] = append(p["required"].([]any), "arguments") },
+			"nullable": func(p map[string]any) {
+				p["properties"].(map[string]any)["arguments"].(map[string]any)["type"] = []any{"object", "null"}
+			},
+			"gone": func(p map[string]any) { delete(p["properties"].(map[string]any), "arguments") },
+		}
+		for name, change := range changes {
+			var doc map[string]any
+			if err := json.Unmarshal(data, &doc); err != nil {
+				t.Fatal(err)
+			}
+			defs, _ := doc["$defs"].(map[string]any)
+			if defs == nil {
+				defs = doc["definitions"].(map[string]any)
+			}
+			change(defs["CallToolRequestParams"].(map[string]any))
+			changed, err := json.Marshal(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Generate(changed, cfg)
+			want := "nullAsAbsent[CallToolRequestParams] is listed for " + tg.Revision + " but matches nothing"
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s, arguments %s: error = %v, want %q", tg.Revision, name, err, want)
+			}
+		}
 	}
 }
 

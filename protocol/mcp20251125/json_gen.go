@@ -743,6 +743,14 @@ func (v *CallToolRequestParams) decodeFrom(d *decoder) error {
 				return d.duplicate("arguments")
 			}
 			seen |= 1 << 1
+			// null is taken for absence (gen/overrides.go nullAsAbsent).
+			if d.peek() == 'n' && d.hasLiteral("null") {
+				d.pos += 4
+				if err := d.afterLiteral(); err != nil {
+					return err
+				}
+				continue
+			}
 			raw28, err := d.readRaw(rawObject)
 			if err != nil {
 				return inField(err, "arguments")

@@ -187,6 +187,7 @@ type CallToolRequestParams struct {
 	//
 	// Member "arguments". Optional.
 	// Holds raw JSON, validated strictly on decode and on encode.
+	// A JSON null decodes as if the member were absent (nil); Marshal never writes null here.
 	Arguments json.RawMessage
 
 	// The name of the tool.
