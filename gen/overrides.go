@@ -78,9 +78,12 @@ type nullAbsent struct {
 // CallToolRequestParams.arguments: the Go clients most servers meet,
 // github.com/mark3labs/mcp-go (v1.2.1) and
 // github.com/modelcontextprotocol/go-sdk (v1.8.0), send "arguments": null
-// for a call whose arguments map is left nil (CallToolParams{Name: "x"}),
-// and the servers those SDKs build accept it as no arguments. Refused, the
-// call of a tool without parameters fails from either client. Both
+// for a call whose arguments map is left nil (CallToolParams{Name: "x",
+// Arguments: args} with args a nil map[string]any: their Arguments is an
+// `any` with omitempty, and a nil map in it is no nil interface), and the
+// servers those SDKs build accept it as no arguments. Refused, the call of
+// a tool without parameters fails from either client
+// (interop/nullargs_go_test.go). Both
 // revisions define arguments as an optional object (2025-11-25 serves
 // every legacy session, 2026-07-28 the current revision), so the rule is
 // written for both. prompts/get's arguments, _meta and every other member
