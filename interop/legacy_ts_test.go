@@ -14,7 +14,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -23,7 +22,8 @@ import (
 	"github.com/mcpwire/mcpwire/server/streamhttp"
 )
 
-// tsSDKVersion is the pinned TS SDK; ts/package.json must name it.
+// tsSDKVersion is the pinned TS SDK; ts/package.json must name it
+// (clients_test.go lists it with mcp-remote, installed beside it).
 const tsSDKVersion = "1.32.2"
 
 // TestLegacyTS runs ts/legacy.mjs over both transports.
@@ -34,7 +34,7 @@ func TestLegacyTS(t *testing.T) {
 	if _, err := exec.LookPath("npx"); err != nil {
 		t.Fatalf("npx (Node.js) is needed for the TS SDK interop test: %v", err)
 	}
-	ensureNodeModules(t)
+	ensureNodeModules(t, "ts")
 	srv := buildLegacyServer(t)
 	endpoint := startLegacyHTTP(t, srv)
 	watchURL := startWatchServer(t)
@@ -49,30 +49,6 @@ func TestLegacyTS(t *testing.T) {
 		}
 		runLegacyScript(t, args...)
 	})
-}
-
-// ensureNodeModules runs npm ci in ts/ unless node_modules already holds
-// the pinned SDK.
-func ensureNodeModules(t *testing.T) {
-	t.Helper()
-	pkg, err := os.ReadFile(filepath.Join("ts", "package.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Contains(pkg, []byte(`"@modelcontextprotocol/sdk": "`+tsSDKVersion+`"`)) {
-		t.Fatalf("ts/package.json does not pin @modelcontextprotocol/sdk %s", tsSDKVersion)
-	}
-	installed, err := os.ReadFile(filepath.Join("ts", "node_modules", "@modelcontextprotocol", "sdk", "package.json"))
-	if err == nil && bytes.Contains(installed, []byte(`"version": "`+tsSDKVersion+`"`)) {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", "ci", "--no-audit", "--no-fund")
-	cmd.Dir = "ts"
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in interop/ts: %v\n%s", err, out)
-	}
 }
 
 // startWatchServer runs an in-process ErasBoth server with one resource,
