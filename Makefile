@@ -17,13 +17,14 @@ all: check-generated test
 ## generate: regenerate every generated package from its pinned schema:
 ## protocol/ (2026-07-28) and protocol/mcp20251125/ (2025-11-25), the tasks
 ## extension's ext/tasks/taskproto/ (the ext-tasks pin, its copies of core
-## definitions mapped onto protocol/), and the legacy projection tables
+## definitions mapped onto protocol/), the MCP Apps extension's
+## ext/apps/appsproto/ (the ext-apps npm package pin), and the legacy projection tables
 ## server/internal/legacy/tables_gen.go (all five pins)
 generate:
 	$(GO) generate ./...
 
 ## check-generated: fail if protocol/, protocol/mcp20251125/,
-## ext/tasks/taskproto/ or the legacy projection tables are stale
+## ext/tasks/taskproto/, ext/apps/appsproto/ or the legacy projection tables are stale
 check-generated:
 	$(GO) run ./gen -check
 

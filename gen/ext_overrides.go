@@ -10,6 +10,11 @@ package main
 //
 // ext-tasks (commit e4345978) needs none: its 56 copies of core
 // definitions are equal to 2026-07-28's.
+//
+// ext-apps (@modelcontextprotocol/ext-apps 2.0.4) needs none: it has no
+// definition of a core name (its copies of core types are inline, and its
+// own forms are handled by the schema rules of ext_rules.go).
 var extOverrides = map[string]map[string]string{
+	"apps":  {},
 	"tasks": {},
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/mcpwire/mcpwire/schema"
@@ -26,8 +28,12 @@ type extTarget struct {
 // of its own (not "protocol" or "wire") lets a file import both the core
 // and the extension types without renaming either, and reads as what it
 // is, the tasks extension's protocol types (as protobuf-go's …pb packages).
+//
+// The MCP Apps extension's types go to ext/apps/appsproto, package
+// appsproto, for the same reasons.
 var extTargets = []extTarget{
 	{Extension: schema.ExtTasks, Package: "taskproto", Dir: "ext/tasks/taskproto", Core: targets[0]},
+	{Extension: schema.ExtApps, Package: "appsproto", Dir: "ext/apps/appsproto", Core: targets[0]},
 }
 
 // lookupExtTarget returns the target of an extension.
@@ -59,6 +65,12 @@ func (t extTarget) generate(ctx context.Context) (*Result, *ExtReport, schema.So
 	}
 	cfg := Config{Package: t.Package, Revision: pin.Revision, Commit: pin.Commit, SHA256: pin.SHA256,
 		Source: pin.Repository + " " + pin.Path}
+	if pin.Package != "" {
+		// A package pin has no commit: the headers name the package, its
+		// hash and the file's path inside it.
+		cfg.Commit = "none (package " + pin.Package + ", sha256 " + pin.PackageSHA256 + ")"
+		cfg.Source = pin.Repository + " (" + pin.Package + ") " + pin.PackagePath
+	}
 	ec := ExtConfig{Extension: t.Extension, CoreImport: modulePath + "/" + t.Core.Dir, CorePackage: t.Core.Package}
 	res, report, err := GenerateExt(data, coreData, cfg, ec)
 	if err != nil {
@@ -80,6 +92,9 @@ func (r *ExtReport) summary() string {
 	}
 	if len(r.Pulled) > 0 {
 		fmt.Fprintf(&b, ", %d inline core types copied (%s)", len(r.Pulled), strings.Join(r.Pulled, ", "))
+	}
+	for _, n := range slices.Sorted(maps.Keys(r.Rewritten)) {
+		fmt.Fprintf(&b, "; schema rule %s: %d places", n, r.Rewritten[n])
 	}
 	return b.String()
 }

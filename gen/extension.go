@@ -28,6 +28,10 @@ type ExtConfig struct {
 	// Overrides are the same-named definitions the extension may define
 	// differently, with the reason; nil means extOverrides[Extension].
 	Overrides map[string]string
+	// Rules are the schema rules (ext_rules.go) applied to the extension
+	// schema before anything reads it, with the reason; nil means
+	// extRules[Extension].
+	Rules map[string]string
 }
 
 // ExtReport says what became of each definition of the extension schema.
@@ -47,6 +51,9 @@ type ExtReport struct {
 	// Pulled are inline types of mapped definitions that the core package
 	// names differently, emitted because an own type uses them.
 	Pulled []string
+	// Rewritten counts, per schema rule, the places of the schema it
+	// rewrote (ext_rules.go).
+	Rewritten map[string]int
 }
 
 // mapDefinitions decides, from the two schemas' definitions, which
@@ -271,6 +278,14 @@ func relinkDocs(m, core *Model, pkg string) {
 // GenerateExt generates the package of an extension schema whose shared
 // definitions map onto the core package generated from coreSchema.
 func GenerateExt(extSchema, coreSchema []byte, cfg Config, ec ExtConfig) (*Result, *ExtReport, error) {
+	rules := ec.Rules
+	if rules == nil {
+		rules = extRules[ec.Extension]
+	}
+	extSchema, rewritten, err := applySchemaRules(extSchema, rules)
+	if err != nil {
+		return nil, nil, fmt.Errorf("extension schema: %w", err)
+	}
 	extDefs, err := rawDefinitions(extSchema)
 	if err != nil {
 		return nil, nil, fmt.Errorf("extension schema: %w", err)
@@ -287,6 +302,7 @@ func GenerateExt(extSchema, coreSchema []byte, cfg Config, ec ExtConfig) (*Resul
 	if err != nil {
 		return nil, nil, err
 	}
+	report.Rewritten = rewritten
 	cs, coreDefPath, err := parseSchema(coreSchema)
 	if err != nil {
 		return nil, nil, fmt.Errorf("core schema: %w", err)

@@ -200,7 +200,10 @@ func extGenerated(t *testing.T, tg extTarget) (*Result, *ExtReport) {
 
 // The extension table, its doc.go lines, and the package as checked in.
 func TestExtTargets(t *testing.T) {
-	want := []extTarget{{Extension: schema.ExtTasks, Package: "taskproto", Dir: "ext/tasks/taskproto", Core: targets[0]}}
+	want := []extTarget{
+		{Extension: schema.ExtTasks, Package: "taskproto", Dir: "ext/tasks/taskproto", Core: targets[0]},
+		{Extension: schema.ExtApps, Package: "appsproto", Dir: "ext/apps/appsproto", Core: targets[0]},
+	}
 	if !slices.Equal(extTargets, want) {
 		t.Fatalf("extTargets = %+v, want %+v", extTargets, want)
 	}
@@ -252,7 +255,12 @@ func TestExtGenerated(t *testing.T) {
 				if strings.HasPrefix(n, "runtime_") {
 					continue
 				}
-				for _, want := range []string{"Source: " + pin.Repository + " " + pin.Path, "Revision: " + pin.Revision, "Commit: " + pin.Commit, "SHA-256: " + pin.SHA256} {
+				source, commit := pin.Repository+" "+pin.Path, pin.Commit
+				if pin.Package != "" { // a package pin: the headers name the package and the file in it
+					source = pin.Repository + " (" + pin.Package + ") " + pin.PackagePath
+					commit = "none (package " + pin.Package + ", sha256 " + pin.PackageSHA256 + ")"
+				}
+				for _, want := range []string{"Source: " + source, "Revision: " + pin.Revision, "Commit: " + commit, "SHA-256: " + pin.SHA256} {
 					if !strings.Contains(string(src), want) {
 						t.Errorf("%s: header lacks %q", n, want)
 					}

@@ -12,6 +12,7 @@
 //	go run ./gen -check -legacy       # only that file
 //	go run ./gen -ext tasks           # ext/tasks/taskproto from the ext-tasks pin
 //	go run ./gen -check -ext tasks    # only that package
+//	go run ./gen -ext apps            # ext/apps/appsproto from the ext-apps (npm package) pin
 //
 // -legacy derives, from the five pinned revisions 2024-11-05 … 2026-07-28,
 // the tables with which server/internal/legacy projects protocol values

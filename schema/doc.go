@@ -42,6 +42,16 @@
 // ($MCP_SPEC_DIR/ext-tasks/schema/draft/schema.json): the pin's
 // [Pin.SpecSubdir]. The cache and the download work as for a revision.
 //
+// An extension whose schema is published in a package rather than at a
+// repository commit (MCP Apps: the npm package
+// @modelcontextprotocol/ext-apps, schema/ext-apps/pin.txt) is pinned by
+// the package instead of a commit: the keys package
+// (npm:<name>@<version>), package-sha256 (the tarball's) and package-path
+// (the file inside it) replace commit, path is where the spec folder holds
+// the file ($MCP_SPEC_DIR/ext-apps/schema/schema.json), and sha256 is the
+// file's. Such a pin is read from the spec folder or the cache, never
+// downloaded.
+//
 // # Loading
 //
 // [Load] returns the bytes of the pinned file, taken from the first of these

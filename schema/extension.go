@@ -13,6 +13,12 @@ import (
 // (github.com/modelcontextprotocol/ext-tasks), for [LookupExtension].
 const ExtTasks = "tasks"
 
+// ExtApps is the name of the pinned MCP Apps extension
+// (io.modelcontextprotocol/ui, github.com/modelcontextprotocol/ext-apps),
+// for [LookupExtension]. Its schema is pinned as published in the npm
+// package @modelcontextprotocol/ext-apps (no commit: see [Pin.Package]).
+const ExtApps = "apps"
+
 // extPrefix starts the folder of an extension pin: schema/ext-<name>/pin.txt.
 // Such folders are not revisions: [Revisions] and [Lookup] skip them.
 const extPrefix = "ext-"

@@ -42,15 +42,15 @@ func TestLookupExtTasks(t *testing.T) {
 // TestExtensionsAreNotRevisions: the ext-tasks folder is no revision, and
 // no revision is an extension.
 func TestExtensionsAreNotRevisions(t *testing.T) {
-	if got := schema.Extensions(); !slices.Equal(got, []string{"tasks"}) {
-		t.Errorf("Extensions() = %v, want [tasks]", got)
+	if got := schema.Extensions(); !slices.Equal(got, []string{"apps", "tasks"}) {
+		t.Errorf("Extensions() = %v, want [apps tasks]", got)
 	}
 	for _, rev := range schema.Revisions() {
 		if strings.HasPrefix(rev, "ext-") {
 			t.Errorf("Revisions() lists %q", rev)
 		}
 	}
-	for _, rev := range []string{"ext-tasks", "draft"} {
+	for _, rev := range []string{"ext-tasks", "draft", "ext-apps", "2026-01-26"} {
 		if p, err := schema.Lookup(rev); err == nil {
 			t.Errorf("Lookup(%q) = %+v, want an error", rev, p)
 		}
@@ -134,5 +134,58 @@ func TestLoadRefusesBadSpecSubdir(t *testing.T) {
 		if _, _, err := schema.Load(context.Background(), p, schema.Options{SpecDir: dir}); err == nil || !strings.Contains(err.Error(), "spec subfolder") {
 			t.Errorf("SpecSubdir %q: Load error = %v, want a refusal of the subfolder", sub, err)
 		}
+	}
+}
+
+// TestLookupExtApps: the MCP Apps pin names its npm package (version and
+// tarball hash) and the file inside it instead of a commit, and has no
+// download URL.
+func TestLookupExtApps(t *testing.T) {
+	p, err := schema.LookupExtension(schema.ExtApps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := schema.Pin{
+		Revision:      "2026-01-26",
+		Repository:    "github.com/modelcontextprotocol/ext-apps",
+		Path:          "schema/schema.json",
+		SHA256:        "3823abdec2ab00069420812520c20f561428e1bf328c8f61189094f5160e33d9",
+		Package:       "npm:@modelcontextprotocol/ext-apps@2.0.4",
+		PackageSHA256: "d12699dc721fe6444fab3df6efd9d888a485a44484ffbee3ef07c3caf82fa2fd",
+		PackagePath:   "dist/src/generated/schema.json",
+		SpecSubdir:    "ext-apps",
+	}
+	if p != want {
+		t.Fatalf("LookupExtension(apps) =\n%+v\nwant\n%+v", p, want)
+	}
+	if got := p.RawURL(""); got != "" {
+		t.Errorf("RawURL = %q, want none for a package pin", got)
+	}
+}
+
+// TestLoadExtAppsSpecDir checks the pin against the real file in
+// MCP_SPEC_DIR/ext-apps, with no download and nothing cached.
+func TestLoadExtAppsSpecDir(t *testing.T) {
+	dir := realSpecDir(t)
+	p, err := schema.LookupExtension(schema.ExtApps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantSpecDirLoad(t, p, filepath.Join(dir, "ext-apps", "schema", "schema.json"))
+}
+
+// TestLoadExtAppsNoDownload: without a spec folder and with an empty cache
+// a package pin is an error that says where to put the file, and nothing
+// is requested from the server.
+func TestLoadExtAppsNoDownload(t *testing.T) {
+	p, err := schema.LookupExtension(schema.ExtApps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("MCP_SPEC_DIR", "")
+	srv := failServer(t)
+	_, _, err = schema.Load(context.Background(), p, schema.Options{BaseURL: srv.URL, CacheDir: t.TempDir(), Client: srv.Client()})
+	if err == nil || !strings.Contains(err.Error(), "npm:@modelcontextprotocol/ext-apps@2.0.4") || !strings.Contains(err.Error(), "ext-apps/schema/schema.json") {
+		t.Fatalf("Load = %v, want an error naming the package and the spec-folder path", err)
 	}
 }

@@ -162,6 +162,10 @@ func Load(ctx context.Context, p Pin, opts Options) ([]byte, Source, error) {
 	}
 
 	url := p.RawURL(opts.BaseURL)
+	if url == "" {
+		return nil, Source{}, fmt.Errorf("schema %s: %s is pinned from the package %s (its file %s), which is not downloaded: set %s to a spec folder holding it at %s",
+			p.Revision, p.Repository, p.Package, p.PackagePath, SpecDirEnv, path.Join(p.SpecSubdir, p.Path))
+	}
 	data, err = download(ctx, opts, url)
 	if err != nil {
 		return nil, Source{}, fmt.Errorf("schema %s: %w", p.Revision, err)

@@ -49,6 +49,20 @@ type Pin struct {
 	Path string
 	// SHA256 is the lowercase hex sha256 of the file's bytes.
 	SHA256 string
+	// Package, for a file that upstream publishes in a package rather
+	// than at a repository commit, is the package as
+	// "<registry>:<name>@<version>" (e.g.
+	// "npm:@modelcontextprotocol/ext-apps@2.0.4"); Commit is then empty
+	// and there is no download ([Pin.RawURL] is empty and [Load] reads
+	// the spec folder or the cache only).
+	Package string
+	// PackageSHA256 is the lowercase hex sha256 of the package archive
+	// (for npm, of the tarball npm pack writes); set with Package only.
+	PackageSHA256 string
+	// PackagePath is the slash-separated path of the file inside the
+	// package archive; set with Package only. Path is then where the
+	// file sits in the spec folder's copy.
+	PackagePath string
 	// SpecSubdir is the folder of a spec folder (MCP_SPEC_DIR) that holds
 	// a checkout of Repository: empty for the specification repository,
 	// which is the spec folder itself, and the repository's name for an
@@ -98,16 +112,20 @@ func Revisions() []string {
 }
 
 // parsePin parses a pin file: "key: value" lines with the keys revision,
-// repository, commit, path and sha256, each exactly once. Blank lines and
-// lines starting with "#" are ignored.
+// repository, path and sha256, and either commit or the three package keys
+// (package, package-sha256, package-path), each at most once. Blank lines
+// and lines starting with "#" are ignored.
 func parsePin(data []byte) (Pin, error) {
 	var p Pin
 	fields := map[string]*string{
-		"revision":   &p.Revision,
-		"repository": &p.Repository,
-		"commit":     &p.Commit,
-		"path":       &p.Path,
-		"sha256":     &p.SHA256,
+		"revision":       &p.Revision,
+		"repository":     &p.Repository,
+		"commit":         &p.Commit,
+		"path":           &p.Path,
+		"sha256":         &p.SHA256,
+		"package":        &p.Package,
+		"package-sha256": &p.PackageSHA256,
+		"package-path":   &p.PackagePath,
 	}
 	seen := map[string]bool{}
 	for i, line := range strings.Split(string(data), "\n") {
@@ -130,7 +148,14 @@ func parsePin(data []byte) (Pin, error) {
 		seen[key] = true
 		*dst = value
 	}
-	for _, key := range []string{"revision", "repository", "commit", "path", "sha256"} {
+	required := []string{"revision", "repository", "commit", "path", "sha256"}
+	if seen["package"] || seen["package-sha256"] || seen["package-path"] {
+		if seen["commit"] {
+			return Pin{}, errors.New("a pin names a commit or a package, not both")
+		}
+		required = []string{"revision", "repository", "path", "sha256", "package", "package-sha256", "package-path"}
+	}
+	for _, key := range required {
 		if !seen[key] {
 			return Pin{}, fmt.Errorf("missing key %q", key)
 		}
@@ -149,7 +174,19 @@ func (p Pin) validate() error {
 	if parts := strings.Split(p.Repository, "/"); len(parts) != 3 || parts[0] != "github.com" || parts[1] == "" || parts[2] == "" {
 		return fmt.Errorf("repository %q: want github.com/<owner>/<name>", p.Repository)
 	}
-	if !isLowerHex(p.Commit, 40) {
+	if p.Package != "" {
+		reg, rest, ok := strings.Cut(p.Package, ":")
+		at := strings.LastIndex(rest, "@")
+		if !ok || reg != "npm" || at <= 0 || at == len(rest)-1 {
+			return fmt.Errorf("package %q: want npm:<name>@<version>", p.Package)
+		}
+		if !isLowerHex(p.PackageSHA256, 64) {
+			return fmt.Errorf("package-sha256 %q: want 64 lowercase hex digits", p.PackageSHA256)
+		}
+		if !fs.ValidPath(p.PackagePath) || p.PackagePath == "." {
+			return fmt.Errorf("package-path %q: want a clean relative slash-separated path", p.PackagePath)
+		}
+	} else if !isLowerHex(p.Commit, 40) {
 		return fmt.Errorf("commit %q: want 40 lowercase hex digits", p.Commit)
 	}
 	if !fs.ValidPath(p.Path) || p.Path == "." {
@@ -175,8 +212,12 @@ func isLowerHex(s string, n int) bool {
 
 // RawURL returns the URL of the pinned file on a raw file host:
 // <baseURL>/<owner>/<name>/<commit>/<path>, with owner and name taken from
-// Repository. An empty baseURL means [DefaultBaseURL].
+// Repository. An empty baseURL means [DefaultBaseURL]. A pin of a package
+// file (no commit) has no such URL: RawURL returns "".
 func (p Pin) RawURL(baseURL string) string {
+	if p.Commit == "" {
+		return ""
+	}
 	if baseURL == "" {
 		baseURL = DefaultBaseURL
 	}
