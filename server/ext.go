@@ -152,7 +152,7 @@ func ToolExtension(id string, value any, o ToolExtensionOptions) ToolOption {
 		}
 		if e.CheckTool != nil {
 			if err := e.CheckTool(t.def.Name, value); err != nil {
-				return fmt.Errorf("server: tool %s: %w", t.def.Name, err)
+				return err // AddTool names the tool
 			}
 		}
 		t.exts = append(t.exts, toolExt{ext: e, value: value, required: o.Required})

@@ -44,7 +44,8 @@ func (s *Era) openLegacy(m *rpcMessage) (*openedSession, *server.Error) {
 	if e != nil {
 		return nil, e
 	}
-	conv, err := legacy.NewSession(rev, &p)
+	exts, settings := servedExtensions(s.core).snapshot()
+	conv, err := legacy.NewSession(rev, &p, exts)
 	if err != nil {
 		return nil, server.InvalidParams("Invalid params: "+err.Error(), nil)
 	}
@@ -52,6 +53,7 @@ func (s *Era) openLegacy(m *rpcMessage) (*openedSession, *server.Error) {
 		conv.LogLevel = &l
 	}
 	f := s.legacyFeatures()
+	f.Extensions = settings
 	impl, instructions := s.core.Implementation()
 	res, err := legacy.InitializeResult(rev, f, impl, instructions)
 	if err != nil {

@@ -165,7 +165,8 @@ func (s *Era) sessionConv(rec *SessionRecord) (*legacy.Session, declaredCaps, er
 		if !ok {
 			return nil, declaredCaps{}, errors.New("legacy: stored session of an unknown version " + rec.ProtocolVersion)
 		}
-		conv, err := legacy.RestoreSession(rev, rec.ClientCapabilities, rec.ClientInfo, "")
+		exts, _ := servedExtensions(s.core).snapshot()
+		conv, err := legacy.RestoreSession(rev, rec.ClientCapabilities, rec.ClientInfo, "", exts)
 		if err != nil {
 			return nil, declaredCaps{}, err
 		}

@@ -16,13 +16,20 @@ type ServerFeatures struct {
 	Resources   bool // at least one resource or template exists
 	Completions bool // a completion handler is set
 	Logging     bool // logging is not switched off
+	// Extensions are the extensions that serve legacy sessions, with
+	// their settings: a 2025-11-25 result advertises them under
+	// capabilities.extensions, as a 2026-07-28 server does (the
+	// 2025-11-25 schema has no such member; the MCP Apps clients read it
+	// there).
+	Extensions map[string]protocol.JSONObject
 }
 
 // InitializeResult builds the result of an initialize negotiated to r
 // (docs/dual-era.md §2.1, H7): protocolVersion r; capabilities from f
 // (tools and prompts with listChanged, resources with subscribe and
-// listChanged, completions from 2025-03-26 on, logging), never tasks,
-// experimental or extensions; serverInfo from info; instructions when not
+// listChanged, completions from 2025-03-26 on, logging, at 2025-11-25
+// f.Extensions under extensions), never tasks or experimental; serverInfo
+// from info; instructions when not
 // empty; no _meta. It is a value of package mcp20251125: encode it with
 // AppendResult(dst, r, res), which clears what r does not declare (the
 // completions capability before 2025-03-26, serverInfo's title before
@@ -56,6 +63,19 @@ func InitializeResult(r Rev, f ServerFeatures, info protocol.Implementation, ins
 	if f.Logging {
 		caps.Logging = &mcp20251125.ServerCapabilitiesLogging{}
 	}
+	if len(f.Extensions) > 0 && r == Rev20251125 {
+		// Encoded as 2026-07-28 does, then read back as the undeclared
+		// member it is in 2025-11-25.
+		b, err := protocol.Marshal(&protocol.ServerCapabilities{Extensions: f.Extensions})
+		var ext mcp20251125.ServerCapabilities
+		if err == nil {
+			err = mcp20251125.Unmarshal(b, &ext)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("legacy: extensions: %w", err)
+		}
+		caps.Extra = append(caps.Extra, ext.Extra...)
+	}
 	if instructions != "" {
 		res.Instructions = &instructions
 	}
@@ -68,7 +88,7 @@ func InitializeResult(r Rev, f ServerFeatures, info protocol.Implementation, ins
 // log level ("" while unset). Another instance serving the session
 // rebuilds it this way; it decodes strictly and converts again, so the
 // server should keep the result while the record does not change.
-func RestoreSession(r Rev, capabilities, clientInfo json.RawMessage, logLevel string) (*Session, error) {
+func RestoreSession(r Rev, capabilities, clientInfo json.RawMessage, logLevel string, exts map[string]bool) (*Session, error) {
 	var p mcp20251125.InitializeRequestParams
 	p.ProtocolVersion = r.String()
 	if len(capabilities) > 0 {
@@ -79,7 +99,7 @@ func RestoreSession(r Rev, capabilities, clientInfo json.RawMessage, logLevel st
 	if err := mcp20251125.Unmarshal(clientInfo, &p.ClientInfo); err != nil {
 		return nil, fmt.Errorf("legacy: stored clientInfo: %w", err)
 	}
-	s, err := NewSession(r, &p)
+	s, err := NewSession(r, &p, exts)
 	if err != nil {
 		return nil, err
 	}

@@ -498,7 +498,7 @@ func TestH13SessionMeta(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewSession(Rev20250618, &p)
+	s, err := NewSession(Rev20250618, &p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -512,7 +512,7 @@ func TestH13SessionMeta(t *testing.T) {
 	if s.ClientInfo == nil || s.ClientInfo.Name != "c" || *s.ClientInfo.Title != "C" {
 		t.Errorf("clientInfo %+v", s.ClientInfo)
 	}
-	old, err := NewSession(Rev20250326, &p)
+	old, err := NewSession(Rev20250326, &p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -739,13 +739,13 @@ func TestRestoreSession(t *testing.T) {
 	if err := mcp20251125.Unmarshal([]byte(`{"protocolVersion":"2025-11-25","clientInfo":{"name":"c","version":"1"},"capabilities":{"elicitation":{"form":{}},"roots":{"listChanged":true}}}`), &p); err != nil {
 		t.Fatal(err)
 	}
-	s, err := NewSession(Rev20251125, &p)
+	s, err := NewSession(Rev20251125, &p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	caps, _ := mcp20251125.Marshal(&p.Capabilities)
 	info, _ := mcp20251125.Marshal(&p.ClientInfo)
-	back, err := RestoreSession(Rev20251125, caps, info, "info")
+	back, err := RestoreSession(Rev20251125, caps, info, "info", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -755,7 +755,7 @@ func TestRestoreSession(t *testing.T) {
 		t.Errorf("restored %+v, want %+v", back, s)
 	}
 	for _, bad := range [][3]string{{`{"x":1,"x":2}`, `{"name":"c","version":"1"}`, ""}, {`{}`, `{"name":"c"}`, ""}, {`{}`, `{"name":"c","version":"1"}`, "loud"}} {
-		if _, err := RestoreSession(Rev20251125, raw(bad[0]), raw(bad[1]), bad[2]); err == nil {
+		if _, err := RestoreSession(Rev20251125, raw(bad[0]), raw(bad[1]), bad[2], nil); err == nil {
 			t.Errorf("RestoreSession(%v) succeeded", bad)
 		}
 	}

@@ -32,14 +32,16 @@ type Session struct {
 // NewSession returns the session opened by an initialize whose params p
 // were decoded strictly with package mcp20251125, once the revision r has
 // been negotiated. Negotiation, admission and storage are the server's.
-func NewSession(r Rev, p *mcp20251125.InitializeRequestParams) (*Session, error) {
+// exts are the extensions a 2025-11-25 client may declare in
+// capabilities.extensions (see [ConvertClientCapabilities]).
+func NewSession(r Rev, p *mcp20251125.InitializeRequestParams, exts map[string]bool) (*Session, error) {
 	if !r.Valid() {
 		return nil, fmt.Errorf("legacy: invalid revision %d", uint8(r))
 	}
 	if p == nil {
 		return nil, errNilValue
 	}
-	caps, err := ConvertClientCapabilities(&p.Capabilities, r)
+	caps, err := ConvertClientCapabilities(&p.Capabilities, r, exts)
 	if err != nil {
 		return nil, err
 	}
@@ -58,11 +60,15 @@ func NewSession(r Rev, p *mcp20251125.InitializeRequestParams) (*Session, error)
 //   - elicitation {form?, url?} as declared, {} staying {} (form only);
 //     dropped before 2025-06-18, which has no elicitation, whatever the
 //     client sent;
-//   - tasks dropped: the modern tasks extension is another protocol, and
-//     extensions, which legacy has not, are never taken from a legacy
-//     client;
+//   - tasks dropped: the modern tasks extension is another protocol;
+//   - extensions, which the 2025-11-25 schema does not have, taken from
+//     a 2025-11-25 client only for the extensions in exts (those that
+//     serve legacy sessions: the MCP Apps extension, whose clients, built
+//     on the TypeScript SDK 2.x, send capabilities.extensions at
+//     2025-11-25); each declaration must be a JSON object. Every other
+//     extension, and every extension of an older revision, is dropped;
 //   - experimental copied, and undeclared members kept.
-func ConvertClientCapabilities(c *mcp20251125.ClientCapabilities, r Rev) (protocol.ClientCapabilities, error) {
+func ConvertClientCapabilities(c *mcp20251125.ClientCapabilities, r Rev, exts map[string]bool) (protocol.ClientCapabilities, error) {
 	var out protocol.ClientCapabilities
 	if c == nil {
 		return out, nil
@@ -110,9 +116,41 @@ func ConvertClientCapabilities(c *mcp20251125.ClientCapabilities, r Rev) (protoc
 	}
 	for _, m := range c.Extra {
 		if m.Name == "extensions" {
-			continue // declared by protocol: never from a legacy client
+			// Declared by protocol: from a legacy client only for the
+			// extensions that serve legacy sessions, at 2025-11-25.
+			if r != Rev20251125 || len(exts) == 0 {
+				continue
+			}
+			got, err := legacyExtensions(m.Value, exts)
+			if err != nil {
+				return out, err
+			}
+			out.Extensions = got
+			continue
 		}
 		out.Extra = append(out.Extra, protocol.Member{Name: m.Name, Value: m.Value})
+	}
+	return out, nil
+}
+
+// legacyExtensions reads capabilities.extensions of a 2025-11-25
+// initialize, keeping the extensions of exts: an object whose members are
+// objects (the declarations), as 2026-07-28 has it.
+func legacyExtensions(raw []byte, exts map[string]bool) (map[string]protocol.JSONObject, error) {
+	var all protocol.ClientCapabilities // its extensions member, decoded strictly
+	b := append(append([]byte(`{"extensions":`), raw...), '}')
+	if err := protocol.Unmarshal(b, &all); err != nil {
+		return nil, fmt.Errorf("capabilities.extensions: %w", err)
+	}
+	var out map[string]protocol.JSONObject
+	for id, v := range all.Extensions {
+		if !exts[id] {
+			continue
+		}
+		if out == nil {
+			out = map[string]protocol.JSONObject{}
+		}
+		out[id] = v
 	}
 	return out, nil
 }

@@ -1,0 +1,54 @@
+// Package apps is the MCP Apps extension (io.modelcontextprotocol/ui,
+// SEP-1865) for package server, written on the server's public extension
+// API (server.Extension) alone.
+//
+// Under the extension a server ships an HTML view as a UI resource (a
+// ui:// URI, MIME type text/html;profile=mcp-app) and links tools to it
+// (_meta.ui.resourceUri); a host that renders MCP Apps (a client that
+// declares the extension with that MIME type) shows the view in a
+// sandboxed iframe, with the resource's Content Security Policy, and
+// hands it the tool's input and result; the view may call the server's
+// tools through the host.
+//
+//	ui := apps.New()
+//	s, err := server.New(impl, ui.Option())
+//	...
+//	err = ui.AddResource(apps.Resource{URI: "ui://clock/view.html", Name: "Clock", HTML: apps.StaticHTML(page)})
+//	err = ui.AddTool(protocol.Tool{Name: "get-time", InputSchema: ...}, handler, apps.ToolUI{ResourceURI: "ui://clock/view.html"})
+//
+// # Checked at registration
+//
+// AddResource refuses a URI that is not ui://, and a _meta.ui
+// (appsproto.McpUiResourceMeta: csp, permissions, domain, prefersBorder)
+// that the extension's schema refuses or whose CSP domains are not
+// origins; AddTool (and Link) refuse a tool whose resourceUri names no UI
+// resource registered with AddResource, or whose visibility is invalid.
+// Each error names the member and the reason. (A resource removed with
+// server.RemoveResource afterwards is not tracked: remove its tools too.)
+//
+// # Clients with and without the extension
+//
+// The extension is used only with a client that declares it (R-VER-04):
+// a tools/list from a client that does not gets the tools without
+// _meta.ui and _meta["ui/resourceUri"], plain tools, and a handler that
+// asks Supported(r) answers such a client with text alone. Since a
+// tools/list result then depends on the request's capabilities, do not
+// give tools/list a public cache hint (server.WithCacheHint).
+//
+// Both eras: a 2026-07-28 request declares the extension in its _meta's
+// clientCapabilities.extensions; a 2025-11-25 session in its initialize's
+// capabilities.extensions, where the TypeScript SDK 2.x clients (the
+// ext-apps host package among them) send it although the 2025-11-25
+// schema has no such member, and the initialize result advertises the
+// extension there too (legacy.ServeExtension, which Apps calls). Sessions
+// of older revisions neither declare nor see it.
+//
+// # Wire types
+//
+// The metadata and the view↔host messages are the types of package
+// appsproto, generated from the extension's pinned schema
+// (schema/ext-apps/pin.txt: the npm package @modelcontextprotocol/ext-apps
+// 2.0.4). _meta.ui values are encoded with it and decoded back strictly
+// before they are registered, so what a host receives is what the schema
+// accepts.
+package apps
