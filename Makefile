@@ -10,7 +10,7 @@ OLD      ?= $(MCP_SPEC_DIR)/schema/2025-11-25/schema.json
 NEW      ?= $(MCP_SPEC_DIR)/schema/2026-07-28/schema.json
 EXT_TASKS = $(MCP_SPEC_DIR)/ext-tasks/schema/draft/schema.json
 
-.PHONY: all generate check-generated test otel bench fuzz diff diff-legacy lint conformance
+.PHONY: all generate check-generated test otel bench fuzz diff diff-legacy lint conformance browser
 
 all: check-generated test
 
@@ -102,3 +102,15 @@ lint:
 ## report ends with both scores
 conformance:
 	$(GO) run ./tools/conformance run -all -out conformance-results
+
+## browser: the MCP Apps browser test (examples/apps/browser_test.go, build
+## tag browser): headless Chromium (Debian's chromium; CHROMIUM=path for
+## another) driven by puppeteer-core renders the example's view through a
+## host page of ours on the ext-apps AppBridge (npm ci from
+## examples/apps/browser/package-lock.json, Node 22 through npx); the
+## screenshot goes to BROWSER_SHOTS (default artifacts/browser)
+BROWSER_SHOTS ?= $(CURDIR)/artifacts/browser
+browser:
+	$(GO) vet -tags browser ./examples/apps/
+	staticcheck -tags browser ./examples/apps/
+	BROWSER_SHOTS=$(BROWSER_SHOTS) $(GO) test -tags browser -count=1 -run TestBrowser -v ./examples/apps/
