@@ -108,9 +108,11 @@ conformance:
 ## another) driven by puppeteer-core renders the example's view through a
 ## host page of ours on the ext-apps AppBridge (npm ci from
 ## examples/apps/browser/package-lock.json, Node 22 through npx); the
-## screenshot goes to BROWSER_SHOTS (default artifacts/browser)
+## screenshot goes to BROWSER_SHOTS (default artifacts/browser); and the
+## TypeScript SDK 2.x client (2025-11-25 sessions) against the example over
+## HTTP and stdio (TestTSClient)
 BROWSER_SHOTS ?= $(CURDIR)/artifacts/browser
 browser:
 	$(GO) vet -tags browser ./examples/apps/
 	staticcheck -tags browser ./examples/apps/
-	BROWSER_SHOTS=$(BROWSER_SHOTS) $(GO) test -tags browser -count=1 -run TestBrowser -v ./examples/apps/
+	BROWSER_SHOTS=$(BROWSER_SHOTS) $(GO) test -tags browser -count=1 -run 'TestBrowser|TestTSClient' -v ./examples/apps/

@@ -78,29 +78,7 @@ func TestBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := node(t, browserDir, 3*time.Minute, "run.mjs", "--url", srv.URL+"/host.html", "--shots", shots)
-	passed := 0
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		line := sc.Text()
-		verdict, rest, _ := strings.Cut(line, " ")
-		switch verdict {
-		case "PASS", "FAIL":
-			name, detail, _ := strings.Cut(rest, ": ")
-			t.Run(name, func(t *testing.T) {
-				if verdict == "FAIL" {
-					t.Error(detail)
-				} else {
-					t.Log(detail)
-				}
-			})
-			if verdict == "PASS" {
-				passed++
-			}
-		default:
-			t.Log(line)
-		}
-	}
-	if passed < 10 {
+	if passed := checks(t, out); passed < 10 {
 		t.Errorf("%d checks passed, want all 10", passed)
 	}
 	if n := calls.Load(); n < 2 {
@@ -109,6 +87,65 @@ func TestBrowser(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(shots, "apps-get-time.png")); err != nil {
 		t.Errorf("no screenshot: %v", err)
 	}
+}
+
+// TestTSClient runs the TypeScript SDK 2.x client (@modelcontextprotocol/
+// client 2.0.0, which opens 2025-11-25 initialize sessions and declares
+// extensions in capabilities.extensions) against the example, over
+// Streamable HTTP and over stdio (the example's binary): with the
+// extension declared it sees the advertisement, _meta.ui, the flat key,
+// structuredContent and the view; without it a plain tool and a text
+// result (browser/sdk.mjs).
+func TestTSClient(t *testing.T) {
+	if _, err := exec.LookPath("npx"); err != nil {
+		t.Fatalf("npx (Node.js) is needed: %v", err)
+	}
+	ensureNodeModules(t, browserDir)
+	s, err := newServer(time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(streamhttp.Handler(s, streamhttp.Options{}))
+	t.Cleanup(srv.Close)
+	bin := filepath.Join(t.TempDir(), "apps")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	for _, c := range []struct{ name, flag, target string }{{"http", "--url", srv.URL + "/mcp"}, {"stdio", "--cmd", bin}} {
+		t.Run(c.name, func(t *testing.T) {
+			if passed := checks(t, node(t, browserDir, 2*time.Minute, "sdk.mjs", c.flag, c.target)); passed < 8 {
+				t.Errorf("%d checks passed, want all 8", passed)
+			}
+		})
+	}
+}
+
+// checks turns the PASS and FAIL lines of a script's output into
+// subtests, logs the other lines, and returns how many passed.
+func checks(t *testing.T, out []byte) int {
+	t.Helper()
+	passed := 0
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		line := sc.Text()
+		verdict, rest, _ := strings.Cut(line, " ")
+		if verdict != "PASS" && verdict != "FAIL" {
+			t.Log(line)
+			continue
+		}
+		name, detail, _ := strings.Cut(rest, ": ")
+		t.Run(name, func(t *testing.T) {
+			if verdict == "FAIL" {
+				t.Error(detail)
+			} else {
+				t.Log(detail)
+			}
+		})
+		if verdict == "PASS" {
+			passed++
+		}
+	}
+	return passed
 }
 
 // node runs script in dir under Node 22 (npx -p node@22) and returns its
