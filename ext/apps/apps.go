@@ -462,7 +462,9 @@ func Supported(r *server.Request) bool {
 
 // middleware removes the UI metadata from the tools of a tools/list whose
 // client does not declare the extension (R-VER-04: an extension is used
-// only with a client that declares it): such a client sees plain tools.
+// only with a client that declares it): such a client sees plain tools,
+// and not those whose visibility is the app's alone, which no view of its
+// can call.
 func (a *Apps) middleware(next server.Handler) server.Handler {
 	return func(ctx context.Context, r *server.Request) (server.Result, error) {
 		res, err := next(ctx, r)
@@ -478,34 +480,52 @@ func (a *Apps) middleware(next server.Handler) server.Handler {
 }
 
 // withoutUIMeta returns list, or a copy of it whose tools carry no
-// _meta.ui nor _meta["ui/resourceUri"]; list is not modified.
+// _meta.ui nor _meta["ui/resourceUri"], without the tools visible to the
+// app alone; list is not modified.
 func withoutUIMeta(list *protocol.ListToolsResult) *protocol.ListToolsResult {
-	var out *protocol.ListToolsResult
-	for i, t := range list.Tools {
-		if t.Meta == nil || !slices.ContainsFunc(t.Meta.Extra, isUIMember) {
+	if !slices.ContainsFunc(list.Tools, hasUIMeta) {
+		return list
+	}
+	c := *list
+	c.Tools = make([]protocol.Tool, 0, len(list.Tools))
+	for _, t := range list.Tools {
+		if !hasUIMeta(t) {
+			c.Tools = append(c.Tools, t)
 			continue
 		}
-		if out == nil {
-			c := *list
-			c.Tools = slices.Clone(list.Tools)
-			out = &c
-		}
 		var kept protocol.Members
+		appOnly := false
 		for _, x := range t.Meta.Extra {
 			if !isUIMember(x) {
 				kept = append(kept, x)
+			} else if x.Name == MetaKey {
+				appOnly = appOnlyMeta(x.Value)
 			}
 		}
-		if len(kept) == 0 {
-			out.Tools[i].Meta = nil
-		} else {
-			out.Tools[i].Meta = &protocol.MetaObject{Extra: kept}
+		if appOnly {
+			continue
 		}
+		t.Meta = nil
+		if len(kept) > 0 {
+			t.Meta = &protocol.MetaObject{Extra: kept}
+		}
+		c.Tools = append(c.Tools, t)
 	}
-	if out == nil {
-		return list
+	return &c
+}
+
+func hasUIMeta(t protocol.Tool) bool {
+	return t.Meta != nil && slices.ContainsFunc(t.Meta.Extra, isUIMember)
+}
+
+// appOnlyMeta reports a tool _meta.ui whose visibility leaves the model
+// out.
+func appOnlyMeta(raw json.RawMessage) bool {
+	var m appsproto.McpUiToolMeta
+	if appsproto.Unmarshal(raw, &m) != nil || m.Visibility == nil {
+		return false
 	}
-	return out
+	return !slices.Contains(m.Visibility, VisibleToModel)
 }
 
 func isUIMember(m protocol.Member) bool { return m.Name == MetaKey || m.Name == LegacyResourceURIKey }

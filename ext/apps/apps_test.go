@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sort"
 	"strings"
 	"testing"
 
@@ -62,7 +63,24 @@ func newAppServer(t testing.TB, now string) (*apps.Apps, *server.Server) {
 	if err := s.AddTool(protocol.Tool{Name: "echo", InputSchema: in}, timeHandler("never")); err != nil {
 		t.Fatal(err)
 	}
+	appOnly := apps.ToolUI{ResourceURI: viewURI, Visibility: []appsproto.McpUiToolVisibility{apps.VisibleToApp}}
+	if err := ui.AddTool(protocol.Tool{Name: "refresh", InputSchema: in}, timeHandler(now), appOnly); err != nil {
+		t.Fatal(err)
+	}
 	return ui, s
+}
+
+// toolNames lists the names of a tools/list result, sorted.
+func toolNames(list M) []string {
+	var out []string
+	tools, _ := list["tools"].([]any)
+	for _, x := range tools {
+		if m, _ := x.(M); m != nil {
+			out = append(out, fmt.Sprint(m["name"]))
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // tool returns the tool name of a tools/list result.
@@ -104,6 +122,9 @@ func TestClients(t *testing.T) {
 			if m, ok := tool(t, list, "get-time")["_meta"]; ok {
 				t.Errorf("a client without the extension sees _meta %v", m)
 			}
+			if names := toolNames(list); !reflect.DeepEqual(names, []string{"echo", "get-time"}) {
+				t.Errorf("a client without the extension lists %v, want echo and get-time (refresh is the app's alone)", names)
+			}
 			res := call(t, plain, "tools/call", M{"name": "get-time", "arguments": M{}})
 			if _, ok := res["structuredContent"]; ok {
 				t.Errorf("a client without the extension got structuredContent: %v", res)
@@ -123,6 +144,9 @@ func TestClients(t *testing.T) {
 			}
 			if _, ok := tool(t, list, "echo")["_meta"]; ok {
 				t.Errorf("the unlinked tool has _meta")
+			}
+			if vis := tool(t, list, "refresh")["_meta"].(M)["ui"].(M)["visibility"]; !reflect.DeepEqual(vis, []any{"app"}) {
+				t.Errorf("refresh's visibility = %v", vis)
 			}
 			res = call(t, ui, "tools/call", M{"name": "get-time", "arguments": M{}})
 			if want := (M{"time": now}); !reflect.DeepEqual(res["structuredContent"], want) {

@@ -30,8 +30,11 @@
 //
 // The extension is used only with a client that declares it (R-VER-04):
 // a tools/list from a client that does not gets the tools without
-// _meta.ui and _meta["ui/resourceUri"], plain tools, and a handler that
-// asks Supported(r) answers such a client with text alone. Since a
+// _meta.ui and _meta["ui/resourceUri"], plain tools, and not the tools
+// whose visibility is the app's alone (VisibleToApp without
+// VisibleToModel: no view of that client can call them); a handler that
+// asks Supported(r) answers such a client with text alone. For a client
+// that declares the extension, visibility is its host's to apply. Since a
 // tools/list result then depends on the request's capabilities, do not
 // give tools/list a public cache hint (server.WithCacheHint).
 //
