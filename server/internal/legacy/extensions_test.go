@@ -66,3 +66,22 @@ func TestLegacyExtensionAdvertised(t *testing.T) {
 		}
 	}
 }
+
+// A session restored from its record (another instance, a shared store)
+// declares the same extensions as the one initialize opened.
+func TestLegacyExtensionRestored(t *testing.T) {
+	const ui = "io.modelcontextprotocol/ui"
+	caps := []byte(`{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}`)
+	info := []byte(`{"name":"c","version":"1"}`)
+	s, err := RestoreSession(Rev20251125, caps, info, "", map[string]bool{ui: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.ClientCapabilities.Extensions[ui]; !ok {
+		t.Errorf("restored session does not declare %s: %+v", ui, s.ClientCapabilities)
+	}
+	s, err = RestoreSession(Rev20251125, caps, info, "", nil)
+	if err != nil || s.ClientCapabilities.Extensions != nil {
+		t.Errorf("restored without the extension served: %+v, %v", s.ClientCapabilities.Extensions, err)
+	}
+}
