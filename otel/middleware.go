@@ -89,7 +89,10 @@ func (t *telemetry) serve(ctx context.Context, r *server.Request, next server.Ha
 	if timed {
 		start = time.Now()
 	}
-	target := targetOf(r, t.maxAttrBytes)
+	var target string // the span name's, the attributes' (none under no-op providers)
+	if !t.noSpans || timed {
+		target = targetOf(r, t.maxAttrBytes)
+	}
 	sctx, span := t.start(ctx, r, target)
 	recording := span.IsRecording()
 	if recording {
