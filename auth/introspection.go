@@ -378,11 +378,10 @@ func (v *IntrospectionVerifier) introspect(ctx context.Context, token string) (i
 		// The endpoint is the configured issuer's.
 		info.Issuer = v.issuer
 	}
-	if info.Subject == "" {
-		// A client-credentials token speaks for its client, as RFC 9068
-		// §2.2 has it for JWTs.
-		info.Subject = info.ClientID
-	}
+	// A client-credentials token without sub speaks for its client, as
+	// RFC 9068 §2.2 has it for JWTs, in the clients' namespace: the client
+	// "alice" is not the user "alice".
+	info.Subject = principalSubject(info.Subject, info.ClientID)
 	return introspectionResult{info: info}, nil
 }
 

@@ -375,7 +375,8 @@ func TestIntrospectionNoLeeway(t *testing.T) {
 }
 
 // A token of a client-credentials grant without "sub" speaks for its
-// client; one with neither has no principal and is refused.
+// client, in the clients' namespace; one with neither has no principal
+// and is refused.
 func TestIntrospectionSubject(t *testing.T) {
 	a := newFakeAS(t)
 	r := activeResponse()
@@ -390,8 +391,8 @@ func TestIntrospectionSubject(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Verify: %v", err)
 	}
-	if info.Subject != "client-1" {
-		t.Errorf("Subject = %q, want the client_id", info.Subject)
+	if info.Subject != "client:client-1" {
+		t.Errorf("Subject = %q, want client: and the client_id", info.Subject)
 	}
 	_, err = v.Verify(context.Background(), "nobody")
 	wantInvalid(t, err)
@@ -1028,4 +1029,50 @@ func TestIntrospectionCacheExpiredAnswer(t *testing.T) {
 			}
 		})
 	}
+}
+
+// The client "alice" (a token without sub, client_id alice) and the user
+// "alice" (sub alice) are two principals; so is a user whose sub is
+// "client:alice", the client's subject, or "user:client:alice", what
+// that user's is escaped to (issue 26, B7).
+func TestIntrospectionClientNamespace(t *testing.T) {
+	a := newFakeAS(t)
+	client := activeResponse()
+	delete(client, "sub")
+	client["client_id"] = "alice"
+	a.set("client", client)
+	subs := map[string]string{"user": "alice", "lookalike": "client:alice", "escaped": "user:client:alice"}
+	for tok, sub := range subs {
+		r := activeResponse()
+		r["sub"] = sub
+		a.set(tok, r)
+	}
+	v, _ := newIntroVerifier(t, a, nil)
+	seen := map[string]string{}
+	for _, tok := range []string{"client", "user", "lookalike", "escaped"} {
+		info, err := v.Verify(context.Background(), tok)
+		if err != nil {
+			t.Fatalf("%s: %v", tok, err)
+		}
+		p := info.Principal()
+		if other, ok := seen[p]; ok {
+			t.Errorf("tokens %q and %q are one principal %q", other, tok, p)
+		}
+		seen[p] = tok
+	}
+	if got := v.mustSubject(t, "client"); got != "client:alice" {
+		t.Errorf("client's Subject %q, want client:alice", got)
+	}
+	if got := v.mustSubject(t, "user"); got != "alice" {
+		t.Errorf("user's Subject %q, want alice (unchanged)", got)
+	}
+}
+
+func (v *IntrospectionVerifier) mustSubject(t *testing.T, tok string) string {
+	t.Helper()
+	info, err := v.Verify(context.Background(), tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return info.Subject
 }

@@ -413,6 +413,9 @@ func (v *JWTVerifier) checkClaims(payload []byte) (*TokenInfo, error) {
 	if ti.Subject == "" {
 		return nil, invalid("no subject")
 	}
+	// Never a client's namespace: that is for introspection's sub-less
+	// tokens, which this verifier's principals must not meet either.
+	ti.Subject = principalSubject(ti.Subject, "")
 	if ti.ClientID, _ = claims["client_id"].(string); ti.ClientID == "" {
 		ti.ClientID, _ = claims["azp"].(string)
 	}

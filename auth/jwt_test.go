@@ -315,3 +315,27 @@ func TestJWKSMaxAge(t *testing.T) {
 		v.keys.wait(t)
 	}
 }
+
+// The JWT path never takes the subject from client_id (a JWT without sub
+// is refused, even with client_id), and a sub that begins like an
+// introspected client's subject ("client:alice") is escaped, so that a
+// server using both verifiers cannot confuse that user with the client
+// "alice" (issue 26, B7).
+func TestJWTClientNamespace(t *testing.T) {
+	k := newRSAKey(t, "k1")
+	v, clk := newTestVerifier(t, newJWKSServer(t, k), JWTConfig{})
+	with := claimsEditor(clk.now())
+	_, err := v.Verify(context.Background(), k.sign(t, with(func(c map[string]any) { delete(c, "sub"); c["client_id"] = "alice" }), nil))
+	if !errors.Is(err, ErrInvalidToken) {
+		t.Errorf("no sub, client_id alice: %v, want ErrInvalidToken", err)
+	}
+	for sub, want := range map[string]string{"alice": "alice", "client:alice": "user:client:alice", "user:x": "user:user:x"} {
+		ti, err := v.Verify(context.Background(), k.sign(t, with(func(c map[string]any) { c["sub"] = sub }), nil))
+		if err != nil {
+			t.Fatalf("sub %q: %v", sub, err)
+		}
+		if ti.Subject != want || ti.Principal() != testIssuer+" "+want {
+			t.Errorf("sub %q: Subject %q, principal %q; want %q", sub, ti.Subject, ti.Principal(), want)
+		}
+	}
+}

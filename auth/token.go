@@ -13,6 +13,7 @@ package auth
 import (
 	"context"
 	"errors"
+	"strings"
 	"time"
 )
 
@@ -21,7 +22,10 @@ type TokenInfo struct {
 	// Issuer is the authorization server that issued the token ("iss").
 	Issuer string
 	// Subject is whom the token was issued for ("sub"): a user, or the
-	// client itself in a client-credentials grant.
+	// client itself in a client-credentials grant. Without "sub" (an
+	// introspection answer), it is ClientSubjectPrefix and the client_id;
+	// a "sub" beginning with ClientSubjectPrefix or UserSubjectPrefix is
+	// prefixed with UserSubjectPrefix.
 	Subject string
 	// ClientID is the OAuth client the token was issued to ("client_id",
 	// or "azp" where the issuer uses that).
@@ -41,9 +45,37 @@ type TokenInfo struct {
 	Claims map[string]any
 }
 
+// ClientSubjectPrefix begins the Subject that IntrospectionVerifier
+// gives a token without "sub" (a client-credentials grant): the
+// client_id after it, so that the client "alice" ("client:alice") and the
+// user "alice" are two principals.
+const ClientSubjectPrefix = "client:"
+
+// UserSubjectPrefix begins the Subject of a token whose "sub" itself
+// begins with ClientSubjectPrefix or UserSubjectPrefix: the sub after it,
+// so that no user's subject is a client's (the user "client:alice" is
+// "user:client:alice"). Both verifiers apply it; any other sub is the
+// Subject as it is.
+const UserSubjectPrefix = "user:"
+
+// principalSubject is the Subject of a token with sub and client_id:
+// sub, escaped with UserSubjectPrefix when it begins like a client's or
+// an escaped one; without sub, the client's (ClientSubjectPrefix); ""
+// without either.
+func principalSubject(sub, clientID string) string {
+	switch {
+	case sub == "" && clientID != "":
+		return ClientSubjectPrefix + clientID
+	case strings.HasPrefix(sub, ClientSubjectPrefix), strings.HasPrefix(sub, UserSubjectPrefix):
+		return UserSubjectPrefix + sub
+	}
+	return sub
+}
+
 // Principal is whom the token speaks for, as the server binds state to
 // it: the issuer and the subject, so that equal subjects of two issuers
-// are two principals.
+// are two principals, and a client's subject is never a user's
+// (ClientSubjectPrefix).
 func (t *TokenInfo) Principal() string {
 	return t.Issuer + " " + t.Subject
 }

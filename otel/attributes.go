@@ -1,6 +1,9 @@
 package mcpotel
 
 import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"net"
 	"strconv"
 
@@ -36,17 +39,18 @@ const toolError = "tool_error"
 const maxAttrs = 16
 
 // commonAttributes appends the attributes that both the span and the
-// duration histogram carry.
-func commonAttributes(kv []attribute.KeyValue, r *server.Request) []attribute.KeyValue {
+// duration histogram carry; target is the tool's or prompt's name, or
+// other (targetOf).
+func commonAttributes(kv []attribute.KeyValue, r *server.Request, target string) []attribute.KeyValue {
 	kv = append(kv, keyMethod.String(r.Method))
 	if v := r.ProtocolVersion(); v != "" {
 		kv = append(kv, keyProtocolVersion.String(v))
 	}
 	switch r.Method {
 	case protocol.MethodToolsCall:
-		kv = append(kv, keyToolName.String(r.Name()), keyOperationName.String("execute_tool"))
+		kv = append(kv, keyToolName.String(target), keyOperationName.String("execute_tool"))
 	case protocol.MethodPromptsGet:
-		kv = append(kv, keyPromptName.String(r.Name()))
+		kv = append(kv, keyPromptName.String(target))
 	}
 	if r.Header() != nil {
 		kv = append(kv, keyTransport.String("tcp"), keyProtocolName.String("http"))
@@ -57,17 +61,21 @@ func commonAttributes(kv []attribute.KeyValue, r *server.Request) []attribute.Ke
 }
 
 // spanAttributes appends the attributes of the span alone: the request
-// id, the resource URI, the legacy session's id and the client's address.
-func spanAttributes(kv []attribute.KeyValue, r *server.Request) []attribute.KeyValue {
+// id (bounded), the resource URI (bounded, or other when the server has
+// no such resource), the legacy session's key (sessionKey: never its id)
+// and the client's address.
+func (t *telemetry) spanAttributes(kv []attribute.KeyValue, r *server.Request) []attribute.KeyValue {
 	if !r.ID.IsZero() {
-		kv = append(kv, keyRequestID.String(r.ID.String()))
+		kv = append(kv, keyRequestID.String(bounded(r.ID.String(), t.maxAttrBytes)))
 	}
 	if r.Method == protocol.MethodResourcesRead {
-		kv = append(kv, keyResourceURI.String(r.Name()))
+		if uri := registeredOr(r, t.maxAttrBytes); uri != "" {
+			kv = append(kv, keyResourceURI.String(uri))
+		}
 	}
 	if h := r.Header(); h != nil {
 		if id := h.Get("Mcp-Session-Id"); id != "" && r.ProtocolVersion() != protocol.Revision {
-			kv = append(kv, keySessionID.String(id))
+			kv = append(kv, keySessionID.String(t.sessionKey(id)))
 		}
 	}
 	if host, port, err := net.SplitHostPort(r.RemoteAddr()); err == nil {
@@ -90,4 +98,19 @@ func errorAttributes(kv []attribute.KeyValue, o outcome) []attribute.KeyValue {
 		kv = append(kv, keyStatusCode.String(o.errorType))
 	}
 	return kv
+}
+
+// sessionKeyBytes is how much of the HMAC-SHA256 of a session id is
+// exported (hex-encoded): 128 bits, enough to tell sessions apart.
+const sessionKeyBytes = 16
+
+// sessionKey returns what stands for the session id in the span: the
+// first sessionKeyBytes of its HMAC-SHA256 under the middleware's key, in
+// hex. It cannot be turned back into the id, nor computed from the id
+// without the key.
+func (t *telemetry) sessionKey(id string) string {
+	m := hmac.New(sha256.New, t.sessionHMACKey)
+	m.Write([]byte(id))
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(m.Sum(sum[:0])[:sessionKeyBytes])
 }

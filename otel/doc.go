@@ -28,9 +28,12 @@
 //   - gen_ai.tool.name and gen_ai.operation.name "execute_tool" for
 //     tools/call, gen_ai.prompt.name for prompts/get, mcp.resource.uri for
 //     resources/read;
-//   - mcp.session.id, the Mcp-Session-Id of a legacy session over HTTP
-//     (a 2026-07-28 request has no session; a legacy stdio session has
-//     no id);
+//   - mcp.session.id, for a legacy session over HTTP, a key of the
+//     session, never its Mcp-Session-Id (which whoever reads it could use
+//     as the session): the first 16 bytes, in hex, of the HMAC-SHA256 of
+//     the id under a key of the middleware's, random unless WithSessionKey
+//     sets it (a 2026-07-28 request has no session; a legacy stdio
+//     session has no id);
 //   - on HTTP: network.transport "tcp", network.protocol.name "http",
 //     client.address and client.port (from Request.RemoteAddr); on stdio:
 //     network.transport "pipe". network.protocol.version is not set:
@@ -45,6 +48,19 @@
 // The span's attributes are set once it started and only when it
 // records, so that a no-op provider costs no attribute work; a sampler
 // sees the span's name and kind, not its attributes.
+//
+// # Names the client chose
+//
+// A tool, prompt or resource the server does not have
+// (server.Request.Registered) is "_OTHER", as in the conventions'
+// http.request.method: in the span name ("tools/call _OTHER"), in
+// gen_ai.tool.name, gen_ai.prompt.name and mcp.resource.uri, so that a
+// client naming what does not exist adds no span name to the cache and
+// no series to the histogram. Every string attribute value, and the
+// span status's description, is cut to WithMaxAttributeBytes (256 bytes
+// by default), the cut copied; span names are cached only for
+// registered tools and prompts, within WithMaxNameCacheBytes (64 KiB a
+// method by default).
 //
 // # Trace context
 //

@@ -2,6 +2,7 @@ package mcpotel
 
 import (
 	"context"
+	"crypto/rand"
 	"net/http"
 	"net/textproto"
 	"time"
@@ -46,6 +47,11 @@ type telemetry struct {
 	headerFields []string
 	duration     metric.Float64Histogram
 	active       metric.Int64UpDownCounter
+	// maxAttrBytes bounds attribute values and the status description
+	// (WithMaxAttributeBytes).
+	maxAttrBytes int
+	// sessionHMACKey keys sessionKey (WithSessionKey).
+	sessionHMACKey []byte
 	// noSpans is set for the no-op tracer provider (trace/noop): a span
 	// of it records nothing, so none is started, and the handler's context
 	// is the parent, which holds the client's span context as a no-op
@@ -55,11 +61,18 @@ type telemetry struct {
 
 func newTelemetry(c config) *telemetry {
 	t := &telemetry{
-		tracer:    c.tp.Tracer(ScopeName),
-		startOpts: []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)},
-		prop:      c.prop,
-		fields:    c.prop.Fields(),
-		w3c:       recognizeW3C(c.prop),
+		tracer:         c.tp.Tracer(ScopeName),
+		startOpts:      []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindServer)},
+		names:          newSpanNames(c.maxCacheBytes),
+		prop:           c.prop,
+		fields:         c.prop.Fields(),
+		w3c:            recognizeW3C(c.prop),
+		maxAttrBytes:   c.maxAttrBytes,
+		sessionHMACKey: c.sessionKey,
+	}
+	if len(t.sessionHMACKey) == 0 {
+		t.sessionHMACKey = make([]byte, 32)
+		_, _ = rand.Read(t.sessionHMACKey) // crypto/rand.Read does not fail (it panics)
 	}
 	_, t.noSpans = c.tp.(tracenoop.TracerProvider)
 	for _, f := range t.fields {
@@ -76,11 +89,15 @@ func (t *telemetry) serve(ctx context.Context, r *server.Request, next server.Ha
 	if timed {
 		start = time.Now()
 	}
-	sctx, span := t.start(ctx, r)
+	var target string // the span name's, the attributes' (none under no-op providers)
+	if !t.noSpans || timed {
+		target = targetOf(r, t.maxAttrBytes)
+	}
+	sctx, span := t.start(ctx, r, target)
 	recording := span.IsRecording()
 	if recording {
 		var buf [maxAttrs]attribute.KeyValue
-		span.SetAttributes(spanAttributes(commonAttributes(buf[:0], r), r)...)
+		span.SetAttributes(t.spanAttributes(commonAttributes(buf[:0], r, target), r)...)
 	}
 	active := t.active.Enabled(ctx)
 	if active {
@@ -89,12 +106,12 @@ func (t *telemetry) serve(ctx context.Context, r *server.Request, next server.Ha
 	finished := false
 	defer func() {
 		if !finished { // a panic, which the server answers with -32603
-			t.finish(sctx, r, span, recording, active, timed, start, internalError("panic"))
+			t.finish(sctx, r, target, span, recording, active, timed, start, internalError("panic"))
 		}
 	}()
 	res, err := next(sctx, r)
 	finished = true
-	t.finish(sctx, r, span, recording, active, timed, start, outcomeOf(res, err))
+	t.finish(sctx, r, target, span, recording, active, timed, start, outcomeOf(res, err))
 	return res, err
 }
 
@@ -102,7 +119,7 @@ func (t *telemetry) serve(ctx context.Context, r *server.Request, next server.Ha
 // server span whose parent is the client's trace context, or under the
 // no-op tracer provider (noSpans) the parent context with a span of no
 // one, which records nothing.
-func (t *telemetry) start(ctx context.Context, r *server.Request) (context.Context, trace.Span) {
+func (t *telemetry) start(ctx context.Context, r *server.Request, target string) (context.Context, trace.Span) {
 	parent, extracted := t.parent(ctx, r)
 	if t.noSpans {
 		// A span of no one: the one the parent holds (an HTTP
@@ -114,21 +131,23 @@ func (t *telemetry) start(ctx context.Context, r *server.Request) (context.Conte
 	if link := linkOf(ctx, parent, extracted); link.IsValid() {
 		spanOpts = []trace.SpanStartOption{spanOpts[0], trace.WithLinks(trace.Link{SpanContext: link})}
 	}
-	return t.tracer.Start(parent, t.names.spanName(r), spanOpts...)
+	return t.tracer.Start(parent, t.names.spanName(r, target), spanOpts...)
 }
 
 // finish ends the span and records the measurements, in ctx, the span's
-// context (so that an exemplar names the server span).
-func (t *telemetry) finish(ctx context.Context, r *server.Request, span trace.Span, recording, active, timed bool, start time.Time, o outcome) {
+// context (so that an exemplar names the server span). The status's
+// description is bounded as attribute values are: an error's message may
+// quote what the client sent ("Unknown tool: ...").
+func (t *telemetry) finish(ctx context.Context, r *server.Request, target string, span trace.Span, recording, active, timed bool, start time.Time, o outcome) {
 	if recording && o.errorType != "" {
 		var buf [2]attribute.KeyValue
 		span.SetAttributes(errorAttributes(buf[:0], o)...)
-		span.SetStatus(codes.Error, o.description)
+		span.SetStatus(codes.Error, bounded(o.description, t.maxAttrBytes))
 	}
 	span.End()
 	if timed {
 		var buf [maxAttrs]attribute.KeyValue
-		kv := errorAttributes(commonAttributes(buf[:0], r), o)
+		kv := errorAttributes(commonAttributes(buf[:0], r, target), o)
 		t.duration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(kv...))
 	}
 	if active {

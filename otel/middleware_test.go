@@ -131,11 +131,12 @@ func TestToolErrorSpan(t *testing.T) {
 
 // A protocol error (an unknown tool, R-TOOL errors: -32602; a handler's
 // InvalidParams) sets error.type and rpc.response.status_code to the code
-// and the status to Error with the JSON-RPC message.
+// and the status to Error with the JSON-RPC message. The unknown tool is
+// "_OTHER" (TestUnknownNamesSpans).
 func TestProtocolErrorSpan(t *testing.T) {
 	rg := newRig(t)
 	c := servertest.New(rg.s)
-	for _, tool := range []string{"nope", "boom"} {
+	for tool, exported := range map[string]string{"nope": "_OTHER", "boom": "boom"} {
 		_, err := c.CallTool(context.Background(), tool, nil)
 		var se *servertest.Error
 		if !errors.As(err, &se) || se.Code != protocol.CodeInvalidParamsError {
@@ -149,7 +150,7 @@ func TestProtocolErrorSpan(t *testing.T) {
 		wantAttrs(t, attrs(sp), map[string]string{
 			"error.type":               "-32602",
 			"rpc.response.status_code": "-32602",
-			"gen_ai.tool.name":         tool,
+			"gen_ai.tool.name":         exported,
 		})
 	}
 }
@@ -300,11 +301,11 @@ func TestDurationHistogram(t *testing.T) {
 		total += p.Count
 	}
 	want := map[key]uint64{
-		{"tools/call", "ok", "", ""}:               2,
-		{"tools/call", "fails", "tool_error", ""}:  1,
-		{"tools/call", "nope", "-32602", "-32602"}: 1,
-		{"prompts/get", "greet", "", ""}:           1,
-		{"tools/list", "", "", ""}:                 1,
+		{"tools/call", "ok", "", ""}:                 2,
+		{"tools/call", "fails", "tool_error", ""}:    1,
+		{"tools/call", "_OTHER", "-32602", "-32602"}: 1, // the unknown "nope"
+		{"prompts/get", "greet", "", ""}:             1,
+		{"tools/list", "", "", ""}:                   1,
 	}
 	if total != 6 {
 		t.Errorf("%d points in all, want 6 (one per request)", total)

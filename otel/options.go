@@ -22,6 +22,55 @@ type config struct {
 	tp   trace.TracerProvider
 	mp   metric.MeterProvider
 	prop propagation.TextMapPropagator
+	// maxAttrBytes bounds an attribute value and the span status's
+	// description (WithMaxAttributeBytes).
+	maxAttrBytes int
+	// maxCacheBytes bounds the span names cached for one method
+	// (WithMaxNameCacheBytes); negative: none cached.
+	maxCacheBytes int
+	// sessionKey keys the hash exported in place of a session id
+	// (WithSessionKey); nil: a random key made with the middleware.
+	sessionKey []byte
+}
+
+// DefaultMaxAttributeBytes is the default of WithMaxAttributeBytes.
+const DefaultMaxAttributeBytes = 256
+
+// DefaultMaxNameCacheBytes is the default of WithMaxNameCacheBytes.
+const DefaultMaxNameCacheBytes = 64 << 10
+
+// WithMaxAttributeBytes bounds the bytes of every string attribute value
+// the middleware sets (a registered tool's or prompt's name, a resource
+// URI, the request id) and of the span status's description (an error's
+// message, which may quote what the client sent): a longer value is cut
+// at a UTF-8 boundary at or below n bytes, and the cut copied, so that
+// nothing keeps the request's bytes. n <= 0 means
+// DefaultMaxAttributeBytes (256). The span name's target is bounded the
+// same way.
+func WithMaxAttributeBytes(n int) Option {
+	return func(c *config) { c.maxAttrBytes = n }
+}
+
+// WithMaxNameCacheBytes bounds the bytes of the span names ("tools/call
+// get-weather") kept for each of tools/call and prompts/get, counting
+// each name's length and 64 bytes for its entry; once full, a name not
+// kept is built for each request (an allocation). Only names of tools
+// and prompts the server has are kept (Request.Registered). 0 means
+// DefaultMaxNameCacheBytes (64 KiB); negative, none kept.
+func WithMaxNameCacheBytes(n int) Option {
+	return func(c *config) { c.maxCacheBytes = n }
+}
+
+// WithSessionKey sets the key of the keyed hash (HMAC-SHA256) that is
+// exported as mcp.session.id in place of a legacy session's
+// Mcp-Session-Id: the id itself, which whoever holds it can use, is
+// never exported. The same id gives the same value under the same key,
+// so that the spans of one session can be grouped; instances that
+// should agree on it share the key. Without the option (or with an
+// empty key), each Middleware makes a random 32-byte key of its own.
+// The key is copied.
+func WithSessionKey(key []byte) Option {
+	return func(c *config) { c.sessionKey = append([]byte(nil), key...) }
 }
 
 // WithTracerProvider sets the provider of the tracer; by default the
@@ -61,6 +110,12 @@ func newConfig(opts []Option) config {
 	}
 	if c.prop == nil {
 		c.prop = otel.GetTextMapPropagator()
+	}
+	if c.maxAttrBytes <= 0 {
+		c.maxAttrBytes = DefaultMaxAttributeBytes
+	}
+	if c.maxCacheBytes == 0 {
+		c.maxCacheBytes = DefaultMaxNameCacheBytes
 	}
 	return c
 }

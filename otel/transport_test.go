@@ -60,7 +60,8 @@ func TestStdioSpan(t *testing.T) {
 }
 
 // A legacy session over HTTP (initialize, then requests with
-// Mcp-Session-Id) gets mcp.session.id and the negotiated version as
+// Mcp-Session-Id) gets mcp.session.id (a key of the session, never its
+// id: TestSessionIDNotExported) and the negotiated version as
 // mcp.protocol.version; its _meta.traceparent is the parent as in the
 // modern era.
 func TestLegacySessionSpan(t *testing.T) {
@@ -94,8 +95,10 @@ func TestLegacySessionSpan(t *testing.T) {
 	if sp.SpanContext().TraceID().String() != clientTraceID {
 		t.Errorf("trace %s", sp.SpanContext().TraceID())
 	}
+	if k := attrs(sp)["mcp.session.id"].AsString(); k == "" || strings.Contains(k, sid) {
+		t.Errorf("mcp.session.id %q, want a key of the session %q", k, sid)
+	}
 	wantAttrs(t, attrs(sp), map[string]string{
-		"mcp.session.id":       sid,
 		"mcp.protocol.version": "2025-11-25",
 		"jsonrpc.request.id":   "2",
 		"network.transport":    "tcp",

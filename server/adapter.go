@@ -243,7 +243,7 @@ func (a *Adapter) Implementation() (impl protocol.Implementation, instructions s
 // ToolAllowsPolling reports whether the tool name was registered with
 // AllowPolling.
 func (a *Adapter) ToolAllowsPolling(name string) bool {
-	t := a.s.lookupTool(name)
+	t, _ := lookup(a.s, a.s.tools, name)
 	return t != nil && t.polling
 }
 
@@ -255,7 +255,10 @@ func (a *Adapter) ResourceScopes(uri string) (need []string, known bool) {
 
 // OperationScopes returns the scopes the operation of a request's params
 // needs (tools/call, prompts/get, resources/read; none for the rest).
-func (a *Adapter) OperationScopes(params any) []string { return a.s.operationScopes(params) }
+func (a *Adapter) OperationScopes(params any) []string {
+	need, _ := a.s.operationScopes(params)
+	return need
+}
 
 // MayWatch reports whether principal, with authorization z, may watch uri:
 // it names a resource or matches a template, and
@@ -368,7 +371,7 @@ func (s *Server) serveCall(ctx context.Context, c *Call) Answer {
 		r.Meta, _ = metaAndName(c.Params)
 	}
 	r.Method, r.ID, r.Principal, r.auth, r.out, r.ctx = c.Method, c.ID, x.Principal, AuthorizationFrom(ctx), x.Notifier, ctx
-	r.maxInputs, r.log, r.header, r.peer, r.notifyMeta = s.cfg.maxInputs, s.log, x.Header, x.RemoteAddr, s.cfg.notifyMeta
+	r.maxInputs, r.log, r.header, r.peer, r.notifyMeta, r.srv = s.cfg.maxInputs, s.log, x.Header, x.RemoteAddr, s.cfg.notifyMeta, s
 	r.hooks, r.holdInput, r.final, r.name = c.Hooks, c.HoldInput, c.Final, c.Name
 	r.inputResponses, r.inputErrors, r.state = c.Responses, c.Errors, c.State
 	if p := c.Previous; p != nil {
@@ -443,7 +446,7 @@ func (a *Adapter) MessageID(msg []byte) *protocol.RequestId { return recoverID(m
 // an earlier revision sends none; arguments that do not parse are left to
 // the handler's own checks. A mismatch is -32020 naming the header.
 func (a *Adapter) CheckToolCall(name string, args json.RawMessage, h http.Header) (ext string, exists bool, mismatch *Error) {
-	t := a.s.lookupTool(name)
+	t, _ := lookup(a.s, a.s.tools, name)
 	if t == nil {
 		return "", false, nil
 	}

@@ -63,9 +63,7 @@ func (s *Server) resourceScopes(uri string) (need []string, known bool) {
 func (s *Server) completionScopes(ref protocol.CompleteRequestParamsRef) []string {
 	switch v := ref.Value.(type) {
 	case *protocol.PromptReference:
-		s.mu.RLock()
-		defer s.mu.RUnlock()
-		if p := s.prompts[v.Name]; p != nil {
+		if p, _ := lookup(s, s.prompts, v.Name); p != nil {
 			return p.scopes
 		}
 	case *protocol.ResourceTemplateReference:
@@ -88,25 +86,22 @@ func (s *Server) completionScopes(ref protocol.CompleteRequestParamsRef) []strin
 }
 
 // operationScopes returns the scopes the operation of a request's params
-// needs (tools/call, prompts/get, resources/read; none for the rest): a
-// GET resuming the request's stream must carry a token with them too.
-func (s *Server) operationScopes(params any) []string {
+// needs (tools/call, prompts/get, resources/read; none for the rest; a GET
+// resuming its stream needs them too), and whether it names one at all.
+func (s *Server) operationScopes(params any) (need []string, known bool) {
 	switch p := params.(type) {
 	case *protocol.CallToolRequestParams:
-		if t := s.lookupTool(p.Name); t != nil {
-			return t.scopes
+		if t, _ := lookup(s, s.tools, p.Name); t != nil {
+			return t.scopes, true
 		}
 	case *protocol.GetPromptRequestParams:
-		s.mu.RLock()
-		defer s.mu.RUnlock()
-		if pr := s.prompts[p.Name]; pr != nil {
-			return pr.scopes
+		if pr, _ := lookup(s, s.prompts, p.Name); pr != nil {
+			return pr.scopes, true
 		}
 	case *protocol.ReadResourceRequestParams:
-		need, _ := s.resourceScopes(p.URI)
-		return need
+		return s.resourceScopes(p.URI)
 	}
-	return nil
+	return nil, false
 }
 
 // TokenExpired reports whether a's token is already past its exp, though

@@ -25,7 +25,7 @@ func (r *Request) Detach(ctx context.Context, responses protocol.InputResponses,
 		Method: r.Method, ID: r.ID, Meta: r.Meta, Principal: r.Principal,
 		auth: r.auth, target: r.target, maxInputs: r.maxInputs,
 		inputResponses: responses, state: state,
-		log: r.log, notifyMeta: r.notifyMeta, ctx: ctx,
+		log: r.log, notifyMeta: r.notifyMeta, ctx: ctx, srv: r.srv,
 	}
 	d.rc = requestContext{Context: ctx, r: d}
 	return d, &d.rc

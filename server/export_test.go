@@ -37,7 +37,8 @@ func (s *Server) StreamTotal() int {
 
 // CheckArgs runs the argument checks of the tool name on args.
 func (s *Server) CheckArgs(ctx context.Context, name string, args json.RawMessage) (Result, error) {
-	return s.checkArgs(ctx, s.lookupTool(name), args, s.valueLimits(), &Exchange{})
+	t, _ := lookup(s, s.tools, name)
+	return s.checkArgs(ctx, t, args, s.valueLimits(), &Exchange{})
 }
 
 // Target is the request's tool or prompt name or resource URI.

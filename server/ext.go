@@ -239,9 +239,7 @@ func (s *Server) addExtension(e Extension, inNew bool) (*Extension, error) {
 
 // HasExtension reports whether the server serves the extension id.
 func (s *Server) HasExtension(id string) bool {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	_, ok := s.exts[id]
+	_, ok := lookup(s, s.exts, id)
 	return ok
 }
 
@@ -253,9 +251,7 @@ func (s *Server) Logger() *slog.Logger { return s.log }
 // add it once: one made meanwhile by another wins, and this one is
 // dropped.
 func (s *Server) extensionFor(id string, ifAbsent func() Extension) (*Extension, error) {
-	s.mu.RLock()
-	e, ok := s.exts[id]
-	s.mu.RUnlock()
+	e, ok := lookup(s, s.exts, id)
 	switch {
 	case ok:
 		return e, nil
@@ -359,10 +355,7 @@ type extParams struct {
 }
 
 func (s *Server) extMethod(method string) (ExtensionMethod, bool) {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	m, ok := s.extMethods[method]
-	return m, ok
+	return lookup(s, s.extMethods, method)
 }
 
 // Declares reports whether the request's client declared the extension

@@ -119,7 +119,7 @@ func (s *Server) buildChain() Handler {
 func (s *Server) viaMiddleware(ctx context.Context, r *Request, params any, x *Exchange) (wireResult, error) {
 	if p, ok := params.(*protocol.CallToolRequestParams); ok && x.HTTP {
 		// Step 7's header checks, before any middleware sees the request.
-		if t := s.lookupTool(p.Name); t != nil && len(t.headers) > 0 {
+		if t, _ := lookup(s, s.tools, p.Name); t != nil && len(t.headers) > 0 {
 			if e := checkParamHeaders(t.headers, headerArgs(p.Arguments, t.headers), x.Header); e != nil {
 				return nil, e
 			}
@@ -180,6 +180,17 @@ func (r *Request) Name() string {
 		return r.target // a task's Request, or one answered: the tool's name
 	}
 	return r.name // an adapter's own method (Call.Name)
+}
+
+// Registered reports whether the tool (tools/call), prompt (prompts/get)
+// or resource (resources/read: a resource's URI or one a template
+// matches) the request names is the server's, else false: for telemetry.
+func (r *Request) Registered() bool {
+	if r.srv == nil {
+		return false
+	}
+	_, known := r.srv.operationScopes(r.Params())
+	return known
 }
 
 // RemoteAddr returns the network address of the HTTP client that sent

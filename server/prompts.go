@@ -57,9 +57,7 @@ func (s *Server) RemovePrompt(name string) bool {
 }
 
 func (s *Server) getPrompt(ctx context.Context, r *Request, p *protocol.GetPromptRequestParams) (wireResult, error) {
-	s.mu.RLock()
-	pr := s.prompts[p.Name]
-	s.mu.RUnlock()
+	pr, _ := lookup(s, s.prompts, p.Name)
 	if pr == nil {
 		return nil, InvalidParams("Unknown prompt: "+p.Name, nil)
 	}

@@ -44,6 +44,7 @@ type Request struct {
 	mwx    *Exchange      // a copy of the exchange, for the middleware chain's last step
 	final  Handler        // the chain's last step in place of dispatch (Call.Final)
 	peer   string         // the HTTP request's RemoteAddr (RemoteAddr)
+	srv    *Server        // the server serving it (Registered); nil in NewTestRequest
 	// notifyMeta adds _meta members to the notifications sent for the
 	// request (WithNotificationMeta).
 	notifyMeta func(ctx context.Context, set func(key, value string))

@@ -245,15 +245,17 @@ func strayHeader(node map[string]any, ok, childrenOK bool, path string) (string,
 	return "", false
 }
 
-func (s *Server) lookupTool(name string) *tool {
+// lookup returns m[name] under s.mu, m one of s's maps (made by New).
+func lookup[V any](s *Server, m map[string]V, name string) (V, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.tools[name]
+	v, ok := m[name]
+	return v, ok
 }
 
 // callTool runs tools/call.
 func (s *Server) callTool(ctx context.Context, r *Request, p *protocol.CallToolRequestParams, x *Exchange) (wireResult, error) {
-	t := s.lookupTool(p.Name)
+	t, _ := lookup(s, s.tools, p.Name)
 	if t == nil {
 		return nil, InvalidParams("Unknown tool: "+p.Name, nil)
 	}

@@ -159,24 +159,46 @@ func TestEditBounds(t *testing.T) {
 }
 
 // TestSearchMatchWork (FS-5, after the review): the matching work of one
-// search (line bytes times the regexp's instructions) is bounded, checked
-// before each line, since one line's match cannot be interrupted: a long
-// line past the budget is not matched, and the result says truncated.
+// search (line bytes times the query's weight) is bounded, checked before
+// each line, since one line's match cannot be interrupted: a long line
+// past the budget is not matched, and the call is a tool error naming
+// the flag.
 func TestSearchMatchWork(t *testing.T) {
 	tr := newTree(t)
 	mustOK(t, os.WriteFile(filepath.Join(tr.root, "long.txt"), []byte("x"+strings.Repeat("a", 200_000)+"needle\n"), 0o644))
 	lim := defaultLimits()
 	lim.MaxMatchWork = 1_000_000 // a 200 KB line times a regexp of a few instructions is over it
 	c := newClient(t, tr, lim)
-	var out searchContentOut
-	call(t, c, "search_content", map[string]any{"path": "long.txt", "query": "ne+dle", "mode": "regexp"}, &out)
-	if len(out.Matches) != 0 || !out.Truncated {
-		t.Errorf("over the match budget: %+v, want no match and truncated", out)
+	if msg := callFails(t, c, "search_content", map[string]any{"path": "long.txt", "query": "ne+dle", "mode": "regexp"}); !strings.Contains(msg, "-max-match-work") {
+		t.Errorf("over the match budget: %q, want a tool error naming -max-match-work", msg)
 	}
 	c = newClient(t, tr, defaultLimits())
-	out = searchContentOut{}
+	var out searchContentOut
 	call(t, c, "search_content", map[string]any{"path": "long.txt", "query": "ne+dle", "mode": "regexp"}, &out)
 	if len(out.Matches) != 1 || out.Truncated {
 		t.Errorf("within the default budget: %+v, want the match", out)
+	}
+}
+
+// hostileLines is a file of 2,000 lines of 1,000 "a"s (2 MB), on which
+// "(?:a?){500}z" (1,003 instructions, every one alive on every byte)
+// cost about 6.5 s of CPU within the former budget of 10⁹ byte ×
+// instruction units (issue 26, B5).
+func hostileLines() []byte {
+	return []byte(strings.Repeat(strings.Repeat("a", 1000)+"\n", 2000))
+}
+
+// TestSearchContentHostileRegexp (issue 26, B5): with the default
+// limits, that search is a tool error naming -max-match-work, not a
+// result after seconds of CPU: at 64 units a byte for each of its 1,003
+// instructions, the default budget of 2.5×10⁸ units covers under 4 KB of
+// its lines (BenchmarkSearchContentWorst measures the CPU).
+func TestSearchContentHostileRegexp(t *testing.T) {
+	tr := newTree(t)
+	mustOK(t, os.WriteFile(filepath.Join(tr.root, "big.txt"), hostileLines(), 0o644))
+	c := newClient(t, tr, defaultLimits())
+	msg := callFails(t, c, "search_content", map[string]any{"path": "big.txt", "query": "(?:a?){500}z", "mode": "regexp"})
+	if !strings.Contains(msg, "-max-match-work") || !strings.Contains(msg, "line 4 of") {
+		t.Errorf("hostile regexp: %q, want the budget's tool error at line 4", msg)
 	}
 }

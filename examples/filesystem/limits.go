@@ -35,10 +35,12 @@ type limits struct {
 	// MaxRegexpInsts bounds the compiled program of a regexp query, in
 	// instructions: matching costs up to its size times the input.
 	MaxRegexpInsts int
-	// MaxMatchWork bounds the matching work of one search_content call:
-	// the bytes of each line tested times the regexp's instructions (1
-	// for a substring). One line's match cannot be interrupted, so the
-	// budget is checked before each.
+	// MaxMatchWork bounds the matching work of one search_content call,
+	// in units of about a nanosecond of worst-case CPU: the bytes of each
+	// line tested times the query's weight (1 for a substring, 4 with
+	// ignoreCase, 64 for each instruction of a regexp's program: see
+	// regexpInstWeight). One line's match cannot be interrupted, so the
+	// budget is checked before each; past it the call is a tool error.
 	MaxMatchWork int64
 }
 
@@ -56,7 +58,7 @@ func defaultLimits() limits {
 		MaxEdits:       100,
 		MaxQueryBytes:  4096,
 		MaxRegexpInsts: 10_000,
-		MaxMatchWork:   1_000_000_000,
+		MaxMatchWork:   250_000_000, // ≈0.25 s of CPU at worst (README)
 	}
 }
 
@@ -75,6 +77,6 @@ func registerLimits(fl *flag.FlagSet) *limits {
 	fl.IntVar(&l.MaxEdits, "max-edits", l.MaxEdits, "edits of one edit_file call at most")
 	fl.IntVar(&l.MaxQueryBytes, "max-query-bytes", l.MaxQueryBytes, "bytes of a search_content query at most")
 	fl.IntVar(&l.MaxRegexpInsts, "max-regexp-insts", l.MaxRegexpInsts, "instructions of a compiled search_content regexp at most")
-	fl.Int64Var(&l.MaxMatchWork, "max-match-work", l.MaxMatchWork, "matching work of one search_content call at most: line bytes times regexp instructions")
+	fl.Int64Var(&l.MaxMatchWork, "max-match-work", l.MaxMatchWork, "matching work of one search_content call at most, in units of about a nanosecond of worst-case CPU: line bytes times 1 (substring), 4 (ignoreCase) or 64 per regexp instruction; past it, a tool error")
 	return &l
 }

@@ -103,8 +103,9 @@ func (f *fsys) searchContent(ctx context.Context, _ *server.Request, in searchCo
 				return err // the client left: stop burning CPU for it
 			}
 			if work += int64(len(sc.Bytes())) * weight; work > f.lim.MaxMatchWork {
-				out.Truncated = true // one match cannot be interrupted: never start one past the budget
-				return fs.SkipAll
+				// One match cannot be interrupted: never start one past the
+				// budget, and say why rather than return a partial answer.
+				return &matchBudgetError{budget: f.lim.MaxMatchWork, weight: weight, path: d.abs(rel), line: n}
 			}
 			if !match(sc.Text()) {
 				continue
@@ -123,7 +124,7 @@ func (f *fsys) searchContent(ctx context.Context, _ *server.Request, in searchCo
 	}
 	if !info.IsDir() {
 		if err := search(d, rel, info.Name()); err != nil && err != fs.SkipAll {
-			return out, err
+			return searchContentOut{}, err
 		}
 		return out, nil
 	}
@@ -134,8 +135,43 @@ func (f *fsys) searchContent(ctx context.Context, _ *server.Request, in searchCo
 		return search(v.d, v.rel, v.e.Name())
 	})
 	out.Truncated = out.Truncated || trunc
+	if errors.As(err, new(*matchBudgetError)) {
+		return searchContentOut{}, err
+	}
 	return out, err
 }
+
+// matchBudgetError is the tool error of a search_content call whose
+// matching work would pass -max-match-work.
+type matchBudgetError struct {
+	budget, weight int64
+	path           string
+	line           int
+}
+
+func (e *matchBudgetError) Error() string {
+	return fmt.Sprintf("search stopped at line %d of %s: the matching work would pass its budget of %d units (-max-match-work); "+
+		"this query costs %d units a byte of text (a regexp: %d a byte for each instruction of its program), so search fewer or shorter lines (path, filePattern) or use a simpler query",
+		e.line, e.path, e.budget, e.weight, regexpInstWeight)
+}
+
+// The work of matching, in units of about a nanosecond of CPU on the
+// machine the defaults were measured on (2 cores, Go 1.26: see
+// BenchmarkSearchContentWorst and the README), for each byte of a line:
+//   - substringWeight: strings.Contains (bytealg), with the line scan;
+//   - substringFoldWeight: with ignoreCase, strings.ToLower of each line;
+//   - regexpInstWeight: for each instruction of the compiled program. Go's
+//     RE2 matcher is linear in input × program size, but the constant
+//     varies by two orders of magnitude with the pattern: a simulated NFA
+//     with every instruction alive on each byte ("(?i)(?:s?){300}z" on
+//     "sss…") measured 30–45 ns a byte and instruction; the weight is that
+//     worst case, rounded up, since the budget is checked before a match
+//     starts and one match cannot be interrupted.
+const (
+	substringWeight     = 1
+	substringFoldWeight = 4
+	regexpInstWeight    = 64
+)
 
 // searchWalk walks the tree under p for a search, to -max-walk-depth
 // levels and -max-walk-entries entries; truncated says it stopped at the
@@ -148,8 +184,9 @@ func (f *fsys) searchWalk(ctx context.Context, p string, fn func(visit) error) (
 	return truncated || trunc, err
 }
 
-// matcher builds the line test of a search and its work per byte (the
-// regexp's instructions, 1 for a substring), refusing a query longer than
+// matcher builds the line test of a search and its work per byte of a
+// line (substringWeight, substringFoldWeight, or regexpInstWeight for each
+// instruction of the regexp), refusing a query longer than
 // -max-query-bytes or a regexp compiling to more than -max-regexp-insts.
 func matcher(in searchContentIn, lim limits) (func(string) bool, int64, error) {
 	if len(in.Query) > lim.MaxQueryBytes {
@@ -160,9 +197,9 @@ func matcher(in searchContentIn, lim limits) (func(string) bool, int64, error) {
 		q := in.Query
 		if in.IgnoreCase {
 			q = strings.ToLower(q)
-			return func(s string) bool { return strings.Contains(strings.ToLower(s), q) }, 1, nil
+			return func(s string) bool { return strings.Contains(strings.ToLower(s), q) }, substringFoldWeight, nil
 		}
-		return func(s string) bool { return strings.Contains(s, q) }, 1, nil
+		return func(s string) bool { return strings.Contains(s, q) }, substringWeight, nil
 	case "regexp":
 		expr := in.Query
 		if in.IgnoreCase {
@@ -192,7 +229,7 @@ func compileBounded(expr string, max int) (func(string) bool, int64, error) {
 	if err != nil {
 		return nil, 0, fmt.Errorf("query: %w", err)
 	}
-	return re.MatchString, int64(len(prog.Inst)), nil
+	return re.MatchString, int64(len(prog.Inst)) * regexpInstWeight, nil
 }
 
 // cut shortens s to at most n bytes, on a rune boundary.
