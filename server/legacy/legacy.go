@@ -43,6 +43,23 @@ type Config struct {
 	// MaxSubscriptions bounds the resource subscriptions of one session
 	// (default 1000); resources/subscribe over it is -32602.
 	MaxSubscriptions int
+	// MaxSubscriptionBytes bounds the bytes the resource subscriptions of
+	// one session hold, each counted as its URI's bytes and
+	// SubscriptionOverheadBytes (default 512 KiB,
+	// DefaultMaxSubscriptionBytes). A resources/subscribe over it is
+	// -32602 naming the limit, and the session's subscriptions stay as
+	// they were.
+	MaxSubscriptionBytes int64
+	// MaxSubscriptionBytesPerPrincipal bounds them for all the sessions
+	// of one principal, or of one client address without an Authenticate
+	// hook (default 4 MiB, DefaultMaxSubscriptionBytesPerPrincipal);
+	// MaxSubscriptionBytesTotal for all the sessions of this instance
+	// (default 64 MiB, DefaultMaxSubscriptionBytesTotal). Over either, the
+	// same -32602 naming the limit. Both are counted by each instance over
+	// the HTTP sessions whose subscriptions it changed (a stdio session is
+	// the process: MaxSubscriptionBytes bounds it). Negative: no limit.
+	MaxSubscriptionBytesPerPrincipal int64
+	MaxSubscriptionBytesTotal        int64
 
 	// Store keeps the sessions of Streamable HTTP (default
 	// NewMemorySessionStore(), which serves one instance). Instances
@@ -227,6 +244,15 @@ func (c *config) legacyDefaults() error {
 	if l.MaxSubscriptions <= 0 {
 		l.MaxSubscriptions = DefaultMaxSubscriptions
 	}
+	if l.MaxSubscriptionBytes <= 0 {
+		l.MaxSubscriptionBytes = DefaultMaxSubscriptionBytes
+	}
+	if l.MaxSubscriptionBytesPerPrincipal == 0 {
+		l.MaxSubscriptionBytesPerPrincipal = DefaultMaxSubscriptionBytesPerPrincipal
+	}
+	if l.MaxSubscriptionBytesTotal == 0 {
+		l.MaxSubscriptionBytesTotal = DefaultMaxSubscriptionBytesTotal
+	}
 	if l.MaxSessions <= 0 {
 		l.MaxSessions = DefaultMaxSessions
 	}
@@ -321,8 +347,9 @@ type legacySession interface {
 	// later requests.
 	setLogLevel(ctx context.Context, level protocol.LoggingLevel) error
 	// subscribe adds uri to the session's resource subscriptions (at most
-	// max, else errTooManySubscriptions); unsubscribe removes it.
-	subscribe(ctx context.Context, uri string, max int) error
+	// lim.count, else errTooManySubscriptions; within the byte budgets,
+	// else a *SubscriptionBudgetError); unsubscribe removes it.
+	subscribe(ctx context.Context, uri string, lim subLimits) error
 	unsubscribe(ctx context.Context, uri string) error
 }
 

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/protocol/mcp20251125"
@@ -206,11 +208,18 @@ func (hs *httpSession) declared() declaredCaps { return hs.caps }
 
 // update applies fn to the stored record; a store failure is errStore.
 func (hs *httpSession) update(ctx context.Context, fn func(*SessionRecord) error) error {
-	_, err := hs.s.cfg.legacy.Store.Update(ctx, hs.rec.Principal, hs.rec.Key, fn)
-	if err != nil && !errors.Is(err, ErrSessionNotFound) && !errors.Is(err, errTooManySubscriptions) {
-		return &errStore{err}
-	}
+	_, err := hs.updated(ctx, fn)
 	return err
+}
+
+// updated is update returning the stored record.
+func (hs *httpSession) updated(ctx context.Context, fn func(*SessionRecord) error) (*SessionRecord, error) {
+	rec, err := hs.s.cfg.legacy.Store.Update(ctx, hs.rec.Principal, hs.rec.Key, fn)
+	var be *SubscriptionBudgetError
+	if err != nil && !errors.Is(err, ErrSessionNotFound) && !errors.Is(err, errTooManySubscriptions) && !errors.As(err, &be) {
+		return nil, &errStore{err}
+	}
+	return rec, err
 }
 
 func (hs *httpSession) setLogLevel(ctx context.Context, level protocol.LoggingLevel) error {
@@ -223,19 +232,38 @@ func (hs *httpSession) subsChanged() {
 	_ = hs.s.publish(server.Event{Kind: EventSession, Key: hs.rec.Key, Op: SessionSubs})
 }
 
-func (hs *httpSession) subscribe(ctx context.Context, uri string, max int) error {
-	err := hs.update(ctx, func(r *SessionRecord) error {
-		for _, u := range r.Subscriptions {
-			if u == uri {
-				return nil
-			}
+// subscribe adds uri to the record's subscriptions: the count and the
+// session's byte budget are checked in the store's Update, atomically with
+// the change; the principal's and the instance's are reserved in the
+// ledger before it and settled after.
+func (hs *httpSession) subscribe(ctx context.Context, uri string, lim subLimits) error {
+	s, rec := hs.s, hs.rec
+	cost := subscriptionCost(uri)
+	reserved := int64(0)
+	if !slices.Contains(rec.Subscriptions, uri) { // subscribed already: nothing more to hold
+		if err := s.subs.reserve(sessionScope(rec), rec.Key, sessionEnd(rec), s.now(), cost); err != nil {
+			return err
 		}
-		if len(r.Subscriptions) >= max {
+		reserved = cost
+	}
+	stored, err := hs.updated(ctx, func(r *SessionRecord) error {
+		if slices.Contains(r.Subscriptions, uri) {
+			return nil
+		}
+		if len(r.Subscriptions) >= lim.count {
 			return errTooManySubscriptions
+		}
+		if need := subscriptionBytes(r.Subscriptions) + cost; need > lim.sessionBytes {
+			return &SubscriptionBudgetError{Limit: "MaxSubscriptionBytes", Max: lim.sessionBytes, Need: need}
 		}
 		r.Subscriptions = append(r.Subscriptions, uri)
 		return nil
 	})
+	held := int64(-1)
+	if err == nil {
+		held = subscriptionBytes(stored.Subscriptions)
+	}
+	s.subs.settle(rec.Key, reserved, held)
 	if err == nil {
 		hs.subsChanged()
 	}
@@ -243,19 +271,26 @@ func (hs *httpSession) subscribe(ctx context.Context, uri string, max int) error
 }
 
 func (hs *httpSession) unsubscribe(ctx context.Context, uri string) error {
-	err := hs.update(ctx, func(r *SessionRecord) error {
-		for i, u := range r.Subscriptions {
-			if u == uri {
-				r.Subscriptions = append(r.Subscriptions[:i], r.Subscriptions[i+1:]...)
-				break
-			}
+	stored, err := hs.updated(ctx, func(r *SessionRecord) error {
+		if i := slices.Index(r.Subscriptions, uri); i >= 0 {
+			r.Subscriptions = slices.Delete(r.Subscriptions, i, i+1)
 		}
 		return nil
 	})
 	if err == nil {
+		hs.s.subs.settle(hs.rec.Key, 0, subscriptionBytes(stored.Subscriptions))
 		hs.subsChanged()
 	}
 	return err
+}
+
+// sessionEnd is when a record's session ends unless touched:
+// min(IdleUntil, ExpiresAt).
+func sessionEnd(r *SessionRecord) time.Time {
+	if r.ExpiresAt.Before(r.IdleUntil) {
+		return r.ExpiresAt
+	}
+	return r.IdleUntil
 }
 
 // storeUnavailable is the answer when the session store cannot be reached:
@@ -341,6 +376,7 @@ func (h *HTTP) initialize(r *http.Request, sse *httpwire.Stream, m *rpcMessage, 
 // requests are cancelled and its stream closes, with nothing more sent.
 func (s *Era) sessionEnded(key string) {
 	s.sessions.forget(key)
+	s.subs.forget(key)
 	if st := s.hub.stream(key); st != nil {
 		st.stop(false)
 	}
@@ -375,6 +411,7 @@ func (s *Era) findSession(ctx context.Context, sids []string, principal string, 
 	switch {
 	case errors.Is(err, ErrSessionNotFound):
 		s.sessions.drop(key) // the session ended without a DELETE: its cached state goes
+		s.subs.forget(key)
 		return nil, notFound()
 	case err != nil:
 		out := s.storeUnavailable(id(), "get", err)
@@ -408,7 +445,13 @@ func (s *Era) touch(ctx context.Context, rec *SessionRecord) {
 	}
 	if err := s.cfg.legacy.Store.Touch(ctx, rec.Principal, rec.Key, now.Add(idle)); err != nil {
 		s.log.Warn("touching a session", "err", err)
+		return
 	}
+	end := now.Add(idle)
+	if rec.ExpiresAt.Before(end) {
+		end = rec.ExpiresAt
+	}
+	s.subs.touch(rec.Key, end)
 }
 
 // inSession serves a legacy message that names a session (rows S1–S11).

@@ -1,0 +1,300 @@
+package legacy_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/legacy"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+)
+
+// The memory a legacy session holds, measured over real HTTP (a TCP
+// listener and net/http's client) against a server built as
+// examples/everything builds its own: a resource template
+// test://template/{id}/data, the legacy era with the given Config, the
+// Streamable HTTP handler. Each client names its address in a test
+// header, read by streamhttp.Options.ClientKey as a proxy's header would
+// be, so that one process plays many addresses. The heap is measured
+// after a GC (runtime.ReadMemStats), never timed.
+
+// liveServer is such a server, listening.
+type liveServer struct {
+	t    testing.TB
+	srv  *httptest.Server
+	era  *legacy.Era
+	http *http.Client
+}
+
+// headerAddr is the test header that names a client's address.
+const headerAddr = "X-Test-Addr"
+
+func newLiveServer(t testing.TB, lc legacy.Config, setup ...func(*server.Server)) *liveServer {
+	t.Helper()
+	s, err := server.New(protocol.Implementation{Name: "mem", Version: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range setup {
+		f(s)
+	}
+	if err := s.AddResourceTemplate(protocol.ResourceTemplate{URITemplate: "test://template/{id}/data", Name: "template"},
+		func(_ context.Context, _ *server.Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+			return server.TextContents(uri, "text/plain", "x"), nil
+		}); err != nil {
+		t.Fatal(err)
+	}
+	era, err := legacy.New(s, lc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := streamhttp.Handler(s, streamhttp.Options{Legacy: era, ClientKey: func(r *http.Request) string { return r.Header.Get(headerAddr) }})
+	ls := &liveServer{t: t, srv: httptest.NewServer(h), era: era}
+	ls.http = ls.srv.Client()
+	t.Cleanup(func() {
+		ls.http.CloseIdleConnections()
+		ls.srv.Close()
+	})
+	return ls
+}
+
+// post sends one JSON-RPC message from addr in session sid ("" for
+// none) and returns the status, the session id header and the body.
+func (ls *liveServer) post(addr, sid, body string) (int, string, []byte) {
+	ls.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, ls.srv.URL, strings.NewReader(body))
+	if err != nil {
+		ls.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set(headerAddr, addr)
+	if sid != "" {
+		req.Header.Set(legacy.HeaderSessionID, sid)
+		req.Header.Set(server.HeaderProtocolVersion, "2025-11-25")
+	}
+	resp, err := ls.http.Do(req)
+	if err != nil {
+		ls.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		ls.t.Fatal(err)
+	}
+	return resp.StatusCode, resp.Header.Get(legacy.HeaderSessionID), b
+}
+
+// open opens an initialized 2025-11-25 session from addr with clientInfo
+// (raw JSON; "" for a small one) and returns its id, or "" and the answer
+// when initialize was refused.
+func (ls *liveServer) open(addr, clientInfo string) (string, int, []byte) {
+	ls.t.Helper()
+	if clientInfo == "" {
+		clientInfo = `{"name":"c","version":"1"}`
+	}
+	code, sid, body := ls.post(addr, "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":`+clientInfo+`}}`)
+	if code != http.StatusOK || sid == "" {
+		return "", code, body
+	}
+	if c, _, b := ls.post(addr, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); c != http.StatusAccepted {
+		ls.t.Fatalf("notifications/initialized: %d %s", c, b)
+	}
+	return sid, code, body
+}
+
+// rpcAnswer is the error of a JSON-RPC answer (nil for a result).
+func rpcAnswer(t testing.TB, body []byte) *struct {
+	Code    int64  `json:"code"`
+	Message string `json:"message"`
+} {
+	t.Helper()
+	var w struct {
+		Result json.RawMessage `json:"result"`
+		Error  *struct {
+			Code    int64  `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(body), &w); err != nil {
+		t.Fatalf("answer %q: %v", body, err)
+	}
+	return w.Error
+}
+
+// subscribe sends resources/subscribe of uri in session sid.
+func (ls *liveServer) subscribe(addr, sid string, id int, uri string) (int, []byte) {
+	ls.t.Helper()
+	code, _, body := ls.post(addr, sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"resources/subscribe","params":{"uri":%q}}`, id, uri))
+	return code, body
+}
+
+// longURI is a URI of the template, n bytes long, distinct for i.
+func longURI(i, n int) string {
+	u := fmt.Sprintf("test://template/%d-", i)
+	return u + strings.Repeat("x", n-len(u)-len("/data")) + "/data"
+}
+
+// liveHeap is the live heap after a GC, in bytes.
+func liveHeap() uint64 {
+	var ms runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&ms)
+	return ms.HeapAlloc
+}
+
+// measuring skips a measurement unless MCP_MEASURE=1: it prints
+// figures, it asserts nothing.
+func measuring(t *testing.T) {
+	if os.Getenv("MCP_MEASURE") != "1" {
+		t.Skip("a measurement, not a test: MCP_MEASURE=1 runs it")
+	}
+}
+
+// TestMeasureSubscriptions prints what subscriptions hold
+// (MCP_MEASURE=1 go test -run TestMeasureSubscriptions -v ./server/legacy).
+func TestMeasureSubscriptions(t *testing.T) {
+	measuring(t)
+	ls := newLiveServer(t, legacy.Config{})
+	sessions, subs, uriBytes := envInt("MCP_SESSIONS", 10), envInt("MCP_SUBS", 1000), envInt("MCP_URI_BYTES", 4<<10)
+	before := liveHeap()
+	refused := 0
+	for i := range sessions {
+		sid, code, body := ls.open("198.51.100.7", "")
+		if sid == "" {
+			t.Fatalf("initialize: %d %s", code, body)
+		}
+		for j := range subs {
+			code, body := ls.subscribe("198.51.100.7", sid, j+1, longURI(i*subs+j, uriBytes))
+			if code != http.StatusOK {
+				t.Fatalf("subscribe: %d %s", code, body)
+			}
+			if e := rpcAnswer(t, body); e != nil {
+				refused++
+			}
+		}
+	}
+	after := liveHeap()
+	n := sessions*subs - refused
+	t.Logf("%d sessions × %d subscriptions of %d-byte URIs from one address: %d accepted, %d refused; live heap +%.1f MiB (%.0f bytes a subscription accepted)",
+		sessions, subs, uriBytes, n, refused, float64(after-before)/(1<<20), float64(after-before)/float64(max(n, 1)))
+	runtime.KeepAlive(ls)
+}
+
+// envInt reads a measurement's size from the environment.
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+// addLongResources registers n resources whose URIs are uriBytes long
+// and returns the URIs. The budget tests subscribe to resources rather
+// than to the template: matching a URI of several KiB against a template
+// takes tens of milliseconds (TestMeasureSubscriptions uses the template,
+// as the hostile review did).
+func addLongResources(t testing.TB, s *server.Server, n, uriBytes int) []string {
+	t.Helper()
+	uris := make([]string, n)
+	for i := range uris {
+		u := fmt.Sprintf("test://long/%d/", i)
+		uris[i] = u + strings.Repeat("y", uriBytes-len(u))
+		if err := s.AddResource(protocol.Resource{URI: uris[i], Name: fmt.Sprint("long", i)},
+			func(_ context.Context, _ *server.Request, uri string, _ map[string]string) ([]protocol.ReadResourceResultContentsElem, error) {
+				return server.TextContents(uri, "text/plain", "x"), nil
+			}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return uris
+}
+
+// TestSubscriptionBudgetOneAddress is issue 25's attack within the
+// default limits: one client address opens its
+// DefaultMaxSessionsPerPrincipal sessions and subscribes each to 4 KiB
+// URIs until refused. The subscriptions must add at most
+// DefaultMaxSubscriptionBytesPerPrincipal to the live heap (with 2 MiB of
+// slack for the sessions themselves and the GC), every refusal is -32602
+// naming a limit, the refused session keeps its subscriptions and is
+// served, and another address still subscribes.
+func TestSubscriptionBudgetOneAddress(t *testing.T) {
+	const uriBytes, perSession = 4 << 10, 150 // 150 × 4 KiB is over DefaultMaxSubscriptionBytes
+	var uris []string
+	ls := newLiveServer(t, legacy.Config{}, func(s *server.Server) { uris = addLongResources(t, s, perSession, uriBytes) })
+	const addr = "198.51.100.7"
+	before := liveHeap()
+	accepted, refusals := 0, map[string]int{}
+	var sids []string
+	for range legacy.DefaultMaxSessionsPerPrincipal {
+		sid, code, body := ls.open(addr, "")
+		if sid == "" {
+			t.Fatalf("initialize: %d %s", code, body)
+		}
+		sids = append(sids, sid)
+		for j, u := range uris {
+			code, body := ls.subscribe(addr, sid, j+1, u)
+			e := rpcAnswer(t, body)
+			if e == nil {
+				accepted++
+				continue
+			}
+			if code != http.StatusOK || e.Code != protocol.CodeInvalidParamsError {
+				t.Fatalf("a subscription over the budget: %d %s", code, body)
+			}
+			limit := ""
+			for _, l := range []string{"MaxSubscriptionBytesPerPrincipal", "MaxSubscriptionBytesTotal", "MaxSubscriptionBytes"} {
+				if strings.Contains(e.Message, "("+l+")") {
+					limit = l
+					break
+				}
+			}
+			if limit == "" {
+				t.Fatalf("the refusal names no limit: %s", body)
+			}
+			refusals[limit]++
+			// Refused: the session holds what it held, and is served.
+			rec, err := ls.era.Cfg().Store.Get(context.Background(), "", legacy.SessionKey(sid))
+			if err != nil || len(rec.Subscriptions) != j {
+				t.Fatalf("after the refusal the session holds %d subscriptions (%v), want %d", len(rec.Subscriptions), err, j)
+			}
+			if c, _, b := ls.post(addr, sid, `{"jsonrpc":"2.0","id":"l","method":"resources/list"}`); c != http.StatusOK || rpcAnswer(t, b) != nil {
+				t.Fatalf("resources/list after the refusal: %d %s", c, b)
+			}
+			break
+		}
+	}
+	grown := int64(liveHeap()) - int64(before)
+	t.Logf("%d sessions from one address: %d subscriptions of %d-byte URIs accepted, refusals %v; live heap +%.1f MiB",
+		len(sids), accepted, uriBytes, refusals, float64(grown)/(1<<20))
+	if bound := int64(legacy.DefaultMaxSubscriptionBytesPerPrincipal + 2<<20); grown > bound {
+		t.Errorf("the live heap grew by %d bytes, more than the bound of %d", grown, bound)
+	}
+	if max := legacy.DefaultMaxSubscriptionBytesPerPrincipal / (uriBytes + legacy.SubscriptionOverheadBytes); accepted > max {
+		t.Errorf("%d subscriptions accepted, more than the %d the address's budget holds", accepted, max)
+	}
+	if refusals["MaxSubscriptionBytes"] == 0 || refusals["MaxSubscriptionBytesPerPrincipal"] == 0 {
+		t.Errorf("refusals %v: want the session's budget and the address's", refusals)
+	}
+	// Another address is served, sessions and subscriptions alike.
+	sid, code, body := ls.open("203.0.113.9", "")
+	if sid == "" {
+		t.Fatalf("another address's initialize: %d %s", code, body)
+	}
+	if code, body := ls.subscribe("203.0.113.9", sid, 1, uris[0]); code != http.StatusOK || rpcAnswer(t, body) != nil {
+		t.Errorf("another address's subscription: %d %s", code, body)
+	}
+	runtime.KeepAlive(sids)
+}
