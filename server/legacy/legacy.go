@@ -82,6 +82,14 @@ type Config struct {
 	// (Streamable HTTP; a stdio session is the process and is bounded by
 	// the message size).
 	MaxSessionRecordBytes int
+	// MaxSessionRecordBytesTotal bounds the same data for all the live
+	// sessions of the store together (default 64 MiB,
+	// DefaultMaxSessionRecordBytesTotal; SessionLimits.TotalInitBytes,
+	// which MemorySessionStore honours): an initialize over it gets 503
+	// with Retry-After: 30, as over MaxSessions. A session keeps one copy
+	// of it, the record's; only a session whose data takes at most 1 KiB
+	// also has its decoded state cached. Negative: no limit.
+	MaxSessionRecordBytesTotal int64
 	// IdleTimeout ends a session unused for this long (default 30
 	// minutes): its next request gets 404.
 	IdleTimeout time.Duration
@@ -261,6 +269,9 @@ func (c *config) legacyDefaults() error {
 	}
 	if l.MaxSessionRecordBytes <= 0 {
 		l.MaxSessionRecordBytes = DefaultMaxSessionRecordBytes
+	}
+	if l.MaxSessionRecordBytesTotal == 0 {
+		l.MaxSessionRecordBytesTotal = DefaultMaxSessionRecordBytesTotal
 	}
 	if l.IdleTimeout <= 0 {
 		l.IdleTimeout = DefaultSessionIdleTimeout

@@ -134,6 +134,13 @@ type SessionLimits struct {
 	// Total bounds the live sessions of the whole store: past it, Create
 	// stores nothing.
 	Total int
+	// TotalInitBytes bounds the bytes of initialize data
+	// (ClientCapabilities and ClientInfo) that the live sessions of the
+	// whole store hold: past it, Create stores nothing and returns
+	// ErrSessionLimit. MemorySessionStore honours it; a shared store
+	// whose records live outside the process may ignore it (its memory is
+	// its own server's).
+	TotalInitBytes int64
 }
 
 // SessionStore keeps the legacy sessions of Streamable HTTP. The runtime
@@ -184,6 +191,11 @@ type SessionStore interface {
 	// there is none).
 	TakeAnswer(ctx context.Context, principal, key, reqID string) ([]byte, error)
 }
+
+// DefaultMaxSessionRecordBytesTotal bounds the initialize data all the
+// sessions of the store keep together (Config.MaxSessionRecordBytesTotal,
+// SessionLimits.TotalInitBytes).
+const DefaultMaxSessionRecordBytesTotal = 64 << 20
 
 // DefaultMaxSessionRecordBytes bounds the client's initialize data a
 // legacy session keeps (Config.MaxSessionRecordBytes): its

@@ -181,7 +181,9 @@ func (s *Era) sessionConv(rec *SessionRecord) (*legacy.Session, declaredCaps, er
 			tools: declared.Tools != nil, prompts: declared.Prompts != nil, resources: declared.Resources != nil,
 			logging: declared.Logging != nil, completions: declared.Completions != nil,
 		}}
-		st.keep(rec.Key, sc)
+		if cacheable(rec) {
+			st.keep(rec.Key, sc)
+		}
 	}
 	conv := sc.conv
 	if rec.LogLevel != "" {
@@ -192,6 +194,19 @@ func (s *Era) sessionConv(rec *SessionRecord) (*legacy.Session, declaredCaps, er
 	}
 	return conv, sc.caps, nil
 }
+
+// maxCachedInitBytes bounds the initialize data (capabilities and
+// clientInfo, as stored) of a session whose conversion state is cached:
+// a larger one would be a second copy of up to MaxSessionRecordBytes
+// beside the record, so it is rebuilt from the record for each request
+// instead, at the cost of decoding what the request's own body costs.
+const maxCachedInitBytes = 1 << 10
+
+// initBytes is what a record keeps of its client's initialize.
+func initBytes(r *SessionRecord) int { return len(r.ClientCapabilities) + len(r.ClientInfo) }
+
+// cacheable reports whether the conversion state of rec is cached.
+func cacheable(r *SessionRecord) bool { return initBytes(r) <= maxCachedInitBytes }
 
 // httpSession is a stored session as one request sees it (legacySession):
 // the record read when the request arrived; changes go to the store.
@@ -345,7 +360,7 @@ func (h *HTTP) initialize(r *http.Request, sse *httpwire.Stream, m *rpcMessage, 
 	if principal == "" {
 		rec.QuotaKey = client // per client address, as the task quota keys
 	}
-	evicted, err := l.Store.Create(r.Context(), rec, SessionLimits{PerPrincipal: l.MaxSessionsPerPrincipal, Total: l.MaxSessions})
+	evicted, err := l.Store.Create(r.Context(), rec, SessionLimits{PerPrincipal: l.MaxSessionsPerPrincipal, Total: l.MaxSessions, TotalInitBytes: max(l.MaxSessionRecordBytesTotal, 0)})
 	switch {
 	case errors.Is(err, ErrSessionLimit):
 		out := withStatus(s.errorOutcome(m.requestID(), server.InternalError(msgTooManySessions)), http.StatusServiceUnavailable)
@@ -364,7 +379,9 @@ func (h *HTTP) initialize(r *http.Request, sse *httpwire.Stream, m *rpcMessage, 
 		}
 		s.sessionEnded(k)
 	}
-	s.sessions.keep(key, &sessionConv{conv: o.conv, caps: o.caps})
+	if cacheable(rec) {
+		s.sessions.keep(key, &sessionConv{conv: o.conv, caps: o.caps})
+	}
 	out := s.legacyResultOutcome(o.rev, m.id, o.result)
 	sse.W.Header().Set(HeaderSessionID, id)
 	writeAnswer(sse, out)

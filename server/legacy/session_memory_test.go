@@ -298,3 +298,93 @@ func TestSubscriptionBudgetOneAddress(t *testing.T) {
 	}
 	runtime.KeepAlive(sids)
 }
+
+// bigClientInfo is a clientInfo of about n bytes: its name.
+func bigClientInfo(n int) string {
+	return `{"name":"` + strings.Repeat("n", n) + `","version":"1"}`
+}
+
+// openMany opens sessions initialized sessions from addrs (round robin)
+// with clientInfo and returns the live heap they added, per session.
+func openMany(t *testing.T, ls *liveServer, addrs []string, sessions int, clientInfo string) (perSession float64, opened int) {
+	t.Helper()
+	before := liveHeap()
+	var sids []string
+	for i := range sessions {
+		sid, code, body := ls.open(addrs[i%len(addrs)], clientInfo)
+		if sid == "" {
+			t.Fatalf("initialize %d: %d %s", i, code, body)
+		}
+		// One request in the session, so that what serving it keeps is kept.
+		if c, _, b := ls.post(addrs[i%len(addrs)], sid, `{"jsonrpc":"2.0","id":1,"method":"resources/list"}`); c != http.StatusOK {
+			t.Fatalf("resources/list: %d %s", c, b)
+		}
+		sids = append(sids, sid)
+	}
+	grown := float64(int64(liveHeap()) - int64(before))
+	runtime.KeepAlive(sids)
+	return grown / float64(len(sids)), len(sids)
+}
+
+// TestMeasureSessionMemory prints what a session with a 60 KiB
+// clientInfo holds: 2,000 sessions from 20 addresses (MCP_MEASURE=1 go
+// test -run TestMeasureSessionMemory -v ./server/legacy).
+func TestMeasureSessionMemory(t *testing.T) {
+	measuring(t)
+	ls := newLiveServer(t, legacy.Config{})
+	var addrs []string
+	for i := range 20 {
+		addrs = append(addrs, fmt.Sprintf("198.51.100.%d", i+1))
+	}
+	per, n := openMany(t, ls, addrs, envInt("MCP_SESSIONS", 2000), bigClientInfo(envInt("MCP_INFO_BYTES", 60<<10)))
+	t.Logf("%d sessions from %d addresses with a %d-byte clientInfo: live heap %.1f KiB a session", n, len(addrs), envInt("MCP_INFO_BYTES", 60<<10), per/1024)
+}
+
+// TestSessionInitMemory is B3 of issue 26: 2,000 sessions from 20
+// addresses, each with a 60 KiB clientInfo, on the defaults. A session
+// holds one copy of its initialize data (the live heap grows by at most
+// 12 KiB a session more than the clientInfo), and the sessions together
+// hold at most DefaultMaxSessionRecordBytesTotal of it: past it,
+// initialize is 503 with Retry-After, and nothing more is held.
+func TestSessionInitMemory(t *testing.T) {
+	const sessions, infoBytes = 2000, 60 << 10
+	ls := newLiveServer(t, legacy.Config{})
+	info := bigClientInfo(infoBytes)
+	before := liveHeap()
+	var sids []string
+	refused := 0
+	for i := range sessions {
+		addr := fmt.Sprintf("198.51.100.%d", i%20+1)
+		sid, code, body := ls.open(addr, info)
+		if sid == "" {
+			if code != http.StatusServiceUnavailable {
+				t.Fatalf("initialize %d: %d %s", i, code, body)
+			}
+			refused++
+			continue
+		}
+		if c, _, b := ls.post(addr, sid, `{"jsonrpc":"2.0","id":1,"method":"resources/list"}`); c != http.StatusOK {
+			t.Fatalf("resources/list: %d %s", c, b)
+		}
+		sids = append(sids, sid)
+	}
+	grown := int64(liveHeap()) - int64(before)
+	per := float64(grown) / float64(len(sids))
+	t.Logf("%d sessions of %d kept (%d refused), %.1f KiB of live heap a session, +%.1f MiB in all", len(sids), sessions, refused, per/1024, float64(grown)/(1<<20))
+	if bound := float64(infoBytes + 12<<10); per > bound {
+		t.Errorf("a session holds %.0f bytes, more than one copy of its clientInfo and 12 KiB (%.0f)", per, bound)
+	}
+	if bound := int64(legacy.DefaultMaxSessionRecordBytesTotal + sessions*(12<<10)); grown > bound {
+		t.Errorf("the sessions hold %d bytes, more than the bound of %d", grown, bound)
+	}
+	if refused == 0 {
+		t.Errorf("every initialize was admitted: %d × %d bytes is over DefaultMaxSessionRecordBytesTotal", sessions, infoBytes)
+	}
+	// The kept sessions are served (the first and the last, rebuilt from
+	// their records).
+	for _, i := range []int{0, len(sids) - 1} {
+		if c, _, b := ls.post("198.51.100.1", sids[i], `{"jsonrpc":"2.0","id":2,"method":"resources/list"}`); c != http.StatusOK || rpcAnswer(t, b) != nil {
+			t.Errorf("ping in a kept session: %d %s", c, b)
+		}
+	}
+}

@@ -22,6 +22,7 @@ type MemorySessionStore struct {
 	byScope   map[quotaScope]map[string]struct{} // the keys PerPrincipal counts together
 	answers   map[string]map[string]memoryAnswer // by session key, then request id
 	lastSweep time.Time
+	initBytes int64 // the initialize data of sessions (SessionLimits.TotalInitBytes)
 }
 
 type memoryAnswer struct {
@@ -95,6 +96,21 @@ func (m *MemorySessionStore) Create(_ context.Context, rec *SessionRecord, lim S
 	if lim.Total > 0 && total >= lim.Total {
 		return nil, ErrSessionLimit
 	}
+	if lim.TotalInitBytes > 0 {
+		held := m.initBytes
+		if evict != nil {
+			held -= int64(initBytes(evict))
+		}
+		if held+int64(initBytes(rec)) > lim.TotalInitBytes {
+			m.sweep(now)
+			if held = m.initBytes; evict != nil && m.sessions[evict.Key] != nil {
+				held -= int64(initBytes(evict))
+			}
+			if held+int64(initBytes(rec)) > lim.TotalInitBytes {
+				return nil, ErrSessionLimit
+			}
+		}
+	}
 	var evicted []string
 	if evict != nil {
 		m.remove(evict)
@@ -107,6 +123,7 @@ func (m *MemorySessionStore) Create(_ context.Context, rec *SessionRecord, lim S
 	}
 	ids[rec.Key] = struct{}{}
 	m.sessions[rec.Key] = rec.Clone()
+	m.initBytes += int64(initBytes(rec))
 	return evicted, nil
 }
 
@@ -164,6 +181,7 @@ func (m *MemorySessionStore) Update(_ context.Context, principal, key string, fn
 	c.Key, c.Principal, c.QuotaKey, c.CreatedAt, c.ExpiresAt = r.Key, r.Principal, r.QuotaKey, r.CreatedAt, r.ExpiresAt
 	c.Version = r.Version + 1
 	m.sessions[key] = c
+	m.initBytes += int64(initBytes(c) - initBytes(r))
 	return c.Clone(), nil
 }
 
@@ -253,6 +271,9 @@ func (m *MemorySessionStore) sweep(now time.Time) {
 
 // remove forgets a record, its index entry and its answers.
 func (m *MemorySessionStore) remove(r *SessionRecord) {
+	if _, ok := m.sessions[r.Key]; ok {
+		m.initBytes -= int64(initBytes(m.sessions[r.Key]))
+	}
 	delete(m.sessions, r.Key)
 	scope := sessionScope(r)
 	if ids := m.byScope[scope]; ids != nil {
