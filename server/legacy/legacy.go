@@ -74,6 +74,15 @@ type Config struct {
 	// 100): past it the least recently used one is evicted, and its next
 	// request gets 404.
 	MaxSessionsPerPrincipal int
+	// MaxSessionsPer56 and MaxSessionsPer48 bound the live sessions of
+	// the anonymous clients (no Authenticate hook) of one IPv6 /56 and of
+	// one /48, whichever /64s (or addresses) their client keys name
+	// (defaults 256 and 1,024, DefaultMaxSessionsPer56 and
+	// DefaultMaxSessionsPer48): past either, the least recently used
+	// session of that network is evicted, as past MaxSessionsPerPrincipal,
+	// so that no single network fills MaxSessions. Negative: no limit.
+	MaxSessionsPer56 int
+	MaxSessionsPer48 int
 	// MaxSessionRecordBytes bounds what a session keeps of its client's
 	// initialize: the capabilities and clientInfo, re-encoded, in bytes
 	// (default 64 KiB, DefaultMaxSessionRecordBytes). An initialize over
@@ -191,6 +200,8 @@ type Config struct {
 const (
 	DefaultMaxSessions             = 10000
 	DefaultMaxSessionsPerPrincipal = 100
+	DefaultMaxSessionsPer56        = 256
+	DefaultMaxSessionsPer48        = 1024
 	DefaultSessionIdleTimeout      = 30 * time.Minute
 	DefaultSessionMaxLifetime      = 24 * time.Hour
 	DefaultRetryInterval           = time.Second
@@ -266,6 +277,12 @@ func (c *config) legacyDefaults() error {
 	}
 	if l.MaxSessionsPerPrincipal <= 0 {
 		l.MaxSessionsPerPrincipal = DefaultMaxSessionsPerPrincipal
+	}
+	if l.MaxSessionsPer56 == 0 {
+		l.MaxSessionsPer56 = DefaultMaxSessionsPer56
+	}
+	if l.MaxSessionsPer48 == 0 {
+		l.MaxSessionsPer48 = DefaultMaxSessionsPer48
 	}
 	if l.MaxSessionRecordBytes <= 0 {
 		l.MaxSessionRecordBytes = DefaultMaxSessionRecordBytes

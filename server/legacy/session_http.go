@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"slices"
 	"sync"
 	"time"
@@ -357,10 +358,12 @@ func (h *HTTP) initialize(r *http.Request, sse *httpwire.Stream, m *rpcMessage, 
 		LogLevel:  string(l.DefaultLogLevel),
 		CreatedAt: now, IdleUntil: now.Add(l.IdleTimeout), ExpiresAt: now.Add(l.MaxLifetime),
 	}
+	lim := SessionLimits{PerPrincipal: l.MaxSessionsPerPrincipal, Total: l.MaxSessions, TotalInitBytes: max(l.MaxSessionRecordBytesTotal, 0)}
 	if principal == "" {
 		rec.QuotaKey = client // per client address, as the task quota keys
+		rec.QuotaNets, lim.PerNet = quotaNets(client, l.MaxSessionsPer56, l.MaxSessionsPer48)
 	}
-	evicted, err := l.Store.Create(r.Context(), rec, SessionLimits{PerPrincipal: l.MaxSessionsPerPrincipal, Total: l.MaxSessions, TotalInitBytes: max(l.MaxSessionRecordBytesTotal, 0)})
+	evicted, err := l.Store.Create(r.Context(), rec, lim)
 	switch {
 	case errors.Is(err, ErrSessionLimit):
 		out := withStatus(s.errorOutcome(m.requestID(), server.InternalError(msgTooManySessions)), http.StatusServiceUnavailable)
@@ -386,6 +389,34 @@ func (h *HTTP) initialize(r *http.Request, sse *httpwire.Stream, m *rpcMessage, 
 	sse.W.Header().Set(HeaderSessionID, id)
 	writeAnswer(sse, out)
 	s.core.Release(out)
+}
+
+// quotaNets are the wider networks an anonymous client's sessions are
+// also counted in, with their limits: the /56 and the /48 of an IPv6
+// client key (a prefix, "2001:db8::/64", or an address), each when its
+// limit is on and it is wider than the key. None for anything else.
+func quotaNets(client string, per56, per48 int) ([]string, []int) {
+	var addr netip.Addr
+	bits := 128
+	if p, err := netip.ParsePrefix(client); err == nil {
+		addr, bits = p.Addr(), p.Bits()
+	} else if a, err := netip.ParseAddr(client); err == nil {
+		addr = a.WithZone("")
+	}
+	if !addr.Is6() || addr.Is4In6() {
+		return nil, nil
+	}
+	var nets []string
+	var limits []int
+	for _, n := range [...]struct{ bits, limit int }{{56, per56}, {48, per48}} {
+		if n.limit <= 0 || n.bits >= bits {
+			continue
+		}
+		if p, err := addr.Prefix(n.bits); err == nil {
+			nets, limits = append(nets, p.String()), append(limits, n.limit)
+		}
+	}
+	return nets, limits
 }
 
 // sessionEnded releases what this instance holds for a session that ended
