@@ -388,3 +388,58 @@ func TestSessionInitMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestSubscriptionBudgetLimits checks each byte budget on small limits:
+// the refusal is -32602 naming the limit; a subscription held already is
+// accepted at a full budget; an unsubscribe and the end of a session
+// give their bytes back.
+func TestSubscriptionBudgetLimits(t *testing.T) {
+	const uriBytes = 100
+	cost := int64(uriBytes + legacy.SubscriptionOverheadBytes)
+	var uris []string
+	ls := newLiveServer(t, legacy.Config{MaxSubscriptionBytes: 3 * cost, MaxSubscriptionBytesPerPrincipal: 5 * cost, MaxSubscriptionBytesTotal: 7 * cost},
+		func(s *server.Server) { uris = addLongResources(t, s, 8, uriBytes) })
+	id := 0
+	expect := func(addr, sid, uri, limit string) {
+		t.Helper()
+		id++
+		code, body := ls.subscribe(addr, sid, id, uri)
+		e := rpcAnswer(t, body)
+		switch {
+		case code != http.StatusOK:
+			t.Fatalf("subscribe: %d %s", code, body)
+		case limit == "" && e != nil:
+			t.Fatalf("subscribe refused: %s", body)
+		case limit != "" && (e == nil || e.Code != protocol.CodeInvalidParamsError || !strings.Contains(e.Message, "("+limit+")")):
+			t.Fatalf("subscribe over %s: %s", limit, body)
+		}
+	}
+	a1, _, _ := ls.open("198.51.100.1", "")
+	a2, _, _ := ls.open("198.51.100.1", "")
+	b, _, _ := ls.open("198.51.100.2", "")
+	for _, u := range uris[:3] {
+		expect("198.51.100.1", a1, u, "")
+	}
+	expect("198.51.100.1", a1, uris[3], "MaxSubscriptionBytes")
+	expect("198.51.100.1", a1, uris[0], "") // held already: no more bytes
+	expect("198.51.100.1", a2, uris[0], "")
+	expect("198.51.100.1", a2, uris[1], "")
+	expect("198.51.100.1", a2, uris[2], "MaxSubscriptionBytesPerPrincipal")
+	if c, _, body := ls.post("198.51.100.1", a1, fmt.Sprintf(`{"jsonrpc":"2.0","id":"u","method":"resources/unsubscribe","params":{"uri":%q}}`, uris[2])); c != http.StatusOK || rpcAnswer(t, body) != nil {
+		t.Fatalf("unsubscribe: %d %s", c, body)
+	}
+	expect("198.51.100.1", a2, uris[2], "") // the unsubscribe gave its bytes back
+	expect("198.51.100.2", b, uris[0], "")
+	expect("198.51.100.2", b, uris[1], "")
+	expect("198.51.100.2", b, uris[2], "MaxSubscriptionBytesTotal")
+	// The end of a1 gives its two subscriptions back.
+	req, _ := http.NewRequest(http.MethodDelete, ls.srv.URL, nil)
+	req.Header.Set(legacy.HeaderSessionID, a1)
+	req.Header.Set(headerAddr, "198.51.100.1")
+	resp, err := ls.http.Do(req)
+	if err != nil || resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	expect("198.51.100.2", b, uris[2], "")
+}

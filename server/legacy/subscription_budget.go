@@ -188,15 +188,6 @@ func (l *subLedger) forget(key string) {
 	l.dropLocked(key)
 }
 
-// held returns the bytes counted for scope and in all.
-func (l *subLedger) held(scope quotaScope) (int64, int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if sc := l.scopes[scope]; sc != nil {
-		return sc.bytes, l.sum
-	}
-	return 0, l.sum
-}
 
 // dropLocked removes the entry of key; l.mu is held.
 func (l *subLedger) dropLocked(key string) {
