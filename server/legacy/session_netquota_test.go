@@ -59,3 +59,23 @@ func TestSessionQuotaIPv6Networks(t *testing.T) {
 	}
 	others("after the /48's sessions")
 }
+
+// TestMeasureIPv6Fill prints how many sessions one IPv6 /56 keeps on the
+// defaults when 101 of its /64s open 100 sessions each, and whether
+// another client is still admitted (MCP_MEASURE=1 go test -run
+// TestMeasureIPv6Fill -v ./server/legacy).
+func TestMeasureIPv6Fill(t *testing.T) {
+	measuring(t)
+	ls := newLiveServer(t, legacy.Config{})
+	refused := 0
+	for i := range 101 {
+		for j := range legacy.DefaultMaxSessionsPerPrincipal {
+			if sid, _, _ := ls.open(fmt.Sprintf("2001:db8:1:1%02x::%x", i, j+1), ""); sid == "" {
+				refused++
+			}
+		}
+	}
+	_, code, _ := ls.open("2001:db8:ffff::1", "")
+	t.Logf("101 /64s of one /56 × 100 sessions: %d refused, the store holds %d; another client's initialize: %d",
+		refused, ls.era.Cfg().Store.(*legacy.MemorySessionStore).Len(), code)
+}
