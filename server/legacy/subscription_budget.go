@@ -188,7 +188,6 @@ func (l *subLedger) forget(key string) {
 	l.dropLocked(key)
 }
 
-
 // dropLocked removes the entry of key; l.mu is held.
 func (l *subLedger) dropLocked(key string) {
 	scope, ok := l.byKey[key]
