@@ -13,6 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	. "github.com/mcpwire/mcpwire/server/internal/testkit"
 
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
@@ -446,4 +449,75 @@ func TestSubscriptionBudgetLimits(t *testing.T) {
 	}
 	resp.Body.Close()
 	expect("198.51.100.2", b, uris[2], "")
+}
+
+// TestStdioSubscriptionBytes checks MaxSubscriptionBytes on a stdio
+// session (the process is the session: only the session's budget
+// applies): the subscription over it is -32602 naming the limit, one
+// held already is accepted, and an unsubscribe gives its bytes back.
+func TestStdioSubscriptionBytes(t *testing.T) {
+	const uriBytes = 100
+	var uris []string
+	f := newLegacyFixture(t, legacy.ErasBoth, Legacy(legacy.Config{MaxSubscriptionBytes: 2 * (uriBytes + legacy.SubscriptionOverheadBytes)}))
+	uris = addLongResources(t, f.Server, 3, uriBytes)
+	c := StartLegacyStdio(t, f.Server, "2025-11-25")
+	c.Open("")
+	sub := func(id int, method, uri string) *Wire {
+		t.Helper()
+		w, _ := c.Call(id, method, fmt.Sprintf(`{"uri":%q}`, uri))
+		return w
+	}
+	for i, u := range uris[:2] {
+		if w := sub(i+1, "resources/subscribe", u); string(w.Members["result"]) != "{}" {
+			t.Fatalf("subscribe %d: %s", i, w.Raw)
+		}
+	}
+	if w := sub(3, "resources/subscribe", uris[2]); w.Code() != protocol.CodeInvalidParamsError || !strings.Contains(string(w.Raw), "(MaxSubscriptionBytes)") {
+		t.Fatalf("subscribe over MaxSubscriptionBytes: %s", w.Raw)
+	}
+	if w := sub(4, "resources/subscribe", uris[0]); string(w.Members["result"]) != "{}" {
+		t.Errorf("subscribe to a URI held already: %s", w.Raw)
+	}
+	if w := sub(5, "resources/unsubscribe", uris[0]); string(w.Members["result"]) != "{}" {
+		t.Fatalf("unsubscribe: %s", w.Raw)
+	}
+	if w := sub(6, "resources/subscribe", uris[2]); string(w.Members["result"]) != "{}" {
+		t.Errorf("subscribe after an unsubscribe: %s", w.Raw)
+	}
+}
+
+// TestSubscriptionBudgetIdledOut checks that a session which ends
+// without a word (idled out, its client gone) stops counting towards its
+// address's budget: another session of the address subscribes again, and
+// a session kept alive by its requests keeps counting.
+func TestSubscriptionBudgetIdledOut(t *testing.T) {
+	const uriBytes = 100
+	cost := int64(uriBytes + legacy.SubscriptionOverheadBytes)
+	clk := legacy.NewTestClock()
+	var uris []string
+	ls := newLiveServer(t, legacy.Config{Clock: clk.Now, MaxSubscriptionBytesPerPrincipal: 2 * cost},
+		func(s *server.Server) { uris = addLongResources(t, s, 3, uriBytes) })
+	const addr = "198.51.100.1"
+	gone, _, _ := ls.open(addr, "")
+	kept, _, _ := ls.open(addr, "")
+	for i, sid := range []string{gone, kept} {
+		if code, body := ls.subscribe(addr, sid, i+1, uris[i]); code != http.StatusOK || rpcAnswer(t, body) != nil {
+			t.Fatalf("subscribe: %d %s", code, body)
+		}
+	}
+	// kept is used every 10 minutes (touched), gone never again.
+	for range 4 {
+		clk.Advance(10 * time.Minute)
+		if c, _, b := ls.post(addr, kept, `{"jsonrpc":"2.0","id":"p","method":"ping"}`); c != http.StatusOK {
+			t.Fatalf("ping: %d %s", c, b)
+		}
+	}
+	fresh, _, _ := ls.open(addr, "")
+	if code, body := ls.subscribe(addr, fresh, 3, uris[2]); code != http.StatusOK || rpcAnswer(t, body) != nil {
+		t.Fatalf("after the idled-out session, another subscribes: %d %s", code, body)
+	}
+	// gone's bytes went, kept's stayed: the address is full again.
+	if code, body := ls.subscribe(addr, fresh, 4, uris[0]); rpcAnswer(t, body) == nil || !strings.Contains(string(body), "(MaxSubscriptionBytesPerPrincipal)") {
+		t.Fatalf("the address's budget after the idle-out: %d %s", code, body)
+	}
 }
