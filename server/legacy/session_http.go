@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/netip"
 	"slices"
 	"sync"
 	"time"
 
+	"github.com/mcpwire/mcpwire/internal/netquota"
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/protocol/mcp20251125"
 	"github.com/mcpwire/mcpwire/server"
@@ -396,24 +396,11 @@ func (h *HTTP) initialize(r *http.Request, sse *httpwire.Stream, m *rpcMessage, 
 // client key (a prefix, "2001:db8::/64", or an address), each when its
 // limit is on and it is wider than the key. None for anything else.
 func quotaNets(client string, per56, per48 int) ([]string, []int) {
-	var addr netip.Addr
-	bits := 128
-	if p, err := netip.ParsePrefix(client); err == nil {
-		addr, bits = p.Addr(), p.Bits()
-	} else if a, err := netip.ParseAddr(client); err == nil {
-		addr = a.WithZone("")
-	}
-	if !addr.Is6() || addr.Is4In6() {
-		return nil, nil
-	}
 	var nets []string
 	var limits []int
-	for _, n := range [...]struct{ bits, limit int }{{56, per56}, {48, per48}} {
-		if n.limit <= 0 || n.bits >= bits {
-			continue
-		}
-		if p, err := addr.Prefix(n.bits); err == nil {
-			nets, limits = append(nets, p.String()), append(limits, n.limit)
+	for i, n := range netquota.Networks(client, 56, 48) {
+		if limit := [...]int{per56, per48}[i]; n != "" && limit > 0 {
+			nets, limits = append(nets, n), append(limits, limit)
 		}
 	}
 	return nets, limits
