@@ -32,6 +32,9 @@ import (
 //     SessionLimits.PerPrincipal counts together, scored by IdleUntil in
 //     Unix microseconds (the eviction order). It expires with its latest
 //     member.
+//   - {prefix}sessidx:{p}:n:<network hash>, for each network of a
+//     record's QuotaNets: the same sorted set for SessionLimits.PerNet.
+//     The record names these keys in "nets" (a JSON array).
 //   - {prefix}sessall: a sorted set of every session, as {p}:<h>, scored
 //     by "until" (SessionLimits.Total). It expires with its latest member.
 //   - {prefix}sess:{p}:<h>:ans:<request id>: the payload of an answer
@@ -123,6 +126,16 @@ func (s *SessionStore) sessIndexKey(principal, quotaKey string) string {
 	return k
 }
 
+// netIndexKeys are the sorted sets that SessionLimits.PerNet counts a
+// session of principal in, one per network of nets.
+func (s *SessionStore) netIndexKeys(principal string, nets []string) []string {
+	keys := make([]string, len(nets))
+	for i, n := range nets {
+		keys[i] = s.cfg.prefix + "sessidx:" + principalTag(principal) + ":n:" + shortHash(n)
+	}
+	return keys
+}
+
 // allKey is the sorted set of every session of the store.
 func (s *SessionStore) allKey() string { return s.cfg.prefix + "sessall" }
 
@@ -156,13 +169,19 @@ func until(r *legacy.SessionRecord) time.Time {
 //
 // drop removes a session: its record, its answers, the event logs of
 // docs/dual-era.md §7.4 (found through :streams), and its entries in its
-// index and in sessall.
+// index (the record's "idx", else idx), in its networks' indexes and in
+// sessall.
 const sessLib = `
 local function extend(k, div)
   local last = redis.call('ZRANGE', k, -1, -1, 'WITHSCORES')
   if last[2] then redis.call('PEXPIREAT', k, math.ceil(tonumber(last[2]) / div)) end
 end
 local function drop(rk, idx, all, h, member)
+  local f = redis.call('HMGET', rk, 'idx', 'nets')
+  if f[1] then idx = f[1] end
+  if f[2] then
+    for _, k in ipairs(cjson.decode(f[2])) do redis.call('ZREM', k, h) end
+  end
   local ai = rk .. ':answers'
   for _, r in ipairs(redis.call('ZRANGE', ai, 0, -1)) do redis.call('UNLINK', rk .. ':ans:' .. r) end
   local sk = rk .. ':streams'
@@ -174,58 +193,71 @@ end
 `
 
 // sessCreateScript inserts a session (see SessionStore.Create) and
-// returns {'ok', the evicted key or an empty string}, {'dup'} or
-// {'limit'}.
-// KEYS: record, index, sessall. ARGV: record JSON, version, until ms,
-// IdleUntil µs, now ms, per-principal limit, total limit, key, principal
-// tag, record key base of the principal, principal.
+// returns {'ok', the evicted keys...}, {'dup'} or {'limit'}.
+// KEYS: record, index, sessall, the networks' indexes. ARGV: record JSON,
+// version, until ms, IdleUntil µs, now ms, per-principal limit, total
+// limit, key, principal tag, record key base of the principal, principal,
+// then the networks' limits.
 var sessCreateScript = redis.NewScript(sessLib + `
 if redis.call('EXISTS', KEYS[1]) == 1 then return {'dup'} end
 local now = tonumber(ARGV[5])
--- The index is scored by IdleUntil (in microseconds): members at or before
--- now have ended.
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now * 1000)
-local evict
-local per = tonumber(ARGV[6])
-if per > 0 and redis.call('ZCARD', KEYS[2]) >= per then
-  -- Count the live ones (ExpiresAt may end a session before its
-  -- IdleUntil); the first live one, by IdleUntil, is evicted if the
-  -- principal is at its limit.
-  local n = 0
-  for _, m in ipairs(redis.call('ZRANGE', KEYS[2], 0, -1)) do
-    local u = redis.call('HGET', ARGV[10] .. m, 'until')
-    if u and tonumber(u) > now then
-      n = n + 1
-      if not evict then evict = m end
-    else
-      drop(ARGV[10] .. m, KEYS[2], KEYS[3], m, ARGV[9] .. ':' .. m)
+local evicted, chosen = {}, {}
+-- pick chooses the session of index idx to evict when idx holds limit
+-- live sessions besides those chosen already: the first live one by
+-- IdleUntil. The indexes are scored by IdleUntil (in microseconds):
+-- members at or before now have ended; ExpiresAt may end one earlier.
+local function pick(idx, limit)
+  redis.call('ZREMRANGEBYSCORE', idx, '-inf', now * 1000)
+  if limit <= 0 or redis.call('ZCARD', idx) < limit then return end
+  local n, cand = 0, nil
+  for _, m in ipairs(redis.call('ZRANGE', idx, 0, -1)) do
+    if not chosen[m] then
+      local u = redis.call('HGET', ARGV[10] .. m, 'until')
+      if u and tonumber(u) > now then
+        n = n + 1
+        if not cand then cand = m end
+      else
+        drop(ARGV[10] .. m, idx, KEYS[3], m, ARGV[9] .. ':' .. m)
+      end
     end
   end
-  if n < per then evict = nil end
+  if cand and n >= limit then
+    chosen[cand] = true
+    evicted[#evicted + 1] = cand
+  end
 end
+pick(KEYS[2], tonumber(ARGV[6]))
+for i = 4, #KEYS do pick(KEYS[i], tonumber(ARGV[8 + i])) end
 -- sessall is scored by each session's end.
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', now)
 local total = tonumber(ARGV[7])
-if total > 0 then
-  local count = redis.call('ZCARD', KEYS[3])
-  if evict then count = count - 1 end
-  if count >= total then return {'limit'} end
-end
-if evict then drop(ARGV[10] .. evict, KEYS[2], KEYS[3], evict, ARGV[9] .. ':' .. evict) end
+if total > 0 and redis.call('ZCARD', KEYS[3]) - #evicted >= total then return {'limit'} end
+for _, e in ipairs(evicted) do drop(ARGV[10] .. e, KEYS[2], KEYS[3], e, ARGV[9] .. ':' .. e) end
 redis.call('HSET', KEYS[1], 'record', ARGV[1], 'version', ARGV[2], 'rev', '0', 'until', ARGV[3],
   'principal', ARGV[11], 'idx', KEYS[2])
+if #KEYS > 3 then
+  local nets = {}
+  for i = 4, #KEYS do
+    nets[#nets + 1] = KEYS[i]
+    redis.call('ZADD', KEYS[i], ARGV[4], ARGV[8])
+    extend(KEYS[i], 1000)
+  end
+  redis.call('HSET', KEYS[1], 'nets', cjson.encode(nets))
+end
 redis.call('PEXPIREAT', KEYS[1], ARGV[3])
 redis.call('ZADD', KEYS[2], ARGV[4], ARGV[8])
 extend(KEYS[2], 1000)
 redis.call('ZADD', KEYS[3], ARGV[3], ARGV[9] .. ':' .. ARGV[8])
 extend(KEYS[3], 1)
-return {'ok', evict or ''}
+local reply = {'ok'}
+for _, e in ipairs(evicted) do reply[#reply + 1] = e end
+return reply
 `)
 
 // sessCASScript replaces a record if its revision is still ARGV[1], and
 // moves its expiry and index scores with it: 1 done, -1 changed
 // meanwhile, 0 gone.
-// KEYS: record, index, sessall. ARGV: expected revision, record JSON,
+// KEYS: record, index, sessall, the networks' indexes. ARGV: expected revision, record JSON,
 // version, until ms, IdleUntil µs, key, sessall member.
 var sessCASScript = redis.NewScript(sessLib + `
 local rev = redis.call('HGET', KEYS[1], 'rev')
@@ -236,6 +268,10 @@ redis.call('HINCRBY', KEYS[1], 'rev', 1)
 redis.call('PEXPIREAT', KEYS[1], ARGV[4])
 redis.call('ZADD', KEYS[2], ARGV[5], ARGV[6])
 extend(KEYS[2], 1000)
+for i = 4, #KEYS do
+  redis.call('ZADD', KEYS[i], ARGV[5], ARGV[6])
+  extend(KEYS[i], 1000)
+end
 redis.call('ZADD', KEYS[3], ARGV[4], ARGV[7])
 extend(KEYS[3], 1)
 return 1
@@ -298,10 +334,14 @@ func sessionError(op string, err error) error {
 
 // Create implements legacy.SessionStore: atomically, the principal's
 // least recently used session (earliest IdleUntil) is evicted if rec's
-// Principal and QuotaKey hold lim.PerPrincipal live sessions, and rec is
+// Principal and QuotaKey hold lim.PerPrincipal live sessions, and so is,
+// for each network of rec's QuotaNets holding lim.PerNet live sessions
+// besides those evicted already, the least recently used of them; rec is
 // stored unless the store then holds lim.Total live sessions
 // (legacy.ErrSessionLimit; nothing is evicted then). Limits of zero or
-// less are no limits. The record is in Redis when it returns.
+// less are no limits. lim.TotalInitBytes is not counted: the records are
+// Redis's memory, bounded by its maxmemory. The record is in Redis when
+// it returns.
 func (s *SessionStore) Create(ctx context.Context, rec *legacy.SessionRecord, lim legacy.SessionLimits) ([]string, error) {
 	switch {
 	case rec == nil:
@@ -315,11 +355,19 @@ func (s *SessionStore) Create(ctx context.Context, rec *legacy.SessionRecord, li
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: creating a session: encoding: %w", err)
 	}
+	keys := append([]string{s.recordKey(rec.Principal, rec.Key), s.sessIndexKey(rec.Principal, rec.QuotaKey), s.allKey()},
+		s.netIndexKeys(rec.Principal, rec.QuotaNets)...)
+	args := []any{enc, strconv.FormatInt(rec.Version, 10), ceilMs(until(rec)), rec.IdleUntil.UnixMicro(), ceilMs(s.now()),
+		lim.PerPrincipal, lim.Total, rec.Key, principalTag(rec.Principal), s.sessBase(rec.Principal), rec.Principal}
+	for i := range rec.QuotaNets {
+		n := 0
+		if i < len(lim.PerNet) {
+			n = lim.PerNet[i]
+		}
+		args = append(args, n)
+	}
 	res, err := within(ctx, s.cfg.timeout, func(ctx context.Context) ([]any, error) {
-		return sessCreateScript.Run(ctx, s.rdb,
-			[]string{s.recordKey(rec.Principal, rec.Key), s.sessIndexKey(rec.Principal, rec.QuotaKey), s.allKey()},
-			enc, strconv.FormatInt(rec.Version, 10), ceilMs(until(rec)), rec.IdleUntil.UnixMicro(), ceilMs(s.now()),
-			lim.PerPrincipal, lim.Total, rec.Key, principalTag(rec.Principal), s.sessBase(rec.Principal), rec.Principal).Slice()
+		return sessCreateScript.Run(ctx, s.rdb, keys, args...).Slice()
 	})
 	if err != nil {
 		return nil, fmt.Errorf("redisstore: creating a session: %w", err)
@@ -327,10 +375,13 @@ func (s *SessionStore) Create(ctx context.Context, rec *legacy.SessionRecord, li
 	status, _ := res[0].(string)
 	switch status {
 	case "ok":
-		if ev, _ := res[1].(string); ev != "" {
-			return []string{ev}, nil
+		var evicted []string
+		for _, v := range res[1:] {
+			if ev, _ := v.(string); ev != "" {
+				evicted = append(evicted, ev)
+			}
 		}
-		return nil, nil
+		return evicted, nil
 	case "limit":
 		return nil, legacy.ErrSessionLimit
 	case "dup":
@@ -414,7 +465,7 @@ func (s *SessionStore) Update(ctx context.Context, principal, key string, fn fun
 		if err := fn(next); err != nil {
 			return nil, &fnError{err}
 		}
-		next.Key, next.Principal, next.QuotaKey, next.CreatedAt, next.ExpiresAt = cur.Key, cur.Principal, cur.QuotaKey, cur.CreatedAt, cur.ExpiresAt
+		next.Key, next.Principal, next.QuotaKey, next.QuotaNets, next.CreatedAt, next.ExpiresAt = cur.Key, cur.Principal, cur.QuotaKey, cur.QuotaNets, cur.CreatedAt, cur.ExpiresAt
 		next.Version = cur.Version + 1
 		return next, nil
 	})
@@ -456,7 +507,7 @@ func (s *SessionStore) write(ctx context.Context, principal, key, op string, cha
 		end := ceilMs(until(next))
 		n, err := bounded(ctx, func(ctx context.Context) (int, error) {
 			return sessCASScript.Run(ctx, s.rdb,
-				[]string{s.recordKey(principal, key), s.sessIndexKey(principal, cur.QuotaKey), s.allKey()},
+				append([]string{s.recordKey(principal, key), s.sessIndexKey(principal, cur.QuotaKey), s.allKey()}, s.netIndexKeys(principal, cur.QuotaNets)...),
 				rev, enc, strconv.FormatInt(next.Version, 10), end, next.IdleUntil.UnixMicro(), key, member(principal, key)).Int()
 		})
 		switch {

@@ -29,6 +29,7 @@ var layers = map[string][]string{
 	"server/internal/jsonline": {},
 	"server/internal/strset":   {},
 	"server/internal/legacy":   {"protocol", "protocol/mcp20251125"},
+	"internal/netquota":        {},
 	// Beside the core, on its public API only.
 	"server/typed":      {"protocol", "server"},
 	"server/requestlog": {"protocol", "server"},
@@ -37,7 +38,7 @@ var layers = map[string][]string{
 	"server/internal/stdiowire": {"protocol", "server", "server/internal/jsonline"},
 	// The legacy era, on the core (its Adapter) and the mechanics.
 	"server/legacy": {"protocol", "protocol/mcp20251125", "server", "server/internal/httpwire", "server/internal/jsonline",
-		"server/internal/legacy", "server/internal/stdiowire", "server/internal/validate"},
+		"server/internal/legacy", "server/internal/stdiowire", "server/internal/validate", "internal/netquota"},
 	// The transports, on top: what a user calls.
 	"server/streamhttp": {"protocol", "auth", "server", "server/legacy", "server/internal/httpwire"},
 	"server/stdio":      {"protocol", "server", "server/legacy", "server/internal/stdiowire"},

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/mcpwire/mcpwire/ext/tasks/taskproto"
+	"github.com/mcpwire/mcpwire/internal/netquota"
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/server"
 )
@@ -48,6 +49,13 @@ const (
 	// (TaskConfig.MaxRunningPerPrincipal): a quarter of
 	// DefaultMaxRunningTasks, so that one client cannot take every slot.
 	DefaultMaxRunningTasksPerPrincipal = DefaultMaxRunningTasks / 4
+	// DefaultMaxRunningTasksPer56 and DefaultMaxRunningTasksPer48 cap the
+	// tasks of the anonymous clients of one IPv6 /56 and of one /48
+	// running on one instance (TaskConfig.MaxRunningPer56,
+	// MaxRunningPer48): half and three quarters of DefaultMaxRunningTasks,
+	// so that no single network takes every slot through its /64s.
+	DefaultMaxRunningTasksPer56 = DefaultMaxRunningTasks / 2
+	DefaultMaxRunningTasksPer48 = DefaultMaxRunningTasks * 3 / 4
 	// DefaultMaxTaskArgumentBytes caps what a task keeps of the request
 	// that created it (TaskConfig.MaxArgumentBytes).
 	DefaultMaxTaskArgumentBytes = 256 << 10
@@ -158,6 +166,15 @@ type TaskConfig struct {
 	// ("too many running tasks (at most N per principal)"), HTTP 429 with
 	// Retry-After, and no task is created.
 	MaxRunningPerPrincipal int
+	// MaxRunningPer56 and MaxRunningPer48 cap, the same way, the running
+	// tasks of the requests without a principal whose client addresses
+	// (IPv6, each /64 its own client) share one /56, or one /48
+	// (DefaultMaxRunningTasksPer56, DefaultMaxRunningTasksPer48: 128 and
+	// 192); negative means no cap. A tools/call over either gets
+	// CodeRateLimited ("too many running tasks (at most N per IPv6 /56)"),
+	// HTTP 429 with Retry-After.
+	MaxRunningPer56 int
+	MaxRunningPer48 int
 	// MaxArgumentBytes caps what a task keeps of the request that created
 	// it: its arguments, _meta and inputResponses, as JSON
 	// (DefaultMaxTaskArgumentBytes, 256 KiB); negative means no cap. A
@@ -396,6 +413,8 @@ func newManager(c TaskConfig) *taskManager {
 	m := &taskManager{store: c.Store, ttl: c.TTL, poll: c.PollInterval, retention: c.Retention, limit: c.MaxTasksPerPrincipal, signals: map[string]chan struct{}{},
 		maxRunning:   orDefault(c.MaxRunning, DefaultMaxRunningTasks),
 		maxRunningBy: orDefault(c.MaxRunningPerPrincipal, DefaultMaxRunningTasksPerPrincipal),
+		maxRunningNet: [2]int{orDefault(c.MaxRunningPer56, DefaultMaxRunningTasksPer56),
+			orDefault(c.MaxRunningPer48, DefaultMaxRunningTasksPer48)},
 		runningBy:    map[string]int{},
 		runs:         map[string]context.CancelCauseFunc{},
 		maxArgs:      orDefault(c.MaxArgumentBytes, DefaultMaxTaskArgumentBytes),
@@ -464,8 +483,9 @@ type taskManager struct {
 	limit     int
 	// The caps of TaskConfig; 0: none.
 	maxRunning, maxArgs, maxResponses, maxStatus, maxResult int
-	maxListen                                               int // TaskConfig.MaxListenTasks
-	maxRunningBy                                            int // TaskConfig.MaxRunningPerPrincipal
+	maxListen                                               int    // TaskConfig.MaxListenTasks
+	maxRunningBy                                            int    // TaskConfig.MaxRunningPerPrincipal
+	maxRunningNet                                           [2]int // TaskConfig.MaxRunningPer56, MaxRunningPer48
 
 	mu      sync.Mutex
 	signals map[string]chan struct{} // closed when the task's record may have changed
@@ -538,7 +558,13 @@ type taskScope struct {
 	quotaKey string // TaskRecord.QuotaKey: the client address without a principal
 	runKey   string // what runningBy counts by; "" for none
 	per      string // how an over-limit error names the scope
+	// nets are the IPv6 /56 and /48 of an anonymous client, as runningBy
+	// counts them too ("n:" and the network; "" for none).
+	nets [2]string
 }
+
+// netNames name the networks of taskScope.nets in an over-limit error.
+var netNames = [2]string{"per IPv6 /56", "per IPv6 /48"}
 
 // taskScopeOf returns the scope of a task that r creates; client is the
 // client key of the HTTP request (ToolCall.ClientKey, "" on stdio).
@@ -547,7 +573,13 @@ func taskScopeOf(r *server.Request, client string) taskScope {
 	case r.Principal != "":
 		return taskScope{runKey: "p:" + r.Principal, per: "per principal"}
 	case client != "":
-		return taskScope{quotaKey: client, runKey: "a:" + client, per: "per client address"}
+		sc := taskScope{quotaKey: client, runKey: "a:" + client, per: "per client address"}
+		for i, n := range netquota.Networks(client, 56, 48) {
+			if n != "" {
+				sc.nets[i] = "n:" + n
+			}
+		}
+		return sc
 	}
 	return taskScope{per: "per client"}
 }
@@ -583,7 +615,7 @@ func (m *taskManager) start(ctx context.Context, r *server.Request, call *server
 	attached := true
 	defer func() {
 		if attached {
-			m.detach(scope.runKey)
+			m.detach(scope)
 		}
 	}()
 	ttl, poll := m.ttl, m.poll
@@ -615,7 +647,7 @@ func (m *taskManager) start(ctx context.Context, r *server.Request, call *server
 	req, _ := r.Detach(context.Background(), nil, nil)
 	origin := taskOrigin{req: req, values: context.WithoutCancel(ctx)}
 	attached = false // run detaches
-	go m.run(rec, scope.runKey, ttl, poll, call, origin, responses, state)
+	go m.run(rec, scope, ttl, poll, call, origin, responses, state)
 	return createResult(rec), nil
 }
 
@@ -642,7 +674,7 @@ func errTTL() *server.Error {
 // waits only for the time left, and one that starts with none left fails
 // the task at once. Every store call it makes goes through retryStore, so
 // that a short store outage delays the task instead of orphaning it.
-func (m *taskManager) run(rec *TaskRecord, scope string, ttl, poll time.Duration, call *server.ToolCall, o taskOrigin, responses protocol.InputResponses, state []byte) {
+func (m *taskManager) run(rec *TaskRecord, scope taskScope, ttl, poll time.Duration, call *server.ToolCall, o taskOrigin, responses protocol.InputResponses, state []byte) {
 	defer m.detach(scope)
 	deadline := rec.CreatedAt.Add(ttl)
 	task := &Task{m: m, id: rec.ID, principal: rec.Principal, deadline: deadline, expires: rec.ExpiresAt}
@@ -1123,7 +1155,8 @@ func (m *taskManager) changed(rec *TaskRecord) {
 // subscribes to the broker, whose task events wake the runners (updates
 // served by other instances). It counts nothing and returns the error
 // refusing the task when MaxRunning tasks run here already, or
-// MaxRunningPerPrincipal of scope, or the server is shutting down.
+// MaxRunningPerPrincipal of scope, or MaxRunningPer56 or MaxRunningPer48
+// of its networks, or the server is shutting down.
 func (m *taskManager) attach(scope taskScope) *server.Error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -1135,9 +1168,21 @@ func (m *taskManager) attach(scope taskScope) *server.Error {
 	case scope.runKey != "" && m.maxRunningBy > 0 && m.runningBy[scope.runKey] >= m.maxRunningBy:
 		return server.RateLimited(fmt.Sprintf("Too many running tasks (at most %d %s); retry later", m.maxRunningBy, scope.per), taskBusyRetryAfter)
 	}
+	if scope.runKey != "" { // stdio counts against MaxRunning only
+		for i, n := range scope.nets {
+			if n != "" && m.maxRunningNet[i] > 0 && m.runningBy[n] >= m.maxRunningNet[i] {
+				return server.RateLimited(fmt.Sprintf("Too many running tasks (at most %d %s); retry later", m.maxRunningNet[i], netNames[i]), taskBusyRetryAfter)
+			}
+		}
+	}
 	m.running++
 	if scope.runKey != "" {
 		m.runningBy[scope.runKey]++
+		for _, n := range scope.nets {
+			if n != "" {
+				m.runningBy[n]++
+			}
+		}
 	}
 	b := m.s.Broker()
 	if m.subStop != nil || b == nil {
@@ -1162,13 +1207,18 @@ func (m *taskManager) attach(scope taskScope) *server.Error {
 }
 
 // detach ends the subscription when no task runs here any more.
-func (m *taskManager) detach(scope string) {
+func (m *taskManager) detach(scope taskScope) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.running--
-	if scope != "" {
-		if m.runningBy[scope]--; m.runningBy[scope] <= 0 {
-			delete(m.runningBy, scope)
+	if scope.runKey != "" {
+		for _, k := range append([]string{scope.runKey}, scope.nets[:]...) {
+			if k == "" {
+				continue
+			}
+			if m.runningBy[k]--; m.runningBy[k] <= 0 {
+				delete(m.runningBy, k)
+			}
 		}
 	}
 	if m.running == 0 && m.subStop != nil {

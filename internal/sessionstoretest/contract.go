@@ -41,6 +41,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"touch", touch},
 		{"delete", deleteSession},
 		{"per-principal limit", perPrincipal},
+		{"per-network limits", perNet},
 		{"total limit", total},
 		{"lifetimes", lifetimes},
 		{"answers", answers},
@@ -265,6 +266,55 @@ func perPrincipal(t *testing.T, st legacy.SessionStore, clk Clock) {
 	}
 	if _, err := st.Get(ctx, "alice", "q"); err != nil {
 		t.Errorf("the session under another quota key was evicted: %v", err)
+	}
+}
+
+// perNet checks SessionLimits.PerNet: the sessions sharing a network of
+// QuotaNets are counted together whatever their QuotaKey, each network by
+// its own limit, and past it the earliest IdleUntil among them goes.
+func perNet(t *testing.T, st legacy.SessionStore, clk Clock) {
+	lim := legacy.SessionLimits{PerPrincipal: 10, PerNet: []int{2, 3}}
+	base := clk.Now().UTC().Truncate(time.Millisecond).Add(time.Hour)
+	rec := func(key, quota string, ago time.Duration, nets ...string) *legacy.SessionRecord {
+		r := record(clk, key, "")
+		r.QuotaKey, r.QuotaNets, r.IdleUntil = quota, nets, base.Add(-ago)
+		return r
+	}
+	step := func(r *legacy.SessionRecord, want ...string) {
+		t.Helper()
+		ev := mustCreate(t, st, r, lim)
+		if len(ev) != len(want) || len(want) == 1 && ev[0] != want[0] {
+			t.Fatalf("Create %s evicted %v, want %v", r.Key, ev, want)
+		}
+	}
+	step(rec("a", "q1", 3*time.Minute, "n1", "w"))
+	step(rec("b", "q2", 2*time.Minute, "n1", "w"))
+	step(rec("c", "q3", 0, "n1", "w"), "a") // n1 holds 2
+	step(rec("d", "q4", time.Minute, "n2", "w"))
+	step(rec("e", "q5", 0, "n2", "w"), "b") // w holds 3: b is its earliest
+	step(rec("f", "q6", 4*time.Minute))     // no network: not counted
+	notFound(t, "Get of a session evicted by its network", errOf(st.Get(ctx, "", "a")))
+	notFound(t, "Get of a session evicted by its wider network", errOf(st.Get(ctx, "", "b")))
+	for _, k := range []string{"c", "d", "e", "f"} {
+		if _, err := st.Get(ctx, "", k); err != nil {
+			t.Errorf("session %s: %v", k, err)
+		}
+	}
+	if got, err := st.Get(ctx, "", "c"); err != nil || len(got.QuotaNets) != 2 || got.QuotaNets[0] != "n1" {
+		t.Errorf("QuotaNets of c: %v %v", got, err)
+	}
+	// A deleted session leaves its networks' counts: n2 holds d and e,
+	// w holds c, d and e; deleting c lets g in without an eviction.
+	if err := st.Delete(ctx, "", "c"); err != nil {
+		t.Fatal(err)
+	}
+	step(rec("g", "q7", 0, "n3", "w"))
+	// An update keeps the networks whatever fn does.
+	if _, err := st.Update(ctx, "", "g", func(r *legacy.SessionRecord) error { r.QuotaNets = nil; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := st.Get(ctx, "", "g"); err != nil || len(got.QuotaNets) != 2 {
+		t.Errorf("QuotaNets of g after an Update clearing them: %v %v", got, err)
 	}
 }
 

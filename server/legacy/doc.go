@@ -105,7 +105,10 @@
 // resources/subscribe accepts a URI that names a resource or matches a
 // template and that WithSubscriptionAuthorizer allows (-32002 otherwise;
 // 403 insufficient_scope when the token lacks its RequireResourceScopes),
-// up to Config.MaxSubscriptions. A session that declared the
+// up to Config.MaxSubscriptions and within the byte budgets of
+// MaxSubscriptionBytes, MaxSubscriptionBytesPerPrincipal and
+// MaxSubscriptionBytesTotal (-32602 naming the limit). A session that
+// declared the
 // capability gets notifications/{tools,prompts,resources}/list_changed,
 // without params, and notifications/resources/updated for its
 // subscriptions.

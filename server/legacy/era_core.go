@@ -82,6 +82,9 @@ type Era struct {
 	// sessions holds what this instance keeps about the HTTP sessions:
 	// their conversion state and running requests.
 	sessions *sessionState
+	// subs counts the subscription bytes of the sessions, per principal
+	// or client address and in all.
+	subs *subLedger
 	// hub routes broker events to the session streams held here.
 	hub *sessionHub
 	// instance names this Era among the instances sharing a session store
@@ -145,6 +148,7 @@ func New(s *server.Server, c Config) (*Era, error) {
 		return nil, fmt.Errorf("legacy: instance id: %w", err)
 	}
 	e.sessions = newSessionState(cfg.legacy.MaxSessions)
+	e.subs = newSubLedger(cfg.legacy.MaxSubscriptionBytesPerPrincipal, cfg.legacy.MaxSubscriptionBytesTotal)
 	e.hub = newSessionHub(e)
 	e.logs = newStreamLogs()
 	e.runs = make(chan *resumableRun)

@@ -43,6 +43,23 @@ type Config struct {
 	// MaxSubscriptions bounds the resource subscriptions of one session
 	// (default 1000); resources/subscribe over it is -32602.
 	MaxSubscriptions int
+	// MaxSubscriptionBytes bounds the bytes the resource subscriptions of
+	// one session hold, each counted as its URI's bytes and
+	// SubscriptionOverheadBytes (default 512 KiB,
+	// DefaultMaxSubscriptionBytes). A resources/subscribe over it is
+	// -32602 naming the limit, and the session's subscriptions stay as
+	// they were.
+	MaxSubscriptionBytes int64
+	// MaxSubscriptionBytesPerPrincipal bounds them for all the sessions
+	// of one principal, or of one client address without an Authenticate
+	// hook (default 4 MiB, DefaultMaxSubscriptionBytesPerPrincipal);
+	// MaxSubscriptionBytesTotal for all the sessions of this instance
+	// (default 64 MiB, DefaultMaxSubscriptionBytesTotal). Over either, the
+	// same -32602 naming the limit. Both are counted by each instance over
+	// the HTTP sessions whose subscriptions it changed (a stdio session is
+	// the process: MaxSubscriptionBytes bounds it). Negative: no limit.
+	MaxSubscriptionBytesPerPrincipal int64
+	MaxSubscriptionBytesTotal        int64
 
 	// Store keeps the sessions of Streamable HTTP (default
 	// NewMemorySessionStore(), which serves one instance). Instances
@@ -57,6 +74,15 @@ type Config struct {
 	// 100): past it the least recently used one is evicted, and its next
 	// request gets 404.
 	MaxSessionsPerPrincipal int
+	// MaxSessionsPer56 and MaxSessionsPer48 bound the live sessions of
+	// the anonymous clients (no Authenticate hook) of one IPv6 /56 and of
+	// one /48, whichever /64s (or addresses) their client keys name
+	// (defaults 256 and 1,024, DefaultMaxSessionsPer56 and
+	// DefaultMaxSessionsPer48): past either, the least recently used
+	// session of that network is evicted, as past MaxSessionsPerPrincipal,
+	// so that no single network fills MaxSessions. Negative: no limit.
+	MaxSessionsPer56 int
+	MaxSessionsPer48 int
 	// MaxSessionRecordBytes bounds what a session keeps of its client's
 	// initialize: the capabilities and clientInfo, re-encoded, in bytes
 	// (default 64 KiB, DefaultMaxSessionRecordBytes). An initialize over
@@ -65,6 +91,14 @@ type Config struct {
 	// (Streamable HTTP; a stdio session is the process and is bounded by
 	// the message size).
 	MaxSessionRecordBytes int
+	// MaxSessionRecordBytesTotal bounds the same data for all the live
+	// sessions of the store together (default 64 MiB,
+	// DefaultMaxSessionRecordBytesTotal; SessionLimits.TotalInitBytes,
+	// which MemorySessionStore honours): an initialize over it gets 503
+	// with Retry-After: 30, as over MaxSessions. A session keeps one copy
+	// of it, the record's; only a session whose data takes at most 1 KiB
+	// also has its decoded state cached. Negative: no limit.
+	MaxSessionRecordBytesTotal int64
 	// IdleTimeout ends a session unused for this long (default 30
 	// minutes): its next request gets 404.
 	IdleTimeout time.Duration
@@ -166,6 +200,8 @@ type Config struct {
 const (
 	DefaultMaxSessions             = 10000
 	DefaultMaxSessionsPerPrincipal = 100
+	DefaultMaxSessionsPer56        = 256
+	DefaultMaxSessionsPer48        = 1024
 	DefaultSessionIdleTimeout      = 30 * time.Minute
 	DefaultSessionMaxLifetime      = 24 * time.Hour
 	DefaultRetryInterval           = time.Second
@@ -227,14 +263,32 @@ func (c *config) legacyDefaults() error {
 	if l.MaxSubscriptions <= 0 {
 		l.MaxSubscriptions = DefaultMaxSubscriptions
 	}
+	if l.MaxSubscriptionBytes <= 0 {
+		l.MaxSubscriptionBytes = DefaultMaxSubscriptionBytes
+	}
+	if l.MaxSubscriptionBytesPerPrincipal == 0 {
+		l.MaxSubscriptionBytesPerPrincipal = DefaultMaxSubscriptionBytesPerPrincipal
+	}
+	if l.MaxSubscriptionBytesTotal == 0 {
+		l.MaxSubscriptionBytesTotal = DefaultMaxSubscriptionBytesTotal
+	}
 	if l.MaxSessions <= 0 {
 		l.MaxSessions = DefaultMaxSessions
 	}
 	if l.MaxSessionsPerPrincipal <= 0 {
 		l.MaxSessionsPerPrincipal = DefaultMaxSessionsPerPrincipal
 	}
+	if l.MaxSessionsPer56 == 0 {
+		l.MaxSessionsPer56 = DefaultMaxSessionsPer56
+	}
+	if l.MaxSessionsPer48 == 0 {
+		l.MaxSessionsPer48 = DefaultMaxSessionsPer48
+	}
 	if l.MaxSessionRecordBytes <= 0 {
 		l.MaxSessionRecordBytes = DefaultMaxSessionRecordBytes
+	}
+	if l.MaxSessionRecordBytesTotal == 0 {
+		l.MaxSessionRecordBytesTotal = DefaultMaxSessionRecordBytesTotal
 	}
 	if l.IdleTimeout <= 0 {
 		l.IdleTimeout = DefaultSessionIdleTimeout
@@ -321,8 +375,9 @@ type legacySession interface {
 	// later requests.
 	setLogLevel(ctx context.Context, level protocol.LoggingLevel) error
 	// subscribe adds uri to the session's resource subscriptions (at most
-	// max, else errTooManySubscriptions); unsubscribe removes it.
-	subscribe(ctx context.Context, uri string, max int) error
+	// lim.count, else errTooManySubscriptions; within the byte budgets,
+	// else a *SubscriptionBudgetError); unsubscribe removes it.
+	subscribe(ctx context.Context, uri string, lim subLimits) error
 	unsubscribe(ctx context.Context, uri string) error
 }
 

@@ -57,7 +57,9 @@ func (s *Era) legacySetLevel(ctx context.Context, sess legacySession, rev legacy
 // A URI whose scopes (RequireResourceScopes) the request's token lacks
 // gets what resources/read of it gets in the session: HTTP 403
 // insufficient_scope with the challenge (R-AUTH-08). At most
-// MaxSubscriptions per session (-32602).
+// MaxSubscriptions per session, and within the byte budgets of
+// MaxSubscriptionBytes, MaxSubscriptionBytesPerPrincipal and
+// MaxSubscriptionBytesTotal (-32602 naming the limit).
 func (s *Era) legacySubscribe(ctx context.Context, sess legacySession, rev legacy.Rev, id protocol.RequestId, uri, principal string) server.Outcome {
 	if max := s.cfg.maxURIBytes; len(uri) > max {
 		return s.legacyErrorOutcome(rev, &id, server.InvalidParams(fmt.Sprintf("Invalid params: uri has %d bytes, more than the limit of %d", len(uri), max), nil), http.StatusOK)
@@ -77,10 +79,14 @@ func (s *Era) legacySubscribe(ctx context.Context, sess legacySession, rev legac
 		le := legacy.ResourceNotFound(uri)
 		return s.legacyErrorOutcome(rev, &id, &server.Error{Code: le.Code, Message: le.Message, Data: le.Data}, http.StatusOK)
 	}
-	max := s.cfg.legacy.MaxSubscriptions
-	if err := sess.subscribe(ctx, uri, max); err != nil {
-		if errors.Is(err, errTooManySubscriptions) {
-			return s.legacyErrorOutcome(rev, &id, server.InvalidParams(fmt.Sprintf("Invalid params: at most %d resource subscriptions per session", max), nil), http.StatusOK)
+	lim := subLimits{count: s.cfg.legacy.MaxSubscriptions, sessionBytes: s.cfg.legacy.MaxSubscriptionBytes}
+	if err := sess.subscribe(ctx, uri, lim); err != nil {
+		var be *SubscriptionBudgetError
+		switch {
+		case errors.Is(err, errTooManySubscriptions):
+			return s.legacyErrorOutcome(rev, &id, server.InvalidParams(fmt.Sprintf("Invalid params: at most %d resource subscriptions per session", lim.count), nil), http.StatusOK)
+		case errors.As(err, &be):
+			return s.legacyErrorOutcome(rev, &id, server.InvalidParams(be.Error(), nil), http.StatusOK)
 		}
 		return s.sessionStateError(rev, id, mcp20251125.MethodResourcesSubscribe, err)
 	}

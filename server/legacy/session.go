@@ -60,6 +60,10 @@ type SessionRecord struct {
 	// empty for an authenticated principal, the client's address without
 	// one.
 	QuotaKey string `json:"quotaKey,omitempty"`
+	// QuotaNets are the wider networks of an anonymous IPv6 client (its
+	// /56 and /48, as "2001:db8:0:100::/56"), each counted apart by the
+	// limit of SessionLimits.PerNet at the same index; empty otherwise.
+	QuotaNets []string `json:"quotaNets,omitempty"`
 	// ProtocolVersion is the legacy version negotiated at initialize.
 	ProtocolVersion string `json:"protocolVersion"`
 	// ClientCapabilities and ClientInfo are the client's initialize
@@ -116,6 +120,7 @@ type PendingRequest struct {
 func (r *SessionRecord) Clone() *SessionRecord {
 	c := *r
 	c.Subscriptions = slices.Clone(r.Subscriptions)
+	c.QuotaNets = slices.Clone(r.QuotaNets)
 	c.Pending = maps.Clone(r.Pending)
 	return &c
 }
@@ -131,9 +136,22 @@ type SessionLimits struct {
 	// PerPrincipal bounds the live sessions of one Principal and QuotaKey:
 	// past it, the one with the earliest IdleUntil is evicted.
 	PerPrincipal int
+	// PerNet bounds the live sessions of one Principal sharing the
+	// record's QuotaNets[i], for each i: past PerNet[i], the one with the
+	// earliest IdleUntil among them is evicted (after PerPrincipal's, and
+	// never the same one twice). A record without QuotaNets[i] is not
+	// counted by it.
+	PerNet []int
 	// Total bounds the live sessions of the whole store: past it, Create
 	// stores nothing.
 	Total int
+	// TotalInitBytes bounds the bytes of initialize data
+	// (ClientCapabilities and ClientInfo) that the live sessions of the
+	// whole store hold: past it, Create stores nothing and returns
+	// ErrSessionLimit. MemorySessionStore honours it; a shared store
+	// whose records live outside the process may ignore it (its memory is
+	// its own server's).
+	TotalInitBytes int64
 }
 
 // SessionStore keeps the legacy sessions of Streamable HTTP. The runtime
@@ -156,7 +174,10 @@ type SessionLimits struct {
 type SessionStore interface {
 	// Create stores rec. Atomically with the insert: if rec's Principal
 	// and QuotaKey already hold lim.PerPrincipal live sessions, the one
-	// with the earliest IdleUntil is evicted and its key returned; then,
+	// with the earliest IdleUntil is evicted and its key returned; so is,
+	// for each network QuotaNets[i] whose live sessions (less those
+	// evicted already) number lim.PerNet[i], the one of them with the
+	// earliest IdleUntil; then,
 	// if the store holds lim.Total live sessions, nothing is stored (and
 	// nothing evicted) and ErrSessionLimit is returned.
 	Create(ctx context.Context, rec *SessionRecord, lim SessionLimits) (evicted []string, err error)
@@ -170,8 +191,8 @@ type SessionStore interface {
 	// Update applies fn to a copy and stores it with Version+1,
 	// atomically across instances (fn may run again on a conflict; it
 	// must have no other effect). When fn returns an error nothing is
-	// stored and Update returns it. Key, Principal, QuotaKey, CreatedAt
-	// and ExpiresAt are kept whatever fn does. It returns the stored
+	// stored and Update returns it. Key, Principal, QuotaKey, QuotaNets,
+	// CreatedAt and ExpiresAt are kept whatever fn does. It returns the stored
 	// record.
 	Update(ctx context.Context, principal, key string, fn func(*SessionRecord) error) (*SessionRecord, error)
 	// Delete removes the record, its answers and its index entries.
@@ -184,6 +205,11 @@ type SessionStore interface {
 	// there is none).
 	TakeAnswer(ctx context.Context, principal, key, reqID string) ([]byte, error)
 }
+
+// DefaultMaxSessionRecordBytesTotal bounds the initialize data all the
+// sessions of the store keep together (Config.MaxSessionRecordBytesTotal,
+// SessionLimits.TotalInitBytes).
+const DefaultMaxSessionRecordBytesTotal = 64 << 20
 
 // DefaultMaxSessionRecordBytes bounds the client's initialize data a
 // legacy session keeps (Config.MaxSessionRecordBytes): its

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
+	"time"
 
+	"github.com/mcpwire/mcpwire/internal/netquota"
 	"github.com/mcpwire/mcpwire/protocol"
 	"github.com/mcpwire/mcpwire/protocol/mcp20251125"
 	"github.com/mcpwire/mcpwire/server"
@@ -180,7 +183,9 @@ func (s *Era) sessionConv(rec *SessionRecord) (*legacy.Session, declaredCaps, er
 			tools: declared.Tools != nil, prompts: declared.Prompts != nil, resources: declared.Resources != nil,
 			logging: declared.Logging != nil, completions: declared.Completions != nil,
 		}}
-		st.keep(rec.Key, sc)
+		if cacheable(rec) {
+			st.keep(rec.Key, sc)
+		}
 	}
 	conv := sc.conv
 	if rec.LogLevel != "" {
@@ -191,6 +196,19 @@ func (s *Era) sessionConv(rec *SessionRecord) (*legacy.Session, declaredCaps, er
 	}
 	return conv, sc.caps, nil
 }
+
+// maxCachedInitBytes bounds the initialize data (capabilities and
+// clientInfo, as stored) of a session whose conversion state is cached:
+// a larger one would be a second copy of up to MaxSessionRecordBytes
+// beside the record, so it is rebuilt from the record for each request
+// instead, at the cost of decoding what the request's own body costs.
+const maxCachedInitBytes = 1 << 10
+
+// initBytes is what a record keeps of its client's initialize.
+func initBytes(r *SessionRecord) int { return len(r.ClientCapabilities) + len(r.ClientInfo) }
+
+// cacheable reports whether the conversion state of rec is cached.
+func cacheable(r *SessionRecord) bool { return initBytes(r) <= maxCachedInitBytes }
 
 // httpSession is a stored session as one request sees it (legacySession):
 // the record read when the request arrived; changes go to the store.
@@ -207,11 +225,18 @@ func (hs *httpSession) declared() declaredCaps { return hs.caps }
 
 // update applies fn to the stored record; a store failure is errStore.
 func (hs *httpSession) update(ctx context.Context, fn func(*SessionRecord) error) error {
-	_, err := hs.s.cfg.legacy.Store.Update(ctx, hs.rec.Principal, hs.rec.Key, fn)
-	if err != nil && !errors.Is(err, ErrSessionNotFound) && !errors.Is(err, errTooManySubscriptions) {
-		return &errStore{err}
-	}
+	_, err := hs.updated(ctx, fn)
 	return err
+}
+
+// updated is update returning the stored record.
+func (hs *httpSession) updated(ctx context.Context, fn func(*SessionRecord) error) (*SessionRecord, error) {
+	rec, err := hs.s.cfg.legacy.Store.Update(ctx, hs.rec.Principal, hs.rec.Key, fn)
+	var be *SubscriptionBudgetError
+	if err != nil && !errors.Is(err, ErrSessionNotFound) && !errors.Is(err, errTooManySubscriptions) && !errors.As(err, &be) {
+		return nil, &errStore{err}
+	}
+	return rec, err
 }
 
 func (hs *httpSession) setLogLevel(ctx context.Context, level protocol.LoggingLevel) error {
@@ -224,19 +249,38 @@ func (hs *httpSession) subsChanged() {
 	_ = hs.s.publish(server.Event{Kind: EventSession, Key: hs.rec.Key, Op: SessionSubs})
 }
 
-func (hs *httpSession) subscribe(ctx context.Context, uri string, max int) error {
-	err := hs.update(ctx, func(r *SessionRecord) error {
-		for _, u := range r.Subscriptions {
-			if u == uri {
-				return nil
-			}
+// subscribe adds uri to the record's subscriptions: the count and the
+// session's byte budget are checked in the store's Update, atomically with
+// the change; the principal's and the instance's are reserved in the
+// ledger before it and settled after.
+func (hs *httpSession) subscribe(ctx context.Context, uri string, lim subLimits) error {
+	s, rec := hs.s, hs.rec
+	cost := subscriptionCost(uri)
+	reserved := int64(0)
+	if !slices.Contains(rec.Subscriptions, uri) { // subscribed already: nothing more to hold
+		if err := s.subs.reserve(sessionScope(rec), rec.Key, sessionEnd(rec), s.now(), cost); err != nil {
+			return err
 		}
-		if len(r.Subscriptions) >= max {
+		reserved = cost
+	}
+	stored, err := hs.updated(ctx, func(r *SessionRecord) error {
+		if slices.Contains(r.Subscriptions, uri) {
+			return nil
+		}
+		if len(r.Subscriptions) >= lim.count {
 			return errTooManySubscriptions
+		}
+		if need := subscriptionBytes(r.Subscriptions) + cost; need > lim.sessionBytes {
+			return &SubscriptionBudgetError{Limit: "MaxSubscriptionBytes", Max: lim.sessionBytes, Need: need}
 		}
 		r.Subscriptions = append(r.Subscriptions, uri)
 		return nil
 	})
+	held := int64(-1)
+	if err == nil {
+		held = subscriptionBytes(stored.Subscriptions)
+	}
+	s.subs.settle(rec.Key, reserved, held)
 	if err == nil {
 		hs.subsChanged()
 	}
@@ -244,19 +288,26 @@ func (hs *httpSession) subscribe(ctx context.Context, uri string, max int) error
 }
 
 func (hs *httpSession) unsubscribe(ctx context.Context, uri string) error {
-	err := hs.update(ctx, func(r *SessionRecord) error {
-		for i, u := range r.Subscriptions {
-			if u == uri {
-				r.Subscriptions = append(r.Subscriptions[:i], r.Subscriptions[i+1:]...)
-				break
-			}
+	stored, err := hs.updated(ctx, func(r *SessionRecord) error {
+		if i := slices.Index(r.Subscriptions, uri); i >= 0 {
+			r.Subscriptions = slices.Delete(r.Subscriptions, i, i+1)
 		}
 		return nil
 	})
 	if err == nil {
+		hs.s.subs.settle(hs.rec.Key, 0, subscriptionBytes(stored.Subscriptions))
 		hs.subsChanged()
 	}
 	return err
+}
+
+// sessionEnd is when a record's session ends unless touched:
+// min(IdleUntil, ExpiresAt).
+func sessionEnd(r *SessionRecord) time.Time {
+	if r.ExpiresAt.Before(r.IdleUntil) {
+		return r.ExpiresAt
+	}
+	return r.IdleUntil
 }
 
 // storeUnavailable is the answer when the session store cannot be reached:
@@ -308,10 +359,12 @@ func (h *HTTP) initialize(r *http.Request, sse *httpwire.Stream, m *rpcMessage, 
 		LogLevel:  string(l.DefaultLogLevel),
 		CreatedAt: now, IdleUntil: now.Add(l.IdleTimeout), ExpiresAt: now.Add(l.MaxLifetime),
 	}
+	lim := SessionLimits{PerPrincipal: l.MaxSessionsPerPrincipal, Total: l.MaxSessions, TotalInitBytes: max(l.MaxSessionRecordBytesTotal, 0)}
 	if principal == "" {
 		rec.QuotaKey = client // per client address, as the task quota keys
+		rec.QuotaNets, lim.PerNet = quotaNets(client, l.MaxSessionsPer56, l.MaxSessionsPer48)
 	}
-	evicted, err := l.Store.Create(r.Context(), rec, SessionLimits{PerPrincipal: l.MaxSessionsPerPrincipal, Total: l.MaxSessions})
+	evicted, err := l.Store.Create(r.Context(), rec, lim)
 	switch {
 	case errors.Is(err, ErrSessionLimit):
 		out := withStatus(s.errorOutcome(m.requestID(), server.InternalError(msgTooManySessions)), http.StatusServiceUnavailable)
@@ -330,11 +383,28 @@ func (h *HTTP) initialize(r *http.Request, sse *httpwire.Stream, m *rpcMessage, 
 		}
 		s.sessionEnded(k)
 	}
-	s.sessions.keep(key, &sessionConv{conv: o.conv, caps: o.caps})
+	if cacheable(rec) {
+		s.sessions.keep(key, &sessionConv{conv: o.conv, caps: o.caps})
+	}
 	out := s.legacyResultOutcome(o.rev, m.id, o.result)
 	sse.W.Header().Set(HeaderSessionID, id)
 	writeAnswer(sse, out)
 	s.core.Release(out)
+}
+
+// quotaNets are the wider networks an anonymous client's sessions are
+// also counted in, with their limits: the /56 and the /48 of an IPv6
+// client key (a prefix, "2001:db8::/64", or an address), each when its
+// limit is on and it is wider than the key. None for anything else.
+func quotaNets(client string, per56, per48 int) ([]string, []int) {
+	var nets []string
+	var limits []int
+	for i, n := range netquota.Networks(client, 56, 48) {
+		if limit := [...]int{per56, per48}[i]; n != "" && limit > 0 {
+			nets, limits = append(nets, n), append(limits, limit)
+		}
+	}
+	return nets, limits
 }
 
 // sessionEnded releases what this instance holds for a session that ended
@@ -342,6 +412,7 @@ func (h *HTTP) initialize(r *http.Request, sse *httpwire.Stream, m *rpcMessage, 
 // requests are cancelled and its stream closes, with nothing more sent.
 func (s *Era) sessionEnded(key string) {
 	s.sessions.forget(key)
+	s.subs.forget(key)
 	if st := s.hub.stream(key); st != nil {
 		st.stop(false)
 	}
@@ -376,6 +447,7 @@ func (s *Era) findSession(ctx context.Context, sids []string, principal string, 
 	switch {
 	case errors.Is(err, ErrSessionNotFound):
 		s.sessions.drop(key) // the session ended without a DELETE: its cached state goes
+		s.subs.forget(key)
 		return nil, notFound()
 	case err != nil:
 		out := s.storeUnavailable(id(), "get", err)
@@ -409,7 +481,13 @@ func (s *Era) touch(ctx context.Context, rec *SessionRecord) {
 	}
 	if err := s.cfg.legacy.Store.Touch(ctx, rec.Principal, rec.Key, now.Add(idle)); err != nil {
 		s.log.Warn("touching a session", "err", err)
+		return
 	}
+	end := now.Add(idle)
+	if rec.ExpiresAt.Before(end) {
+		end = rec.ExpiresAt
+	}
+	s.subs.touch(rec.Key, end)
 }
 
 // inSession serves a legacy message that names a session (rows S1–S11).

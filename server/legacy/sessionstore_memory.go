@@ -22,6 +22,7 @@ type MemorySessionStore struct {
 	byScope   map[quotaScope]map[string]struct{} // the keys PerPrincipal counts together
 	answers   map[string]map[string]memoryAnswer // by session key, then request id
 	lastSweep time.Time
+	initBytes int64 // the initialize data of sessions (SessionLimits.TotalInitBytes)
 }
 
 type memoryAnswer struct {
@@ -57,6 +58,19 @@ type quotaScope struct{ principal, key string }
 
 func sessionScope(r *SessionRecord) quotaScope { return quotaScope{r.Principal, r.QuotaKey} }
 
+// netScope is the scope of SessionLimits.PerNet for the network net: a
+// key no QuotaKey can be (a client key holds no NUL).
+func netScope(principal, net string) quotaScope { return quotaScope{principal, "\x00net:" + net} }
+
+// scopes are every scope r counts in: its quota key's and its networks'.
+func scopes(r *SessionRecord) []quotaScope {
+	s := []quotaScope{sessionScope(r)}
+	for _, n := range r.QuotaNets {
+		s = append(s, netScope(r.Principal, n))
+	}
+	return s
+}
+
 // Create implements SessionStore.
 func (m *MemorySessionStore) Create(_ context.Context, rec *SessionRecord, lim SessionLimits) ([]string, error) {
 	m.mu.Lock()
@@ -69,45 +83,85 @@ func (m *MemorySessionStore) Create(_ context.Context, rec *SessionRecord, lim S
 	if _, dup := m.sessions[rec.Key]; dup {
 		return nil, errors.New("legacy: duplicate session key")
 	}
-	scope := sessionScope(rec)
-	var evict *SessionRecord
-	if lim.PerPrincipal > 0 {
+	all := scopes(rec)
+	limits := []int{lim.PerPrincipal}
+	for i := range rec.QuotaNets {
 		n := 0
-		for k := range m.byScope[scope] {
-			r := m.sessions[k]
-			if !r.live(now) {
-				m.remove(r)
-				continue
-			}
-			n++
-			if evict == nil || r.IdleUntil.Before(evict.IdleUntil) {
-				evict = r
-			}
+		if i < len(lim.PerNet) {
+			n = lim.PerNet[i]
 		}
-		if n < lim.PerPrincipal {
-			evict = nil
+		limits = append(limits, n)
+	}
+	var evict []*SessionRecord
+	for i, scope := range all {
+		if e := m.evictIn(scope, limits[i], evict, now); e != nil {
+			evict = append(evict, e)
 		}
 	}
-	total := len(m.sessions)
-	if evict != nil {
-		total--
-	}
-	if lim.Total > 0 && total >= lim.Total {
+	if lim.Total > 0 && len(m.sessions)-len(evict) >= lim.Total {
 		return nil, ErrSessionLimit
 	}
+	if lim.TotalInitBytes > 0 {
+		held := func() int64 {
+			n := m.initBytes
+			for _, e := range evict {
+				n -= int64(initBytes(e))
+			}
+			return n
+		}
+		if held()+int64(initBytes(rec)) > lim.TotalInitBytes {
+			m.sweep(now) // never removes what evict holds: those are live
+			if held()+int64(initBytes(rec)) > lim.TotalInitBytes {
+				return nil, ErrSessionLimit
+			}
+		}
+	}
 	var evicted []string
-	if evict != nil {
-		m.remove(evict)
-		evicted = []string{evict.Key}
+	for _, e := range evict {
+		m.remove(e)
+		evicted = append(evicted, e.Key)
 	}
-	ids := m.byScope[scope]
-	if ids == nil {
-		ids = map[string]struct{}{}
-		m.byScope[scope] = ids
+	for _, scope := range all {
+		ids := m.byScope[scope]
+		if ids == nil {
+			ids = map[string]struct{}{}
+			m.byScope[scope] = ids
+		}
+		ids[rec.Key] = struct{}{}
 	}
-	ids[rec.Key] = struct{}{}
 	m.sessions[rec.Key] = rec.Clone()
+	m.initBytes += int64(initBytes(rec))
 	return evicted, nil
+}
+
+// evictIn returns the live session of scope with the earliest IdleUntil,
+// not one of chosen, when the scope holds limit live sessions besides
+// chosen (nil under it, or when limit is zero or less). Ended sessions it
+// meets are forgotten.
+func (m *MemorySessionStore) evictIn(scope quotaScope, limit int, chosen []*SessionRecord, now time.Time) *SessionRecord {
+	if limit <= 0 {
+		return nil
+	}
+	var evict *SessionRecord
+	n := 0
+	for k := range m.byScope[scope] {
+		r := m.sessions[k]
+		if !r.live(now) {
+			m.remove(r)
+			continue
+		}
+		if slices.Contains(chosen, r) {
+			continue
+		}
+		n++
+		if evict == nil || r.IdleUntil.Before(evict.IdleUntil) {
+			evict = r
+		}
+	}
+	if n < limit {
+		return nil
+	}
+	return evict
 }
 
 // Get implements SessionStore.
@@ -161,9 +215,10 @@ func (m *MemorySessionStore) Update(_ context.Context, principal, key string, fn
 	if err := fn(c); err != nil {
 		return nil, err
 	}
-	c.Key, c.Principal, c.QuotaKey, c.CreatedAt, c.ExpiresAt = r.Key, r.Principal, r.QuotaKey, r.CreatedAt, r.ExpiresAt
+	c.Key, c.Principal, c.QuotaKey, c.QuotaNets, c.CreatedAt, c.ExpiresAt = r.Key, r.Principal, r.QuotaKey, r.QuotaNets, r.CreatedAt, r.ExpiresAt
 	c.Version = r.Version + 1
 	m.sessions[key] = c
+	m.initBytes += int64(initBytes(c) - initBytes(r))
 	return c.Clone(), nil
 }
 
@@ -253,12 +308,16 @@ func (m *MemorySessionStore) sweep(now time.Time) {
 
 // remove forgets a record, its index entry and its answers.
 func (m *MemorySessionStore) remove(r *SessionRecord) {
+	if _, ok := m.sessions[r.Key]; ok {
+		m.initBytes -= int64(initBytes(m.sessions[r.Key]))
+	}
 	delete(m.sessions, r.Key)
-	scope := sessionScope(r)
-	if ids := m.byScope[scope]; ids != nil {
-		delete(ids, r.Key)
-		if len(ids) == 0 {
-			delete(m.byScope, scope)
+	for _, scope := range scopes(r) {
+		if ids := m.byScope[scope]; ids != nil {
+			delete(ids, r.Key)
+			if len(ids) == 0 {
+				delete(m.byScope, scope)
+			}
 		}
 	}
 	delete(m.answers, r.Key)

@@ -175,8 +175,9 @@ type stdioSession struct {
 	cur  atomic.Pointer[legacy.Session]
 	rdy  atomic.Bool
 
-	mu   sync.Mutex
-	subs map[string]struct{}
+	mu       sync.Mutex
+	subs     map[string]struct{}
+	subBytes int64 // what subs count towards MaxSubscriptionBytes
 
 	stop    func()        // ends the broker subscription; nil before ready
 	done    chan struct{} // closed when the forwarder returns
@@ -198,22 +199,29 @@ func (ss *stdioSession) setLogLevel(_ context.Context, level protocol.LoggingLev
 	return nil
 }
 
-func (ss *stdioSession) subscribe(_ context.Context, uri string, max int) error {
+func (ss *stdioSession) subscribe(_ context.Context, uri string, lim subLimits) error {
 	ss.mu.Lock()
 	defer ss.mu.Unlock()
 	if _, ok := ss.subs[uri]; ok {
 		return nil
 	}
-	if len(ss.subs) >= max {
+	if len(ss.subs) >= lim.count {
 		return errTooManySubscriptions
 	}
+	if need := ss.subBytes + subscriptionCost(uri); need > lim.sessionBytes {
+		return &SubscriptionBudgetError{Limit: "MaxSubscriptionBytes", Max: lim.sessionBytes, Need: need}
+	}
 	ss.subs[uri] = struct{}{}
+	ss.subBytes += subscriptionCost(uri)
 	return nil
 }
 
 func (ss *stdioSession) unsubscribe(_ context.Context, uri string) error {
 	ss.mu.Lock()
-	delete(ss.subs, uri)
+	if _, ok := ss.subs[uri]; ok {
+		delete(ss.subs, uri)
+		ss.subBytes -= subscriptionCost(uri)
+	}
 	ss.mu.Unlock()
 	return nil
 }
