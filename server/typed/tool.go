@@ -57,7 +57,12 @@ import (
 // must be a field of Out, and a top-level "type" must be one Out's
 // inferred schema allows. The results are also validated against the
 // outputSchema on every call (R-TOOL-06), so what the check cannot see
-// shows there.
+// shows there; except where that cannot fail: an outputSchema inferred
+// from a struct Out whose every encoding conforms to it (fields of
+// booleans, numbers, strings, pointers and slices of them, no maps, no
+// []byte, no ",string", no type of its own MarshalJSON or MarshalText:
+// server.OutputConforms). A given outputSchema, and one inferred from
+// anything else (a map, any, a type that encodes itself), is checked.
 func AddTool[In, Out any](s *server.Server, def protocol.Tool, h func(ctx context.Context, req *server.Request, in In) (Out, error), opts ...server.ToolOption) error {
 	inT, outT := reflect.TypeFor[In](), reflect.TypeFor[Out]()
 	inName := "AddTool[In=" + inT.String() + "]"
@@ -117,6 +122,11 @@ func AddTool[In, Out any](s *server.Server, def protocol.Tool, h func(ctx contex
 		def.OutputSchema = new(protocol.ToolOutputSchema)
 		if err := schemaInto(outSchema, def.OutputSchema); err != nil {
 			return fmt.Errorf("typed: tool %s: %s: inferred output schema: %w", def.Name, outName, err)
+		}
+		if encodesConforming(outT) {
+			// The schema is inferred from Out and nothing narrowed it:
+			// every result conforms, validating them cannot fail.
+			opts = append(slices.Clip(opts), server.OutputConforms())
 		}
 	}
 	return s.AddTool(def, func(ctx context.Context, req *server.Request, args json.RawMessage) (*protocol.CallToolResult, error) {
