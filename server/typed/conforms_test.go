@@ -59,8 +59,8 @@ type (
 	cfArray struct{ A [2]int }
 	cfEmbed struct{ cfInner }
 	cfDup   struct {
-		A int `json:"x"`
-		B int `json:"x"`
+		A int `json:"X"`
+		X int
 	}
 )
 
