@@ -51,7 +51,7 @@ func (s *Server) process(ctx context.Context, body []byte, x *Exchange) Outcome 
 	case *protocol.JSONRPCRequest:
 		if responseMembers(m.Extra) {
 			id := m.ID
-			return s.errorOutcome(&id, &Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: a request cannot carry result or error"})
+			return s.errorFor(id, &Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: a request cannot carry result or error"})
 		}
 		return s.request(ctx, m, x)
 	default:
@@ -174,11 +174,11 @@ func (s *Server) request(ctx context.Context, m *protocol.JSONRPCRequest, x *Exc
 			// earlier revision.
 			e.Data = jsonText(map[string]any{"supported": x.versions()})
 		}
-		return s.errorOutcome(&id, e)
+		return s.errorFor(id, e)
 	}
 	params := []byte(m.Params)
 	if len(params) == 0 {
-		return s.errorOutcome(&id, InvalidParams("Invalid params: params with _meta is required", nil))
+		return s.errorFor(id, InvalidParams("Invalid params: params with _meta is required", nil))
 	}
 	typed := info.NewParams()
 	typedErr := protocol.Unmarshal(params, typed)
@@ -189,7 +189,7 @@ func (s *Server) request(ctx context.Context, m *protocol.JSONRPCRequest, x *Exc
 	} else {
 		var rp protocol.RequestParams
 		if err := protocol.Unmarshal(params, &rp); err != nil {
-			return s.errorOutcome(&id, InvalidParams("Invalid params: "+strings.TrimPrefix(err.Error(), "protocol: "), nil))
+			return s.errorFor(id, InvalidParams("Invalid params: "+strings.TrimPrefix(err.Error(), "protocol: "), nil))
 		}
 		meta = rp.Meta
 		for _, k := range []string{"name", "uri"} {
@@ -210,14 +210,14 @@ func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, 
 			named = p.named
 		}
 		if e := checkHeaders(x.Header, method, meta.ProtocolVersion, name, named); e != nil {
-			return s.errorOutcome(&id, e)
+			return s.errorFor(id, e)
 		}
 	}
 	if meta.ProtocolVersion != protocol.Revision {
-		return s.errorOutcome(&id, unsupportedVersion(meta.ProtocolVersion, x.versions()))
+		return s.errorFor(id, unsupportedVersion(meta.ProtocolVersion, x.versions()))
 	}
 	if typedErr != nil {
-		return s.errorOutcome(&id, InvalidParams("Invalid params: "+strings.TrimPrefix(typedErr.Error(), "protocol: "), nil))
+		return s.errorFor(id, InvalidParams("Invalid params: "+strings.TrimPrefix(typedErr.Error(), "protocol: "), nil))
 	}
 	s.work.add()
 	defer s.work.done()
@@ -233,10 +233,10 @@ func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, 
 	}
 	if r.rc.Err() == context.DeadlineExceeded {
 		s.log.Warn("handler deadline passed", "method", method, "timeout", s.cfg.handlerTimeout)
-		return s.errorOutcome(&id, InternalError("Request timed out"))
+		return s.errorFor(id, InternalError("Request timed out"))
 	}
 	if err != nil {
-		return s.errorOutcome(&id, s.clientError(r, err))
+		return s.errorFor(id, s.clientError(r, err))
 	}
 	return s.resultOutcome(id, res)
 }
@@ -276,10 +276,10 @@ func (s *Server) extRequest(ctx context.Context, id protocol.RequestId, m *proto
 	params := []byte(m.Params)
 	var rp protocol.RequestParams
 	if len(params) == 0 {
-		return s.errorOutcome(&id, InvalidParams("Invalid params: params with _meta is required", nil))
+		return s.errorFor(id, InvalidParams("Invalid params: params with _meta is required", nil))
 	}
 	if err := protocol.Unmarshal(params, &rp); err != nil {
-		return s.errorOutcome(&id, InvalidParams("Invalid params: "+strings.TrimPrefix(err.Error(), "protocol: "), nil))
+		return s.errorFor(id, InvalidParams("Invalid params: "+strings.TrimPrefix(err.Error(), "protocol: "), nil))
 	}
 	var name string
 	if em.NameMember != "" {
