@@ -147,10 +147,17 @@ func AddTool[In, Out any](s *server.Server, def protocol.Tool, h func(ctx contex
 		if err != nil {
 			return nil, fmt.Errorf("encoding the result: %w", err)
 		}
-		return &protocol.CallToolResult{
-			Content:           []protocol.ContentBlock{{Value: &protocol.TextContent{Text: string(b)}}},
-			StructuredContent: b,
-		}, nil
+		// The result, its one content block and its text in one
+		// allocation.
+		res := new(struct {
+			r protocol.CallToolResult
+			c [1]protocol.ContentBlock
+			t protocol.TextContent
+		})
+		res.t.Text = string(b)
+		res.c[0].Value = &res.t
+		res.r.Content, res.r.StructuredContent = res.c[:], b
+		return &res.r, nil
 	}, opts...)
 }
 
