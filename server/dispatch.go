@@ -34,11 +34,16 @@ func (s *Server) process(ctx context.Context, body []byte, x *Exchange) Outcome 
 	// Fast path: a well-formed request of this revision decodes in one
 	// pass into its own type. Anything else takes the careful path below,
 	// which finds the right error in the documented order.
-	var cr protocol.ClientRequest
-	if s.cfg.decode.Unmarshal(body, &cr) == nil {
-		if id, method, params, extra := clientRequestParts(&cr); params != nil && s.serves(method) && !responseMembers(extra) {
+	// The decoded request and its Request are one allocation.
+	c := new(struct {
+		cr protocol.ClientRequest
+		r  Request
+	})
+	if s.cfg.decode.Unmarshal(body, &c.cr) == nil {
+		if id, method, params, extra := clientRequestParts(&c.cr); params != nil && s.serves(method) && !responseMembers(extra) {
 			meta, name := metaAndName(params)
-			return s.run(ctx, id, method, params, nil, meta, name, x)
+			c.cr = protocol.ClientRequest{} // a long request (listen) does not keep the envelope
+			return s.run(ctx, &c.r, id, method, params, nil, meta, name, x)
 		}
 	}
 	var msg protocol.JSONRPCMessage
@@ -198,12 +203,12 @@ func (s *Server) request(ctx context.Context, m *protocol.JSONRPCRequest, x *Exc
 			}
 		}
 	}
-	return s.run(ctx, id, m.Method, typed, typedErr, meta, name, x)
+	return s.run(ctx, new(Request), id, m.Method, typed, typedErr, meta, name, x)
 }
 
 // run finishes the checks of a request whose _meta could be read (steps
-// 4 to 6 of the order) and runs its handler.
-func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, typed any, typedErr error, meta protocol.RequestMetaObject, name string, x *Exchange) Outcome {
+// 4 to 6 of the order) and runs its handler as r, a zero Request.
+func (s *Server) run(ctx context.Context, r *Request, id protocol.RequestId, method string, typed any, typedErr error, meta protocol.RequestMetaObject, name string, x *Exchange) Outcome {
 	if x.HTTP {
 		named := method == protocol.MethodToolsCall || method == protocol.MethodPromptsGet || method == protocol.MethodResourcesRead
 		if p, ok := typed.(*extParams); ok {
@@ -221,7 +226,7 @@ func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, 
 	}
 	s.work.add()
 	defer s.work.done()
-	r := &Request{Method: method, ID: id, Meta: meta, Principal: x.Principal, auth: AuthorizationFrom(ctx), out: x.Notifier, ctx: ctx, maxInputs: s.cfg.maxInputs, log: s.log, header: x.Header, peer: x.RemoteAddr, notifyMeta: s.cfg.notifyMeta}
+	*r = Request{Method: method, ID: id, Meta: meta, Principal: x.Principal, auth: AuthorizationFrom(ctx), out: x.Notifier, ctx: ctx, maxInputs: s.cfg.maxInputs, log: s.log, header: x.Header, peer: x.RemoteAddr, notifyMeta: s.cfg.notifyMeta}
 	r.rc = requestContext{Context: ctx, r: r}
 	if s.cfg.handlerTimeout > 0 && method != protocol.MethodSubscriptionsListen {
 		r.rc.deadline = time.Now().Add(s.cfg.handlerTimeout)
@@ -287,7 +292,7 @@ func (s *Server) extRequest(ctx context.Context, id protocol.RequestId, m *proto
 			_ = json.Unmarshal(raw, &name)
 		}
 	}
-	return s.run(ctx, id, m.Method, &extParams{raw: params, named: em.NameMember != ""}, nil, rp.Meta, name, x)
+	return s.run(ctx, new(Request), id, m.Method, &extParams{raw: params, named: em.NameMember != ""}, nil, rp.Meta, name, x)
 }
 
 // serves reports whether the server answers a method of the revision.
