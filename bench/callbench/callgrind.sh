@@ -23,7 +23,7 @@ trap 'rm -rf "$work"' EXIT
 pkg=$here
 if [ -n "$rev" ]; then
 	mkdir -p "$work/src"
-	git -C "$here" archive "$rev" | tar -x -C "$work/src"
+	git -C "$(git -C "$here" rev-parse --show-toplevel)" archive "$rev" | tar -x -C "$work/src"
 	cp "$here"/*.go "$work/src/bench/callbench/"
 	pkg=$work/src/bench/callbench
 fi
