@@ -10,7 +10,7 @@ OLD      ?= $(MCP_SPEC_DIR)/schema/2025-11-25/schema.json
 NEW      ?= $(MCP_SPEC_DIR)/schema/2026-07-28/schema.json
 EXT_TASKS = $(MCP_SPEC_DIR)/ext-tasks/schema/draft/schema.json
 
-.PHONY: all generate check-generated test otel bench call-table fuzz diff diff-legacy lint conformance
+.PHONY: all generate check-generated test otel bench call-table call-load fuzz diff diff-legacy lint conformance
 
 all: check-generated test
 
@@ -53,6 +53,13 @@ BENCHTIME ?= 300ms
 call-table:
 	cd bench && $(GO) run ./cmd/calltable -rounds $(ROUNDS) -benchtime $(BENCHTIME)
 	bench/callbench/callgrind.sh
+
+## call-load: the same call over loopback, each server in its own process
+## (bench/cmd/callserve) under wrk, 64 connections, rows bare, mcpwire,
+## mcp-go and the Go SDK in interleaved rounds: req/s, the ratio to bare,
+## errors (bench/callbench/wrk.sh; needs wrk)
+call-load:
+	bench/callbench/wrk.sh -rounds $(ROUNDS)
 
 ## fuzz: run every fuzz target for FUZZTIME each (Go fuzzes one target per
 ## run); seeds are in testdata/fuzz/<target>/, crashers land in the
