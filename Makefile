@@ -10,7 +10,7 @@ OLD      ?= $(MCP_SPEC_DIR)/schema/2025-11-25/schema.json
 NEW      ?= $(MCP_SPEC_DIR)/schema/2026-07-28/schema.json
 EXT_TASKS = $(MCP_SPEC_DIR)/ext-tasks/schema/draft/schema.json
 
-.PHONY: all generate check-generated test otel bench fuzz diff diff-legacy lint conformance browser
+.PHONY: all generate check-generated test otel bench call-table call-load fuzz diff diff-legacy lint conformance browser
 
 all: check-generated test
 
@@ -42,6 +42,25 @@ otel:
 ## bench: the codec benchmarks (table in docs/performance.md)
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./protocol/
+
+## call-table: one tools/call of a typed echo tool per row (bare handler,
+## mcpwire 2026-07-28, mcpwire in a 2025-11-25 session, mcp-go, the Go SDK),
+## a fresh request and recorder per call: ns/op, B/op, allocs/op and the
+## time over bare from interleaved rounds (bench/cmd/calltable), then the
+## instructions per call under callgrind when valgrind is installed
+## (bench/callbench/callgrind.sh); table in docs/performance.md
+ROUNDS    ?= 7
+BENCHTIME ?= 300ms
+call-table:
+	cd bench && $(GO) run ./cmd/calltable -rounds $(ROUNDS) -benchtime $(BENCHTIME)
+	bench/callbench/callgrind.sh
+
+## call-load: the same call over loopback, each server in its own process
+## (bench/cmd/callserve) under wrk, 64 connections, rows bare, mcpwire,
+## mcp-go and the Go SDK in interleaved rounds: req/s, the ratio to bare,
+## errors (bench/callbench/wrk.sh; needs wrk)
+call-load:
+	bench/callbench/wrk.sh -rounds $(ROUNDS)
 
 ## fuzz: run every fuzz target for FUZZTIME each (Go fuzzes one target per
 ## run); seeds are in testdata/fuzz/<target>/, crashers land in the

@@ -3,4 +3,7 @@
 // of mcpwire's go.mod. Run from this folder:
 //
 //	MCP_SPEC_DIR=../../shared/mcp-spec go test -run '^$' -bench . -benchmem
+//
+// callbench is the per-call harness against a bare handler (make
+// call-table, make call-load; docs/performance.md, issue 24).
 package bench

@@ -34,11 +34,16 @@ func (s *Server) process(ctx context.Context, body []byte, x *Exchange) Outcome 
 	// Fast path: a well-formed request of this revision decodes in one
 	// pass into its own type. Anything else takes the careful path below,
 	// which finds the right error in the documented order.
-	var cr protocol.ClientRequest
-	if s.cfg.decode.Unmarshal(body, &cr) == nil {
-		if id, method, params, extra := clientRequestParts(&cr); params != nil && s.serves(method) && !responseMembers(extra) {
+	// The decoded request and its Request are one allocation.
+	c := new(struct {
+		cr protocol.ClientRequest
+		r  Request
+	})
+	if s.cfg.decode.Unmarshal(body, &c.cr) == nil {
+		if id, method, params, extra := clientRequestParts(&c.cr); params != nil && s.serves(method) && !responseMembers(extra) {
 			meta, name := metaAndName(params)
-			return s.run(ctx, id, method, params, nil, meta, name, x)
+			c.cr = protocol.ClientRequest{} // a long request (listen) does not keep the envelope
+			return s.run(ctx, &c.r, id, method, params, nil, meta, name, x)
 		}
 	}
 	var msg protocol.JSONRPCMessage
@@ -51,7 +56,7 @@ func (s *Server) process(ctx context.Context, body []byte, x *Exchange) Outcome 
 	case *protocol.JSONRPCRequest:
 		if responseMembers(m.Extra) {
 			id := m.ID
-			return s.errorOutcome(&id, &Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: a request cannot carry result or error"})
+			return s.errorFor(id, &Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: a request cannot carry result or error"})
 		}
 		return s.request(ctx, m, x)
 	default:
@@ -174,11 +179,11 @@ func (s *Server) request(ctx context.Context, m *protocol.JSONRPCRequest, x *Exc
 			// earlier revision.
 			e.Data = jsonText(map[string]any{"supported": x.versions()})
 		}
-		return s.errorOutcome(&id, e)
+		return s.errorFor(id, e)
 	}
 	params := []byte(m.Params)
 	if len(params) == 0 {
-		return s.errorOutcome(&id, InvalidParams("Invalid params: params with _meta is required", nil))
+		return s.errorFor(id, InvalidParams("Invalid params: params with _meta is required", nil))
 	}
 	typed := info.NewParams()
 	typedErr := protocol.Unmarshal(params, typed)
@@ -189,7 +194,7 @@ func (s *Server) request(ctx context.Context, m *protocol.JSONRPCRequest, x *Exc
 	} else {
 		var rp protocol.RequestParams
 		if err := protocol.Unmarshal(params, &rp); err != nil {
-			return s.errorOutcome(&id, InvalidParams("Invalid params: "+strings.TrimPrefix(err.Error(), "protocol: "), nil))
+			return s.errorFor(id, InvalidParams("Invalid params: "+strings.TrimPrefix(err.Error(), "protocol: "), nil))
 		}
 		meta = rp.Meta
 		for _, k := range []string{"name", "uri"} {
@@ -198,31 +203,30 @@ func (s *Server) request(ctx context.Context, m *protocol.JSONRPCRequest, x *Exc
 			}
 		}
 	}
-	return s.run(ctx, id, m.Method, typed, typedErr, meta, name, x)
+	return s.run(ctx, new(Request), id, m.Method, typed, typedErr, meta, name, x)
 }
 
 // run finishes the checks of a request whose _meta could be read (steps
-// 4 to 6 of the order) and runs its handler.
-func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, typed any, typedErr error, meta protocol.RequestMetaObject, name string, x *Exchange) Outcome {
+// 4 to 6 of the order) and runs its handler as r, a zero Request.
+func (s *Server) run(ctx context.Context, r *Request, id protocol.RequestId, method string, typed any, typedErr error, meta protocol.RequestMetaObject, name string, x *Exchange) Outcome {
 	if x.HTTP {
 		named := method == protocol.MethodToolsCall || method == protocol.MethodPromptsGet || method == protocol.MethodResourcesRead
 		if p, ok := typed.(*extParams); ok {
 			named = p.named
 		}
 		if e := checkHeaders(x.Header, method, meta.ProtocolVersion, name, named); e != nil {
-			return s.errorOutcome(&id, e)
+			return s.errorFor(id, e)
 		}
 	}
 	if meta.ProtocolVersion != protocol.Revision {
-		return s.errorOutcome(&id, unsupportedVersion(meta.ProtocolVersion, x.versions()))
+		return s.errorFor(id, unsupportedVersion(meta.ProtocolVersion, x.versions()))
 	}
 	if typedErr != nil {
-		return s.errorOutcome(&id, InvalidParams("Invalid params: "+strings.TrimPrefix(typedErr.Error(), "protocol: "), nil))
+		return s.errorFor(id, InvalidParams("Invalid params: "+strings.TrimPrefix(typedErr.Error(), "protocol: "), nil))
 	}
 	s.work.add()
 	defer s.work.done()
-	r := &Request{Method: method, ID: id, Meta: meta, Principal: x.Principal, auth: AuthorizationFrom(ctx), out: x.Notifier, ctx: ctx, maxInputs: s.cfg.maxInputs, log: s.log, header: x.Header, peer: x.RemoteAddr, notifyMeta: s.cfg.notifyMeta, srv: s}
-	r.rc = requestContext{Context: ctx, r: r}
+	*r = Request{Method: method, ID: id, Meta: meta, Principal: x.Principal, auth: AuthorizationFrom(ctx), out: x.Notifier, ctx: ctx, maxInputs: s.cfg.maxInputs, log: s.log, header: x.Header, peer: x.RemoteAddr, notifyMeta: s.cfg.notifyMeta, srv: s, rc: requestContext{Context: ctx, r: r}}
 	if s.cfg.handlerTimeout > 0 && method != protocol.MethodSubscriptionsListen {
 		r.rc.deadline = time.Now().Add(s.cfg.handlerTimeout)
 	}
@@ -233,10 +237,10 @@ func (s *Server) run(ctx context.Context, id protocol.RequestId, method string, 
 	}
 	if r.rc.Err() == context.DeadlineExceeded {
 		s.log.Warn("handler deadline passed", "method", method, "timeout", s.cfg.handlerTimeout)
-		return s.errorOutcome(&id, InternalError("Request timed out"))
+		return s.errorFor(id, InternalError("Request timed out"))
 	}
 	if err != nil {
-		return s.errorOutcome(&id, s.clientError(r, err))
+		return s.errorFor(id, s.clientError(r, err))
 	}
 	return s.resultOutcome(id, res)
 }
@@ -276,10 +280,10 @@ func (s *Server) extRequest(ctx context.Context, id protocol.RequestId, m *proto
 	params := []byte(m.Params)
 	var rp protocol.RequestParams
 	if len(params) == 0 {
-		return s.errorOutcome(&id, InvalidParams("Invalid params: params with _meta is required", nil))
+		return s.errorFor(id, InvalidParams("Invalid params: params with _meta is required", nil))
 	}
 	if err := protocol.Unmarshal(params, &rp); err != nil {
-		return s.errorOutcome(&id, InvalidParams("Invalid params: "+strings.TrimPrefix(err.Error(), "protocol: "), nil))
+		return s.errorFor(id, InvalidParams("Invalid params: "+strings.TrimPrefix(err.Error(), "protocol: "), nil))
 	}
 	var name string
 	if em.NameMember != "" {
@@ -287,7 +291,7 @@ func (s *Server) extRequest(ctx context.Context, id protocol.RequestId, m *proto
 			_ = json.Unmarshal(raw, &name)
 		}
 	}
-	return s.run(ctx, id, m.Method, &extParams{raw: params, named: em.NameMember != ""}, nil, rp.Meta, name, x)
+	return s.run(ctx, new(Request), id, m.Method, &extParams{raw: params, named: em.NameMember != ""}, nil, rp.Meta, name, x)
 }
 
 // serves reports whether the server answers a method of the revision.

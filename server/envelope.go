@@ -154,7 +154,7 @@ func (s *Server) resultOutcome(id protocol.RequestId, res wireResult) Outcome {
 	}
 	// The handler built a result the schema forbids: a server bug.
 	s.log.Error("result does not encode", "err", err)
-	return s.errorOutcome(&id, InternalError("Internal error: invalid result"))
+	return s.errorFor(id, InternalError("Internal error: invalid result"))
 }
 
 // responseStart takes a body buffer from the pool and writes the start of
@@ -196,6 +196,10 @@ func (s *Server) recycle(bp *[]byte) {
 		s.bufs.Put(bp)
 	}
 }
+
+// errorFor is errorOutcome for an id held by value: only an error moves a
+// copy of it to the heap, not every call of the function that holds it.
+func (s *Server) errorFor(id protocol.RequestId, e *Error) Outcome { return s.errorOutcome(&id, e) }
 
 func (s *Server) errorOutcome(id *protocol.RequestId, e *Error) Outcome {
 	if e.scopes != nil {

@@ -22,7 +22,8 @@ const module = "github.com/mcpwire/mcpwire/"
 var layers = map[string][]string{
 	// The core: the generated types, token info, its own internals. It
 	// imports no era and no transport.
-	"server": {"protocol", "auth", "server/internal/jsonline", "server/internal/sealed", "server/internal/strset", "server/internal/validate"},
+	"server": {"protocol", "auth", "server/internal/jsonline", "server/internal/sealed", "server/internal/strset", "server/internal/validate",
+		"server/internal/slogdata"},
 	// Below the core: they import nothing of the module but the types.
 	"server/internal/validate": {},
 	"server/internal/sealed":   {},
@@ -30,6 +31,7 @@ var layers = map[string][]string{
 	"server/internal/strset":   {},
 	"server/internal/legacy":   {"protocol", "protocol/mcp20251125"},
 	"internal/netquota":        {},
+	"server/internal/slogdata": {"protocol"},
 	// Beside the core, on its public API only.
 	"server/typed":      {"protocol", "server"},
 	"server/requestlog": {"protocol", "server"},

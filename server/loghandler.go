@@ -1,12 +1,12 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server/internal/slogdata"
 )
 
 // Logger returns a logger for this request: slog.New(r.LogHandler()).
@@ -56,16 +56,16 @@ func (h *requestLogHandler) clientWants(l protocol.LoggingLevel) bool {
 // Enabled reports whether the client asked for l or the server's logger
 // takes it.
 func (h *requestLogHandler) Enabled(ctx context.Context, l slog.Level) bool {
-	return h.clientWants(mcpLevel(l)) || h.next.Enabled(ctx, l)
+	return h.clientWants(slogdata.Level(l)) || h.next.Enabled(ctx, l)
 }
 
 // Handle sends rec to the client if it asked for its level, and to the
 // server's logger if that takes it.
 func (h *requestLogHandler) Handle(ctx context.Context, rec slog.Record) error {
 	var err error
-	if l := mcpLevel(rec.Level); h.clientWants(l) {
+	if l := slogdata.Level(rec.Level); h.clientWants(l) {
 		var data []byte
-		if data, err = h.encode(ctx, rec); err == nil {
+		if data, err = slogdata.Encode(ctx, rec, h.with); err == nil {
 			h.r.Log(ctx, l, "", data)
 		}
 	}
@@ -73,27 +73,6 @@ func (h *requestLogHandler) Handle(ctx context.Context, rec slog.Record) error {
 		err = errors.Join(err, h.next.Handle(ctx, rec.Clone()))
 	}
 	return err
-}
-
-// encode writes rec as a JSON object with slog.JSONHandler, less time and
-// level.
-func (h *requestLogHandler) encode(ctx context.Context, rec slog.Record) ([]byte, error) {
-	var buf bytes.Buffer
-	var enc slog.Handler = slog.NewJSONHandler(&buf, &slog.HandlerOptions{
-		ReplaceAttr: func(groups []string, a slog.Attr) slog.Attr {
-			if len(groups) == 0 && (a.Key == slog.TimeKey || a.Key == slog.LevelKey) {
-				return slog.Attr{}
-			}
-			return a
-		},
-	})
-	for _, w := range h.with {
-		enc = w(enc)
-	}
-	if err := enc.Handle(ctx, rec); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // WithAttrs returns a handler that adds attrs to every record.
@@ -110,25 +89,4 @@ func (h *requestLogHandler) derive(next slog.Handler, w func(slog.Handler) slog.
 	with := make([]func(slog.Handler) slog.Handler, len(h.with), len(h.with)+1)
 	copy(with, h.with)
 	return &requestLogHandler{r: h.r, next: next, with: append(with, w)}
-}
-
-// mcpLevel maps a slog level to the syslog level of MCP (LogHandler).
-func mcpLevel(l slog.Level) protocol.LoggingLevel {
-	switch {
-	case l < slog.LevelInfo:
-		return protocol.LoggingLevelDebug
-	case l < slog.LevelInfo+2:
-		return protocol.LoggingLevelInfo
-	case l < slog.LevelWarn:
-		return protocol.LoggingLevelNotice
-	case l < slog.LevelError:
-		return protocol.LoggingLevelWarning
-	case l < slog.LevelError+4:
-		return protocol.LoggingLevelError
-	case l < slog.LevelError+8:
-		return protocol.LoggingLevelCritical
-	case l < slog.LevelError+12:
-		return protocol.LoggingLevelAlert
-	}
-	return protocol.LoggingLevelEmergency
 }

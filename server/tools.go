@@ -37,6 +37,27 @@ type tool struct {
 	scopes  []string         // set by RequireScopes
 	replace bool             // set by Replace
 	wrap    []ToolMiddleware // set by WrapTool
+	// conforms is set by OutputConforms, and kept only for a tool with
+	// neither WrapTool middleware nor an extension, which could change
+	// its results: tools/call does not validate them.
+	conforms bool
+}
+
+// OutputConforms registers a tool whose results conform to its
+// outputSchema by construction, their numbers as encoding a Go number
+// writes them (at most 25 digits, an exponent of at most 324), so that
+// tools/call does not validate their structuredContent (a result without
+// one is still refused). It is ignored for a tool with WrapTool
+// middleware or an extension, and under WithNumberLimits below those
+// bounds. typed.AddTool sets it only where the check cannot fail:
+// the outputSchema inferred from a Go type every encoding of which
+// conforms (see typed.AddTool). A tool that sets it and sends a result
+// that does not conform sends it to the client unchecked.
+func OutputConforms() ToolOption {
+	return func(_ *Server, t *tool) error {
+		t.conforms = true
+		return nil
+	}
 }
 
 // AllowPolling registers a tool whose handler may call
@@ -106,6 +127,7 @@ func (s *Server) AddTool(def protocol.Tool, h ToolHandler, opts ...ToolOption) e
 		}
 	}
 	t.handler = wrapTool(t.handler, t.wrap)
+	t.conforms = t.conforms && len(t.wrap) == 0 && len(t.exts) == 0
 	s.mu.Lock()
 	if _, ok := s.tools[def.Name]; ok && !t.replace {
 		s.mu.Unlock()
@@ -357,13 +379,7 @@ func (s *Server) finishTool(r *Request, t *tool, res *protocol.CallToolResult, e
 			s.log.Error("tool result lacks structuredContent required by its outputSchema", "tool", t.def.Name)
 			return nil, InternalError("tool result does not match its outputSchema")
 		}
-		lim := s.valueLimits()
-		lim.MaxValues = 0 // the server's own result: not bounded as arguments are
-		v, err := validate.ParseValue(context.Background(), res.StructuredContent, lim)
-		if err == nil {
-			err = t.output.Validate(v)
-		}
-		if err != nil {
+		if err := s.checkOutput(t, res); err != nil {
 			s.log.Error("tool result does not match its outputSchema", "tool", t.def.Name, "err", err)
 			return nil, InternalError("tool result does not match its outputSchema")
 		}
@@ -372,6 +388,26 @@ func (s *Server) finishTool(r *Request, t *tool, res *protocol.CallToolResult, e
 		res.Content = []protocol.ContentBlock{}
 	}
 	return res, nil
+}
+
+// The most digits and the largest exponent of a Go number's JSON
+// (OutputConforms): strconv's shortest float64, 0.000001 and up to 1e21
+// written in full, 5e-324 the smallest.
+const goNumberDigits, goNumberExponent = 25, 324
+
+// checkOutput validates a result's structuredContent against the tool's
+// outputSchema, unless the tool's results conform by construction.
+func (s *Server) checkOutput(t *tool, res *protocol.CallToolResult) error {
+	lim := s.valueLimits()
+	if t.conforms && lim.MaxDigits >= goNumberDigits && lim.MaxExponent >= goNumberExponent {
+		return nil
+	}
+	lim.MaxValues = 0 // the server's own result: not bounded as arguments are
+	v, err := validate.ParseValue(context.Background(), res.StructuredContent, lim)
+	if err != nil {
+		return err
+	}
+	return t.output.Validate(v)
 }
 
 func toolError(text string) *protocol.CallToolResult {

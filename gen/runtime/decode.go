@@ -5,6 +5,7 @@ package protocol
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -51,9 +52,12 @@ const (
 	swarHighs = 0x8080808080808080
 )
 
-// plainRun returns how many leading bytes of b, in whole words of eight,
-// are printable ASCII other than '"' and '\\': bytes that a string scan
-// can pass over without looking at them one by one.
+// plainRun returns how many leading bytes of b are printable ASCII other
+// than '"' and '\\', found eight at a time: bytes that a string scan can
+// pass over without looking at them one by one. In the word that holds
+// the first other byte it stops at that byte (the lowest flagged one:
+// the borrows of the tests only carry to higher bytes); in the last
+// bytes, fewer than eight, it stops at their start.
 func plainRun(b []byte) int {
 	n := 0
 	for len(b)-n >= 8 {
@@ -64,8 +68,8 @@ func plainRun(b []byte) int {
 			(quote-swarOnes) & ^quote | // a zero byte where x had '"'
 			(back-swarOnes) & ^back | // a zero byte where x had '\\'
 			x // bytes of 0x80 and above
-		if special&swarHighs != 0 {
-			break
+		if special &= swarHighs; special != 0 {
+			return n + bits.TrailingZeros64(special)/8
 		}
 		n += 8
 	}

@@ -57,7 +57,12 @@ import (
 // must be a field of Out, and a top-level "type" must be one Out's
 // inferred schema allows. The results are also validated against the
 // outputSchema on every call (R-TOOL-06), so what the check cannot see
-// shows there.
+// shows there; except where that cannot fail: an outputSchema inferred
+// from a struct Out whose every encoding conforms to it (fields of
+// booleans, numbers, strings, pointers and slices of them, no maps, no
+// []byte, no ",string", no type of its own MarshalJSON or MarshalText:
+// server.OutputConforms). A given outputSchema, and one inferred from
+// anything else (a map, any, a type that encodes itself), is checked.
 func AddTool[In, Out any](s *server.Server, def protocol.Tool, h func(ctx context.Context, req *server.Request, in In) (Out, error), opts ...server.ToolOption) error {
 	inT, outT := reflect.TypeFor[In](), reflect.TypeFor[Out]()
 	inName := "AddTool[In=" + inT.String() + "]"
@@ -118,6 +123,11 @@ func AddTool[In, Out any](s *server.Server, def protocol.Tool, h func(ctx contex
 		if err := schemaInto(outSchema, def.OutputSchema); err != nil {
 			return fmt.Errorf("typed: tool %s: %s: inferred output schema: %w", def.Name, outName, err)
 		}
+		if encodesConforming(outT) {
+			// The schema is inferred from Out and nothing narrowed it:
+			// every result conforms, validating them cannot fail.
+			opts = append(slices.Clip(opts), server.OutputConforms())
+		}
 	}
 	return s.AddTool(def, func(ctx context.Context, req *server.Request, args json.RawMessage) (*protocol.CallToolResult, error) {
 		out, err := call(ctx, req, args)
@@ -137,10 +147,17 @@ func AddTool[In, Out any](s *server.Server, def protocol.Tool, h func(ctx contex
 		if err != nil {
 			return nil, fmt.Errorf("encoding the result: %w", err)
 		}
-		return &protocol.CallToolResult{
-			Content:           []protocol.ContentBlock{{Value: &protocol.TextContent{Text: string(b)}}},
-			StructuredContent: b,
-		}, nil
+		// The result, its one content block and its text in one
+		// allocation.
+		res := new(struct {
+			r protocol.CallToolResult
+			c [1]protocol.ContentBlock
+			t protocol.TextContent
+		})
+		res.t.Text = string(b)
+		res.c[0].Value = &res.t
+		res.r.Content, res.r.StructuredContent = res.c[:], b
+		return &res.r, nil
 	}, opts...)
 }
 

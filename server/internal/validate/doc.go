@@ -12,7 +12,10 @@
 // the runtime's own linear checks.
 //
 // On a tools/call, Input.ValidRaw decides the common case, a flat object
-// of primitives, on the text alone. Otherwise Parse builds the value tree
+// of primitives (their values bounded by enum of strings, minLength,
+// maxLength, pattern or the four bounds), on the text alone, in one pass
+// and without allocating; what it declines takes the general path, whose
+// verdict and message stand (TestFlatChecksDiffer, FuzzFlatRaw). Otherwise Parse builds the value tree
 // under Limits (the digits and exponent of each number, the values of the
 // whole), the caller compares what it must with the tree (the Mcp-Param-*
 // headers: HeaderArgs reads them of arguments Parse refuses), and

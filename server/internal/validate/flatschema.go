@@ -2,17 +2,23 @@ package validate
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // flatSchema validates the most common tool input schema without the
 // general validator: an object of named primitive members, with required
-// members and optionally no others. compileFlat recognises exactly that
+// members and optionally no others, each member's value bounded by enum
+// (of strings), minLength, maxLength, pattern or the four bounds. compileFlat recognises exactly that
 // shape and returns nil for anything else, which the general JSON Schema
 // validator then handles. TestFlatSchemaAgrees checks both validators reach
 // the same verdict.
@@ -21,6 +27,137 @@ type flatSchema struct {
 	names    []string          // the keys of props, sorted
 	required []string
 	closed   bool // additionalProperties: false
+	// checks are the members' value keywords (enum, lengths, pattern,
+	// bounds), nil when none has any: validRaw judges them, and an
+	// argument it declines goes to the general validator for its verdict
+	// and its message (validate checks types alone).
+	checks map[string]*propCheck
+}
+
+// propCheck is what a flat schema's member asks of its value besides its
+// type: for a string, enum (strings only), minLength, maxLength and
+// pattern; for a number, the bounds.
+type propCheck struct {
+	enum           []string
+	minLen, maxLen int // -1: none
+	pattern        *regexp.Regexp
+	bounds         []bound
+}
+
+// bound is minimum, maximum, exclusiveMinimum or exclusiveMaximum.
+type bound struct {
+	lit  string // the number as the schema writes it
+	keep func(sign int) bool
+}
+
+// compileCheck reads the value keywords of a member of type typ; false
+// when one is not of the form validRaw judges (the schema is then not
+// flat).
+func compileCheck(typ string, kw map[string]json.RawMessage) (*propCheck, bool) {
+	c := &propCheck{minLen: -1, maxLen: -1}
+	for k, v := range kw {
+		var err error
+		switch k {
+		case "enum":
+			var vals []any
+			if err = json.Unmarshal(v, &vals); err != nil {
+				return nil, false
+			}
+			c.enum = []string{}
+			for _, e := range vals {
+				s, ok := e.(string)
+				if !ok {
+					return nil, false // a null or a number: the general path's
+				}
+				c.enum = append(c.enum, s)
+			}
+		case "minLength", "maxLength":
+			var n uint32
+			if err = json.Unmarshal(v, &n); err == nil && !bytes.ContainsAny(v, ".eE") {
+				if k == "minLength" {
+					c.minLen = int(n)
+				} else {
+					c.maxLen = int(n)
+				}
+			} else {
+				return nil, false
+			}
+		case "pattern":
+			var p string
+			if err = json.Unmarshal(v, &p); err == nil {
+				c.pattern, err = regexp.Compile(p) // as the validator compiles it
+			}
+		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+			var n json.Number
+			if err = json.Unmarshal(v, &n); err != nil || !boundFits(string(n)) {
+				return nil, false
+			}
+			keep := map[string]func(int) bool{
+				"minimum":          func(s int) bool { return s >= 0 },
+				"maximum":          func(s int) bool { return s <= 0 },
+				"exclusiveMinimum": func(s int) bool { return s > 0 },
+				"exclusiveMaximum": func(s int) bool { return s < 0 },
+			}[k]
+			c.bounds = append(c.bounds, bound{lit: string(n), keep: keep})
+		}
+		if err != nil {
+			return nil, false
+		}
+	}
+	str := c.enum != nil || c.minLen >= 0 || c.maxLen >= 0 || c.pattern != nil
+	switch {
+	case str && typ != "string", c.bounds != nil && typ != "integer" && typ != "number":
+		return nil, false
+	case !str && c.bounds == nil:
+		return nil, true
+	}
+	return c, true
+}
+
+// holds reports whether the plain scalar raw (as scalarKind read it, of
+// the member's type) certainly satisfies c; false when it does not or
+// when it is not certain.
+func (c *propCheck) holds(raw []byte) bool {
+	if raw[0] == '"' {
+		s := raw[1 : len(raw)-1] // no escapes: the text is the value
+		if c.enum != nil && !slices.Contains(c.enum, string(s)) {
+			return false
+		}
+		if c.minLen >= 0 || c.maxLen >= 0 {
+			n := utf8.RuneCount(s) // code points, as the validator counts
+			if n < c.minLen || c.maxLen >= 0 && n > c.maxLen {
+				return false
+			}
+		}
+		return c.pattern == nil || c.pattern.Match(s)
+	}
+	for _, b := range c.bounds {
+		sign, ok := compareNumbers(string(raw), b.lit)
+		if !ok || !b.keep(sign) {
+			return false
+		}
+	}
+	return true
+}
+
+// compareNumbers compares two JSON numbers: the sign of a - b, and whether
+// it is certain. Integer literals that fit an int64 compare exactly; others as
+// float64 (each within 2^-53 of its value) only where they differ by more
+// than a billionth, well clear of the rounding; anything closer, or tiny,
+// is not certain (the general validator compares exactly).
+func compareNumbers(a, b string) (int, bool) {
+	if x, err := strconv.ParseInt(a, 10, 64); err == nil {
+		if y, err := strconv.ParseInt(b, 10, 64); err == nil {
+			return cmp.Compare(x, y), true
+		}
+	}
+	x, err1 := strconv.ParseFloat(a, 64)
+	y, err2 := strconv.ParseFloat(b, 64)
+	m := max(math.Abs(x), math.Abs(y))
+	if err1 != nil || err2 != nil || m < 1e-300 || math.Abs(x-y) <= 1e-9*m {
+		return 0, false
+	}
+	return cmp.Compare(x, y), true
 }
 
 // isAnnotation reports keywords a flat schema may carry besides its
@@ -69,15 +206,19 @@ func compileFlat(raw []byte) *flatSchema {
 			}
 			for name, p := range props {
 				var typ string
+				kw := map[string]json.RawMessage{}
 				for pk, pv := range p {
-					switch {
-					case pk == "type":
+					switch pk {
+					case "type":
 						if json.Unmarshal(pv, &typ) != nil {
 							return nil
 						}
-					case isAnnotation(pk):
+					case "enum", "minLength", "maxLength", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+						kw[pk] = pv
 					default:
-						return nil
+						if !isAnnotation(pk) {
+							return nil
+						}
 					}
 				}
 				switch typ {
@@ -85,6 +226,16 @@ func compileFlat(raw []byte) *flatSchema {
 					f.props[name] = typ
 				default:
 					return nil
+				}
+				c, ok := compileCheck(typ, kw)
+				if !ok {
+					return nil
+				}
+				if c != nil {
+					if f.checks == nil {
+						f.checks = map[string]*propCheck{}
+					}
+					f.checks[name] = c
 				}
 			}
 		default:
@@ -253,6 +404,8 @@ func (f *flatSchema) validRaw(args []byte, lim Limits) bool {
 			return false
 		case !declared && f.variantOf(name):
 			return false // a declared property in another case: refused by the general path
+		case f.checks != nil && f.checks[string(name)] != nil && !f.checks[string(name)].holds(args[i:next]):
+			return false
 		}
 		if slices.Contains(f.required, string(name)) {
 			required++

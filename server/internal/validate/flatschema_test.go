@@ -75,7 +75,13 @@ func TestFlatSchemaAgrees(t *testing.T) {
 		}
 	}
 	for _, notFlat := range []string{
-		`{"type":"object","properties":{"a":{"type":"string","minLength":2}}}`,
+		`{"type":"object","properties":{"a":{"type":"number","multipleOf":2}}}`,
+		`{"type":"object","properties":{"a":{"type":"string","enum":["x",null]}}}`,
+		`{"type":"object","properties":{"a":{"type":"integer","enum":[1]}}}`,
+		`{"type":"object","properties":{"a":{"type":"integer","minLength":1}}}`,
+		`{"type":"object","properties":{"a":{"type":"string","minimum":1}}}`,
+		`{"type":"object","properties":{"a":{"type":"string","maxLength":1.5}}}`,
+		`{"type":"object","properties":{"a":{"type":"string","format":"email"}}}`,
 		`{"type":"object","properties":{"a":{"type":"array"}}}`,
 		`{"type":"object","properties":{"a":{"$ref":"#/$defs/x"}},"$defs":{"x":{}}}`,
 		`{"type":"object","allOf":[{}]}`,
@@ -94,7 +100,8 @@ func TestFlatSchemaAgrees(t *testing.T) {
 // FuzzFlatRaw: whatever JSON text validRaw accepts, the slow path accepts
 // too: the parser (with the number limits), the case-variant check and
 // the general validator (the fast path never lets through what the slow
-// path would refuse), for a closed and an open flat schema.
+// path would refuse), for a closed and an open flat schema, and one with
+// value keywords.
 func FuzzFlatRaw(f *testing.F) {
 	for _, seed := range []string{`{"text":"a"}`, `{"text":"a","n":1}`, `{"n":1.0}`, `{"Text":"a","text":"b"}`, `{"b":true,"x":-1e3}`, `{}`,
 		// Case variants of a declared name alone (R-TOOL-10, R-HDR-07).
@@ -112,7 +119,9 @@ func FuzzFlatRaw(f *testing.F) {
 	}
 	const props = `"properties":{"text":{"type":"string"},"n":{"type":"integer"},"x":{"type":"number"},"b":{"type":"boolean"}},"required":["text"]`
 	var tools []*Input
-	for _, sc := range []string{`{"type":"object",` + props + `,"additionalProperties":false}`, `{"type":"object",` + props + `}`} {
+	const checked = `"properties":{"text":{"type":"string","minLength":1,"maxLength":8,"pattern":"^[a-z]"},"n":{"type":"integer","minimum":-5,"exclusiveMaximum":1e2},` +
+		`"x":{"type":"number","exclusiveMinimum":0.5},"b":{"type":"boolean"},"e":{"type":"string","enum":["a","é"]}},"required":["text"]`
+	for _, sc := range []string{`{"type":"object",` + props + `,"additionalProperties":false}`, `{"type":"object",` + props + `}`, `{"type":"object",` + checked + `}`} {
 		t := inputFor(f, sc)
 		if t.flat == nil {
 			f.Fatalf("schema %s must be flat", sc)

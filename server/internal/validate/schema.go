@@ -124,7 +124,7 @@ func (in *Input) Check(ctx context.Context, a Args, lim Limits) (string, error) 
 	// The runtime's own check of a flat schema is linear: only the
 	// general validator's work is bounded.
 	limit := int64(math.MaxInt64)
-	if in.flat == nil {
+	if in.flat == nil || in.flat.checks != nil {
 		limit = lim.MaxWork
 	}
 	work, variants, err := in.index.scan(ctx, a.Value, limit)
@@ -136,7 +136,7 @@ func (in *Input) Check(ctx context.Context, a Args, lim Limits) (string, error) 
 	case len(variants) > 0:
 		return variants.Error(), nil
 	}
-	if in.flat != nil {
+	if in.flat != nil && in.flat.checks == nil {
 		if err := in.flat.validate(a.Value); err != nil {
 			return err.Error(), nil
 		}
