@@ -61,7 +61,7 @@ func run(ctx context.Context, args []string) error {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", streamhttp.Handler(s, streamhttp.Options{}))
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	hs := newHTTPServer(mux)
 	fmt.Fprintf(os.Stderr, "apps: MCP server at http://%s/mcp\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -74,4 +74,18 @@ func run(ctx context.Context, args []string) error {
 	defer cancel()
 	_ = s.Shutdown(sctx)
 	return hs.Shutdown(sctx)
+}
+
+// newHTTPServer bounds how long a client may take, as examples/everything
+// and examples/filesystem do, so that a slow client cannot hold
+// connections: headers within 10 s, a request within 60 s, an idle
+// keep-alive connection 120 s (README, limits: example server timeouts).
+// There is no write timeout: listen streams stay open.
+func newHTTPServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second,
+		IdleTimeout:       120 * time.Second,
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -75,5 +76,14 @@ func TestRunUsage(t *testing.T) {
 	}
 	if err := run(context.Background(), []string{"-nosuch"}); err == nil {
 		t.Error("unknown flag accepted")
+	}
+}
+
+// TestHTTPServerTimeouts: the HTTP server has the limits the other
+// examples have (README, limits: example server timeouts).
+func TestHTTPServerTimeouts(t *testing.T) {
+	hs := newHTTPServer(http.NotFoundHandler())
+	if hs.ReadHeaderTimeout != 10*time.Second || hs.ReadTimeout != 60*time.Second || hs.IdleTimeout != 120*time.Second || hs.WriteTimeout != 0 {
+		t.Errorf("timeouts: read header %v, read %v, idle %v, write %v; want 10s, 60s, 120s, none", hs.ReadHeaderTimeout, hs.ReadTimeout, hs.IdleTimeout, hs.WriteTimeout)
 	}
 }
