@@ -461,14 +461,15 @@ func Supported(r *server.Request) bool {
 }
 
 // middleware removes the UI metadata from the tools of a tools/list whose
-// client does not declare the extension (R-VER-04: an extension is used
-// only with a client that declares it): such a client sees plain tools,
-// and not those whose visibility is the app's alone, which no view of its
+// client does not render MCP Apps (R-VER-04: an extension is used only
+// with a client that declares it; and one rule for all: Supported, a
+// valid declaration with MIMEType): such a client sees plain tools, and
+// not those whose visibility is the app's alone, which no view of its
 // can call.
 func (a *Apps) middleware(next server.Handler) server.Handler {
 	return func(ctx context.Context, r *server.Request) (server.Result, error) {
 		res, err := next(ctx, r)
-		if err != nil || r.Method != protocol.MethodToolsList || r.Declares(ExtensionID) {
+		if err != nil || r.Method != protocol.MethodToolsList || Supported(r) {
 			return res, err
 		}
 		list, ok := res.(*protocol.ListToolsResult)

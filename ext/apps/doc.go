@@ -28,8 +28,10 @@
 //
 // # Clients with and without the extension
 //
-// The extension is used only with a client that declares it (R-VER-04):
-// a tools/list from a client that does not gets the tools without
+// The extension is used only with a client that declares it (R-VER-04),
+// and the rule is Supported's: a valid declaration whose mimeTypes hold
+// MIMEType. A tools/list from any other client (no declaration, an empty
+// one, another MIME type, an invalid one) gets the tools without
 // _meta.ui and _meta["ui/resourceUri"], plain tools, and not the tools
 // whose visibility is the app's alone (VisibleToApp without
 // VisibleToModel: no view of that client can call them); a handler that

@@ -1,0 +1,48 @@
+package apps_test
+
+import (
+	"reflect"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/ext/apps"
+)
+
+func decl(v any) M { return M{"extensions": M{apps.ExtensionID: v}} }
+
+// notRendering are clients for which apps.Supported is false: no
+// declaration, one without the MCP App MIME type, an invalid one.
+var notRendering = []struct {
+	name string
+	caps M
+}{
+	{"none", M{}},
+	{"empty declaration", decl(M{})},
+	{"mimeTypes not a list", decl(M{"mimeTypes": "x"})},
+	{"another MIME type", decl(M{"mimeTypes": []string{"text/plain"}})},
+}
+
+// TestVisibilityRule: in both eras and over both transports, a client
+// that does not render MCP Apps (apps.Supported false) sees plain tools
+// without the app-only refresh; one that renders MCP Apps sees them all.
+// The rule is Supported's, not the declaration's mere presence.
+func TestVisibilityRule(t *testing.T) {
+	for _, st := range setups {
+		t.Run(st.name, func(t *testing.T) {
+			_, s := newAppServer(t, "12:00")
+			for _, p := range notRendering {
+				c := st.dial(t, s, p.caps)
+				list := call(t, c, "tools/list", M{})
+				if names := toolNames(list); !reflect.DeepEqual(names, []string{"echo", "get-time"}) {
+					t.Errorf("%s: lists %v, want echo and get-time", p.name, names)
+				}
+				if m, ok := tool(t, list, "get-time")["_meta"]; ok {
+					t.Errorf("%s: get-time has _meta %v", p.name, m)
+				}
+			}
+			c := st.dial(t, s, uiCaps)
+			if names := toolNames(call(t, c, "tools/list", M{})); !reflect.DeepEqual(names, []string{"echo", "get-time", "refresh"}) {
+				t.Errorf("an MCP Apps client lists %v", names)
+			}
+		})
+	}
+}
