@@ -47,11 +47,12 @@ type Apps struct {
 	mu        sync.RWMutex
 	s         *server.Server
 	resources map[string]bool // URIs of the UI resources registered here
+	appOnly   map[string]bool // names of the tools registered visible to the app alone
 	legacyOn  bool            // legacy.ServeExtension done
 }
 
 // New returns the extension, not yet on a server.
-func New() *Apps { return &Apps{resources: map[string]bool{}} }
+func New() *Apps { return &Apps{resources: map[string]bool{}, appOnly: map[string]bool{}} }
 
 // Option adds the extension to the server being made (server.New):
 // capabilities.extensions advertises io.modelcontextprotocol/ui, and a
@@ -234,7 +235,22 @@ func (a *Apps) checkTool(tool string, value any) error {
 	if !a.HasResource(ui.ResourceURI) {
 		return fmt.Errorf("apps: _meta.ui.resourceUri %s: no UI resource of that URI is registered (Apps.AddResource first)", ui.ResourceURI)
 	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if ui.Visibility != nil && !slices.Contains(ui.Visibility, VisibleToModel) {
+		a.appOnly[tool] = true
+	} else {
+		delete(a.appOnly, tool)
+	}
 	return nil
+}
+
+// isAppOnly reports a tool registered with the extension visible to the
+// app alone.
+func (a *Apps) isAppOnly(tool string) bool {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	return a.appOnly[tool]
 }
 
 // SetToolMeta writes ui into def's _meta: _meta.ui (resourceUri,
@@ -465,9 +481,17 @@ func Supported(r *server.Request) bool {
 // with a client that declares it; and one rule for all: Supported, a
 // valid declaration with MIMEType): such a client sees plain tools, and
 // not those whose visibility is the app's alone, which no view of its
-// can call.
+// can call. A tools/call of such a tool from such a client is refused
+// with the error of an unknown tool before anything else is looked at, so
+// that calling agrees with listing (the schema's "app: Tool callable by
+// the app from this server only").
 func (a *Apps) middleware(next server.Handler) server.Handler {
 	return func(ctx context.Context, r *server.Request) (server.Result, error) {
+		if r.Method == protocol.MethodToolsCall {
+			if name := r.Name(); a.isAppOnly(name) && !Supported(r) {
+				return nil, server.InvalidParams("Unknown tool: "+name, nil)
+			}
+		}
 		res, err := next(ctx, r)
 		if err != nil || r.Method != protocol.MethodToolsList || Supported(r) {
 			return res, err

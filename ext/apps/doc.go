@@ -34,11 +34,17 @@
 // one, another MIME type, an invalid one) gets the tools without
 // _meta.ui and _meta["ui/resourceUri"], plain tools, and not the tools
 // whose visibility is the app's alone (VisibleToApp without
-// VisibleToModel: no view of that client can call them); a handler that
-// asks Supported(r) answers such a client with text alone. For a client
-// that declares the extension, visibility is its host's to apply. Since a
-// tools/list result then depends on the request's capabilities, do not
-// give tools/list a public cache hint (server.WithCacheHint).
+// VisibleToModel: no view of that client can call them); its tools/call
+// of such a tool gets the error of an unknown tool (-32602 "Unknown tool:
+// <name>"), so that calling agrees with listing (the schema's "app: Tool
+// callable by the app from this server only"). A tool is known as
+// app-only from its registration with the extension (AddTool, Link): a
+// tool registered again under the same name without Link keeps that
+// mark. A handler that asks Supported(r) answers such a client with text
+// alone. For a client that renders MCP Apps, visibility is its host's to
+// apply. Since a tools/list result then depends on the request's
+// capabilities, do not give tools/list a public cache hint
+// (server.WithCacheHint).
 //
 // Both eras: a 2026-07-28 request declares the extension in its _meta's
 // clientCapabilities.extensions; a 2025-11-25 session in its initialize's

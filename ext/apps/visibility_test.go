@@ -2,6 +2,7 @@ package apps_test
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/mcpwire/mcpwire/ext/apps"
@@ -43,6 +44,33 @@ func TestVisibilityRule(t *testing.T) {
 			if names := toolNames(call(t, c, "tools/list", M{})); !reflect.DeepEqual(names, []string{"echo", "get-time", "refresh"}) {
 				t.Errorf("an MCP Apps client lists %v", names)
 			}
+		})
+	}
+}
+
+// TestAppOnlyCallRefused: in both eras and over both transports, a
+// tools/call of the app-only refresh from a client that does not render
+// MCP Apps gets the error of an unknown tool, as its tools/list does not
+// show it ("app: Tool callable by the app from this server only"); a
+// client that renders MCP Apps calls it.
+func TestAppOnlyCallRefused(t *testing.T) {
+	for _, st := range setups {
+		t.Run(st.name, func(t *testing.T) {
+			_, s := newAppServer(t, "12:00")
+			for _, p := range notRendering {
+				c := st.dial(t, s, p.caps)
+				res, got := c.call(t, "tools/call", M{"name": "refresh", "arguments": M{}})
+				_, unknown := c.call(t, "tools/call", M{"name": "no-such-tool", "arguments": M{}})
+				if got == nil {
+					t.Errorf("%s: the app-only tool ran: %v", p.name, res)
+					continue
+				}
+				if unknown == nil || got["code"] != unknown["code"] || got["message"] != strings.ReplaceAll(unknown["message"].(string), "no-such-tool", "refresh") {
+					t.Errorf("%s: refresh refused with %v, an unknown tool with %v", p.name, got, unknown)
+				}
+			}
+			c := st.dial(t, s, uiCaps)
+			call(t, c, "tools/call", M{"name": "refresh", "arguments": M{}})
 		})
 	}
 }
