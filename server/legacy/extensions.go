@@ -31,7 +31,10 @@ type legacyExts struct {
 //   - a 2025-11-25 initialize that declares the extension in
 //     capabilities.extensions (a JSON object) makes the session's
 //     requests declare it: Request.Declares and Request.ClientExtension
-//     read it as in a 2026-07-28 request;
+//     read it as in a 2026-07-28 request; a declaration of it that is
+//     no JSON object is refused (-32602), while the other members of
+//     capabilities.extensions, whatever their values, are dropped unread,
+//     and an extensions member that is no object is taken as absent;
 //   - the result of a 2025-11-25 initialize advertises it under
 //     capabilities.extensions.
 //

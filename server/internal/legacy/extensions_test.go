@@ -85,3 +85,37 @@ func TestLegacyExtensionRestored(t *testing.T) {
 		t.Errorf("restored without the extension served: %+v, %v", s.ClientCapabilities.Extensions, err)
 	}
 }
+
+// Only the extensions served are checked: another extension's value, or
+// an extensions member that is no object, is dropped, not refused; the
+// served extension's declaration must be an object, given once.
+func TestLegacyExtensionsOthersDropped(t *testing.T) {
+	const ui = "io.modelcontextprotocol/ui"
+	exts := map[string]bool{ui: true}
+	for _, c := range []struct {
+		in   string
+		want string // the ui declaration kept, "" for none
+		err  string
+	}{
+		{`{"other/x":null}`, "", ""},
+		{`{"other/x":[1],"other/y":"s"}`, "", ""},
+		{`"whatever"`, "", ""},
+		{`[{"io.modelcontextprotocol/ui":{}}]`, "", ""},
+		{`null`, "", ""},
+		{`{"other/x":null,"io.modelcontextprotocol/ui":{"mimeTypes":["m"]}}`, `{"mimeTypes":["m"]}`, ""},
+		{`{"io.modelcontextprotocol/ui":null}`, "", "expected object"},
+		{`{"io.modelcontextprotocol/ui":{},"io.modelcontextprotocol/ui":{}}`, "", "given twice"},
+	} {
+		got, err := legacyExtensions([]byte(c.in), exts)
+		switch {
+		case c.err != "":
+			if err == nil || !strings.Contains(err.Error(), c.err) || !strings.Contains(err.Error(), "capabilities.extensions") {
+				t.Errorf("%s: err %v, want %q", c.in, err, c.err)
+			}
+		case err != nil:
+			t.Errorf("%s: refused: %v", c.in, err)
+		case string(got[ui]) != c.want || c.want == "" && got != nil:
+			t.Errorf("%s: kept %v, want %q", c.in, got, c.want)
+		}
+	}
+}

@@ -1,6 +1,8 @@
 package legacy
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -65,8 +67,10 @@ func NewSession(r Rev, p *mcp20251125.InitializeRequestParams, exts map[string]b
 //     a 2025-11-25 client only for the extensions in exts (those that
 //     serve legacy sessions: the MCP Apps extension, whose clients, built
 //     on the TypeScript SDK 2.x, send capabilities.extensions at
-//     2025-11-25); each declaration must be a JSON object. Every other
-//     extension, and every extension of an older revision, is dropped;
+//     2025-11-25); each of their declarations must be a JSON object.
+//     Every other extension, whatever its value, an extensions member
+//     that is no JSON object, and every extension of an older revision,
+//     are dropped;
 //   - experimental copied, and undeclared members kept.
 func ConvertClientCapabilities(c *mcp20251125.ClientCapabilities, r Rev, exts map[string]bool) (protocol.ClientCapabilities, error) {
 	var out protocol.ClientCapabilities
@@ -134,23 +138,46 @@ func ConvertClientCapabilities(c *mcp20251125.ClientCapabilities, r Rev, exts ma
 }
 
 // legacyExtensions reads capabilities.extensions of a 2025-11-25
-// initialize, keeping the extensions of exts: an object whose members are
-// objects (the declarations), as 2026-07-28 has it.
+// initialize, keeping the extensions of exts: the declaration of each
+// must be a JSON object, as 2026-07-28 has it, and given once. Every
+// other member is dropped unread, whatever its value, and an extensions
+// member that is no JSON object is taken as absent: the 2025-11-25 schema
+// has no such member, so the server only checks what it serves.
 func legacyExtensions(raw []byte, exts map[string]bool) (map[string]protocol.JSONObject, error) {
-	var all protocol.ClientCapabilities // its extensions member, decoded strictly
-	b := append(append([]byte(`{"extensions":`), raw...), '}')
-	if err := protocol.Unmarshal(b, &all); err != nil {
-		return nil, fmt.Errorf("capabilities.extensions: %w", err)
+	d := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
+		return nil, nil
 	}
 	var out map[string]protocol.JSONObject
-	for id, v := range all.Extensions {
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return nil, nil // raw was decoded before: not reached
+		}
+		id, _ := tok.(string)
+		var v json.RawMessage
+		if err := d.Decode(&v); err != nil {
+			return nil, nil
+		}
 		if !exts[id] {
 			continue
+		}
+		if _, twice := out[id]; twice {
+			return nil, fmt.Errorf("capabilities.extensions: %s given twice", id)
+		}
+		key, err := json.Marshal(id)
+		if err != nil {
+			return nil, err
+		}
+		var one protocol.ClientCapabilities // the declaration, decoded strictly
+		b := append(append(append(append([]byte(`{"extensions":{`), key...), ':'), v...), '}', '}')
+		if err := protocol.Unmarshal(b, &one); err != nil {
+			return nil, fmt.Errorf("capabilities.extensions: %w", err)
 		}
 		if out == nil {
 			out = map[string]protocol.JSONObject{}
 		}
-		out[id] = v
+		out[id] = one.Extensions[id]
 	}
 	return out, nil
 }
