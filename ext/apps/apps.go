@@ -6,11 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/mcpwire/mcpwire/ext/apps/appsproto"
 	"github.com/mcpwire/mcpwire/protocol"
@@ -120,7 +122,8 @@ type Resource struct {
 // resources/list with MIME type text/html;profile=mcp-app and its
 // _meta.ui, and read by resources/read as one text content of that type
 // with the same _meta.ui. It refuses, naming the reason, a URI that is not
-// ui://, a missing name or handler, and a _meta.ui that the extension's
+// ui://server[/path] (no user, query or fragment; no white space, control
+// or format character, nor < > " '), a missing name or handler, and a _meta.ui that the extension's
 // schema refuses or whose CSP domains are not origins (see CheckResourceMeta).
 // Registering a URI again replaces the resource.
 func (a *Apps) AddResource(res Resource, opts ...server.ResourceOption) error {
@@ -319,9 +322,12 @@ func schemaChecked(v, fresh any) (json.RawMessage, error) {
 // JSON (nil when it is empty): against the extension's schema (closed
 // objects, so no undeclared member), then each CSP domain, which must be
 // an origin, scheme://host[:port] with the scheme http, https, ws or wss
-// and the host a name, "*." and a name (a wildcard subdomain), or an IP
-// address, without path, query, fragment or user; and domain, when set,
-// which must be a host name or an https origin (its exact form is the
+// and the host a name, "*." and a name of two labels or more (a wildcard
+// subdomain: *.example.com, not *.com), or an IPv4 address a.b.c.d
+// without leading zeros and not 0.0.0.0 (no IPv6 literal: a CSP source
+// has no form for one), without path (not even "/"), query, fragment or
+// user; and domain, when set, which must be a host name or an https
+// origin of one, not an IP address nor a wildcard (its exact form is the
 // host's to say). The error names the member and the reason.
 func CheckResourceMeta(m appsproto.McpUiResourceMeta) (json.RawMessage, error) {
 	if c := m.Csp; c != nil {
@@ -351,8 +357,16 @@ func CheckResourceMeta(m appsproto.McpUiResourceMeta) (json.RawMessage, error) {
 	return b, nil
 }
 
-// checkUIURI refuses a URI that is not ui://authority-or-path.
+// checkUIURI refuses what is not ui://server[/path]: another scheme, no
+// server, a user, a query or a fragment (even empty), and any white space
+// or control or format character (Unicode's, not only ASCII's) and the
+// characters < > " ', which a URI never holds unescaped.
 func checkUIURI(s string) error {
+	for _, c := range s {
+		if unicode.IsSpace(c) || unicode.IsControl(c) || unicode.Is(unicode.Cf, c) || strings.ContainsRune(`<>"'`, c) {
+			return fmt.Errorf("character %q (%U) in the URI: escape it or leave it out", c, c)
+		}
+	}
 	u, err := url.Parse(s)
 	switch {
 	case err != nil:
@@ -361,14 +375,23 @@ func checkUIURI(s string) error {
 		return fmt.Errorf("a UI resource's URI has the scheme %s:// (got %q)", URIScheme, u.Scheme)
 	case !strings.HasPrefix(s, URIScheme+"://") || u.Host == "" && strings.Trim(u.Path, "/") == "":
 		return fmt.Errorf("want %s://<server>/<path>", URIScheme)
-	case strings.ContainsAny(s, " \t\r\n"):
-		return errors.New("white space in the URI")
+	case u.User != nil:
+		return fmt.Errorf("the URI has a user (want %s://<server>/<path>)", URIScheme)
+	case u.Host == "":
+		return fmt.Errorf("the URI names no server (want %s://<server>/<path>)", URIScheme)
+	case u.RawQuery != "" || u.ForceQuery:
+		return errors.New("the URI has a query: a UI resource is one document")
+	case u.Fragment != "" || strings.Contains(s, "#"):
+		return errors.New("the URI has a fragment: a UI resource is one document")
 	}
 	return nil
 }
 
 // checkOrigin refuses what is not a CSP source of the form
-// scheme://host[:port].
+// scheme://host[:port]: the host a DNS name, "*." and a name of two
+// labels or more (a wildcard over a top-level domain would allow all of
+// it), or an IPv4 address in its dotted-decimal form other than 0.0.0.0.
+// IPv6 literals are refused: a CSP host-source has no form for them.
 func checkOrigin(s string) error {
 	u, err := url.Parse(s)
 	if err != nil {
@@ -384,7 +407,9 @@ func checkOrigin(s string) error {
 	switch {
 	case u.User != nil:
 		return errors.New("not an origin: it has a user")
-	case u.Path != "" && u.Path != "/" || u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(s, "?#"):
+	case u.Path == "/" && u.RawQuery == "" && u.Fragment == "" && !strings.ContainsAny(s, "?#"):
+		return errors.New("not an origin: a trailing / is a path (write scheme://host[:port])")
+	case u.Path != "" || u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(s, "?#"):
 		return errors.New("not an origin: it has a path, query or fragment")
 	case u.Opaque != "":
 		return errors.New("not an origin: want scheme://host[:port]")
@@ -397,18 +422,45 @@ func checkOrigin(s string) error {
 	} else if strings.HasSuffix(u.Host, ":") {
 		return errors.New("not an origin: an empty port")
 	}
-	if net.ParseIP(host) != nil {
+	if strings.HasPrefix(u.Host, "[") {
+		return errors.New("not an origin: an IPv6 address (a CSP source has no form for it; use a host name)")
+	}
+	name, wildcard := strings.CutPrefix(host, "*.")
+	if isNumericHost(name) {
+		a, err := netip.ParseAddr(name)
+		switch {
+		case err != nil || !a.Is4():
+			return fmt.Errorf("not an origin: host %q is neither a name nor an IPv4 address a.b.c.d (no leading zeros)", name)
+		case a.IsUnspecified():
+			return errors.New("not an origin: the address 0.0.0.0 names no host")
+		case wildcard:
+			return errors.New("not an origin: a wildcard over an IP address")
+		}
 		return nil
 	}
-	if err := checkHostName(strings.TrimPrefix(host, "*."), true); err != nil {
+	if err := checkHostName(name, true); err != nil {
 		return fmt.Errorf("not an origin: %w", err)
+	}
+	if wildcard && !strings.Contains(name, ".") {
+		return fmt.Errorf("not an origin: a wildcard over one label (*.%s) would allow a whole top-level domain; want *.example.com", name)
 	}
 	return nil
 }
 
+// isNumericHost reports a host whose last label is digits alone, which a
+// URL reads as an IPv4 address, not as a DNS name.
+func isNumericHost(h string) bool {
+	l := h[strings.LastIndexByte(h, '.')+1:]
+	return l != "" && strings.Trim(l, "0123456789") == ""
+}
+
 // checkDomain refuses a sandbox domain that is neither a host name nor an
-// https origin.
+// https origin of a host name. Its exact form is the host's to say (the
+// schema: "Host-dependent"; a hash- or URL-derived subdomain of the
+// host's own domain), so an IP address, which no host hands out as a
+// view's dedicated origin, is refused, and so is a wildcard.
 func checkDomain(s string) error {
+	host := s
 	if strings.Contains(s, "://") {
 		if !strings.HasPrefix(s, "https://") {
 			return errors.New("a dedicated origin is https")
@@ -419,9 +471,16 @@ func checkDomain(s string) error {
 		if strings.Contains(s, "*") {
 			return errors.New("a dedicated origin has no wildcard")
 		}
-		return nil
+		u, err := url.Parse(s)
+		if err != nil {
+			return err
+		}
+		host = u.Hostname()
 	}
-	return checkHostName(s, false)
+	if strings.HasPrefix(host, "[") || isNumericHost(host) || net.ParseIP(host) != nil {
+		return errors.New("an IP address: a dedicated domain is a host name")
+	}
+	return checkHostName(host, false)
 }
 
 // checkHostName checks a DNS name: dot-separated labels of letters,

@@ -231,6 +231,37 @@ func TestRegistrationRefusals(t *testing.T) {
 		{"bad port", res("ui://a/b", csp("https://cdn.example.com:70000")), []string{"port"}},
 		{"space in host", res("ui://a/b", csp("https://cdn example.com")), []string{"csp.resourceDomains[0]"}},
 		{"origin with query", res("ui://a/b", csp("https://cdn.example.com?x=1")), []string{"query"}},
+		{"wildcard over a top-level domain", res("ui://a/b", csp("https://*.com")), []string{"csp.resourceDomains[0]", "wildcard", "one label"}},
+		{"wildcard over a ws top-level domain", res("ui://a/b", csp("ws://*.localhost")), []string{"csp.resourceDomains[0]", "one label"}},
+		{"IPv6 origin", res("ui://a/b", csp("https://[::1]")), []string{"csp.resourceDomains[0]", "IPv6"}},
+		{"IPv6 origin with port", res("ui://a/b", csp("https://[2001:db8::1]:8443")), []string{"csp.resourceDomains[0]", "IPv6"}},
+		{"leading-zero IPv4", res("ui://a/b", csp("https://01.02.03.04")), []string{"csp.resourceDomains[0]", "IPv4"}},
+		{"short numeric host", res("ui://a/b", csp("https://1.2.3")), []string{"csp.resourceDomains[0]", "IPv4"}},
+		{"unspecified address", res("ui://a/b", csp("https://0.0.0.0:8080")), []string{"csp.resourceDomains[0]", "0.0.0.0"}},
+		{"wildcard over an address", res("ui://a/b", csp("https://*.1.2.3.4")), []string{"csp.resourceDomains[0]", "wildcard"}},
+		{"origin with a trailing slash", res("ui://a/b", csp("https://cdn.example.com/")), []string{"csp.resourceDomains[0]", "path"}},
+		{"domain IPv6", res("ui://a/b", domain("[::1]")), []string{"_meta.ui.domain", "IP address"}},
+		{"domain IPv4", res("ui://a/b", domain("192.0.2.1")), []string{"_meta.ui.domain", "IP address"}},
+		{"domain https IPv4 origin", res("ui://a/b", domain("https://192.0.2.1")), []string{"_meta.ui.domain", "IP address"}},
+		{"domain https IPv6 origin", res("ui://a/b", domain("https://[::1]")), []string{"_meta.ui.domain", "IPv6"}},
+		{"ui URI with userinfo", res("ui://me@a/b", csp()), []string{"ui://me@a/b", "user"}},
+		{"ui URI with query", res("ui://a/b?x=1", csp()), []string{"ui://a/b?x=1", "query"}},
+		{"ui URI with empty query", res("ui://a/b?", csp()), []string{"query"}},
+		{"ui URI with fragment", res("ui://a/b#top", csp()), []string{"ui://a/b#top", "fragment"}},
+		{"ui URI with empty fragment", res("ui://a/b#", csp()), []string{"fragment"}},
+		{"ui URI without host", res("ui:///x", csp()), []string{"ui:///x", "no server"}},
+		{"ui URI with NBSP", res("ui://a/b\u00a0c", csp()), []string{"U+00A0"}},
+		{"ui URI with line separator", res("ui://a/b\u2028", csp()), []string{"U+2028"}},
+		{"ui URI with ideographic space", res("ui://a/\u3000b", csp()), []string{"U+3000"}},
+		{"ui URI with C1 control", res("ui://a/b\u0085", csp()), []string{"U+0085"}},
+		{"ui URI with DEL", res("ui://a/b\x7f", csp()), []string{"U+007F"}},
+		{"ui URI with NUL", res("ui://a/b\x00", csp()), []string{"U+0000"}},
+		{"ui URI with zero-width space", res("ui://a/b\u200b", csp()), []string{"U+200B"}},
+		{"ui URI with bidi override", res("ui://a/b\u202e", csp()), []string{"U+202E"}},
+		{"ui URI with <", res("ui://a/<b>", csp()), []string{"'<'"}},
+		{"ui URI with quote", res(`ui://a/b"c`, csp()), []string{`'"'`}},
+		{"ui URI with apostrophe", res("ui://a/b'c", csp()), []string{`'\''`}},
+		{"tool resourceUri with query", ui.AddTool(protocol.Tool{Name: "t7"}, timeHandler("x"), apps.ToolUI{ResourceURI: viewURI + "?v=2"}), []string{"resourceUri", "query"}},
 		{"domain with space", res("ui://a/b", domain("my app.example.com")), []string{"_meta.ui.domain", "character"}},
 		{"domain http origin", res("ui://a/b", domain("http://app.example.com")), []string{"https"}},
 		{"tool naming a missing resource", ui.AddTool(protocol.Tool{Name: "t1"}, timeHandler("x"), apps.ToolUI{ResourceURI: "ui://clock/missing.html"}), []string{"ui://clock/missing.html", "no UI resource"}},
@@ -252,7 +283,7 @@ func TestRegistrationRefusals(t *testing.T) {
 			}
 		})
 	}
-	for _, n := range []string{"t1", "t2", "t3", "t4", "t5", "t6"} {
+	for _, n := range []string{"t1", "t2", "t3", "t4", "t5", "t6", "t7"} {
 		if _, e := dialHTTPModern(t, s, uiCaps).call(t, "tools/call", M{"name": n, "arguments": M{}}); e == nil {
 			t.Errorf("refused tool %s is callable", n)
 		}
@@ -265,14 +296,19 @@ func TestRegistrationRefusals(t *testing.T) {
 // TestRegistrationAccepts: the forms the checks allow.
 func TestRegistrationAccepts(t *testing.T) {
 	ui, _ := newAppServer(t, "12:00")
-	for _, d := range []string{"https://cdn.example.com", "https://*.example.com", "wss://live.example.com:8443", "http://localhost:3000", "https://127.0.0.1", "https://cdn.example.com/"} {
+	for _, d := range []string{"https://cdn.example.com", "https://*.example.com", "wss://live.example.com:8443", "http://localhost:3000", "https://127.0.0.1", "ws://*.a.com", "https://*.example.co.uk:443", "http://10.0.0.1:8080", "https://CDN.Example.com", "https://xn--bcher-kva.example"} {
 		if err := ui.AddResource(apps.Resource{URI: "ui://a/b", Name: "v", HTML: apps.StaticHTML("x"), UI: appsproto.McpUiResourceMeta{Csp: &appsproto.McpUiResourceCsp{ConnectDomains: []string{d}}}}); err != nil {
 			t.Errorf("%s refused: %v", d, err)
 		}
 	}
-	for _, d := range []string{"a1b2c3.apps.example.com", "https://app.example.com"} {
+	for _, d := range []string{"a1b2c3.apps.example.com", "https://app.example.com", "www-example-com.oaiusercontent.com", "https://app.example.com:8443"} {
 		if err := ui.AddResource(apps.Resource{URI: "ui://a/c", Name: "v", HTML: apps.StaticHTML("x"), UI: appsproto.McpUiResourceMeta{Domain: &d}}); err != nil {
 			t.Errorf("domain %s refused: %v", d, err)
+		}
+	}
+	for _, u := range []string{"ui://a/d", "ui://a", "ui://get-time/mcp-app.html", "ui://a/b%20c", "ui://a/~x/y-z_1.html"} {
+		if err := ui.AddResource(apps.Resource{URI: u, Name: "v", HTML: apps.StaticHTML("x")}); err != nil {
+			t.Errorf("URI %s refused: %v", u, err)
 		}
 	}
 	yes := true

@@ -18,11 +18,18 @@
 //
 // # Checked at registration
 //
-// AddResource refuses a URI that is not ui://, and a _meta.ui
+// AddResource refuses a URI that is not ui://server[/path] (a user, a
+// query, a fragment, white space, a control or format character of
+// Unicode, < > " ' are refused too), and a _meta.ui
 // (appsproto.McpUiResourceMeta: csp, permissions, domain, prefersBorder)
-// that the extension's schema refuses or whose CSP domains are not
-// origins; AddTool (and Link) refuse a tool whose resourceUri names no UI
-// resource registered with AddResource, or whose visibility is invalid.
+// that the extension's schema refuses, whose CSP domains are not origins
+// (scheme://host[:port]: no path, not even "/"; a wildcard only over two
+// labels or more, *.example.com; an IPv4 address in dotted-decimal form,
+// not 0.0.0.0; no IPv6 literal, which a CSP source cannot hold), or whose
+// domain is not a host name or an https origin of one (no IP address,
+// no wildcard; its exact form is the host's to say). AddTool (and Link)
+// refuse a tool whose resourceUri names no UI resource registered with
+// AddResource, or whose visibility is invalid.
 // Each error names the member and the reason. (A resource removed with
 // server.RemoveResource afterwards is not tracked: remove its tools too.)
 //
