@@ -215,7 +215,12 @@ func (a *Apps) AddTool(def protocol.Tool, h server.ToolHandler, ui ToolUI, opts 
 	if err != nil {
 		return err
 	}
-	return s.AddTool(def, h, append(slices.Clip(opts), a.Link(ui))...)
+	was := a.isAppOnly(def.Name)
+	if err := s.AddTool(def, h, append(slices.Clip(opts), a.Link(ui))...); err != nil {
+		a.setAppOnly(def.Name, was) // checkTool marked it; the tool there stays as it was
+		return err
+	}
+	return nil
 }
 
 // Link registers a tool with the extension (server.ToolExtension), for a
@@ -238,14 +243,19 @@ func (a *Apps) checkTool(tool string, value any) error {
 	if !a.HasResource(ui.ResourceURI) {
 		return fmt.Errorf("apps: _meta.ui.resourceUri %s: no UI resource of that URI is registered (Apps.AddResource first)", ui.ResourceURI)
 	}
+	a.setAppOnly(tool, ui.Visibility != nil && !slices.Contains(ui.Visibility, VisibleToModel))
+	return nil
+}
+
+// setAppOnly marks the tool as visible to the app alone, or not.
+func (a *Apps) setAppOnly(tool string, on bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if ui.Visibility != nil && !slices.Contains(ui.Visibility, VisibleToModel) {
+	if on {
 		a.appOnly[tool] = true
 	} else {
 		delete(a.appOnly, tool)
 	}
-	return nil
 }
 
 // isAppOnly reports a tool registered with the extension visible to the

@@ -45,9 +45,12 @@
 // of such a tool gets the error of an unknown tool (-32602 "Unknown tool:
 // <name>"), so that calling agrees with listing (the schema's "app: Tool
 // callable by the app from this server only"). A tool is known as
-// app-only from its registration with the extension (AddTool, Link): a
-// tool registered again under the same name without Link keeps that
-// mark. A handler that asks Supported(r) answers such a client with text
+// app-only from its registration with the extension (AddTool, Link); a
+// failed AddTool leaves the mark as it was. Two cases are not tracked:
+// a tool registered again under the same name without Link (server.AddTool
+// with server.Replace) keeps the mark, and so does a registration with
+// Link that fails after the extension checked it: register such a tool
+// again with AddTool or Link. A handler that asks Supported(r) answers such a client with text
 // alone. For a client that renders MCP Apps, visibility is its host's to
 // apply. Since a tools/list result then depends on the request's
 // capabilities, do not give tools/list a public cache hint

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/mcpwire/mcpwire/ext/apps"
+	"github.com/mcpwire/mcpwire/ext/apps/appsproto"
+	"github.com/mcpwire/mcpwire/protocol"
 )
 
 func decl(v any) M { return M{"extensions": M{apps.ExtensionID: v}} }
@@ -72,5 +74,20 @@ func TestAppOnlyCallRefused(t *testing.T) {
 			c := st.dial(t, s, uiCaps)
 			call(t, c, "tools/call", M{"name": "refresh", "arguments": M{}})
 		})
+	}
+}
+
+// TestAppOnlyFailedRegistration: an app-only registration that fails (the
+// name is taken, no Replace) leaves the tool there callable as before.
+func TestAppOnlyFailedRegistration(t *testing.T) {
+	ui, s := newAppServer(t, "12:00")
+	appOnly := apps.ToolUI{ResourceURI: viewURI, Visibility: []appsproto.McpUiToolVisibility{apps.VisibleToApp}}
+	if err := ui.AddTool(protocol.Tool{Name: "echo"}, timeHandler("x"), appOnly); err == nil {
+		t.Fatal("a second echo was registered")
+	}
+	for _, st := range setups {
+		if _, e := st.dial(t, s, M{}).call(t, "tools/call", M{"name": "echo", "arguments": M{}}); e != nil {
+			t.Errorf("%s: the plain echo is refused after a failed app-only registration: %v", st.name, e)
+		}
 	}
 }
