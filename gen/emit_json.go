@@ -277,6 +277,7 @@ func (g *emitter) emitStructDecode(d *Decl) {
 	if len(d.Fields) > 0 {
 		g.p("var seen uint64")
 	}
+	g.p("var extraNames map[string]struct{} // see unknownMember")
 	g.p("first := true")
 	g.p("for {")
 	g.p("name, ok, err := d.nextMember(&first)")
@@ -345,7 +346,7 @@ func (g *emitter) emitStructDecode(d *Decl) {
 		}
 	}
 	g.p("default:")
-	g.p("if err := d.unknownMember(name, %s, %v, &v.Extra); err != nil {", namesList(d), d.Closed)
+	g.p("if err := d.unknownMember(name, %s, %v, &v.Extra, &extraNames); err != nil {", namesList(d), d.Closed)
 	g.p("return err")
 	g.p("}")
 	g.p("}")

@@ -19,6 +19,7 @@ func (v *Annotations) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -85,7 +86,7 @@ func (v *Annotations) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -153,6 +154,7 @@ func (v *AudioContent) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -212,7 +214,7 @@ func (v *AudioContent) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -282,6 +284,7 @@ func (v *BaseMetadata) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -315,7 +318,7 @@ func (v *BaseMetadata) decodeFrom(d *decoder) error {
 			*p14 = s15
 			v.Title = p14
 		default:
-			if err := d.unknownMember(name, "name\x00title", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "name\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -367,6 +370,7 @@ func (v *BlobResourceContents) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -420,7 +424,7 @@ func (v *BlobResourceContents) decodeFrom(d *decoder) error {
 			}
 			v.URI = s20
 		default:
-			if err := d.unknownMember(name, "_meta\x00blob\x00mimeType\x00uri", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00blob\x00mimeType\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -483,6 +487,7 @@ func (v *BooleanSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -538,7 +543,7 @@ func (v *BooleanSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "default\x00description\x00title\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "default\x00description\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -628,6 +633,7 @@ func (v *CacheableResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -680,7 +686,7 @@ func (v *CacheableResult) decodeFrom(d *decoder) error {
 				return &DecodeError{Kind: KindRange, Offset: d.pos, Path: "ttlMs", Msg: "must be at least 0"}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00cacheScope\x00resultType\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00cacheScope\x00resultType\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -749,6 +755,7 @@ func (v *CallToolRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -792,7 +799,7 @@ func (v *CallToolRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -859,6 +866,7 @@ func (v *CallToolRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -926,7 +934,7 @@ func (v *CallToolRequestParams) decodeFrom(d *decoder) error {
 			*p32 = s33
 			v.RequestState = p32
 		default:
-			if err := d.unknownMember(name, "_meta\x00arguments\x00inputResponses\x00name\x00requestState", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00arguments\x00inputResponses\x00name\x00requestState", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1002,6 +1010,7 @@ func (v *CallToolResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1078,7 +1087,7 @@ func (v *CallToolResult) decodeFrom(d *decoder) error {
 			}
 			v.StructuredContent = raw41
 		default:
-			if err := d.unknownMember(name, "_meta\x00content\x00isError\x00resultType\x00structuredContent", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00content\x00isError\x00resultType\x00structuredContent", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1159,6 +1168,7 @@ func (v *CallToolResultResponse) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1194,7 +1204,7 @@ func (v *CallToolResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1327,6 +1337,7 @@ func (v *CancelledNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1362,7 +1373,7 @@ func (v *CancelledNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1422,6 +1433,7 @@ func (v *CancelledNotificationParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1463,7 +1475,7 @@ func (v *CancelledNotificationParams) decodeFrom(d *decoder) error {
 				return inField(err, "requestId")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00reason\x00requestId", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00reason\x00requestId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1523,6 +1535,7 @@ func (v *ClientCapabilities) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1620,7 +1633,7 @@ func (v *ClientCapabilities) decodeFrom(d *decoder) error {
 			}
 			v.Sampling = p58
 		default:
-			if err := d.unknownMember(name, "elicitation\x00experimental\x00extensions\x00roots\x00sampling", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "elicitation\x00experimental\x00extensions\x00roots\x00sampling", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1707,6 +1720,7 @@ func (v *ClientCapabilitiesElicitation) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1734,7 +1748,7 @@ func (v *ClientCapabilitiesElicitation) decodeFrom(d *decoder) error {
 				return inField(err, "url")
 			}
 		default:
-			if err := d.unknownMember(name, "form\x00url", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "form\x00url", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1786,6 +1800,7 @@ func (v *ClientCapabilitiesRoots) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1797,7 +1812,7 @@ func (v *ClientCapabilitiesRoots) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1832,6 +1847,7 @@ func (v *ClientCapabilitiesSampling) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1859,7 +1875,7 @@ func (v *ClientCapabilitiesSampling) decodeFrom(d *decoder) error {
 				return inField(err, "tools")
 			}
 		default:
-			if err := d.unknownMember(name, "context\x00tools", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "context\x00tools", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1912,6 +1928,7 @@ func (v *ClientNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1947,7 +1964,7 @@ func (v *ClientNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2173,6 +2190,7 @@ func (v *CompleteRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2216,7 +2234,7 @@ func (v *CompleteRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2283,6 +2301,7 @@ func (v *CompleteRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2328,7 +2347,7 @@ func (v *CompleteRequestParams) decodeFrom(d *decoder) error {
 				return inField(err, "ref")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00argument\x00context\x00ref", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00argument\x00context\x00ref", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2398,6 +2417,7 @@ func (v *CompleteRequestParamsArgument) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2429,7 +2449,7 @@ func (v *CompleteRequestParamsArgument) decodeFrom(d *decoder) error {
 			}
 			v.Value = s67
 		default:
-			if err := d.unknownMember(name, "name\x00value", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "name\x00value", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2482,6 +2502,7 @@ func (v *CompleteRequestParamsContext) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2523,7 +2544,7 @@ func (v *CompleteRequestParamsContext) decodeFrom(d *decoder) error {
 				v.Arguments[key71] = x72
 			}
 		default:
-			if err := d.unknownMember(name, "arguments", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "arguments", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2651,6 +2672,7 @@ func (v *CompleteResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2690,7 +2712,7 @@ func (v *CompleteResult) decodeFrom(d *decoder) error {
 			}
 			v.ResultType = s78
 		default:
-			if err := d.unknownMember(name, "_meta\x00completion\x00resultType", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00completion\x00resultType", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2751,6 +2773,7 @@ func (v *CompleteResultCompletion) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2813,7 +2836,7 @@ func (v *CompleteResultCompletion) decodeFrom(d *decoder) error {
 				v.Values[len(v.Values)-1] = s86
 			}
 		default:
-			if err := d.unknownMember(name, "hasMore\x00total\x00values", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "hasMore\x00total\x00values", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2874,6 +2897,7 @@ func (v *CompleteResultResponse) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2909,7 +2933,7 @@ func (v *CompleteResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3087,6 +3111,7 @@ func (v *CreateMessageRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3114,7 +3139,7 @@ func (v *CreateMessageRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3169,6 +3194,7 @@ func (v *CreateMessageRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3325,7 +3351,7 @@ func (v *CreateMessageRequestParams) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "includeContext\x00maxTokens\x00messages\x00metadata\x00modelPreferences\x00stopSequences\x00systemPrompt\x00temperature\x00toolChoice\x00tools", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "includeContext\x00maxTokens\x00messages\x00metadata\x00modelPreferences\x00stopSequences\x00systemPrompt\x00temperature\x00toolChoice\x00tools", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3473,6 +3499,7 @@ func (v *CreateMessageResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3532,7 +3559,7 @@ func (v *CreateMessageResult) decodeFrom(d *decoder) error {
 			*p111 = s112
 			v.StopReason = p111
 		default:
-			if err := d.unknownMember(name, "_meta\x00content\x00model\x00role\x00stopReason", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00content\x00model\x00role\x00stopReason", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3793,6 +3820,7 @@ func (v *DiscoverRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3836,7 +3864,7 @@ func (v *DiscoverRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3903,6 +3931,7 @@ func (v *DiscoverResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4000,7 +4029,7 @@ func (v *DiscoverResult) decodeFrom(d *decoder) error {
 				return &DecodeError{Kind: KindRange, Offset: d.pos, Path: "ttlMs", Msg: "must be at least 0"}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00cacheScope\x00capabilities\x00instructions\x00resultType\x00supportedVersions\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00cacheScope\x00capabilities\x00instructions\x00resultType\x00supportedVersions\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4090,6 +4119,7 @@ func (v *DiscoverResultResponse) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4125,7 +4155,7 @@ func (v *DiscoverResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4187,6 +4217,7 @@ func (v *ElicitRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4214,7 +4245,7 @@ func (v *ElicitRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4269,6 +4300,7 @@ func (v *ElicitRequestFormParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4307,7 +4339,7 @@ func (v *ElicitRequestFormParams) decodeFrom(d *decoder) error {
 				return inField(err, "requestedSchema")
 			}
 		default:
-			if err := d.unknownMember(name, "message\x00mode\x00requestedSchema", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "message\x00mode\x00requestedSchema", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4366,6 +4398,7 @@ func (v *ElicitRequestFormParamsRequestedSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4450,7 +4483,7 @@ func (v *ElicitRequestFormParamsRequestedSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "$schema\x00properties\x00required\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "$schema\x00properties\x00required\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4605,6 +4638,7 @@ func (v *ElicitRequestURLParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4644,7 +4678,7 @@ func (v *ElicitRequestURLParams) decodeFrom(d *decoder) error {
 			}
 			v.URL = s144
 		default:
-			if err := d.unknownMember(name, "message\x00mode\x00url", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "message\x00mode\x00url", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4702,6 +4736,7 @@ func (v *ElicitResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4749,7 +4784,7 @@ func (v *ElicitResult) decodeFrom(d *decoder) error {
 				v.Content[key148] = x149
 			}
 		default:
-			if err := d.unknownMember(name, "action\x00content", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "action\x00content", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4917,6 +4952,7 @@ func (v *EmbeddedResource) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4964,7 +5000,7 @@ func (v *EmbeddedResource) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00resource\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00resource\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5216,6 +5252,7 @@ func (v *Error) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5257,7 +5294,7 @@ func (v *Error) decodeFrom(d *decoder) error {
 			}
 			v.Message = s162
 		default:
-			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5321,6 +5358,7 @@ func (v *GetPromptRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5364,7 +5402,7 @@ func (v *GetPromptRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5431,6 +5469,7 @@ func (v *GetPromptRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5510,7 +5549,7 @@ func (v *GetPromptRequestParams) decodeFrom(d *decoder) error {
 			*p170 = s171
 			v.RequestState = p170
 		default:
-			if err := d.unknownMember(name, "_meta\x00arguments\x00inputResponses\x00name\x00requestState", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00arguments\x00inputResponses\x00name\x00requestState", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5587,6 +5626,7 @@ func (v *GetPromptResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5653,7 +5693,7 @@ func (v *GetPromptResult) decodeFrom(d *decoder) error {
 			}
 			v.ResultType = s181
 		default:
-			if err := d.unknownMember(name, "_meta\x00description\x00messages\x00resultType", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00description\x00messages\x00resultType", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5723,6 +5763,7 @@ func (v *GetPromptResultResponse) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5758,7 +5799,7 @@ func (v *GetPromptResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5891,6 +5932,7 @@ func (v *HeaderMismatchError) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5928,7 +5970,7 @@ func (v *HeaderMismatchError) decodeFrom(d *decoder) error {
 				return inField(err, "jsonrpc")
 			}
 		default:
-			if err := d.unknownMember(name, "error\x00id\x00jsonrpc", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "error\x00id\x00jsonrpc", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5989,6 +6031,7 @@ func (v *HeaderMismatchErrorError) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -6028,7 +6071,7 @@ func (v *HeaderMismatchErrorError) decodeFrom(d *decoder) error {
 			}
 			v.Message = s185
 		default:
-			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -6092,6 +6135,7 @@ func (v *Icon) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -6160,7 +6204,7 @@ func (v *Icon) decodeFrom(d *decoder) error {
 			}
 			v.Theme = p193
 		default:
-			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -6257,6 +6301,7 @@ func (v *Icons) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -6291,7 +6336,7 @@ func (v *Icons) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "icons", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "icons", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -6343,6 +6388,7 @@ func (v *ImageContent) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -6402,7 +6448,7 @@ func (v *ImageContent) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -6472,6 +6518,7 @@ func (v *Implementation) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -6562,7 +6609,7 @@ func (v *Implementation) decodeFrom(d *decoder) error {
 			*p212 = s213
 			v.WebsiteURL = p212
 		default:
-			if err := d.unknownMember(name, "description\x00icons\x00name\x00title\x00version\x00websiteUrl", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "description\x00icons\x00name\x00title\x00version\x00websiteUrl", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -6773,6 +6820,7 @@ func (v *InputRequiredResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -6822,7 +6870,7 @@ func (v *InputRequiredResult) decodeFrom(d *decoder) error {
 				return inField(err, "resultType")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00inputRequests\x00requestState\x00resultType", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00inputRequests\x00requestState\x00resultType", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -6974,6 +7022,7 @@ func (v *InputResponseRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7013,7 +7062,7 @@ func (v *InputResponseRequestParams) decodeFrom(d *decoder) error {
 			*p226 = s227
 			v.RequestState = p226
 		default:
-			if err := d.unknownMember(name, "_meta\x00inputResponses\x00requestState", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00inputResponses\x00requestState", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7124,6 +7173,7 @@ func (v *InternalError) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7163,7 +7213,7 @@ func (v *InternalError) decodeFrom(d *decoder) error {
 			}
 			v.Message = s237
 		default:
-			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7227,6 +7277,7 @@ func (v *InvalidParamsError) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7266,7 +7317,7 @@ func (v *InvalidParamsError) decodeFrom(d *decoder) error {
 			}
 			v.Message = s239
 		default:
-			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7330,6 +7381,7 @@ func (v *InvalidRequestError) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7369,7 +7421,7 @@ func (v *InvalidRequestError) decodeFrom(d *decoder) error {
 			}
 			v.Message = s241
 		default:
-			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7481,6 +7533,7 @@ func (v *JSONRPCErrorResponse) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7518,7 +7571,7 @@ func (v *JSONRPCErrorResponse) decodeFrom(d *decoder) error {
 				return inField(err, "jsonrpc")
 			}
 		default:
-			if err := d.unknownMember(name, "error\x00id\x00jsonrpc", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "error\x00id\x00jsonrpc", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7681,6 +7734,7 @@ func (v *JSONRPCNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7720,7 +7774,7 @@ func (v *JSONRPCNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = raw244
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7784,6 +7838,7 @@ func (v *JSONRPCRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7831,7 +7886,7 @@ func (v *JSONRPCRequest) decodeFrom(d *decoder) error {
 			}
 			v.Params = raw246
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7980,6 +8035,7 @@ func (v *JSONRPCResultResponse) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8015,7 +8071,7 @@ func (v *JSONRPCResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8100,6 +8156,7 @@ func (v *LegacyTitledEnumSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8205,7 +8262,7 @@ func (v *LegacyTitledEnumSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "default\x00description\x00enum\x00enumNames\x00title\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "default\x00description\x00enum\x00enumNames\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8284,6 +8341,7 @@ func (v *ListPromptsRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8327,7 +8385,7 @@ func (v *ListPromptsRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8394,6 +8452,7 @@ func (v *ListPromptsResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8481,7 +8540,7 @@ func (v *ListPromptsResult) decodeFrom(d *decoder) error {
 				return &DecodeError{Kind: KindRange, Offset: d.pos, Path: "ttlMs", Msg: "must be at least 0"}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00cacheScope\x00nextCursor\x00prompts\x00resultType\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00cacheScope\x00nextCursor\x00prompts\x00resultType\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8566,6 +8625,7 @@ func (v *ListPromptsResultResponse) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8601,7 +8661,7 @@ func (v *ListPromptsResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8663,6 +8723,7 @@ func (v *ListResourceTemplatesRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8706,7 +8767,7 @@ func (v *ListResourceTemplatesRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8773,6 +8834,7 @@ func (v *ListResourceTemplatesResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8860,7 +8922,7 @@ func (v *ListResourceTemplatesResult) decodeFrom(d *decoder) error {
 				return &DecodeError{Kind: KindRange, Offset: d.pos, Path: "ttlMs", Msg: "must be at least 0"}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00cacheScope\x00nextCursor\x00resourceTemplates\x00resultType\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00cacheScope\x00nextCursor\x00resourceTemplates\x00resultType\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8945,6 +9007,7 @@ func (v *ListResourceTemplatesResultResponse) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8980,7 +9043,7 @@ func (v *ListResourceTemplatesResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9044,6 +9107,7 @@ func (v *ListResourcesRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9087,7 +9151,7 @@ func (v *ListResourcesRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9154,6 +9218,7 @@ func (v *ListResourcesResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9241,7 +9306,7 @@ func (v *ListResourcesResult) decodeFrom(d *decoder) error {
 				return &DecodeError{Kind: KindRange, Offset: d.pos, Path: "ttlMs", Msg: "must be at least 0"}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00cacheScope\x00nextCursor\x00resources\x00resultType\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00cacheScope\x00nextCursor\x00resources\x00resultType\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9326,6 +9391,7 @@ func (v *ListResourcesResultResponse) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9361,7 +9427,7 @@ func (v *ListResourcesResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9423,6 +9489,7 @@ func (v *ListRootsRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9452,7 +9519,7 @@ func (v *ListRootsRequest) decodeFrom(d *decoder) error {
 			}
 			v.Params = p290
 		default:
-			if err := d.unknownMember(name, "method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9506,6 +9573,7 @@ func (v *ListRootsRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9527,7 +9595,7 @@ func (v *ListRootsRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.Meta = p291
 		default:
-			if err := d.unknownMember(name, "_meta", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9574,6 +9642,7 @@ func (v *ListRootsResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9608,7 +9677,7 @@ func (v *ListRootsResult) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "roots", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "roots", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9663,6 +9732,7 @@ func (v *ListToolsRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9706,7 +9776,7 @@ func (v *ListToolsRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9773,6 +9843,7 @@ func (v *ListToolsResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9860,7 +9931,7 @@ func (v *ListToolsResult) decodeFrom(d *decoder) error {
 				return &DecodeError{Kind: KindRange, Offset: d.pos, Path: "ttlMs", Msg: "must be at least 0"}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00cacheScope\x00nextCursor\x00resultType\x00tools\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00cacheScope\x00nextCursor\x00resultType\x00tools\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9945,6 +10016,7 @@ func (v *ListToolsResultResponse) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9980,7 +10052,7 @@ func (v *ListToolsResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10084,6 +10156,7 @@ func (v *LoggingMessageNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10119,7 +10192,7 @@ func (v *LoggingMessageNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10179,6 +10252,7 @@ func (v *LoggingMessageNotificationParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10230,7 +10304,7 @@ func (v *LoggingMessageNotificationParams) decodeFrom(d *decoder) error {
 			*p307 = s308
 			v.Logger = p307
 		default:
-			if err := d.unknownMember(name, "_meta\x00data\x00level\x00logger", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00data\x00level\x00logger", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10303,6 +10377,7 @@ func (v *MetaObject) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10314,7 +10389,7 @@ func (v *MetaObject) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10349,6 +10424,7 @@ func (v *MethodNotFoundError) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10388,7 +10464,7 @@ func (v *MethodNotFoundError) decodeFrom(d *decoder) error {
 			}
 			v.Message = s310
 		default:
-			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10452,6 +10528,7 @@ func (v *MissingRequiredClientCapabilityError) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10489,7 +10566,7 @@ func (v *MissingRequiredClientCapabilityError) decodeFrom(d *decoder) error {
 				return inField(err, "jsonrpc")
 			}
 		default:
-			if err := d.unknownMember(name, "error\x00id\x00jsonrpc", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "error\x00id\x00jsonrpc", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10552,6 +10629,7 @@ func (v *MissingRequiredClientCapabilityErrorError) decodeFrom(d *decoder) error
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10589,7 +10667,7 @@ func (v *MissingRequiredClientCapabilityErrorError) decodeFrom(d *decoder) error
 			}
 			v.Message = s312
 		default:
-			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10651,6 +10729,7 @@ func (v *MissingRequiredClientCapabilityErrorErrorData) decodeFrom(d *decoder) e
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10670,7 +10749,7 @@ func (v *MissingRequiredClientCapabilityErrorErrorData) decodeFrom(d *decoder) e
 				return inField(err, "requiredCapabilities")
 			}
 		default:
-			if err := d.unknownMember(name, "requiredCapabilities", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "requiredCapabilities", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10724,6 +10803,7 @@ func (v *ModelHint) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10747,7 +10827,7 @@ func (v *ModelHint) decodeFrom(d *decoder) error {
 			*p313 = s314
 			v.Name = p313
 		default:
-			if err := d.unknownMember(name, "name", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "name", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10792,6 +10872,7 @@ func (v *ModelPreferences) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10886,7 +10967,7 @@ func (v *ModelPreferences) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "costPriority\x00hints\x00intelligencePriority\x00speedPriority", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "costPriority\x00hints\x00intelligencePriority\x00speedPriority", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -11048,6 +11129,7 @@ func (v *Notification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -11079,7 +11161,7 @@ func (v *Notification) decodeFrom(d *decoder) error {
 			}
 			v.Params = raw326
 		default:
-			if err := d.unknownMember(name, "method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -11138,6 +11220,7 @@ func (v *NotificationMetaObject) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -11159,7 +11242,7 @@ func (v *NotificationMetaObject) decodeFrom(d *decoder) error {
 			}
 			v.SubscriptionID = p327
 		default:
-			if err := d.unknownMember(name, "io.modelcontextprotocol/subscriptionId", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "io.modelcontextprotocol/subscriptionId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -11206,6 +11289,7 @@ func (v *NotificationParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -11227,7 +11311,7 @@ func (v *NotificationParams) decodeFrom(d *decoder) error {
 			}
 			v.Meta = p328
 		default:
-			if err := d.unknownMember(name, "_meta", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -11274,6 +11358,7 @@ func (v *NumberSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -11359,7 +11444,7 @@ func (v *NumberSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "default\x00description\x00maximum\x00minimum\x00title\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "default\x00description\x00maximum\x00minimum\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -11465,6 +11550,7 @@ func (v *PaginatedRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -11510,7 +11596,7 @@ func (v *PaginatedRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -11577,6 +11663,7 @@ func (v *PaginatedRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -11608,7 +11695,7 @@ func (v *PaginatedRequestParams) decodeFrom(d *decoder) error {
 			*p340 = s341
 			v.Cursor = p340
 		default:
-			if err := d.unknownMember(name, "_meta\x00cursor", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00cursor", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -11662,6 +11749,7 @@ func (v *PaginatedResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -11705,7 +11793,7 @@ func (v *PaginatedResult) decodeFrom(d *decoder) error {
 			}
 			v.ResultType = s345
 		default:
-			if err := d.unknownMember(name, "_meta\x00nextCursor\x00resultType", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00nextCursor\x00resultType", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -11763,6 +11851,7 @@ func (v *ParseError) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -11802,7 +11891,7 @@ func (v *ParseError) decodeFrom(d *decoder) error {
 			}
 			v.Message = s347
 		default:
-			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12013,6 +12102,7 @@ func (v *ProgressNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12048,7 +12138,7 @@ func (v *ProgressNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12108,6 +12198,7 @@ func (v *ProgressNotificationParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12173,7 +12264,7 @@ func (v *ProgressNotificationParams) decodeFrom(d *decoder) error {
 			if v.Total != nil {
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00message\x00progress\x00progressToken\x00total", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00message\x00progress\x00progressToken\x00total", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12279,6 +12370,7 @@ func (v *Prompt) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12380,7 +12472,7 @@ func (v *Prompt) decodeFrom(d *decoder) error {
 			*p364 = s365
 			v.Title = p364
 		default:
-			if err := d.unknownMember(name, "_meta\x00arguments\x00description\x00icons\x00name\x00title", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00arguments\x00description\x00icons\x00name\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12464,6 +12556,7 @@ func (v *PromptArgument) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12521,7 +12614,7 @@ func (v *PromptArgument) decodeFrom(d *decoder) error {
 			*p373 = s374
 			v.Title = p373
 		default:
-			if err := d.unknownMember(name, "description\x00name\x00required\x00title", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "description\x00name\x00required\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12581,6 +12674,7 @@ func (v *PromptListChangedNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12618,7 +12712,7 @@ func (v *PromptListChangedNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = p375
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12677,6 +12771,7 @@ func (v *PromptMessage) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12704,7 +12799,7 @@ func (v *PromptMessage) decodeFrom(d *decoder) error {
 				return inField(err, "role")
 			}
 		default:
-			if err := d.unknownMember(name, "content\x00role", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "content\x00role", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12761,6 +12856,7 @@ func (v *PromptReference) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12802,7 +12898,7 @@ func (v *PromptReference) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "name\x00title\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "name\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12859,6 +12955,7 @@ func (v *ReadResourceRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12902,7 +12999,7 @@ func (v *ReadResourceRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12969,6 +13066,7 @@ func (v *ReadResourceRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13018,7 +13116,7 @@ func (v *ReadResourceRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.URI = s381
 		default:
-			if err := d.unknownMember(name, "_meta\x00inputResponses\x00requestState\x00uri", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00inputResponses\x00requestState\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13083,6 +13181,7 @@ func (v *ReadResourceResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13158,7 +13257,7 @@ func (v *ReadResourceResult) decodeFrom(d *decoder) error {
 				return &DecodeError{Kind: KindRange, Offset: d.pos, Path: "ttlMs", Msg: "must be at least 0"}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00cacheScope\x00contents\x00resultType\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00cacheScope\x00contents\x00resultType\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13310,6 +13409,7 @@ func (v *ReadResourceResultResponse) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13345,7 +13445,7 @@ func (v *ReadResourceResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13486,6 +13586,7 @@ func (v *Request) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13517,7 +13618,7 @@ func (v *Request) decodeFrom(d *decoder) error {
 			}
 			v.Params = raw390
 		default:
-			if err := d.unknownMember(name, "method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13609,6 +13710,7 @@ func (v *RequestMetaObject) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13668,7 +13770,7 @@ func (v *RequestMetaObject) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p394
 		default:
-			if err := d.unknownMember(name, "io.modelcontextprotocol/clientCapabilities\x00io.modelcontextprotocol/clientInfo\x00io.modelcontextprotocol/logLevel\x00io.modelcontextprotocol/protocolVersion\x00progressToken", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "io.modelcontextprotocol/clientCapabilities\x00io.modelcontextprotocol/clientInfo\x00io.modelcontextprotocol/logLevel\x00io.modelcontextprotocol/protocolVersion\x00progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13741,6 +13843,7 @@ func (v *RequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13760,7 +13863,7 @@ func (v *RequestParams) decodeFrom(d *decoder) error {
 				return inField(err, "_meta")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13810,6 +13913,7 @@ func (v *Resource) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13934,7 +14038,7 @@ func (v *Resource) decodeFrom(d *decoder) error {
 			}
 			v.URI = s409
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00uri", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14026,6 +14130,7 @@ func (v *ResourceContents) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14069,7 +14174,7 @@ func (v *ResourceContents) decodeFrom(d *decoder) error {
 			}
 			v.URI = s414
 		default:
-			if err := d.unknownMember(name, "_meta\x00mimeType\x00uri", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00mimeType\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14127,6 +14232,7 @@ func (v *ResourceLink) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14259,7 +14365,7 @@ func (v *ResourceLink) decodeFrom(d *decoder) error {
 			}
 			v.URI = s429
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00type\x00uri", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00type\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14356,6 +14462,7 @@ func (v *ResourceListChangedNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14393,7 +14500,7 @@ func (v *ResourceListChangedNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = p431
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14452,6 +14559,7 @@ func (v *ResourceRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14481,7 +14589,7 @@ func (v *ResourceRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.URI = s432
 		default:
-			if err := d.unknownMember(name, "_meta\x00uri", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14536,6 +14644,7 @@ func (v *ResourceTemplate) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14646,7 +14755,7 @@ func (v *ResourceTemplate) decodeFrom(d *decoder) error {
 			}
 			v.URITemplate = s445
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00title\x00uriTemplate", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00title\x00uriTemplate", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14734,6 +14843,7 @@ func (v *ResourceTemplateReference) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14763,7 +14873,7 @@ func (v *ResourceTemplateReference) decodeFrom(d *decoder) error {
 			}
 			v.URI = s447
 		default:
-			if err := d.unknownMember(name, "type\x00uri", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "type\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14816,6 +14926,7 @@ func (v *ResourceUpdatedNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14851,7 +14962,7 @@ func (v *ResourceUpdatedNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14911,6 +15022,7 @@ func (v *ResourceUpdatedNotificationParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14942,7 +15054,7 @@ func (v *ResourceUpdatedNotificationParams) decodeFrom(d *decoder) error {
 			}
 			v.URI = s449
 		default:
-			if err := d.unknownMember(name, "_meta\x00uri", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14998,6 +15110,7 @@ func (v *Result) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -15029,7 +15142,7 @@ func (v *Result) decodeFrom(d *decoder) error {
 			}
 			v.ResultType = s451
 		default:
-			if err := d.unknownMember(name, "_meta\x00resultType", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00resultType", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -15083,6 +15196,7 @@ func (v *ResultMetaObject) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -15104,7 +15218,7 @@ func (v *ResultMetaObject) decodeFrom(d *decoder) error {
 			}
 			v.ServerInfo = p452
 		default:
-			if err := d.unknownMember(name, "io.modelcontextprotocol/serverInfo", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "io.modelcontextprotocol/serverInfo", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -15198,6 +15312,7 @@ func (v *Root) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -15241,7 +15356,7 @@ func (v *Root) decodeFrom(d *decoder) error {
 			}
 			v.URI = s456
 		default:
-			if err := d.unknownMember(name, "_meta\x00name\x00uri", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00name\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -15299,6 +15414,7 @@ func (v *SamplingMessage) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -15336,7 +15452,7 @@ func (v *SamplingMessage) decodeFrom(d *decoder) error {
 				return inField(err, "role")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00content\x00role", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00content\x00role", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -15691,6 +15807,7 @@ func (v *ServerCapabilities) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -15804,7 +15921,7 @@ func (v *ServerCapabilities) decodeFrom(d *decoder) error {
 			}
 			v.Tools = p474
 		default:
-			if err := d.unknownMember(name, "completions\x00experimental\x00extensions\x00logging\x00prompts\x00resources\x00tools", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "completions\x00experimental\x00extensions\x00logging\x00prompts\x00resources\x00tools", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -15903,6 +16020,7 @@ func (v *ServerCapabilitiesPrompts) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -15926,7 +16044,7 @@ func (v *ServerCapabilitiesPrompts) decodeFrom(d *decoder) error {
 			*p481 = s482
 			v.ListChanged = p481
 		default:
-			if err := d.unknownMember(name, "listChanged", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "listChanged", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -15971,6 +16089,7 @@ func (v *ServerCapabilitiesResources) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -16006,7 +16125,7 @@ func (v *ServerCapabilitiesResources) decodeFrom(d *decoder) error {
 			*p485 = s486
 			v.Subscribe = p485
 		default:
-			if err := d.unknownMember(name, "listChanged\x00subscribe", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "listChanged\x00subscribe", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -16055,6 +16174,7 @@ func (v *ServerCapabilitiesTools) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -16078,7 +16198,7 @@ func (v *ServerCapabilitiesTools) decodeFrom(d *decoder) error {
 			*p487 = s488
 			v.ListChanged = p487
 		default:
-			if err := d.unknownMember(name, "listChanged", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "listChanged", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -16539,6 +16659,7 @@ func (v *StringSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -16632,7 +16753,7 @@ func (v *StringSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "default\x00description\x00format\x00maxLength\x00minLength\x00title\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "default\x00description\x00format\x00maxLength\x00minLength\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -16740,6 +16861,7 @@ func (v *SubscriptionFilter) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -16812,7 +16934,7 @@ func (v *SubscriptionFilter) decodeFrom(d *decoder) error {
 			*p508 = s509
 			v.ToolsListChanged = p508
 		default:
-			if err := d.unknownMember(name, "promptsListChanged\x00resourceSubscriptions\x00resourcesListChanged\x00toolsListChanged", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "promptsListChanged\x00resourceSubscriptions\x00resourcesListChanged\x00toolsListChanged", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -16874,6 +16996,7 @@ func (v *SubscriptionsAcknowledgedNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -16909,7 +17032,7 @@ func (v *SubscriptionsAcknowledgedNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -16971,6 +17094,7 @@ func (v *SubscriptionsAcknowledgedNotificationParams) decodeFrom(d *decoder) err
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -17000,7 +17124,7 @@ func (v *SubscriptionsAcknowledgedNotificationParams) decodeFrom(d *decoder) err
 				return inField(err, "notifications")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00notifications", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00notifications", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -17060,6 +17184,7 @@ func (v *SubscriptionsListenRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -17103,7 +17228,7 @@ func (v *SubscriptionsListenRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -17170,6 +17295,7 @@ func (v *SubscriptionsListenRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -17197,7 +17323,7 @@ func (v *SubscriptionsListenRequestParams) decodeFrom(d *decoder) error {
 				return inField(err, "notifications")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00notifications", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00notifications", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -17256,6 +17382,7 @@ func (v *SubscriptionsListenResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -17285,7 +17412,7 @@ func (v *SubscriptionsListenResult) decodeFrom(d *decoder) error {
 			}
 			v.ResultType = s512
 		default:
-			if err := d.unknownMember(name, "_meta\x00resultType", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00resultType", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -17340,6 +17467,7 @@ func (v *SubscriptionsListenResultMetaObject) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -17369,7 +17497,7 @@ func (v *SubscriptionsListenResultMetaObject) decodeFrom(d *decoder) error {
 				return inField(err, "io.modelcontextprotocol/subscriptionId")
 			}
 		default:
-			if err := d.unknownMember(name, "io.modelcontextprotocol/serverInfo\x00io.modelcontextprotocol/subscriptionId", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "io.modelcontextprotocol/serverInfo\x00io.modelcontextprotocol/subscriptionId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -17427,6 +17555,7 @@ func (v *SubscriptionsListenResultResponse) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -17462,7 +17591,7 @@ func (v *SubscriptionsListenResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -17526,6 +17655,7 @@ func (v *TextContent) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -17575,7 +17705,7 @@ func (v *TextContent) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00text\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00text\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -17640,6 +17770,7 @@ func (v *TextResourceContents) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -17693,7 +17824,7 @@ func (v *TextResourceContents) decodeFrom(d *decoder) error {
 			}
 			v.URI = s521
 		default:
-			if err := d.unknownMember(name, "_meta\x00mimeType\x00text\x00uri", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00mimeType\x00text\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -17756,6 +17887,7 @@ func (v *TitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -17860,7 +17992,7 @@ func (v *TitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "default\x00description\x00items\x00maxItems\x00minItems\x00title\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "default\x00description\x00items\x00maxItems\x00minItems\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -17940,6 +18072,7 @@ func (v *TitledMultiSelectEnumSchemaItems) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -17974,7 +18107,7 @@ func (v *TitledMultiSelectEnumSchemaItems) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "anyOf", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "anyOf", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -18031,6 +18164,7 @@ func (v *TitledMultiSelectEnumSchemaItemsAnyOfElem) decodeFrom(d *decoder) error
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -18062,7 +18196,7 @@ func (v *TitledMultiSelectEnumSchemaItemsAnyOfElem) decodeFrom(d *decoder) error
 			}
 			v.Title = s540
 		default:
-			if err := d.unknownMember(name, "const\x00title", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "const\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -18117,6 +18251,7 @@ func (v *TitledSingleSelectEnumSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -18195,7 +18330,7 @@ func (v *TitledSingleSelectEnumSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "default\x00description\x00oneOf\x00title\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "default\x00description\x00oneOf\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -18267,6 +18402,7 @@ func (v *TitledSingleSelectEnumSchemaOneOfElem) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -18298,7 +18434,7 @@ func (v *TitledSingleSelectEnumSchemaOneOfElem) decodeFrom(d *decoder) error {
 			}
 			v.Title = s552
 		default:
-			if err := d.unknownMember(name, "const\x00title", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "const\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -18353,6 +18489,7 @@ func (v *Tool) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -18459,7 +18596,7 @@ func (v *Tool) decodeFrom(d *decoder) error {
 			*p562 = s563
 			v.Title = p562
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00inputSchema\x00name\x00outputSchema\x00title", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00inputSchema\x00name\x00outputSchema\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -18551,6 +18688,7 @@ func (v *ToolAnnotations) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -18622,7 +18760,7 @@ func (v *ToolAnnotations) decodeFrom(d *decoder) error {
 			*p573 = s574
 			v.Title = p573
 		default:
-			if err := d.unknownMember(name, "destructiveHint\x00idempotentHint\x00openWorldHint\x00readOnlyHint\x00title", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "destructiveHint\x00idempotentHint\x00openWorldHint\x00readOnlyHint\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -18683,6 +18821,7 @@ func (v *ToolChoice) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -18704,7 +18843,7 @@ func (v *ToolChoice) decodeFrom(d *decoder) error {
 			}
 			v.Mode = p575
 		default:
-			if err := d.unknownMember(name, "mode", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "mode", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -18783,6 +18922,7 @@ func (v *ToolInputSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -18814,7 +18954,7 @@ func (v *ToolInputSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "$schema\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "$schema\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -18866,6 +19006,7 @@ func (v *ToolListChangedNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -18903,7 +19044,7 @@ func (v *ToolListChangedNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = p578
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -18962,6 +19103,7 @@ func (v *ToolOutputSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -18985,7 +19127,7 @@ func (v *ToolOutputSchema) decodeFrom(d *decoder) error {
 			*p579 = s580
 			v.Schema = p579
 		default:
-			if err := d.unknownMember(name, "$schema", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "$schema", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -19030,6 +19172,7 @@ func (v *ToolResultContent) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -19114,7 +19257,7 @@ func (v *ToolResultContent) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00content\x00isError\x00structuredContent\x00toolUseId\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00content\x00isError\x00structuredContent\x00toolUseId\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -19200,6 +19343,7 @@ func (v *ToolUseContent) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -19259,7 +19403,7 @@ func (v *ToolUseContent) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00id\x00input\x00name\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00id\x00input\x00name\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -19335,6 +19479,7 @@ func (v *UnsupportedProtocolVersionError) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -19372,7 +19517,7 @@ func (v *UnsupportedProtocolVersionError) decodeFrom(d *decoder) error {
 				return inField(err, "jsonrpc")
 			}
 		default:
-			if err := d.unknownMember(name, "error\x00id\x00jsonrpc", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "error\x00id\x00jsonrpc", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -19433,6 +19578,7 @@ func (v *UnsupportedProtocolVersionErrorError) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -19470,7 +19616,7 @@ func (v *UnsupportedProtocolVersionErrorError) decodeFrom(d *decoder) error {
 			}
 			v.Message = s595
 		default:
-			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -19532,6 +19678,7 @@ func (v *UnsupportedProtocolVersionErrorErrorData) decodeFrom(d *decoder) error 
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -19578,7 +19725,7 @@ func (v *UnsupportedProtocolVersionErrorErrorData) decodeFrom(d *decoder) error 
 				v.Supported[len(v.Supported)-1] = s600
 			}
 		default:
-			if err := d.unknownMember(name, "requested\x00supported", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "requested\x00supported", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -19638,6 +19785,7 @@ func (v *UntitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -19742,7 +19890,7 @@ func (v *UntitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "default\x00description\x00items\x00maxItems\x00minItems\x00title\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "default\x00description\x00items\x00maxItems\x00minItems\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -19822,6 +19970,7 @@ func (v *UntitledMultiSelectEnumSchemaItems) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -19866,7 +20015,7 @@ func (v *UntitledMultiSelectEnumSchemaItems) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "enum\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "enum\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -19926,6 +20075,7 @@ func (v *UntitledSingleSelectEnumSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -20006,7 +20156,7 @@ func (v *UntitledSingleSelectEnumSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "default\x00description\x00enum\x00title\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "default\x00description\x00enum\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}

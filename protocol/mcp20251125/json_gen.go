@@ -19,6 +19,7 @@ func (v *Annotations) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -85,7 +86,7 @@ func (v *Annotations) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -153,6 +154,7 @@ func (v *AudioContent) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -212,7 +214,7 @@ func (v *AudioContent) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -287,6 +289,7 @@ func (v *BaseMetadata) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -320,7 +323,7 @@ func (v *BaseMetadata) decodeFrom(d *decoder) error {
 			*p14 = s15
 			v.Title = p14
 		default:
-			if err := d.unknownMember(name, "name\x00title", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "name\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -372,6 +375,7 @@ func (v *BlobResourceContents) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -425,7 +429,7 @@ func (v *BlobResourceContents) decodeFrom(d *decoder) error {
 			}
 			v.URI = s20
 		default:
-			if err := d.unknownMember(name, "_meta\x00blob\x00mimeType\x00uri", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00blob\x00mimeType\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -493,6 +497,7 @@ func (v *BooleanSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -548,7 +553,7 @@ func (v *BooleanSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "default\x00description\x00title\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "default\x00description\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -608,6 +613,7 @@ func (v *CallToolRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -651,7 +657,7 @@ func (v *CallToolRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -718,6 +724,7 @@ func (v *CallToolRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -777,7 +784,7 @@ func (v *CallToolRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.Task = p30
 		default:
-			if err := d.unknownMember(name, "_meta\x00arguments\x00name\x00task", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00arguments\x00name\x00task", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -848,6 +855,7 @@ func (v *CallToolRequestParamsMeta) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -869,7 +877,7 @@ func (v *CallToolRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p31
 		default:
-			if err := d.unknownMember(name, "progressToken", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -916,6 +924,7 @@ func (v *CallToolResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -982,7 +991,7 @@ func (v *CallToolResult) decodeFrom(d *decoder) error {
 			}
 			v.StructuredContent = raw38
 		default:
-			if err := d.unknownMember(name, "_meta\x00content\x00isError\x00structuredContent", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00content\x00isError\x00structuredContent", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1063,6 +1072,7 @@ func (v *CancelTaskRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1106,7 +1116,7 @@ func (v *CancelTaskRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1173,6 +1183,7 @@ func (v *CancelTaskRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1194,7 +1205,7 @@ func (v *CancelTaskRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.TaskID = s40
 		default:
-			if err := d.unknownMember(name, "taskId", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "taskId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1242,6 +1253,7 @@ func (v *CancelTaskResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1348,7 +1360,7 @@ func (v *CancelTaskResult) decodeFrom(d *decoder) error {
 			if v.TTL != nil {
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollInterval\x00status\x00statusMessage\x00taskId\x00ttl", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollInterval\x00status\x00statusMessage\x00taskId\x00ttl", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1441,6 +1453,7 @@ func (v *CancelledNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1476,7 +1489,7 @@ func (v *CancelledNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1536,6 +1549,7 @@ func (v *CancelledNotificationParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1579,7 +1593,7 @@ func (v *CancelledNotificationParams) decodeFrom(d *decoder) error {
 			}
 			v.RequestID = p54
 		default:
-			if err := d.unknownMember(name, "_meta\x00reason\x00requestId", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00reason\x00requestId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1641,6 +1655,7 @@ func (v *ClientCapabilities) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1720,7 +1735,7 @@ func (v *ClientCapabilities) decodeFrom(d *decoder) error {
 			}
 			v.Tasks = p63
 		default:
-			if err := d.unknownMember(name, "elicitation\x00experimental\x00roots\x00sampling\x00tasks", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "elicitation\x00experimental\x00roots\x00sampling\x00tasks", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1799,6 +1814,7 @@ func (v *ClientCapabilitiesElicitation) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1830,7 +1846,7 @@ func (v *ClientCapabilitiesElicitation) decodeFrom(d *decoder) error {
 			}
 			v.URL = p68
 		default:
-			if err := d.unknownMember(name, "form\x00url", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "form\x00url", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1882,6 +1898,7 @@ func (v *ClientCapabilitiesElicitationForm) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1893,7 +1910,7 @@ func (v *ClientCapabilitiesElicitationForm) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1929,6 +1946,7 @@ func (v *ClientCapabilitiesElicitationURL) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1940,7 +1958,7 @@ func (v *ClientCapabilitiesElicitationURL) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1976,6 +1994,7 @@ func (v *ClientCapabilitiesExperimentalValue) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1987,7 +2006,7 @@ func (v *ClientCapabilitiesExperimentalValue) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2024,6 +2043,7 @@ func (v *ClientCapabilitiesRoots) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2047,7 +2067,7 @@ func (v *ClientCapabilitiesRoots) decodeFrom(d *decoder) error {
 			*p69 = s70
 			v.ListChanged = p69
 		default:
-			if err := d.unknownMember(name, "listChanged", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "listChanged", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2092,6 +2112,7 @@ func (v *ClientCapabilitiesSampling) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2123,7 +2144,7 @@ func (v *ClientCapabilitiesSampling) decodeFrom(d *decoder) error {
 			}
 			v.Tools = p72
 		default:
-			if err := d.unknownMember(name, "context\x00tools", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "context\x00tools", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2175,6 +2196,7 @@ func (v *ClientCapabilitiesSamplingContext) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2186,7 +2208,7 @@ func (v *ClientCapabilitiesSamplingContext) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2222,6 +2244,7 @@ func (v *ClientCapabilitiesSamplingTools) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2233,7 +2256,7 @@ func (v *ClientCapabilitiesSamplingTools) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2268,6 +2291,7 @@ func (v *ClientCapabilitiesTasks) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2309,7 +2333,7 @@ func (v *ClientCapabilitiesTasks) decodeFrom(d *decoder) error {
 			}
 			v.Requests = p75
 		default:
-			if err := d.unknownMember(name, "cancel\x00list\x00requests", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "cancel\x00list\x00requests", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2367,6 +2391,7 @@ func (v *ClientCapabilitiesTasksCancel) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2378,7 +2403,7 @@ func (v *ClientCapabilitiesTasksCancel) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2412,6 +2437,7 @@ func (v *ClientCapabilitiesTasksList) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2423,7 +2449,7 @@ func (v *ClientCapabilitiesTasksList) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2458,6 +2484,7 @@ func (v *ClientCapabilitiesTasksRequests) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2489,7 +2516,7 @@ func (v *ClientCapabilitiesTasksRequests) decodeFrom(d *decoder) error {
 			}
 			v.Sampling = p77
 		default:
-			if err := d.unknownMember(name, "elicitation\x00sampling", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "elicitation\x00sampling", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2542,6 +2569,7 @@ func (v *ClientCapabilitiesTasksRequestsElicitation) decodeFrom(d *decoder) erro
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2563,7 +2591,7 @@ func (v *ClientCapabilitiesTasksRequestsElicitation) decodeFrom(d *decoder) erro
 			}
 			v.Create = p78
 		default:
-			if err := d.unknownMember(name, "create", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "create", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2611,6 +2639,7 @@ func (v *ClientCapabilitiesTasksRequestsElicitationCreate) decodeFrom(d *decoder
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2622,7 +2651,7 @@ func (v *ClientCapabilitiesTasksRequestsElicitationCreate) decodeFrom(d *decoder
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2661,6 +2690,7 @@ func (v *ClientCapabilitiesTasksRequestsSampling) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2682,7 +2712,7 @@ func (v *ClientCapabilitiesTasksRequestsSampling) decodeFrom(d *decoder) error {
 			}
 			v.CreateMessage = p79
 		default:
-			if err := d.unknownMember(name, "createMessage", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "createMessage", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2730,6 +2760,7 @@ func (v *ClientCapabilitiesTasksRequestsSamplingCreateMessage) decodeFrom(d *dec
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2741,7 +2772,7 @@ func (v *ClientCapabilitiesTasksRequestsSamplingCreateMessage) decodeFrom(d *dec
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3265,6 +3296,7 @@ func (v *CompleteRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3308,7 +3340,7 @@ func (v *CompleteRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3375,6 +3407,7 @@ func (v *CompleteRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3422,7 +3455,7 @@ func (v *CompleteRequestParams) decodeFrom(d *decoder) error {
 				return inField(err, "ref")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00argument\x00context\x00ref", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00argument\x00context\x00ref", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3491,6 +3524,7 @@ func (v *CompleteRequestParamsArgument) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3522,7 +3556,7 @@ func (v *CompleteRequestParamsArgument) decodeFrom(d *decoder) error {
 			}
 			v.Value = s83
 		default:
-			if err := d.unknownMember(name, "name\x00value", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "name\x00value", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3575,6 +3609,7 @@ func (v *CompleteRequestParamsContext) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3616,7 +3651,7 @@ func (v *CompleteRequestParamsContext) decodeFrom(d *decoder) error {
 				v.Arguments[key87] = x88
 			}
 		default:
-			if err := d.unknownMember(name, "arguments", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "arguments", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3669,6 +3704,7 @@ func (v *CompleteRequestParamsMeta) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3690,7 +3726,7 @@ func (v *CompleteRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p93
 		default:
-			if err := d.unknownMember(name, "progressToken", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3812,6 +3848,7 @@ func (v *CompleteResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3841,7 +3878,7 @@ func (v *CompleteResult) decodeFrom(d *decoder) error {
 				return inField(err, "completion")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00completion", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00completion", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3902,6 +3939,7 @@ func (v *CompleteResultCompletion) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3964,7 +4002,7 @@ func (v *CompleteResultCompletion) decodeFrom(d *decoder) error {
 				v.Values[len(v.Values)-1] = s102
 			}
 		default:
-			if err := d.unknownMember(name, "hasMore\x00total\x00values", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "hasMore\x00total\x00values", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4141,6 +4179,7 @@ func (v *CreateMessageRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4184,7 +4223,7 @@ func (v *CreateMessageRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4251,6 +4290,7 @@ func (v *CreateMessageRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4429,7 +4469,7 @@ func (v *CreateMessageRequestParams) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00includeContext\x00maxTokens\x00messages\x00metadata\x00modelPreferences\x00stopSequences\x00systemPrompt\x00task\x00temperature\x00toolChoice\x00tools", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00includeContext\x00maxTokens\x00messages\x00metadata\x00modelPreferences\x00stopSequences\x00systemPrompt\x00task\x00temperature\x00toolChoice\x00tools", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4589,6 +4629,7 @@ func (v *CreateMessageRequestParamsMeta) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4610,7 +4651,7 @@ func (v *CreateMessageRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p128
 		default:
-			if err := d.unknownMember(name, "progressToken", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4656,6 +4697,7 @@ func (v *CreateMessageRequestParamsMetadata) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4667,7 +4709,7 @@ func (v *CreateMessageRequestParamsMetadata) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4704,6 +4746,7 @@ func (v *CreateMessageResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4763,7 +4806,7 @@ func (v *CreateMessageResult) decodeFrom(d *decoder) error {
 			*p131 = s132
 			v.StopReason = p131
 		default:
-			if err := d.unknownMember(name, "_meta\x00content\x00model\x00role\x00stopReason", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00content\x00model\x00role\x00stopReason", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5012,6 +5055,7 @@ func (v *CreateTaskResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5041,7 +5085,7 @@ func (v *CreateTaskResult) decodeFrom(d *decoder) error {
 				return inField(err, "task")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00task", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00task", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5119,6 +5163,7 @@ func (v *ElicitRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5162,7 +5207,7 @@ func (v *ElicitRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5229,6 +5274,7 @@ func (v *ElicitRequestFormParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5287,7 +5333,7 @@ func (v *ElicitRequestFormParams) decodeFrom(d *decoder) error {
 			}
 			v.Task = p140
 		default:
-			if err := d.unknownMember(name, "_meta\x00message\x00mode\x00requestedSchema\x00task", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00message\x00mode\x00requestedSchema\x00task", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5358,6 +5404,7 @@ func (v *ElicitRequestFormParamsMeta) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5379,7 +5426,7 @@ func (v *ElicitRequestFormParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p141
 		default:
-			if err := d.unknownMember(name, "progressToken", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5426,6 +5473,7 @@ func (v *ElicitRequestFormParamsRequestedSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5510,7 +5558,7 @@ func (v *ElicitRequestFormParamsRequestedSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "$schema\x00properties\x00required\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "$schema\x00properties\x00required\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5667,6 +5715,7 @@ func (v *ElicitRequestURLParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5736,7 +5785,7 @@ func (v *ElicitRequestURLParams) decodeFrom(d *decoder) error {
 			}
 			v.URL = s161
 		default:
-			if err := d.unknownMember(name, "_meta\x00elicitationId\x00message\x00mode\x00task\x00url", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00elicitationId\x00message\x00mode\x00task\x00url", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5811,6 +5860,7 @@ func (v *ElicitRequestURLParamsMeta) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5832,7 +5882,7 @@ func (v *ElicitRequestURLParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p162
 		default:
-			if err := d.unknownMember(name, "progressToken", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5879,6 +5929,7 @@ func (v *ElicitResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5936,7 +5987,7 @@ func (v *ElicitResult) decodeFrom(d *decoder) error {
 				v.Content[key167] = x168
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00action\x00content", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00action\x00content", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -6115,6 +6166,7 @@ func (v *ElicitationCompleteNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -6150,7 +6202,7 @@ func (v *ElicitationCompleteNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -6210,6 +6262,7 @@ func (v *ElicitationCompleteNotificationParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -6231,7 +6284,7 @@ func (v *ElicitationCompleteNotificationParams) decodeFrom(d *decoder) error {
 			}
 			v.ElicitationID = s177
 		default:
-			if err := d.unknownMember(name, "elicitationId", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "elicitationId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -6281,6 +6334,7 @@ func (v *EmbeddedResource) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -6328,7 +6382,7 @@ func (v *EmbeddedResource) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00resource\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00resource\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -6585,6 +6639,7 @@ func (v *Error) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -6626,7 +6681,7 @@ func (v *Error) decodeFrom(d *decoder) error {
 			}
 			v.Message = s182
 		default:
-			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -6690,6 +6745,7 @@ func (v *GetPromptRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -6733,7 +6789,7 @@ func (v *GetPromptRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -6800,6 +6856,7 @@ func (v *GetPromptRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -6861,7 +6918,7 @@ func (v *GetPromptRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.Name = s190
 		default:
-			if err := d.unknownMember(name, "_meta\x00arguments\x00name", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00arguments\x00name", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -6927,6 +6984,7 @@ func (v *GetPromptRequestParamsMeta) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -6948,7 +7006,7 @@ func (v *GetPromptRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p194
 		default:
-			if err := d.unknownMember(name, "progressToken", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -6995,6 +7053,7 @@ func (v *GetPromptResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7051,7 +7110,7 @@ func (v *GetPromptResult) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00description\x00messages", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00description\x00messages", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7121,6 +7180,7 @@ func (v *GetTaskPayloadRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7164,7 +7224,7 @@ func (v *GetTaskPayloadRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7231,6 +7291,7 @@ func (v *GetTaskPayloadRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7252,7 +7313,7 @@ func (v *GetTaskPayloadRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.TaskID = s202
 		default:
-			if err := d.unknownMember(name, "taskId", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "taskId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7300,6 +7361,7 @@ func (v *GetTaskPayloadResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7321,7 +7383,7 @@ func (v *GetTaskPayloadResult) decodeFrom(d *decoder) error {
 			}
 			v.Meta = raw203
 		default:
-			if err := d.unknownMember(name, "_meta", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7373,6 +7435,7 @@ func (v *GetTaskRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7416,7 +7479,7 @@ func (v *GetTaskRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7483,6 +7546,7 @@ func (v *GetTaskRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7504,7 +7568,7 @@ func (v *GetTaskRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.TaskID = s204
 		default:
-			if err := d.unknownMember(name, "taskId", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "taskId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7552,6 +7616,7 @@ func (v *GetTaskResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7658,7 +7723,7 @@ func (v *GetTaskResult) decodeFrom(d *decoder) error {
 			if v.TTL != nil {
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollInterval\x00status\x00statusMessage\x00taskId\x00ttl", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollInterval\x00status\x00statusMessage\x00taskId\x00ttl", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7751,6 +7816,7 @@ func (v *Icon) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7819,7 +7885,7 @@ func (v *Icon) decodeFrom(d *decoder) error {
 			}
 			v.Theme = p222
 		default:
-			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7916,6 +7982,7 @@ func (v *Icons) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7950,7 +8017,7 @@ func (v *Icons) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "icons", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "icons", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8002,6 +8069,7 @@ func (v *ImageContent) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8061,7 +8129,7 @@ func (v *ImageContent) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8136,6 +8204,7 @@ func (v *Implementation) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8226,7 +8295,7 @@ func (v *Implementation) decodeFrom(d *decoder) error {
 			*p241 = s242
 			v.WebsiteURL = p241
 		default:
-			if err := d.unknownMember(name, "description\x00icons\x00name\x00title\x00version\x00websiteUrl", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "description\x00icons\x00name\x00title\x00version\x00websiteUrl", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8302,6 +8371,7 @@ func (v *InitializeRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8345,7 +8415,7 @@ func (v *InitializeRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8412,6 +8482,7 @@ func (v *InitializeRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8459,7 +8530,7 @@ func (v *InitializeRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.ProtocolVersion = s245
 		default:
-			if err := d.unknownMember(name, "_meta\x00capabilities\x00clientInfo\x00protocolVersion", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00capabilities\x00clientInfo\x00protocolVersion", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8527,6 +8598,7 @@ func (v *InitializeRequestParamsMeta) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8548,7 +8620,7 @@ func (v *InitializeRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p246
 		default:
-			if err := d.unknownMember(name, "progressToken", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8595,6 +8667,7 @@ func (v *InitializeResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8654,7 +8727,7 @@ func (v *InitializeResult) decodeFrom(d *decoder) error {
 				return inField(err, "serverInfo")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00capabilities\x00instructions\x00protocolVersion\x00serverInfo", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00capabilities\x00instructions\x00protocolVersion\x00serverInfo", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8731,6 +8804,7 @@ func (v *InitializedNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8768,7 +8842,7 @@ func (v *InitializedNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = p251
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8827,6 +8901,7 @@ func (v *JSONRPCErrorResponse) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8864,7 +8939,7 @@ func (v *JSONRPCErrorResponse) decodeFrom(d *decoder) error {
 				return inField(err, "jsonrpc")
 			}
 		default:
-			if err := d.unknownMember(name, "error\x00id\x00jsonrpc", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "error\x00id\x00jsonrpc", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9027,6 +9102,7 @@ func (v *JSONRPCNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9066,7 +9142,7 @@ func (v *JSONRPCNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = raw254
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9130,6 +9206,7 @@ func (v *JSONRPCRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9177,7 +9254,7 @@ func (v *JSONRPCRequest) decodeFrom(d *decoder) error {
 			}
 			v.Params = raw256
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9326,6 +9403,7 @@ func (v *JSONRPCResultResponse) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9361,7 +9439,7 @@ func (v *JSONRPCResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9423,6 +9501,7 @@ func (v *LegacyTitledEnumSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9528,7 +9607,7 @@ func (v *LegacyTitledEnumSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "default\x00description\x00enum\x00enumNames\x00title\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "default\x00description\x00enum\x00enumNames\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9607,6 +9686,7 @@ func (v *ListPromptsRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9652,7 +9732,7 @@ func (v *ListPromptsRequest) decodeFrom(d *decoder) error {
 			}
 			v.Params = p273
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9718,6 +9798,7 @@ func (v *ListPromptsResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9774,7 +9855,7 @@ func (v *ListPromptsResult) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00nextCursor\x00prompts", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00nextCursor\x00prompts", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9844,6 +9925,7 @@ func (v *ListResourceTemplatesRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9889,7 +9971,7 @@ func (v *ListResourceTemplatesRequest) decodeFrom(d *decoder) error {
 			}
 			v.Params = p281
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9955,6 +10037,7 @@ func (v *ListResourceTemplatesResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10011,7 +10094,7 @@ func (v *ListResourceTemplatesResult) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00nextCursor\x00resourceTemplates", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00nextCursor\x00resourceTemplates", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10081,6 +10164,7 @@ func (v *ListResourcesRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10126,7 +10210,7 @@ func (v *ListResourcesRequest) decodeFrom(d *decoder) error {
 			}
 			v.Params = p289
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10192,6 +10276,7 @@ func (v *ListResourcesResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10248,7 +10333,7 @@ func (v *ListResourcesResult) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00nextCursor\x00resources", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00nextCursor\x00resources", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10318,6 +10403,7 @@ func (v *ListRootsRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10363,7 +10449,7 @@ func (v *ListRootsRequest) decodeFrom(d *decoder) error {
 			}
 			v.Params = p297
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10429,6 +10515,7 @@ func (v *ListRootsResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10473,7 +10560,7 @@ func (v *ListRootsResult) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00roots", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00roots", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10539,6 +10626,7 @@ func (v *ListTasksRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10584,7 +10672,7 @@ func (v *ListTasksRequest) decodeFrom(d *decoder) error {
 			}
 			v.Params = p303
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10650,6 +10738,7 @@ func (v *ListTasksResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10706,7 +10795,7 @@ func (v *ListTasksResult) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00nextCursor\x00tasks", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00nextCursor\x00tasks", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10776,6 +10865,7 @@ func (v *ListToolsRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10821,7 +10911,7 @@ func (v *ListToolsRequest) decodeFrom(d *decoder) error {
 			}
 			v.Params = p311
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10887,6 +10977,7 @@ func (v *ListToolsResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10943,7 +11034,7 @@ func (v *ListToolsResult) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00nextCursor\x00tools", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00nextCursor\x00tools", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -11055,6 +11146,7 @@ func (v *LoggingMessageNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -11090,7 +11182,7 @@ func (v *LoggingMessageNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -11150,6 +11242,7 @@ func (v *LoggingMessageNotificationParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -11201,7 +11294,7 @@ func (v *LoggingMessageNotificationParams) decodeFrom(d *decoder) error {
 			*p321 = s322
 			v.Logger = p321
 		default:
-			if err := d.unknownMember(name, "_meta\x00data\x00level\x00logger", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00data\x00level\x00logger", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -11280,6 +11373,7 @@ func (v *ModelHint) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -11303,7 +11397,7 @@ func (v *ModelHint) decodeFrom(d *decoder) error {
 			*p323 = s324
 			v.Name = p323
 		default:
-			if err := d.unknownMember(name, "name", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "name", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -11348,6 +11442,7 @@ func (v *ModelPreferences) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -11442,7 +11537,7 @@ func (v *ModelPreferences) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "costPriority\x00hints\x00intelligencePriority\x00speedPriority", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "costPriority\x00hints\x00intelligencePriority\x00speedPriority", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -11604,6 +11699,7 @@ func (v *Notification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -11635,7 +11731,7 @@ func (v *Notification) decodeFrom(d *decoder) error {
 			}
 			v.Params = raw336
 		default:
-			if err := d.unknownMember(name, "method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -11694,6 +11790,7 @@ func (v *NotificationParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -11715,7 +11812,7 @@ func (v *NotificationParams) decodeFrom(d *decoder) error {
 			}
 			v.Meta = raw337
 		default:
-			if err := d.unknownMember(name, "_meta", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -11767,6 +11864,7 @@ func (v *NumberSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -11852,7 +11950,7 @@ func (v *NumberSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "default\x00description\x00maximum\x00minimum\x00title\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "default\x00description\x00maximum\x00minimum\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -11958,6 +12056,7 @@ func (v *PaginatedRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12005,7 +12104,7 @@ func (v *PaginatedRequest) decodeFrom(d *decoder) error {
 			}
 			v.Params = p349
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12071,6 +12170,7 @@ func (v *PaginatedRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12104,7 +12204,7 @@ func (v *PaginatedRequestParams) decodeFrom(d *decoder) error {
 			*p351 = s352
 			v.Cursor = p351
 		default:
-			if err := d.unknownMember(name, "_meta\x00cursor", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00cursor", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12155,6 +12255,7 @@ func (v *PaginatedRequestParamsMeta) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12176,7 +12277,7 @@ func (v *PaginatedRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p353
 		default:
-			if err := d.unknownMember(name, "progressToken", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12223,6 +12324,7 @@ func (v *PaginatedResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12256,7 +12358,7 @@ func (v *PaginatedResult) decodeFrom(d *decoder) error {
 			*p355 = s356
 			v.NextCursor = p355
 		default:
-			if err := d.unknownMember(name, "_meta\x00nextCursor", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00nextCursor", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12312,6 +12414,7 @@ func (v *PingRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12357,7 +12460,7 @@ func (v *PingRequest) decodeFrom(d *decoder) error {
 			}
 			v.Params = p357
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12570,6 +12673,7 @@ func (v *ProgressNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12605,7 +12709,7 @@ func (v *ProgressNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12665,6 +12769,7 @@ func (v *ProgressNotificationParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12730,7 +12835,7 @@ func (v *ProgressNotificationParams) decodeFrom(d *decoder) error {
 			if v.Total != nil {
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00message\x00progress\x00progressToken\x00total", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00message\x00progress\x00progressToken\x00total", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12841,6 +12946,7 @@ func (v *Prompt) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12942,7 +13048,7 @@ func (v *Prompt) decodeFrom(d *decoder) error {
 			*p374 = s375
 			v.Title = p374
 		default:
-			if err := d.unknownMember(name, "_meta\x00arguments\x00description\x00icons\x00name\x00title", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00arguments\x00description\x00icons\x00name\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13031,6 +13137,7 @@ func (v *PromptArgument) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13088,7 +13195,7 @@ func (v *PromptArgument) decodeFrom(d *decoder) error {
 			*p383 = s384
 			v.Title = p383
 		default:
-			if err := d.unknownMember(name, "description\x00name\x00required\x00title", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "description\x00name\x00required\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13148,6 +13255,7 @@ func (v *PromptListChangedNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13185,7 +13293,7 @@ func (v *PromptListChangedNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = p385
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13244,6 +13352,7 @@ func (v *PromptMessage) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13271,7 +13380,7 @@ func (v *PromptMessage) decodeFrom(d *decoder) error {
 				return inField(err, "role")
 			}
 		default:
-			if err := d.unknownMember(name, "content\x00role", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "content\x00role", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13328,6 +13437,7 @@ func (v *PromptReference) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13369,7 +13479,7 @@ func (v *PromptReference) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "name\x00title\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "name\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13426,6 +13536,7 @@ func (v *ReadResourceRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13469,7 +13580,7 @@ func (v *ReadResourceRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13536,6 +13647,7 @@ func (v *ReadResourceRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13567,7 +13679,7 @@ func (v *ReadResourceRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.URI = s390
 		default:
-			if err := d.unknownMember(name, "_meta\x00uri", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13621,6 +13733,7 @@ func (v *ReadResourceRequestParamsMeta) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13642,7 +13755,7 @@ func (v *ReadResourceRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p391
 		default:
-			if err := d.unknownMember(name, "progressToken", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13689,6 +13802,7 @@ func (v *ReadResourceResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13733,7 +13847,7 @@ func (v *ReadResourceResult) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00contents", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00contents", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13870,6 +13984,7 @@ func (v *RelatedTaskMetadata) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13891,7 +14006,7 @@ func (v *RelatedTaskMetadata) decodeFrom(d *decoder) error {
 			}
 			v.TaskID = s397
 		default:
-			if err := d.unknownMember(name, "taskId", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "taskId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13939,6 +14054,7 @@ func (v *Request) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13970,7 +14086,7 @@ func (v *Request) decodeFrom(d *decoder) error {
 			}
 			v.Params = raw399
 		default:
-			if err := d.unknownMember(name, "method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14062,6 +14178,7 @@ func (v *RequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14083,7 +14200,7 @@ func (v *RequestParams) decodeFrom(d *decoder) error {
 			}
 			v.Meta = p400
 		default:
-			if err := d.unknownMember(name, "_meta", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14130,6 +14247,7 @@ func (v *RequestParamsMeta) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14151,7 +14269,7 @@ func (v *RequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p401
 		default:
-			if err := d.unknownMember(name, "progressToken", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14198,6 +14316,7 @@ func (v *Resource) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14322,7 +14441,7 @@ func (v *Resource) decodeFrom(d *decoder) error {
 			}
 			v.URI = s416
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00uri", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14419,6 +14538,7 @@ func (v *ResourceContents) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14462,7 +14582,7 @@ func (v *ResourceContents) decodeFrom(d *decoder) error {
 			}
 			v.URI = s421
 		default:
-			if err := d.unknownMember(name, "_meta\x00mimeType\x00uri", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00mimeType\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14525,6 +14645,7 @@ func (v *ResourceLink) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14657,7 +14778,7 @@ func (v *ResourceLink) decodeFrom(d *decoder) error {
 			}
 			v.URI = s436
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00type\x00uri", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00type\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14759,6 +14880,7 @@ func (v *ResourceListChangedNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14796,7 +14918,7 @@ func (v *ResourceListChangedNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = p438
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14855,6 +14977,7 @@ func (v *ResourceRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14886,7 +15009,7 @@ func (v *ResourceRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.URI = s440
 		default:
-			if err := d.unknownMember(name, "_meta\x00uri", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14940,6 +15063,7 @@ func (v *ResourceRequestParamsMeta) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14961,7 +15085,7 @@ func (v *ResourceRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p441
 		default:
-			if err := d.unknownMember(name, "progressToken", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -15008,6 +15132,7 @@ func (v *ResourceTemplate) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -15118,7 +15243,7 @@ func (v *ResourceTemplate) decodeFrom(d *decoder) error {
 			}
 			v.URITemplate = s454
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00title\x00uriTemplate", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00title\x00uriTemplate", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -15211,6 +15336,7 @@ func (v *ResourceTemplateReference) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -15240,7 +15366,7 @@ func (v *ResourceTemplateReference) decodeFrom(d *decoder) error {
 			}
 			v.URI = s456
 		default:
-			if err := d.unknownMember(name, "type\x00uri", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "type\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -15293,6 +15419,7 @@ func (v *ResourceUpdatedNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -15328,7 +15455,7 @@ func (v *ResourceUpdatedNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -15388,6 +15515,7 @@ func (v *ResourceUpdatedNotificationParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -15419,7 +15547,7 @@ func (v *ResourceUpdatedNotificationParams) decodeFrom(d *decoder) error {
 			}
 			v.URI = s458
 		default:
-			if err := d.unknownMember(name, "_meta\x00uri", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -15480,6 +15608,7 @@ func (v *Result) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -15501,7 +15630,7 @@ func (v *Result) decodeFrom(d *decoder) error {
 			}
 			v.Meta = raw459
 		default:
-			if err := d.unknownMember(name, "_meta", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -15583,6 +15712,7 @@ func (v *Root) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -15626,7 +15756,7 @@ func (v *Root) decodeFrom(d *decoder) error {
 			}
 			v.URI = s463
 		default:
-			if err := d.unknownMember(name, "_meta\x00name\x00uri", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00name\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -15689,6 +15819,7 @@ func (v *RootsListChangedNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -15726,7 +15857,7 @@ func (v *RootsListChangedNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = p464
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -15785,6 +15916,7 @@ func (v *SamplingMessage) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -15822,7 +15954,7 @@ func (v *SamplingMessage) decodeFrom(d *decoder) error {
 				return inField(err, "role")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00content\x00role", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00content\x00role", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -16182,6 +16314,7 @@ func (v *ServerCapabilities) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -16281,7 +16414,7 @@ func (v *ServerCapabilities) decodeFrom(d *decoder) error {
 			}
 			v.Tools = p480
 		default:
-			if err := d.unknownMember(name, "completions\x00experimental\x00logging\x00prompts\x00resources\x00tasks\x00tools", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "completions\x00experimental\x00logging\x00prompts\x00resources\x00tasks\x00tools", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -16371,6 +16504,7 @@ func (v *ServerCapabilitiesCompletions) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -16382,7 +16516,7 @@ func (v *ServerCapabilitiesCompletions) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -16416,6 +16550,7 @@ func (v *ServerCapabilitiesExperimentalValue) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -16427,7 +16562,7 @@ func (v *ServerCapabilitiesExperimentalValue) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -16463,6 +16598,7 @@ func (v *ServerCapabilitiesLogging) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -16474,7 +16610,7 @@ func (v *ServerCapabilitiesLogging) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -16509,6 +16645,7 @@ func (v *ServerCapabilitiesPrompts) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -16532,7 +16669,7 @@ func (v *ServerCapabilitiesPrompts) decodeFrom(d *decoder) error {
 			*p484 = s485
 			v.ListChanged = p484
 		default:
-			if err := d.unknownMember(name, "listChanged", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "listChanged", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -16577,6 +16714,7 @@ func (v *ServerCapabilitiesResources) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -16612,7 +16750,7 @@ func (v *ServerCapabilitiesResources) decodeFrom(d *decoder) error {
 			*p488 = s489
 			v.Subscribe = p488
 		default:
-			if err := d.unknownMember(name, "listChanged\x00subscribe", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "listChanged\x00subscribe", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -16661,6 +16799,7 @@ func (v *ServerCapabilitiesTasks) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -16702,7 +16841,7 @@ func (v *ServerCapabilitiesTasks) decodeFrom(d *decoder) error {
 			}
 			v.Requests = p492
 		default:
-			if err := d.unknownMember(name, "cancel\x00list\x00requests", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "cancel\x00list\x00requests", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -16760,6 +16899,7 @@ func (v *ServerCapabilitiesTasksCancel) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -16771,7 +16911,7 @@ func (v *ServerCapabilitiesTasksCancel) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -16805,6 +16945,7 @@ func (v *ServerCapabilitiesTasksList) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -16816,7 +16957,7 @@ func (v *ServerCapabilitiesTasksList) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -16851,6 +16992,7 @@ func (v *ServerCapabilitiesTasksRequests) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -16872,7 +17014,7 @@ func (v *ServerCapabilitiesTasksRequests) decodeFrom(d *decoder) error {
 			}
 			v.Tools = p493
 		default:
-			if err := d.unknownMember(name, "tools", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "tools", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -16919,6 +17061,7 @@ func (v *ServerCapabilitiesTasksRequestsTools) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -16940,7 +17083,7 @@ func (v *ServerCapabilitiesTasksRequestsTools) decodeFrom(d *decoder) error {
 			}
 			v.Call = p494
 		default:
-			if err := d.unknownMember(name, "call", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "call", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -16988,6 +17131,7 @@ func (v *ServerCapabilitiesTasksRequestsToolsCall) decodeFrom(d *decoder) error 
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -16999,7 +17143,7 @@ func (v *ServerCapabilitiesTasksRequestsToolsCall) decodeFrom(d *decoder) error 
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -17036,6 +17180,7 @@ func (v *ServerCapabilitiesTools) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -17059,7 +17204,7 @@ func (v *ServerCapabilitiesTools) decodeFrom(d *decoder) error {
 			*p495 = s496
 			v.ListChanged = p495
 		default:
-			if err := d.unknownMember(name, "listChanged", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "listChanged", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -17596,6 +17741,7 @@ func (v *SetLevelRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -17639,7 +17785,7 @@ func (v *SetLevelRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -17706,6 +17852,7 @@ func (v *SetLevelRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -17735,7 +17882,7 @@ func (v *SetLevelRequestParams) decodeFrom(d *decoder) error {
 				return inField(err, "level")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00level", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00level", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -17791,6 +17938,7 @@ func (v *SetLevelRequestParamsMeta) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -17812,7 +17960,7 @@ func (v *SetLevelRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p498
 		default:
-			if err := d.unknownMember(name, "progressToken", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -17935,6 +18083,7 @@ func (v *StringSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -18028,7 +18177,7 @@ func (v *StringSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "default\x00description\x00format\x00maxLength\x00minLength\x00title\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "default\x00description\x00format\x00maxLength\x00minLength\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -18136,6 +18285,7 @@ func (v *SubscribeRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -18179,7 +18329,7 @@ func (v *SubscribeRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -18246,6 +18396,7 @@ func (v *SubscribeRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -18277,7 +18428,7 @@ func (v *SubscribeRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.URI = s511
 		default:
-			if err := d.unknownMember(name, "_meta\x00uri", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -18331,6 +18482,7 @@ func (v *SubscribeRequestParamsMeta) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -18352,7 +18504,7 @@ func (v *SubscribeRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p512
 		default:
-			if err := d.unknownMember(name, "progressToken", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -18399,6 +18551,7 @@ func (v *Task) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -18495,7 +18648,7 @@ func (v *Task) decodeFrom(d *decoder) error {
 			if v.TTL != nil {
 			}
 		default:
-			if err := d.unknownMember(name, "createdAt\x00lastUpdatedAt\x00pollInterval\x00status\x00statusMessage\x00taskId\x00ttl", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "createdAt\x00lastUpdatedAt\x00pollInterval\x00status\x00statusMessage\x00taskId\x00ttl", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -18577,6 +18730,7 @@ func (v *TaskAugmentedRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -18608,7 +18762,7 @@ func (v *TaskAugmentedRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.Task = p523
 		default:
-			if err := d.unknownMember(name, "_meta\x00task", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00task", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -18661,6 +18815,7 @@ func (v *TaskAugmentedRequestParamsMeta) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -18682,7 +18837,7 @@ func (v *TaskAugmentedRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p524
 		default:
-			if err := d.unknownMember(name, "progressToken", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -18729,6 +18884,7 @@ func (v *TaskMetadata) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -18754,7 +18910,7 @@ func (v *TaskMetadata) decodeFrom(d *decoder) error {
 			if v.TTL != nil {
 			}
 		default:
-			if err := d.unknownMember(name, "ttl", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "ttl", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -18835,6 +18991,7 @@ func (v *TaskStatusNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -18870,7 +19027,7 @@ func (v *TaskStatusNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -18930,6 +19087,7 @@ func (v *TaskStatusNotificationParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -19036,7 +19194,7 @@ func (v *TaskStatusNotificationParams) decodeFrom(d *decoder) error {
 			if v.TTL != nil {
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollInterval\x00status\x00statusMessage\x00taskId\x00ttl", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollInterval\x00status\x00statusMessage\x00taskId\x00ttl", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -19129,6 +19287,7 @@ func (v *TextContent) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -19178,7 +19337,7 @@ func (v *TextContent) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00text\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00text\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -19248,6 +19407,7 @@ func (v *TextResourceContents) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -19301,7 +19461,7 @@ func (v *TextResourceContents) decodeFrom(d *decoder) error {
 			}
 			v.URI = s544
 		default:
-			if err := d.unknownMember(name, "_meta\x00mimeType\x00text\x00uri", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00mimeType\x00text\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -19369,6 +19529,7 @@ func (v *TitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -19473,7 +19634,7 @@ func (v *TitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "default\x00description\x00items\x00maxItems\x00minItems\x00title\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "default\x00description\x00items\x00maxItems\x00minItems\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -19553,6 +19714,7 @@ func (v *TitledMultiSelectEnumSchemaItems) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -19587,7 +19749,7 @@ func (v *TitledMultiSelectEnumSchemaItems) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "anyOf", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "anyOf", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -19644,6 +19806,7 @@ func (v *TitledMultiSelectEnumSchemaItemsAnyOfElem) decodeFrom(d *decoder) error
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -19675,7 +19838,7 @@ func (v *TitledMultiSelectEnumSchemaItemsAnyOfElem) decodeFrom(d *decoder) error
 			}
 			v.Title = s563
 		default:
-			if err := d.unknownMember(name, "const\x00title", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "const\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -19730,6 +19893,7 @@ func (v *TitledSingleSelectEnumSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -19808,7 +19972,7 @@ func (v *TitledSingleSelectEnumSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "default\x00description\x00oneOf\x00title\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "default\x00description\x00oneOf\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -19880,6 +20044,7 @@ func (v *TitledSingleSelectEnumSchemaOneOfElem) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -19911,7 +20076,7 @@ func (v *TitledSingleSelectEnumSchemaOneOfElem) decodeFrom(d *decoder) error {
 			}
 			v.Title = s575
 		default:
-			if err := d.unknownMember(name, "const\x00title", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "const\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -19966,6 +20131,7 @@ func (v *Tool) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -20082,7 +20248,7 @@ func (v *Tool) decodeFrom(d *decoder) error {
 			*p586 = s587
 			v.Title = p586
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00execution\x00icons\x00inputSchema\x00name\x00outputSchema\x00title", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00execution\x00icons\x00inputSchema\x00name\x00outputSchema\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -20185,6 +20351,7 @@ func (v *ToolAnnotations) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -20256,7 +20423,7 @@ func (v *ToolAnnotations) decodeFrom(d *decoder) error {
 			*p597 = s598
 			v.Title = p597
 		default:
-			if err := d.unknownMember(name, "destructiveHint\x00idempotentHint\x00openWorldHint\x00readOnlyHint\x00title", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "destructiveHint\x00idempotentHint\x00openWorldHint\x00readOnlyHint\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -20317,6 +20484,7 @@ func (v *ToolChoice) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -20338,7 +20506,7 @@ func (v *ToolChoice) decodeFrom(d *decoder) error {
 			}
 			v.Mode = p599
 		default:
-			if err := d.unknownMember(name, "mode", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "mode", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -20417,6 +20585,7 @@ func (v *ToolExecution) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -20438,7 +20607,7 @@ func (v *ToolExecution) decodeFrom(d *decoder) error {
 			}
 			v.TaskSupport = p600
 		default:
-			if err := d.unknownMember(name, "taskSupport", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "taskSupport", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -20517,6 +20686,7 @@ func (v *ToolInputSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -20601,7 +20771,7 @@ func (v *ToolInputSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "$schema\x00properties\x00required\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "$schema\x00properties\x00required\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -20675,6 +20845,7 @@ func (v *ToolInputSchemaPropertiesValue) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -20686,7 +20857,7 @@ func (v *ToolInputSchemaPropertiesValue) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -20721,6 +20892,7 @@ func (v *ToolListChangedNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -20758,7 +20930,7 @@ func (v *ToolListChangedNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = p616
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -20817,6 +20989,7 @@ func (v *ToolOutputSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -20901,7 +21074,7 @@ func (v *ToolOutputSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "$schema\x00properties\x00required\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "$schema\x00properties\x00required\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -20975,6 +21148,7 @@ func (v *ToolOutputSchemaPropertiesValue) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -20986,7 +21160,7 @@ func (v *ToolOutputSchemaPropertiesValue) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -21021,6 +21195,7 @@ func (v *ToolResultContent) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -21105,7 +21280,7 @@ func (v *ToolResultContent) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00content\x00isError\x00structuredContent\x00toolUseId\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00content\x00isError\x00structuredContent\x00toolUseId\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -21196,6 +21371,7 @@ func (v *ToolUseContent) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -21255,7 +21431,7 @@ func (v *ToolUseContent) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00id\x00input\x00name\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00id\x00input\x00name\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -21336,6 +21512,7 @@ func (v *URLElicitationRequiredError) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -21373,7 +21550,7 @@ func (v *URLElicitationRequiredError) decodeFrom(d *decoder) error {
 				return inField(err, "jsonrpc")
 			}
 		default:
-			if err := d.unknownMember(name, "error\x00id\x00jsonrpc", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "error\x00id\x00jsonrpc", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -21434,6 +21611,7 @@ func (v *URLElicitationRequiredErrorError) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -21471,7 +21649,7 @@ func (v *URLElicitationRequiredErrorError) decodeFrom(d *decoder) error {
 			}
 			v.Message = s646
 		default:
-			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -21533,6 +21711,7 @@ func (v *URLElicitationRequiredErrorErrorData) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -21567,7 +21746,7 @@ func (v *URLElicitationRequiredErrorErrorData) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "elicitations", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "elicitations", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -21624,6 +21803,7 @@ func (v *UnsubscribeRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -21667,7 +21847,7 @@ func (v *UnsubscribeRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -21734,6 +21914,7 @@ func (v *UnsubscribeRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -21765,7 +21946,7 @@ func (v *UnsubscribeRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.URI = s652
 		default:
-			if err := d.unknownMember(name, "_meta\x00uri", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -21819,6 +22000,7 @@ func (v *UnsubscribeRequestParamsMeta) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -21840,7 +22022,7 @@ func (v *UnsubscribeRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p653
 		default:
-			if err := d.unknownMember(name, "progressToken", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -21887,6 +22069,7 @@ func (v *UntitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -21991,7 +22174,7 @@ func (v *UntitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "default\x00description\x00items\x00maxItems\x00minItems\x00title\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "default\x00description\x00items\x00maxItems\x00minItems\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -22071,6 +22254,7 @@ func (v *UntitledMultiSelectEnumSchemaItems) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -22115,7 +22299,7 @@ func (v *UntitledMultiSelectEnumSchemaItems) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "enum\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "enum\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -22175,6 +22359,7 @@ func (v *UntitledSingleSelectEnumSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -22255,7 +22440,7 @@ func (v *UntitledSingleSelectEnumSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "default\x00description\x00enum\x00title\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "default\x00description\x00enum\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}

@@ -151,15 +151,27 @@ func (m *Members) Set(name string, value json.RawMessage) {
 
 // members writes undeclared members after the declared ones. A member
 // whose name the type declares (the generated declared reports it) is an
-// error: it would duplicate a key.
+// error: it would duplicate a key. So is a name that appears twice, found
+// by a scan for up to linearMembers members and by a set past that.
 func (e *encoder) members(first *bool, path string, m Members, declared func(name string) bool) error {
+	var names map[string]struct{}
+	if len(m) > linearMembers {
+		names = make(map[string]struct{}, len(m))
+	}
 	for i, x := range m {
 		if declared(x.Name) {
 			return encodeError(path, "extra member %q is declared by the schema; set the field instead", x.Name)
 		}
-		for _, y := range m[:i] {
-			if y.Name == x.Name {
+		if names != nil {
+			if _, dup := names[x.Name]; dup {
 				return encodeError(path, "extra member %q appears twice", x.Name)
+			}
+			names[x.Name] = struct{}{}
+		} else {
+			for _, y := range m[:i] {
+				if y.Name == x.Name {
+					return encodeError(path, "extra member %q appears twice", x.Name)
+				}
 			}
 		}
 		if err := validRaw(x.Value, rawAny); err != nil {

@@ -20,6 +20,7 @@ func (v *McpUiAppCapabilities) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -94,7 +95,7 @@ func (v *McpUiAppCapabilities) decodeFrom(d *decoder) error {
 			}
 			v.Tools = p10
 		default:
-			if err := d.unknownMember(name, "availableDisplayModes\x00experimental\x00tools", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "availableDisplayModes\x00experimental\x00tools", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -163,6 +164,7 @@ func (v *McpUiAppCapabilitiesTools) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -186,7 +188,7 @@ func (v *McpUiAppCapabilitiesTools) decodeFrom(d *decoder) error {
 			*p15 = s16
 			v.ListChanged = p15
 		default:
-			if err := d.unknownMember(name, "listChanged", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "listChanged", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -223,6 +225,7 @@ func (v *McpUiClientCapabilities) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -259,7 +262,7 @@ func (v *McpUiClientCapabilities) decodeFrom(d *decoder) error {
 				v.MIMETypes[len(v.MIMETypes)-1] = s20
 			}
 		default:
-			if err := d.unknownMember(name, "mimeTypes", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "mimeTypes", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -333,6 +336,7 @@ func (v *McpUiDownloadFileRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -360,7 +364,7 @@ func (v *McpUiDownloadFileRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "method\x00params", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -407,6 +411,7 @@ func (v *McpUiDownloadFileRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -441,7 +446,7 @@ func (v *McpUiDownloadFileRequestParams) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "contents", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "contents", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -567,6 +572,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0) decodeFrom(d *decod
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -614,7 +620,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0) decodeFrom(d *decod
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00resource\x00type", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00resource\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -682,6 +688,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0Annotations) decodeFr
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -748,7 +755,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0Annotations) decodeFr
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -921,6 +928,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0ResourceVariant0) dec
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -974,7 +982,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0ResourceVariant0) dec
 			}
 			v.URI = s40
 		default:
-			if err := d.unknownMember(name, "_meta\x00mimeType\x00text\x00uri", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00mimeType\x00text\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1038,6 +1046,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0ResourceVariant1) dec
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1091,7 +1100,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0ResourceVariant1) dec
 			}
 			v.URI = s45
 		default:
-			if err := d.unknownMember(name, "_meta\x00blob\x00mimeType\x00uri", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00blob\x00mimeType\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1155,6 +1164,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant1) decodeFrom(d *decod
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1287,7 +1297,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant1) decodeFrom(d *decod
 			}
 			v.URI = s60
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00type\x00uri", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00type\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1382,6 +1392,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant1Annotations) decodeFr
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1448,7 +1459,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant1Annotations) decodeFr
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1546,6 +1557,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant1IconsElem) decodeFrom
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1614,7 +1626,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant1IconsElem) decodeFrom
 			}
 			v.Theme = p77
 		default:
-			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1676,6 +1688,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant1Meta) decodeFrom(d *d
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1687,7 +1700,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant1Meta) decodeFrom(d *d
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1726,6 +1739,7 @@ func (v *McpUiDownloadFileResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1749,7 +1763,7 @@ func (v *McpUiDownloadFileResult) decodeFrom(d *decoder) error {
 			*p79 = s80
 			v.IsError = p79
 		default:
-			if err := d.unknownMember(name, "isError", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "isError", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1794,6 +1808,7 @@ func (v *McpUiHostCapabilities) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1925,7 +1940,7 @@ func (v *McpUiHostCapabilities) decodeFrom(d *decoder) error {
 			}
 			v.UpdateModelContext = p95
 		default:
-			if err := d.unknownMember(name, "downloadFile\x00experimental\x00logging\x00message\x00openLinks\x00sampling\x00sandbox\x00serverResources\x00serverTools\x00updateModelContext", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "downloadFile\x00experimental\x00logging\x00message\x00openLinks\x00sampling\x00sandbox\x00serverResources\x00serverTools\x00updateModelContext", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2030,6 +2045,7 @@ func (v *McpUiHostCapabilitiesDownloadFile) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2041,7 +2057,7 @@ func (v *McpUiHostCapabilitiesDownloadFile) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2074,6 +2090,7 @@ func (v *McpUiHostCapabilitiesLogging) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2085,7 +2102,7 @@ func (v *McpUiHostCapabilitiesLogging) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2116,6 +2133,7 @@ func (v *McpUiHostCapabilitiesOpenLinks) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2127,7 +2145,7 @@ func (v *McpUiHostCapabilitiesOpenLinks) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2159,6 +2177,7 @@ func (v *McpUiHostCapabilitiesSampling) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2180,7 +2199,7 @@ func (v *McpUiHostCapabilitiesSampling) decodeFrom(d *decoder) error {
 			}
 			v.Tools = p99
 		default:
-			if err := d.unknownMember(name, "tools", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "tools", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2218,6 +2237,7 @@ func (v *McpUiHostCapabilitiesSamplingTools) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2229,7 +2249,7 @@ func (v *McpUiHostCapabilitiesSamplingTools) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2263,6 +2283,7 @@ func (v *McpUiHostCapabilitiesSandbox) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2294,7 +2315,7 @@ func (v *McpUiHostCapabilitiesSandbox) decodeFrom(d *decoder) error {
 			}
 			v.Permissions = p101
 		default:
-			if err := d.unknownMember(name, "csp\x00permissions", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "csp\x00permissions", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2339,6 +2360,7 @@ func (v *McpUiHostCapabilitiesServerResources) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2362,7 +2384,7 @@ func (v *McpUiHostCapabilitiesServerResources) decodeFrom(d *decoder) error {
 			*p102 = s103
 			v.ListChanged = p102
 		default:
-			if err := d.unknownMember(name, "listChanged", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "listChanged", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2401,6 +2423,7 @@ func (v *McpUiHostCapabilitiesServerTools) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2424,7 +2447,7 @@ func (v *McpUiHostCapabilitiesServerTools) decodeFrom(d *decoder) error {
 			*p104 = s105
 			v.ListChanged = p104
 		default:
-			if err := d.unknownMember(name, "listChanged", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "listChanged", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2463,6 +2486,7 @@ func (v *McpUiHostContext) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2613,7 +2637,7 @@ func (v *McpUiHostContext) decodeFrom(d *decoder) error {
 			*p121 = s122
 			v.UserAgent = p121
 		default:
-			if err := d.unknownMember(name, "availableDisplayModes\x00containerDimensions\x00deviceCapabilities\x00displayMode\x00locale\x00platform\x00safeAreaInsets\x00styles\x00theme\x00timeZone\x00toolInfo\x00userAgent", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "availableDisplayModes\x00containerDimensions\x00deviceCapabilities\x00displayMode\x00locale\x00platform\x00safeAreaInsets\x00styles\x00theme\x00timeZone\x00toolInfo\x00userAgent", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2725,6 +2749,7 @@ func (v *McpUiHostContextChangedNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2752,7 +2777,7 @@ func (v *McpUiHostContextChangedNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "method\x00params", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2800,6 +2825,7 @@ func (v *McpUiHostContextContainerDimensions) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2811,7 +2837,7 @@ func (v *McpUiHostContextContainerDimensions) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2848,6 +2874,7 @@ func (v *McpUiHostContextDeviceCapabilities) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2883,7 +2910,7 @@ func (v *McpUiHostContextDeviceCapabilities) decodeFrom(d *decoder) error {
 			*p126 = s127
 			v.Touch = p126
 		default:
-			if err := d.unknownMember(name, "hover\x00touch", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "hover\x00touch", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2958,6 +2985,7 @@ func (v *McpUiHostContextSafeAreaInsets) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3009,7 +3037,7 @@ func (v *McpUiHostContextSafeAreaInsets) decodeFrom(d *decoder) error {
 			}
 			v.Top = s131
 		default:
-			if err := d.unknownMember(name, "bottom\x00left\x00right\x00top", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "bottom\x00left\x00right\x00top", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3072,6 +3100,7 @@ func (v *McpUiHostContextToolInfo) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3101,7 +3130,7 @@ func (v *McpUiHostContextToolInfo) decodeFrom(d *decoder) error {
 				return inField(err, "tool")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00tool", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00tool", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3182,6 +3211,7 @@ func (v *McpUiHostContextToolInfoTool) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3298,7 +3328,7 @@ func (v *McpUiHostContextToolInfoTool) decodeFrom(d *decoder) error {
 			*p143 = s144
 			v.Title = p143
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00execution\x00icons\x00inputSchema\x00name\x00outputSchema\x00title", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00execution\x00icons\x00inputSchema\x00name\x00outputSchema\x00title", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3393,6 +3423,7 @@ func (v *McpUiHostContextToolInfoToolAnnotations) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3464,7 +3495,7 @@ func (v *McpUiHostContextToolInfoToolAnnotations) decodeFrom(d *decoder) error {
 			*p154 = s155
 			v.Title = p154
 		default:
-			if err := d.unknownMember(name, "destructiveHint\x00idempotentHint\x00openWorldHint\x00readOnlyHint\x00title", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "destructiveHint\x00idempotentHint\x00openWorldHint\x00readOnlyHint\x00title", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3519,6 +3550,7 @@ func (v *McpUiHostContextToolInfoToolExecution) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3540,7 +3572,7 @@ func (v *McpUiHostContextToolInfoToolExecution) decodeFrom(d *decoder) error {
 			}
 			v.TaskSupport = p156
 		default:
-			if err := d.unknownMember(name, "taskSupport", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "taskSupport", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3617,6 +3649,7 @@ func (v *McpUiHostContextToolInfoToolIconsElem) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3685,7 +3718,7 @@ func (v *McpUiHostContextToolInfoToolIconsElem) decodeFrom(d *decoder) error {
 			}
 			v.Theme = p164
 		default:
-			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3746,6 +3779,7 @@ func (v *McpUiHostContextToolInfoToolInputSchema) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3800,7 +3834,7 @@ func (v *McpUiHostContextToolInfoToolInputSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "properties\x00required\x00type", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "properties\x00required\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3870,6 +3904,7 @@ func (v *McpUiHostContextToolInfoToolOutputSchema) decodeFrom(d *decoder) error 
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3893,7 +3928,7 @@ func (v *McpUiHostContextToolInfoToolOutputSchema) decodeFrom(d *decoder) error 
 			*p172 = s173
 			v.Schema = p172
 		default:
-			if err := d.unknownMember(name, "$schema", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "$schema", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3940,6 +3975,7 @@ func (v *McpUiHostCss) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3963,7 +3999,7 @@ func (v *McpUiHostCss) decodeFrom(d *decoder) error {
 			*p174 = s175
 			v.Fonts = p174
 		default:
-			if err := d.unknownMember(name, "fonts", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "fonts", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4000,6 +4036,7 @@ func (v *McpUiHostStyles) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4029,7 +4066,7 @@ func (v *McpUiHostStyles) decodeFrom(d *decoder) error {
 				return inField(err, "variables")
 			}
 		default:
-			if err := d.unknownMember(name, "css\x00variables", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "css\x00variables", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4074,6 +4111,7 @@ func (v *McpUiInitializeRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4101,7 +4139,7 @@ func (v *McpUiInitializeRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "method\x00params", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4148,6 +4186,7 @@ func (v *McpUiInitializeRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4185,7 +4224,7 @@ func (v *McpUiInitializeRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.ProtocolVersion = s177
 		default:
-			if err := d.unknownMember(name, "appCapabilities\x00appInfo\x00protocolVersion", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "appCapabilities\x00appInfo\x00protocolVersion", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4239,6 +4278,7 @@ func (v *McpUiInitializeRequestParamsAppInfo) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4329,7 +4369,7 @@ func (v *McpUiInitializeRequestParamsAppInfo) decodeFrom(d *decoder) error {
 			*p187 = s188
 			v.WebsiteURL = p187
 		default:
-			if err := d.unknownMember(name, "description\x00icons\x00name\x00title\x00version\x00websiteUrl", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "description\x00icons\x00name\x00title\x00version\x00websiteUrl", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4399,6 +4439,7 @@ func (v *McpUiInitializeRequestParamsAppInfoIconsElem) decodeFrom(d *decoder) er
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4467,7 +4508,7 @@ func (v *McpUiInitializeRequestParamsAppInfoIconsElem) decodeFrom(d *decoder) er
 			}
 			v.Theme = p197
 		default:
-			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4530,6 +4571,7 @@ func (v *McpUiInitializeResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4575,7 +4617,7 @@ func (v *McpUiInitializeResult) decodeFrom(d *decoder) error {
 			}
 			v.ProtocolVersion = s199
 		default:
-			if err := d.unknownMember(name, "hostCapabilities\x00hostContext\x00hostInfo\x00protocolVersion", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "hostCapabilities\x00hostContext\x00hostInfo\x00protocolVersion", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4644,6 +4686,7 @@ func (v *McpUiInitializeResultHostInfo) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4734,7 +4777,7 @@ func (v *McpUiInitializeResultHostInfo) decodeFrom(d *decoder) error {
 			*p209 = s210
 			v.WebsiteURL = p209
 		default:
-			if err := d.unknownMember(name, "description\x00icons\x00name\x00title\x00version\x00websiteUrl", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "description\x00icons\x00name\x00title\x00version\x00websiteUrl", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4802,6 +4845,7 @@ func (v *McpUiInitializeResultHostInfoIconsElem) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4870,7 +4914,7 @@ func (v *McpUiInitializeResultHostInfoIconsElem) decodeFrom(d *decoder) error {
 			}
 			v.Theme = p219
 		default:
-			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4931,6 +4975,7 @@ func (v *McpUiInitializedNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4960,7 +5005,7 @@ func (v *McpUiInitializedNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = p221
 		default:
-			if err := d.unknownMember(name, "method\x00params", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5005,6 +5050,7 @@ func (v *McpUiInitializedNotificationParams) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5016,7 +5062,7 @@ func (v *McpUiInitializedNotificationParams) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5050,6 +5096,7 @@ func (v *McpUiMessageRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5077,7 +5124,7 @@ func (v *McpUiMessageRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "method\x00params", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5124,6 +5171,7 @@ func (v *McpUiMessageRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5166,7 +5214,7 @@ func (v *McpUiMessageRequestParams) decodeFrom(d *decoder) error {
 				return inField(err, "role")
 			}
 		default:
-			if err := d.unknownMember(name, "content\x00role", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "content\x00role", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5336,6 +5384,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant0) decodeFrom(d *decoder) er
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5385,7 +5434,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant0) decodeFrom(d *decoder) er
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00text\x00type", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00text\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5451,6 +5500,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant0Annotations) decodeFrom(d *
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5517,7 +5567,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant0Annotations) decodeFrom(d *
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5615,6 +5665,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant1) decodeFrom(d *decoder) er
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5674,7 +5725,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant1) decodeFrom(d *decoder) er
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5745,6 +5796,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant1Annotations) decodeFrom(d *
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5811,7 +5863,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant1Annotations) decodeFrom(d *
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5909,6 +5961,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant2) decodeFrom(d *decoder) er
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5968,7 +6021,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant2) decodeFrom(d *decoder) er
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -6039,6 +6092,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant2Annotations) decodeFrom(d *
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -6105,7 +6159,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant2Annotations) decodeFrom(d *
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -6203,6 +6257,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant3) decodeFrom(d *decoder) er
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -6335,7 +6390,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant3) decodeFrom(d *decoder) er
 			}
 			v.URI = s275
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00type\x00uri", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00type\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -6430,6 +6485,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant3Annotations) decodeFrom(d *
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -6496,7 +6552,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant3Annotations) decodeFrom(d *
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -6594,6 +6650,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant3IconsElem) decodeFrom(d *de
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -6662,7 +6719,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant3IconsElem) decodeFrom(d *de
 			}
 			v.Theme = p292
 		default:
-			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -6724,6 +6781,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant3Meta) decodeFrom(d *decoder
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -6735,7 +6793,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant3Meta) decodeFrom(d *decoder
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -6774,6 +6832,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant4) decodeFrom(d *decoder) er
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -6821,7 +6880,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant4) decodeFrom(d *decoder) er
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00resource\x00type", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00resource\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -6889,6 +6948,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant4Annotations) decodeFrom(d *
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -6955,7 +7015,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant4Annotations) decodeFrom(d *
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7128,6 +7188,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant4ResourceVariant0) decodeFro
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7181,7 +7242,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant4ResourceVariant0) decodeFro
 			}
 			v.URI = s308
 		default:
-			if err := d.unknownMember(name, "_meta\x00mimeType\x00text\x00uri", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00mimeType\x00text\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7245,6 +7306,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant4ResourceVariant1) decodeFro
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7298,7 +7360,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant4ResourceVariant1) decodeFro
 			}
 			v.URI = s313
 		default:
-			if err := d.unknownMember(name, "_meta\x00blob\x00mimeType\x00uri", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00blob\x00mimeType\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7362,6 +7424,7 @@ func (v *McpUiMessageResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7385,7 +7448,7 @@ func (v *McpUiMessageResult) decodeFrom(d *decoder) error {
 			*p314 = s315
 			v.IsError = p314
 		default:
-			if err := d.unknownMember(name, "isError", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "isError", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7430,6 +7493,7 @@ func (v *McpUiOpenLinkRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7457,7 +7521,7 @@ func (v *McpUiOpenLinkRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "method\x00params", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7504,6 +7568,7 @@ func (v *McpUiOpenLinkRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7525,7 +7590,7 @@ func (v *McpUiOpenLinkRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.URL = s316
 		default:
-			if err := d.unknownMember(name, "url", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "url", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7565,6 +7630,7 @@ func (v *McpUiOpenLinkResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7588,7 +7654,7 @@ func (v *McpUiOpenLinkResult) decodeFrom(d *decoder) error {
 			*p317 = s318
 			v.IsError = p317
 		default:
-			if err := d.unknownMember(name, "isError", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "isError", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7633,6 +7699,7 @@ func (v *McpUiRequestDisplayModeRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7660,7 +7727,7 @@ func (v *McpUiRequestDisplayModeRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "method\x00params", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7707,6 +7774,7 @@ func (v *McpUiRequestDisplayModeRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7726,7 +7794,7 @@ func (v *McpUiRequestDisplayModeRequestParams) decodeFrom(d *decoder) error {
 				return inField(err, "mode")
 			}
 		default:
-			if err := d.unknownMember(name, "mode", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "mode", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7770,6 +7838,7 @@ func (v *McpUiRequestDisplayModeResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7789,7 +7858,7 @@ func (v *McpUiRequestDisplayModeResult) decodeFrom(d *decoder) error {
 				return inField(err, "mode")
 			}
 		default:
-			if err := d.unknownMember(name, "mode", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "mode", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7839,6 +7908,7 @@ func (v *McpUiRequestTeardownNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7868,7 +7938,7 @@ func (v *McpUiRequestTeardownNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = p319
 		default:
-			if err := d.unknownMember(name, "method\x00params", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7915,6 +7985,7 @@ func (v *McpUiRequestTeardownNotificationParams) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -7926,7 +7997,7 @@ func (v *McpUiRequestTeardownNotificationParams) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -7960,6 +8031,7 @@ func (v *McpUiResourceCsp) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8071,7 +8143,7 @@ func (v *McpUiResourceCsp) decodeFrom(d *decoder) error {
 				v.ResourceDomains[len(v.ResourceDomains)-1] = s335
 			}
 		default:
-			if err := d.unknownMember(name, "baseUriDomains\x00connectDomains\x00frameDomains\x00resourceDomains", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "baseUriDomains\x00connectDomains\x00frameDomains\x00resourceDomains", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8140,6 +8212,7 @@ func (v *McpUiResourceMeta) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8195,7 +8268,7 @@ func (v *McpUiResourceMeta) decodeFrom(d *decoder) error {
 			*p344 = s345
 			v.PrefersBorder = p344
 		default:
-			if err := d.unknownMember(name, "csp\x00domain\x00permissions\x00prefersBorder", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "csp\x00domain\x00permissions\x00prefersBorder", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8248,6 +8321,7 @@ func (v *McpUiResourcePermissions) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8299,7 +8373,7 @@ func (v *McpUiResourcePermissions) decodeFrom(d *decoder) error {
 			}
 			v.Microphone = p349
 		default:
-			if err := d.unknownMember(name, "camera\x00clipboardWrite\x00geolocation\x00microphone", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "camera\x00clipboardWrite\x00geolocation\x00microphone", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8355,6 +8429,7 @@ func (v *McpUiResourcePermissionsCamera) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8366,7 +8441,7 @@ func (v *McpUiResourcePermissionsCamera) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8397,6 +8472,7 @@ func (v *McpUiResourcePermissionsClipboardWrite) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8408,7 +8484,7 @@ func (v *McpUiResourcePermissionsClipboardWrite) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8441,6 +8517,7 @@ func (v *McpUiResourcePermissionsGeolocation) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8452,7 +8529,7 @@ func (v *McpUiResourcePermissionsGeolocation) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8485,6 +8562,7 @@ func (v *McpUiResourcePermissionsMicrophone) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8496,7 +8574,7 @@ func (v *McpUiResourcePermissionsMicrophone) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8530,6 +8608,7 @@ func (v *McpUiResourceTeardownRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8557,7 +8636,7 @@ func (v *McpUiResourceTeardownRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "method\x00params", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8603,6 +8682,7 @@ func (v *McpUiResourceTeardownRequestParams) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8614,7 +8694,7 @@ func (v *McpUiResourceTeardownRequestParams) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8647,6 +8727,7 @@ func (v *McpUiResourceTeardownResult) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8658,7 +8739,7 @@ func (v *McpUiResourceTeardownResult) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8693,6 +8774,7 @@ func (v *McpUiSandboxProxyReadyNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8720,7 +8802,7 @@ func (v *McpUiSandboxProxyReadyNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "method\x00params", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8768,6 +8850,7 @@ func (v *McpUiSandboxProxyReadyNotificationParams) decodeFrom(d *decoder) error 
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8779,7 +8862,7 @@ func (v *McpUiSandboxProxyReadyNotificationParams) decodeFrom(d *decoder) error 
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8813,6 +8896,7 @@ func (v *McpUiSandboxResourceReadyNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8840,7 +8924,7 @@ func (v *McpUiSandboxResourceReadyNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "method\x00params", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -8889,6 +8973,7 @@ func (v *McpUiSandboxResourceReadyNotificationParams) decodeFrom(d *decoder) err
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -8942,7 +9027,7 @@ func (v *McpUiSandboxResourceReadyNotificationParams) decodeFrom(d *decoder) err
 			*p353 = s354
 			v.Sandbox = p353
 		default:
-			if err := d.unknownMember(name, "csp\x00html\x00permissions\x00sandbox", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "csp\x00html\x00permissions\x00sandbox", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9002,6 +9087,7 @@ func (v *McpUiSizeChangedNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9029,7 +9115,7 @@ func (v *McpUiSizeChangedNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "method\x00params", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9076,6 +9162,7 @@ func (v *McpUiSizeChangedNotificationParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9115,7 +9202,7 @@ func (v *McpUiSizeChangedNotificationParams) decodeFrom(d *decoder) error {
 			if v.Width != nil {
 			}
 		default:
-			if err := d.unknownMember(name, "height\x00width", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "height\x00width", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9391,6 +9478,7 @@ func (v *McpUiSupportedContentBlockModalities) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9462,7 +9550,7 @@ func (v *McpUiSupportedContentBlockModalities) decodeFrom(d *decoder) error {
 			}
 			v.Text = p373
 		default:
-			if err := d.unknownMember(name, "audio\x00image\x00resource\x00resourceLink\x00structuredContent\x00text", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "audio\x00image\x00resource\x00resourceLink\x00structuredContent\x00text", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9532,6 +9620,7 @@ func (v *McpUiSupportedContentBlockModalitiesAudio) decodeFrom(d *decoder) error
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9543,7 +9632,7 @@ func (v *McpUiSupportedContentBlockModalitiesAudio) decodeFrom(d *decoder) error
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9576,6 +9665,7 @@ func (v *McpUiSupportedContentBlockModalitiesImage) decodeFrom(d *decoder) error
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9587,7 +9677,7 @@ func (v *McpUiSupportedContentBlockModalitiesImage) decodeFrom(d *decoder) error
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9620,6 +9710,7 @@ func (v *McpUiSupportedContentBlockModalitiesResource) decodeFrom(d *decoder) er
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9631,7 +9722,7 @@ func (v *McpUiSupportedContentBlockModalitiesResource) decodeFrom(d *decoder) er
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9666,6 +9757,7 @@ func (v *McpUiSupportedContentBlockModalitiesResourceLink) decodeFrom(d *decoder
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9677,7 +9769,7 @@ func (v *McpUiSupportedContentBlockModalitiesResourceLink) decodeFrom(d *decoder
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9712,6 +9804,7 @@ func (v *McpUiSupportedContentBlockModalitiesStructuredContent) decodeFrom(d *de
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9723,7 +9816,7 @@ func (v *McpUiSupportedContentBlockModalitiesStructuredContent) decodeFrom(d *de
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9758,6 +9851,7 @@ func (v *McpUiSupportedContentBlockModalitiesText) decodeFrom(d *decoder) error 
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9769,7 +9863,7 @@ func (v *McpUiSupportedContentBlockModalitiesText) decodeFrom(d *decoder) error 
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9833,6 +9927,7 @@ func (v *McpUiToolCancelledNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9860,7 +9955,7 @@ func (v *McpUiToolCancelledNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "method\x00params", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9907,6 +10002,7 @@ func (v *McpUiToolCancelledNotificationParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9930,7 +10026,7 @@ func (v *McpUiToolCancelledNotificationParams) decodeFrom(d *decoder) error {
 			*p374 = s375
 			v.Reason = p374
 		default:
-			if err := d.unknownMember(name, "reason", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "reason", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -9969,6 +10065,7 @@ func (v *McpUiToolInputNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -9996,7 +10093,7 @@ func (v *McpUiToolInputNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "method\x00params", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10043,6 +10140,7 @@ func (v *McpUiToolInputNotificationParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10064,7 +10162,7 @@ func (v *McpUiToolInputNotificationParams) decodeFrom(d *decoder) error {
 			}
 			v.Arguments = raw376
 		default:
-			if err := d.unknownMember(name, "arguments", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "arguments", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10110,6 +10208,7 @@ func (v *McpUiToolInputPartialNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10137,7 +10236,7 @@ func (v *McpUiToolInputPartialNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "method\x00params", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10186,6 +10285,7 @@ func (v *McpUiToolInputPartialNotificationParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10207,7 +10307,7 @@ func (v *McpUiToolInputPartialNotificationParams) decodeFrom(d *decoder) error {
 			}
 			v.Arguments = raw377
 		default:
-			if err := d.unknownMember(name, "arguments", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "arguments", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10253,6 +10353,7 @@ func (v *McpUiToolMeta) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10299,7 +10400,7 @@ func (v *McpUiToolMeta) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "resourceUri\x00visibility", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "resourceUri\x00visibility", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10347,6 +10448,7 @@ func (v *McpUiToolResultNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10374,7 +10476,7 @@ func (v *McpUiToolResultNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "method\x00params", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10421,6 +10523,7 @@ func (v *McpUiToolResultNotificationParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10487,7 +10590,7 @@ func (v *McpUiToolResultNotificationParams) decodeFrom(d *decoder) error {
 			}
 			v.StructuredContent = raw390
 		default:
-			if err := d.unknownMember(name, "_meta\x00content\x00isError\x00structuredContent", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00content\x00isError\x00structuredContent", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10685,6 +10788,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant0) decodeFrom(d *dec
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10734,7 +10838,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant0) decodeFrom(d *dec
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00text\x00type", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00text\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10800,6 +10904,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant0Annotations) decode
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -10866,7 +10971,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant0Annotations) decode
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -10964,6 +11069,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant1) decodeFrom(d *dec
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -11023,7 +11129,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant1) decodeFrom(d *dec
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -11094,6 +11200,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant1Annotations) decode
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -11160,7 +11267,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant1Annotations) decode
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -11258,6 +11365,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant2) decodeFrom(d *dec
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -11317,7 +11425,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant2) decodeFrom(d *dec
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -11388,6 +11496,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant2Annotations) decode
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -11454,7 +11563,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant2Annotations) decode
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -11552,6 +11661,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant3) decodeFrom(d *dec
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -11684,7 +11794,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant3) decodeFrom(d *dec
 			}
 			v.URI = s441
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00type\x00uri", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00type\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -11779,6 +11889,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant3Annotations) decode
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -11845,7 +11956,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant3Annotations) decode
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -11943,6 +12054,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant3IconsElem) decodeFr
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12011,7 +12123,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant3IconsElem) decodeFr
 			}
 			v.Theme = p458
 		default:
-			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12073,6 +12185,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant3Meta) decodeFrom(d 
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12084,7 +12197,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant3Meta) decodeFrom(d 
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12123,6 +12236,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4) decodeFrom(d *dec
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12170,7 +12284,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4) decodeFrom(d *dec
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00resource\x00type", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00resource\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12238,6 +12352,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4Annotations) decode
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12304,7 +12419,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4Annotations) decode
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12477,6 +12592,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4ResourceVariant0) d
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12530,7 +12646,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4ResourceVariant0) d
 			}
 			v.URI = s474
 		default:
-			if err := d.unknownMember(name, "_meta\x00mimeType\x00text\x00uri", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00mimeType\x00text\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12594,6 +12710,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4ResourceVariant1) d
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12647,7 +12764,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4ResourceVariant1) d
 			}
 			v.URI = s479
 		default:
-			if err := d.unknownMember(name, "_meta\x00blob\x00mimeType\x00uri", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00blob\x00mimeType\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12711,6 +12828,7 @@ func (v *McpUiToolResultNotificationParamsMeta) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12732,7 +12850,7 @@ func (v *McpUiToolResultNotificationParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ServerInfo = p480
 		default:
-			if err := d.unknownMember(name, "io.modelcontextprotocol/serverInfo", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "io.modelcontextprotocol/serverInfo", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12781,6 +12899,7 @@ func (v *McpUiToolResultNotificationParamsMetaServerInfo) decodeFrom(d *decoder)
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -12871,7 +12990,7 @@ func (v *McpUiToolResultNotificationParamsMetaServerInfo) decodeFrom(d *decoder)
 			*p490 = s491
 			v.WebsiteURL = p490
 		default:
-			if err := d.unknownMember(name, "description\x00icons\x00name\x00title\x00version\x00websiteUrl", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "description\x00icons\x00name\x00title\x00version\x00websiteUrl", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -12943,6 +13062,7 @@ func (v *McpUiToolResultNotificationParamsMetaServerInfoIconsElem) decodeFrom(d 
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13011,7 +13131,7 @@ func (v *McpUiToolResultNotificationParamsMetaServerInfoIconsElem) decodeFrom(d 
 			}
 			v.Theme = p500
 		default:
-			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13104,6 +13224,7 @@ func (v *McpUiUpdateModelContextRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13131,7 +13252,7 @@ func (v *McpUiUpdateModelContextRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "method\x00params", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13178,6 +13299,7 @@ func (v *McpUiUpdateModelContextRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13222,7 +13344,7 @@ func (v *McpUiUpdateModelContextRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.StructuredContent = raw505
 		default:
-			if err := d.unknownMember(name, "content\x00structuredContent", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "content\x00structuredContent", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13399,6 +13521,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant0) decodeFrom(d *
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13448,7 +13571,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant0) decodeFrom(d *
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00text\x00type", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00text\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13514,6 +13637,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant0Annotations) dec
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13580,7 +13704,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant0Annotations) dec
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13678,6 +13802,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant1) decodeFrom(d *
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13737,7 +13862,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant1) decodeFrom(d *
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13808,6 +13933,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant1Annotations) dec
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -13874,7 +14000,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant1Annotations) dec
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -13972,6 +14098,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant2) decodeFrom(d *
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14031,7 +14158,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant2) decodeFrom(d *
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14102,6 +14229,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant2Annotations) dec
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14168,7 +14296,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant2Annotations) dec
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14266,6 +14394,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant3) decodeFrom(d *
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14398,7 +14527,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant3) decodeFrom(d *
 			}
 			v.URI = s556
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00type\x00uri", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00type\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14493,6 +14622,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant3Annotations) dec
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14559,7 +14689,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant3Annotations) dec
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14657,6 +14787,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant3IconsElem) decod
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14725,7 +14856,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant3IconsElem) decod
 			}
 			v.Theme = p573
 		default:
-			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14787,6 +14918,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant3Meta) decodeFrom
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14798,7 +14930,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant3Meta) decodeFrom
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14837,6 +14969,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4) decodeFrom(d *
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -14884,7 +15017,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4) decodeFrom(d *
 				return inField(err, "type")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00annotations\x00resource\x00type", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00annotations\x00resource\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -14952,6 +15085,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4Annotations) dec
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -15018,7 +15152,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4Annotations) dec
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -15191,6 +15325,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4ResourceVariant0
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -15244,7 +15379,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4ResourceVariant0
 			}
 			v.URI = s589
 		default:
-			if err := d.unknownMember(name, "_meta\x00mimeType\x00text\x00uri", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00mimeType\x00text\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -15308,6 +15443,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4ResourceVariant1
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -15361,7 +15497,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4ResourceVariant1
 			}
 			v.URI = s594
 		default:
-			if err := d.unknownMember(name, "_meta\x00blob\x00mimeType\x00uri", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00blob\x00mimeType\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}

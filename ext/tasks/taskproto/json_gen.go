@@ -20,6 +20,7 @@ func (v *CancelTaskRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -63,7 +64,7 @@ func (v *CancelTaskRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -130,6 +131,7 @@ func (v *CancelTaskRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -151,7 +153,7 @@ func (v *CancelTaskRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.TaskID = s1
 		default:
-			if err := d.unknownMember(name, "taskId", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "taskId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -199,6 +201,7 @@ func (v *CancelTaskResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -228,7 +231,7 @@ func (v *CancelTaskResult) decodeFrom(d *decoder) error {
 				return inField(err, "resultType")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00resultType", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00resultType", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -282,6 +285,7 @@ func (v *CancelledTask) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -390,7 +394,7 @@ func (v *CancelledTask) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -482,6 +486,7 @@ func (v *CompletedTask) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -600,7 +605,7 @@ func (v *CompletedTask) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00result\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00result\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -704,6 +709,7 @@ func (v *CreateTaskResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -830,7 +836,7 @@ func (v *CreateTaskResult) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00resultType\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00resultType\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1053,6 +1059,7 @@ func (v *FailedTask) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1169,7 +1176,7 @@ func (v *FailedTask) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "createdAt\x00error\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "createdAt\x00error\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1268,6 +1275,7 @@ func (v *GetTaskRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1311,7 +1319,7 @@ func (v *GetTaskRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1378,6 +1386,7 @@ func (v *GetTaskRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1399,7 +1408,7 @@ func (v *GetTaskRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.TaskID = s41
 		default:
-			if err := d.unknownMember(name, "taskId", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "taskId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1568,6 +1577,7 @@ func (v *GetTaskResultVariant0) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1694,7 +1704,7 @@ func (v *GetTaskResultVariant0) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00resultType\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00resultType\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -1797,6 +1807,7 @@ func (v *GetTaskResultVariant1) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -1931,7 +1942,7 @@ func (v *GetTaskResultVariant1) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00createdAt\x00inputRequests\x00lastUpdatedAt\x00pollIntervalMs\x00resultType\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00createdAt\x00inputRequests\x00lastUpdatedAt\x00pollIntervalMs\x00resultType\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2041,6 +2052,7 @@ func (v *GetTaskResultVariant2) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2177,7 +2189,7 @@ func (v *GetTaskResultVariant2) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00result\x00resultType\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00result\x00resultType\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2292,6 +2304,7 @@ func (v *GetTaskResultVariant3) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2426,7 +2439,7 @@ func (v *GetTaskResultVariant3) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00createdAt\x00error\x00lastUpdatedAt\x00pollIntervalMs\x00resultType\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00createdAt\x00error\x00lastUpdatedAt\x00pollIntervalMs\x00resultType\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2536,6 +2549,7 @@ func (v *GetTaskResultVariant4) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2662,7 +2676,7 @@ func (v *GetTaskResultVariant4) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00resultType\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00resultType\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2765,6 +2779,7 @@ func (v *InputRequiredTask) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -2881,7 +2896,7 @@ func (v *InputRequiredTask) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "createdAt\x00inputRequests\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "createdAt\x00inputRequests\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -2980,6 +2995,7 @@ func (v *Task) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3088,7 +3104,7 @@ func (v *Task) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3218,6 +3234,7 @@ func (v *TaskStatusNotification) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3253,7 +3270,7 @@ func (v *TaskStatusNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3431,6 +3448,7 @@ func (v *TaskStatusNotificationParamsVariant0) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3549,7 +3567,7 @@ func (v *TaskStatusNotificationParamsVariant0) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3649,6 +3667,7 @@ func (v *TaskStatusNotificationParamsVariant1) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -3775,7 +3794,7 @@ func (v *TaskStatusNotificationParamsVariant1) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00createdAt\x00inputRequests\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00createdAt\x00inputRequests\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -3882,6 +3901,7 @@ func (v *TaskStatusNotificationParamsVariant2) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4010,7 +4030,7 @@ func (v *TaskStatusNotificationParamsVariant2) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00result\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00result\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4122,6 +4142,7 @@ func (v *TaskStatusNotificationParamsVariant3) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4248,7 +4269,7 @@ func (v *TaskStatusNotificationParamsVariant3) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00createdAt\x00error\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00createdAt\x00error\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4355,6 +4376,7 @@ func (v *TaskStatusNotificationParamsVariant4) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4473,7 +4495,7 @@ func (v *TaskStatusNotificationParamsVariant4) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4573,6 +4595,7 @@ func (v *TaskSubscriptionAcknowledgedNotifications) decodeFrom(d *decoder) error
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4609,7 +4632,7 @@ func (v *TaskSubscriptionAcknowledgedNotifications) decodeFrom(d *decoder) error
 				v.TaskIds[len(v.TaskIds)-1] = s165
 			}
 		default:
-			if err := d.unknownMember(name, "taskIds", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "taskIds", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4661,6 +4684,7 @@ func (v *TaskSubscriptionNotifications) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4697,7 +4721,7 @@ func (v *TaskSubscriptionNotifications) decodeFrom(d *decoder) error {
 				v.TaskIds[len(v.TaskIds)-1] = s170
 			}
 		default:
-			if err := d.unknownMember(name, "taskIds", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "taskIds", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4746,6 +4770,7 @@ func (v *TasksExtensionCapability) decodeFrom(d *decoder) error {
 	if err := d.beginObject(); err != nil {
 		return err
 	}
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4757,7 +4782,7 @@ func (v *TasksExtensionCapability) decodeFrom(d *decoder) error {
 		}
 		switch string(name) {
 		default:
-			if err := d.unknownMember(name, "", true, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4789,6 +4814,7 @@ func (v *UpdateTaskRequest) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4832,7 +4858,7 @@ func (v *UpdateTaskRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
-			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4899,6 +4925,7 @@ func (v *UpdateTaskRequestParams) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -4928,7 +4955,7 @@ func (v *UpdateTaskRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.TaskID = s172
 		default:
-			if err := d.unknownMember(name, "inputResponses\x00taskId", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "inputResponses\x00taskId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -4983,6 +5010,7 @@ func (v *UpdateTaskResult) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5012,7 +5040,7 @@ func (v *UpdateTaskResult) decodeFrom(d *decoder) error {
 				return inField(err, "resultType")
 			}
 		default:
-			if err := d.unknownMember(name, "_meta\x00resultType", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "_meta\x00resultType", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}
@@ -5066,6 +5094,7 @@ func (v *WorkingTask) decodeFrom(d *decoder) error {
 		return err
 	}
 	var seen uint64
+	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
 		name, ok, err := d.nextMember(&first)
@@ -5174,7 +5203,7 @@ func (v *WorkingTask) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
-			if err := d.unknownMember(name, "createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra); err != nil {
+			if err := d.unknownMember(name, "createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
 		}

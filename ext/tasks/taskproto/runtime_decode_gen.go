@@ -728,10 +728,17 @@ func missing(name string) error {
 	return &DecodeError{Kind: KindMissing, Offset: -1, Path: name, Msg: "required member is missing"}
 }
 
+// linearMembers is how many undeclared members of one object are checked
+// for a repeat by scanning them; past it a set of their names is kept, so
+// that the check stays linear in the number of members (a scan is as fast
+// below it and allocates nothing).
+const linearMembers = 16
+
 // unknownMember handles a member name that the object does not declare: a
 // case variant of a declared name is an error; otherwise the member is kept
-// in extra, in order, unless closed is set.
-func (d *decoder) unknownMember(name []byte, declared string, closed bool, extra *Members) error {
+// in extra, in order, unless closed is set. names is the caller's set of
+// the names in extra, made here once extra holds more than linearMembers.
+func (d *decoder) unknownMember(name []byte, declared string, closed bool, extra *Members, names *map[string]struct{}) error {
 	for rest := declared; rest != ""; {
 		var n string
 		n, rest, _ = strings.Cut(rest, "\x00")
@@ -746,9 +753,15 @@ func (d *decoder) unknownMember(name []byte, declared string, closed bool, extra
 	if closed {
 		return &DecodeError{Kind: KindUnknown, Offset: d.pos, Path: string(name), Msg: "unknown member in a closed object"}
 	}
-	for _, m := range *extra {
-		if m.Name == string(name) {
-			return d.duplicate(m.Name)
+	if *names != nil {
+		if _, dup := (*names)[string(name)]; dup {
+			return d.duplicate(string(name))
+		}
+	} else {
+		for _, m := range *extra {
+			if m.Name == string(name) {
+				return d.duplicate(m.Name)
+			}
 		}
 	}
 	key := string(name)
@@ -757,6 +770,15 @@ func (d *decoder) unknownMember(name []byte, declared string, closed bool, extra
 		return inField(err, key)
 	}
 	*extra = append(*extra, Member{Name: key, Value: raw})
+	switch {
+	case *names != nil:
+		(*names)[key] = struct{}{}
+	case len(*extra) > linearMembers:
+		*names = make(map[string]struct{}, 2*len(*extra))
+		for _, m := range *extra {
+			(*names)[m.Name] = struct{}{}
+		}
+	}
 	return nil
 }
 
