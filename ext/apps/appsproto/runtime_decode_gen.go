@@ -79,7 +79,16 @@ func plainRun(b []byte) int {
 }
 
 // peek returns the next non-space byte without consuming it, or 0 at the end.
+// The common case, no white space before a token, is tested first.
 func (d *decoder) peek() byte {
+	if b, i := d.buf, d.pos; uint(i) < uint(len(b)) && b[i] > ' ' {
+		return b[i]
+	}
+	return d.peekSpace()
+}
+
+// peekSpace is peek past white space.
+func (d *decoder) peekSpace() byte {
 	d.ws()
 	if d.pos < len(d.buf) {
 		return d.buf[d.pos]
@@ -191,6 +200,32 @@ func (d *decoder) beginObject() error {
 // after consuming the closing '}'. first must point at a variable that is
 // true before the first call.
 func (d *decoder) nextMember(first *bool) (name []byte, ok bool, err error) {
+	// The common case, a plain name right after the '{' or ',' and a ':'
+	// right after it, is read here; anything else (white space, escapes,
+	// the end of the object, an error) by nextMemberSlow, from the start.
+	b, i := d.buf, d.pos
+	if !*first {
+		if uint(i) >= uint(len(b)) || b[i] != ',' {
+			return d.nextMemberSlow(first)
+		}
+		i++
+	}
+	if uint(i) < uint(len(b)) && b[i] == '"' && d.members < d.maxMembers {
+		start := i + 1
+		j := start + plainRun(b[start:])
+		if j+1 < len(b) && b[j] == '"' && b[j+1] == ':' && j-start <= d.maxString {
+			*first = false
+			d.members++
+			d.escaped = false
+			d.pos = j + 2
+			return b[start:j], true, nil
+		}
+	}
+	return d.nextMemberSlow(first)
+}
+
+// nextMemberSlow is nextMember for every case.
+func (d *decoder) nextMemberSlow(first *bool) (name []byte, ok bool, err error) {
 	c := d.peek()
 	if *first {
 		*first = false
@@ -279,14 +314,31 @@ func (d *decoder) nextElement(first *bool) (bool, error) {
 // readStringBytes reads a JSON string and returns its unescaped bytes. The
 // result aliases the input or the scratch buffer: copy it to keep it.
 func (d *decoder) readStringBytes() ([]byte, error) {
-	if d.peek() != '"' {
-		return nil, d.unexpected("string")
+	if i := d.pos; uint(i) >= uint(len(d.buf)) || d.buf[i] != '"' {
+		if d.peekSpace() != '"' {
+			return nil, d.unexpected("string")
+		}
 	}
-	d.pos++
 	d.escaped = false
-	start := d.pos
+	start := d.pos + 1
+	// The common case, a string of printable ASCII ending within the
+	// input, takes one scan and no further test per byte.
+	i := start + plainRun(d.buf[start:])
+	if i < len(d.buf) && d.buf[i] == '"' && i-start <= d.maxString {
+		d.pos = i + 1
+		return d.buf[start:i], nil
+	}
+	return d.readStringRest(start, i)
+}
+
+// readStringRest finishes a string that the fast path of readStringBytes
+// did not: one with escapes, control characters, non-ASCII bytes, one
+// over the length limit or one the input ends in. The bytes from start
+// to i are plain.
+func (d *decoder) readStringRest(start, i int) ([]byte, error) {
+	d.pos = start
 	ascii := true
-	for i := start + plainRun(d.buf[start:]); i < len(d.buf); i++ {
+	for ; i < len(d.buf); i++ {
 		c := d.buf[i]
 		switch {
 		case c == '"':
