@@ -60,6 +60,11 @@ const (
 // the first other byte it stops at that byte (the lowest flagged one:
 // the borrows of the tests only carry to higher bytes); in the last
 // bytes, fewer than eight, it stops at their start.
+//
+// It is not inlined: inlined into its callers, the loop ran out of
+// registers and reloaded their values from the stack at every word.
+//
+//go:noinline
 func plainRun(b []byte) int {
 	n := 0
 	for len(b)-n >= 8 {
