@@ -20,6 +20,7 @@ func (g *emitter) emitJSON() {
 			g.emitStructEncode(d)
 		case DUnion:
 			g.emitUnionDecode(d)
+			g.emitUnionDecodeAs(d)
 			g.emitUnionEncode(d)
 		case DEnum:
 			g.emitEnumCodec(d)

@@ -110,6 +110,7 @@ func Generate(schema []byte, cfg Config) (*Result, error) {
 	}
 	g.emitRegistry()
 	g.emitStaticDispatch()
+	g.emitHintDispatch()
 	if err := g.finish("registry_gen.go", "Registry: schema type names to Go values.", out); err != nil {
 		return nil, err
 	}

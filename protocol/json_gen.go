@@ -2149,6 +2149,77 @@ func (u *ClientRequest) decodeFrom(d *decoder) error {
 	return nil
 }
 
+// decodeAs decodes the object at the position as the variant whose
+// "method" is hint, without probing; known is false when no variant has it.
+func (u *ClientRequest) decodeAs(d *decoder, hint string) (known bool, err error) {
+	*u = ClientRequest{}
+	switch hint {
+	case "completion/complete":
+		x := new(CompleteRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "prompts/get":
+		x := new(GetPromptRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "prompts/list":
+		x := new(ListPromptsRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "resources/list":
+		x := new(ListResourcesRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "resources/read":
+		x := new(ReadResourceRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "resources/templates/list":
+		x := new(ListResourceTemplatesRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "server/discover":
+		x := new(DiscoverRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "subscriptions/listen":
+		x := new(SubscriptionsListenRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "tools/call":
+		x := new(CallToolRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "tools/list":
+		x := new(ListToolsRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
 func (u *ClientRequest) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("ClientRequest", "union holds no value")
@@ -6740,6 +6811,35 @@ func (u *InputRequest) decodeFrom(d *decoder) error {
 		u.Value = x
 	}
 	return nil
+}
+
+// decodeAs decodes the object at the position as the variant whose
+// "method" is hint, without probing; known is false when no variant has it.
+func (u *InputRequest) decodeAs(d *decoder, hint string) (known bool, err error) {
+	*u = InputRequest{}
+	switch hint {
+	case "elicitation/create":
+		x := new(ElicitRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "roots/list":
+		x := new(ListRootsRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "sampling/createMessage":
+		x := new(CreateMessageRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	default:
+		return false, nil
+	}
+	return true, nil
 }
 
 func (u *InputRequest) encodeTo(e *encoder) error {
@@ -16346,6 +16446,65 @@ func (u *ServerNotification) decodeFrom(d *decoder) error {
 		u.Value = x
 	}
 	return nil
+}
+
+// decodeAs decodes the object at the position as the variant whose
+// "method" is hint, without probing; known is false when no variant has it.
+func (u *ServerNotification) decodeAs(d *decoder, hint string) (known bool, err error) {
+	*u = ServerNotification{}
+	switch hint {
+	case "notifications/cancelled":
+		x := new(CancelledNotification)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "notifications/message":
+		x := new(LoggingMessageNotification)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "notifications/progress":
+		x := new(ProgressNotification)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "notifications/prompts/list_changed":
+		x := new(PromptListChangedNotification)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "notifications/resources/list_changed":
+		x := new(ResourceListChangedNotification)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "notifications/resources/updated":
+		x := new(ResourceUpdatedNotification)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "notifications/subscriptions/acknowledged":
+		x := new(SubscriptionsAcknowledgedNotification)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "notifications/tools/list_changed":
+		x := new(ToolListChangedNotification)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	default:
+		return false, nil
+	}
+	return true, nil
 }
 
 func (u *ServerNotification) encodeTo(e *encoder) error {

@@ -1194,3 +1194,17 @@ func encodeStatic(e *encoder, v any) (bool, error) {
 	}
 	return false, nil
 }
+
+// decodeAsStatic decodes into a union of this package as the variant a
+// hint names; known is false for any other value or hint.
+func decodeAsStatic(d *decoder, v any, hint string) (known bool, err error) {
+	switch x := v.(type) {
+	case *ClientRequest:
+		return x.decodeAs(d, hint)
+	case *InputRequest:
+		return x.decodeAs(d, hint)
+	case *ServerNotification:
+		return x.decodeAs(d, hint)
+	}
+	return false, nil
+}

@@ -34,12 +34,12 @@ func (s *Server) process(ctx context.Context, body []byte, x *Exchange) Outcome 
 	// Fast path: a well-formed request of this revision decodes in one
 	// pass into its own type. Anything else takes the careful path below,
 	// which finds the right error in the documented order.
-	// The decoded request and its Request are one allocation.
+	// One allocation holds the request and its Request; Mcp-Method hints at its variant.
 	c := new(struct {
 		cr protocol.ClientRequest
 		r  Request
 	})
-	if s.cfg.decode.Unmarshal(body, &c.cr) == nil {
+	if s.cfg.decode.UnmarshalVariant(body, &c.cr, x.Header.Get(HeaderMethod)) == nil {
 		if id, method, params, extra := clientRequestParts(&c.cr); params != nil && s.serves(method) && !responseMembers(extra) {
 			meta, name := metaAndName(params)
 			c.cr = protocol.ClientRequest{} // a long request (listen) does not keep the envelope

@@ -46,9 +46,8 @@ const (
 	DefaultMaxMembers     = 1 << 20
 )
 
-// Unmarshal decodes data into v, which must be a pointer to a type of this
-// package. Decoding is strict; see the package documentation for the rules.
-func (o UnmarshalOptions) Unmarshal(data []byte, v any) error {
+// decoder returns a decoder over data with o's limits.
+func (o UnmarshalOptions) decoder(data []byte) decoder {
 	d := decoder{buf: data, maxDepth: o.MaxDepth, maxString: o.MaxStringBytes, maxMembers: o.MaxMembers}
 	if d.maxDepth <= 0 {
 		d.maxDepth = DefaultMaxDepth
@@ -59,6 +58,13 @@ func (o UnmarshalOptions) Unmarshal(data []byte, v any) error {
 	if d.maxMembers <= 0 {
 		d.maxMembers = DefaultMaxMembers
 	}
+	return d
+}
+
+// Unmarshal decodes data into v, which must be a pointer to a type of this
+// package. Decoding is strict; see the package documentation for the rules.
+func (o UnmarshalOptions) Unmarshal(data []byte, v any) error {
+	d := o.decoder(data)
 	if len(data) >= 3 && data[0] == 0xEF && data[1] == 0xBB && data[2] == 0xBF {
 		return &DecodeError{Kind: KindSyntax, Msg: "byte-order mark before JSON text"}
 	}
@@ -70,6 +76,25 @@ func (o UnmarshalOptions) Unmarshal(data []byte, v any) error {
 		return err
 	}
 	return d.end()
+}
+
+// UnmarshalVariant is Unmarshal with a hint for a union that tells its
+// variants apart by one member's constant value, as [ClientRequest] does
+// by "method": hint is the value data is expected to carry, as a
+// transport learns it beside the body (Streamable HTTP's Mcp-Method
+// header). When data is that variant, it is decoded once, straight into
+// it, without the scan that picks the variant. In every other case (no
+// hint, a wrong one, a v without such a member, data that fails) the
+// result is Unmarshal's: the value and the error never depend on the
+// hint, only the work does.
+func (o UnmarshalOptions) UnmarshalVariant(data []byte, v any, hint string) error {
+	if hint != "" {
+		d := o.decoder(data)
+		if known, err := decodeAsStatic(&d, v, hint); known && err == nil && d.end() == nil {
+			return nil
+		}
+	}
+	return o.Unmarshal(data, v)
 }
 
 // Unmarshal decodes data into v with the default [UnmarshalOptions].

@@ -2889,6 +2889,47 @@ func (u *ClientNotification) decodeFrom(d *decoder) error {
 	return nil
 }
 
+// decodeAs decodes the object at the position as the variant whose
+// "method" is hint, without probing; known is false when no variant has it.
+func (u *ClientNotification) decodeAs(d *decoder, hint string) (known bool, err error) {
+	*u = ClientNotification{}
+	switch hint {
+	case "notifications/cancelled":
+		x := new(CancelledNotification)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "notifications/initialized":
+		x := new(InitializedNotification)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "notifications/progress":
+		x := new(ProgressNotification)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "notifications/roots/list_changed":
+		x := new(RootsListChangedNotification)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "notifications/tasks/status":
+		x := new(TaskStatusNotification)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
 func (u *ClientNotification) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("ClientNotification", "union holds no value")
@@ -3106,6 +3147,119 @@ func (u *ClientRequest) decodeFrom(d *decoder) error {
 		u.Value = x
 	}
 	return nil
+}
+
+// decodeAs decodes the object at the position as the variant whose
+// "method" is hint, without probing; known is false when no variant has it.
+func (u *ClientRequest) decodeAs(d *decoder, hint string) (known bool, err error) {
+	*u = ClientRequest{}
+	switch hint {
+	case "completion/complete":
+		x := new(CompleteRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "initialize":
+		x := new(InitializeRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "logging/setLevel":
+		x := new(SetLevelRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "ping":
+		x := new(PingRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "prompts/get":
+		x := new(GetPromptRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "prompts/list":
+		x := new(ListPromptsRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "resources/list":
+		x := new(ListResourcesRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "resources/read":
+		x := new(ReadResourceRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "resources/subscribe":
+		x := new(SubscribeRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "resources/templates/list":
+		x := new(ListResourceTemplatesRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "resources/unsubscribe":
+		x := new(UnsubscribeRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "tasks/cancel":
+		x := new(CancelTaskRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "tasks/get":
+		x := new(GetTaskRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "tasks/list":
+		x := new(ListTasksRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "tasks/result":
+		x := new(GetTaskPayloadRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "tools/call":
+		x := new(CallToolRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "tools/list":
+		x := new(ListToolsRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	default:
+		return false, nil
+	}
+	return true, nil
 }
 
 func (u *ClientRequest) encodeTo(e *encoder) error {
@@ -17363,6 +17517,71 @@ func (u *ServerNotification) decodeFrom(d *decoder) error {
 	return nil
 }
 
+// decodeAs decodes the object at the position as the variant whose
+// "method" is hint, without probing; known is false when no variant has it.
+func (u *ServerNotification) decodeAs(d *decoder, hint string) (known bool, err error) {
+	*u = ServerNotification{}
+	switch hint {
+	case "notifications/cancelled":
+		x := new(CancelledNotification)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "notifications/elicitation/complete":
+		x := new(ElicitationCompleteNotification)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "notifications/message":
+		x := new(LoggingMessageNotification)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "notifications/progress":
+		x := new(ProgressNotification)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "notifications/prompts/list_changed":
+		x := new(PromptListChangedNotification)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "notifications/resources/list_changed":
+		x := new(ResourceListChangedNotification)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "notifications/resources/updated":
+		x := new(ResourceUpdatedNotification)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "notifications/tasks/status":
+		x := new(TaskStatusNotification)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "notifications/tools/list_changed":
+		x := new(ToolListChangedNotification)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	default:
+		return false, nil
+	}
+	return true, nil
+}
+
 func (u *ServerNotification) encodeTo(e *encoder) error {
 	if u.Value == nil {
 		return encodeError("ServerNotification", "union holds no value")
@@ -17507,6 +17726,65 @@ func (u *ServerRequest) decodeFrom(d *decoder) error {
 		u.Value = x
 	}
 	return nil
+}
+
+// decodeAs decodes the object at the position as the variant whose
+// "method" is hint, without probing; known is false when no variant has it.
+func (u *ServerRequest) decodeAs(d *decoder, hint string) (known bool, err error) {
+	*u = ServerRequest{}
+	switch hint {
+	case "elicitation/create":
+		x := new(ElicitRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "ping":
+		x := new(PingRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "roots/list":
+		x := new(ListRootsRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "sampling/createMessage":
+		x := new(CreateMessageRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "tasks/cancel":
+		x := new(CancelTaskRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "tasks/get":
+		x := new(GetTaskRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "tasks/list":
+		x := new(ListTasksRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	case "tasks/result":
+		x := new(GetTaskPayloadRequest)
+		if err := x.decodeFrom(d); err != nil {
+			return true, err
+		}
+		u.Value = x
+	default:
+		return false, nil
+	}
+	return true, nil
 }
 
 func (u *ServerRequest) encodeTo(e *encoder) error {

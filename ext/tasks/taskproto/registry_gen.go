@@ -231,3 +231,9 @@ func encodeStatic(e *encoder, v any) (bool, error) {
 	}
 	return false, nil
 }
+
+// decodeAsStatic decodes into a union of this package as the variant a
+// hint names; known is false for any other value or hint.
+func decodeAsStatic(d *decoder, v any, hint string) (known bool, err error) {
+	return false, nil
+}
