@@ -67,8 +67,8 @@ const (
 //go:noinline
 func plainRun(b []byte) int {
 	n := 0
-	for len(b)-n >= 8 {
-		x := binary.LittleEndian.Uint64(b[n:])
+	for ; len(b) >= 8; b, n = b[8:], n+8 {
+		x := binary.LittleEndian.Uint64(b)
 		quote := x ^ (swarOnes * '"')
 		back := x ^ (swarOnes * '\\')
 		special := (x - swarOnes*0x20) | // bytes below 0x20 borrow into the high bit
@@ -78,7 +78,6 @@ func plainRun(b []byte) int {
 		if special &= swarHighs; special != 0 {
 			return n + bits.TrailingZeros64(special)/8
 		}
-		n += 8
 	}
 	return n
 }
