@@ -39,7 +39,8 @@ func (s *Server) process(ctx context.Context, body []byte, x *Exchange) Outcome 
 		cr protocol.ClientRequest
 		r  Request
 	})
-	if s.cfg.decode.UnmarshalVariant(body, &c.cr, x.Header.Get(HeaderMethod)) == nil {
+	hint, _, _ := headerValue(x.Header, keyMethod, HeaderMethod)
+	if s.cfg.decode.UnmarshalVariant(body, &c.cr, hint) == nil {
 		if id, method, params, extra := clientRequestParts(&c.cr); params != nil && s.serves(method) && !responseMembers(extra) {
 			meta, name := metaAndName(params)
 			c.cr = protocol.ClientRequest{} // a long request (listen) does not keep the envelope
@@ -55,8 +56,7 @@ func (s *Server) process(ctx context.Context, body []byte, x *Exchange) Outcome 
 		return Outcome{Notification: true, Status: 202}
 	case *protocol.JSONRPCRequest:
 		if responseMembers(m.Extra) {
-			id := m.ID
-			return s.errorFor(id, &Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: a request cannot carry result or error"})
+			return s.errorFor(m.ID, &Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: a request cannot carry result or error"})
 		}
 		return s.request(ctx, m, x)
 	default:

@@ -204,12 +204,21 @@ func (d *decoder) beginObject() error {
 // after consuming the closing '}'. first must point at a variable that is
 // true before the first call.
 func (d *decoder) nextMember(first *bool) (name []byte, ok bool, err error) {
-	// The common case, a plain name right after the '{' or ',' and a ':'
-	// right after it, is read here; anything else (white space, escapes,
-	// the end of the object, an error) by nextMemberSlow, from the start.
+	// The common cases, the closing '}' and a plain name right after the
+	// '{' or ',' with a ':' right after it, are read here; anything else
+	// (white space, escapes, an error) by nextMemberSlow, from the start.
 	b, i := d.buf, d.pos
-	if !*first {
-		if uint(i) >= uint(len(b)) || b[i] != ',' {
+	if uint(i) >= uint(len(b)) {
+		return d.nextMemberSlow(first)
+	}
+	switch c := b[i]; {
+	case c == '}':
+		*first = false
+		d.pos = i + 1
+		d.leave()
+		return nil, false, nil
+	case !*first:
+		if c != ',' {
 			return d.nextMemberSlow(first)
 		}
 		i++
