@@ -314,7 +314,11 @@ func (g *emitter) emitStructDecode(d *Decl) {
 			g.p("return %s", wrapErr(wrap, "err"))
 			g.p("}")
 		case f.Const != nil:
-			g.p("if err := d.readConstString(%q); err != nil {", f.Const.Str)
+			read := "readConstString"
+			if plainConst(f.Const.Str) {
+				read = "readConstPlain"
+			}
+			g.p("if err := d.%s(%q); err != nil {", read, f.Const.Str)
 			g.p("return %s", wrapErr(wrap, "err"))
 			g.p("}")
 			if !f.Required {
@@ -843,4 +847,15 @@ func (g *emitter) totalDiscriminator(d *Decl, keyIdx map[string]int) int {
 		}
 	}
 	return -1
+}
+
+// plainConst reports whether a const string is printable ASCII other than
+// '"' and '\\', which readConstPlain matches byte for byte.
+func plainConst(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }

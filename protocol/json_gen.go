@@ -210,7 +210,7 @@ func (v *AudioContent) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("audio"); err != nil {
+			if err := d.readConstPlain("audio"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -539,7 +539,7 @@ func (v *BooleanSchema) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 3
-			if err := d.readConstString("boolean"); err != nil {
+			if err := d.readConstPlain("boolean"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -779,7 +779,7 @@ func (v *CallToolRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -787,7 +787,7 @@ func (v *CallToolRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("tools/call"); err != nil {
+			if err := d.readConstPlain("tools/call"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -1192,7 +1192,7 @@ func (v *CallToolResultResponse) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "result":
@@ -1353,7 +1353,7 @@ func (v *CancelledNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -1361,7 +1361,7 @@ func (v *CancelledNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("notifications/cancelled"); err != nil {
+			if err := d.readConstPlain("notifications/cancelled"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -1944,7 +1944,7 @@ func (v *ClientNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -1952,7 +1952,7 @@ func (v *ClientNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("notifications/cancelled"); err != nil {
+			if err := d.readConstPlain("notifications/cancelled"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -2285,7 +2285,7 @@ func (v *CompleteRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -2293,7 +2293,7 @@ func (v *CompleteRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("completion/complete"); err != nil {
+			if err := d.readConstPlain("completion/complete"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -2992,7 +2992,7 @@ func (v *CompleteResultResponse) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "result":
@@ -3198,7 +3198,7 @@ func (v *CreateMessageRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("sampling/createMessage"); err != nil {
+			if err := d.readConstPlain("sampling/createMessage"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -3915,7 +3915,7 @@ func (v *DiscoverRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -3923,7 +3923,7 @@ func (v *DiscoverRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("server/discover"); err != nil {
+			if err := d.readConstPlain("server/discover"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -4214,7 +4214,7 @@ func (v *DiscoverResultResponse) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "result":
@@ -4304,7 +4304,7 @@ func (v *ElicitRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("elicitation/create"); err != nil {
+			if err := d.readConstPlain("elicitation/create"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -4397,7 +4397,7 @@ func (v *ElicitRequestFormParams) decodeFrom(d *decoder) error {
 				return d.duplicate("mode")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("form"); err != nil {
+			if err := d.readConstPlain("form"); err != nil {
 				return inField(err, "mode")
 			}
 			v.hasMode = true
@@ -4550,7 +4550,7 @@ func (v *ElicitRequestFormParamsRequestedSchema) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 3
-			if err := d.readConstString("object"); err != nil {
+			if err := d.readConstPlain("object"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -4735,7 +4735,7 @@ func (v *ElicitRequestURLParams) decodeFrom(d *decoder) error {
 				return d.duplicate("mode")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("url"); err != nil {
+			if err := d.readConstPlain("url"); err != nil {
 				return inField(err, "mode")
 			}
 		case "url":
@@ -5067,7 +5067,7 @@ func (v *EmbeddedResource) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 3
-			if err := d.readConstString("resource"); err != nil {
+			if err := d.readConstPlain("resource"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -5453,7 +5453,7 @@ func (v *GetPromptRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -5461,7 +5461,7 @@ func (v *GetPromptRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("prompts/get"); err != nil {
+			if err := d.readConstPlain("prompts/get"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -5858,7 +5858,7 @@ func (v *GetPromptResultResponse) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "result":
@@ -6037,7 +6037,7 @@ func (v *HeaderMismatchError) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		default:
@@ -6515,7 +6515,7 @@ func (v *ImageContent) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("image"); err != nil {
+			if err := d.readConstPlain("image"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -6966,7 +6966,7 @@ func (v *InputRequiredResult) decodeFrom(d *decoder) error {
 				return d.duplicate("resultType")
 			}
 			seen |= 1 << 3
-			if err := d.readConstString("input_required"); err != nil {
+			if err := d.readConstPlain("input_required"); err != nil {
 				return inField(err, "resultType")
 			}
 		default:
@@ -7667,7 +7667,7 @@ func (v *JSONRPCErrorResponse) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		default:
@@ -7850,7 +7850,7 @@ func (v *JSONRPCNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -7962,7 +7962,7 @@ func (v *JSONRPCRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -8159,7 +8159,7 @@ func (v *JSONRPCResultResponse) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "result":
@@ -8358,7 +8358,7 @@ func (v *LegacyTitledEnumSchema) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 5
-			if err := d.readConstString("string"); err != nil {
+			if err := d.readConstPlain("string"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -8465,7 +8465,7 @@ func (v *ListPromptsRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -8473,7 +8473,7 @@ func (v *ListPromptsRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("prompts/list"); err != nil {
+			if err := d.readConstPlain("prompts/list"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -8749,7 +8749,7 @@ func (v *ListPromptsResultResponse) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "result":
@@ -8847,7 +8847,7 @@ func (v *ListResourceTemplatesRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -8855,7 +8855,7 @@ func (v *ListResourceTemplatesRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("resources/templates/list"); err != nil {
+			if err := d.readConstPlain("resources/templates/list"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -9131,7 +9131,7 @@ func (v *ListResourceTemplatesResultResponse) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "result":
@@ -9231,7 +9231,7 @@ func (v *ListResourcesRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -9239,7 +9239,7 @@ func (v *ListResourcesRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("resources/list"); err != nil {
+			if err := d.readConstPlain("resources/list"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -9515,7 +9515,7 @@ func (v *ListResourcesResultResponse) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "result":
@@ -9605,7 +9605,7 @@ func (v *ListRootsRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("roots/list"); err != nil {
+			if err := d.readConstPlain("roots/list"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -9856,7 +9856,7 @@ func (v *ListToolsRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -9864,7 +9864,7 @@ func (v *ListToolsRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("tools/list"); err != nil {
+			if err := d.readConstPlain("tools/list"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -10140,7 +10140,7 @@ func (v *ListToolsResultResponse) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "result":
@@ -10272,7 +10272,7 @@ func (v *LoggingMessageNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -10280,7 +10280,7 @@ func (v *LoggingMessageNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("notifications/message"); err != nil {
+			if err := d.readConstPlain("notifications/message"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -10662,7 +10662,7 @@ func (v *MissingRequiredClientCapabilityError) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		default:
@@ -11674,7 +11674,7 @@ func (v *PaginatedRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -12218,7 +12218,7 @@ func (v *ProgressNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -12226,7 +12226,7 @@ func (v *ProgressNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("notifications/progress"); err != nil {
+			if err := d.readConstPlain("notifications/progress"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -12790,7 +12790,7 @@ func (v *PromptListChangedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -12798,7 +12798,7 @@ func (v *PromptListChangedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("notifications/prompts/list_changed"); err != nil {
+			if err := d.readConstPlain("notifications/prompts/list_changed"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -12994,7 +12994,7 @@ func (v *PromptReference) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("ref/prompt"); err != nil {
+			if err := d.readConstPlain("ref/prompt"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -13079,7 +13079,7 @@ func (v *ReadResourceRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -13087,7 +13087,7 @@ func (v *ReadResourceRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("resources/read"); err != nil {
+			if err := d.readConstPlain("resources/read"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -13533,7 +13533,7 @@ func (v *ReadResourceResultResponse) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "result":
@@ -14451,7 +14451,7 @@ func (v *ResourceLink) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 8
-			if err := d.readConstString("resource_link"); err != nil {
+			if err := d.readConstPlain("resource_link"); err != nil {
 				return inField(err, "type")
 			}
 		case "uri":
@@ -14578,7 +14578,7 @@ func (v *ResourceListChangedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -14586,7 +14586,7 @@ func (v *ResourceListChangedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("notifications/resources/list_changed"); err != nil {
+			if err := d.readConstPlain("notifications/resources/list_changed"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -14959,7 +14959,7 @@ func (v *ResourceTemplateReference) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("ref/resource"); err != nil {
+			if err := d.readConstPlain("ref/resource"); err != nil {
 				return inField(err, "type")
 			}
 		case "uri":
@@ -15042,7 +15042,7 @@ func (v *ResourceUpdatedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -15050,7 +15050,7 @@ func (v *ResourceUpdatedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("notifications/resources/updated"); err != nil {
+			if err := d.readConstPlain("notifications/resources/updated"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -16908,7 +16908,7 @@ func (v *StringSchema) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 6
-			if err := d.readConstString("string"); err != nil {
+			if err := d.readConstPlain("string"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -17171,7 +17171,7 @@ func (v *SubscriptionsAcknowledgedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -17179,7 +17179,7 @@ func (v *SubscriptionsAcknowledgedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("notifications/subscriptions/acknowledged"); err != nil {
+			if err := d.readConstPlain("notifications/subscriptions/acknowledged"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -17367,7 +17367,7 @@ func (v *SubscriptionsListenRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -17375,7 +17375,7 @@ func (v *SubscriptionsListenRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("subscriptions/listen"); err != nil {
+			if err := d.readConstPlain("subscriptions/listen"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -17738,7 +17738,7 @@ func (v *SubscriptionsListenResultResponse) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "result":
@@ -17860,7 +17860,7 @@ func (v *TextContent) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 3
-			if err := d.readConstString("text"); err != nil {
+			if err := d.readConstPlain("text"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -18147,7 +18147,7 @@ func (v *TitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 6
-			if err := d.readConstString("array"); err != nil {
+			if err := d.readConstPlain("array"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -18485,7 +18485,7 @@ func (v *TitledSingleSelectEnumSchema) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("string"); err != nil {
+			if err := d.readConstPlain("string"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -19109,7 +19109,7 @@ func (v *ToolInputSchema) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("object"); err != nil {
+			if err := d.readConstPlain("object"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -19181,7 +19181,7 @@ func (v *ToolListChangedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -19189,7 +19189,7 @@ func (v *ToolListChangedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("notifications/tools/list_changed"); err != nil {
+			if err := d.readConstPlain("notifications/tools/list_changed"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -19412,7 +19412,7 @@ func (v *ToolResultContent) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 5
-			if err := d.readConstString("tool_result"); err != nil {
+			if err := d.readConstPlain("tool_result"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -19558,7 +19558,7 @@ func (v *ToolUseContent) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("tool_use"); err != nil {
+			if err := d.readConstPlain("tool_use"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -19672,7 +19672,7 @@ func (v *UnsupportedProtocolVersionError) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		default:
@@ -20045,7 +20045,7 @@ func (v *UntitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 6
-			if err := d.readConstString("array"); err != nil {
+			if err := d.readConstPlain("array"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -20170,7 +20170,7 @@ func (v *UntitledMultiSelectEnumSchemaItems) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("string"); err != nil {
+			if err := d.readConstPlain("string"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -20311,7 +20311,7 @@ func (v *UntitledSingleSelectEnumSchema) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("string"); err != nil {
+			if err := d.readConstPlain("string"); err != nil {
 				return inField(err, "type")
 			}
 		default:

@@ -210,7 +210,7 @@ func (v *AudioContent) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("audio"); err != nil {
+			if err := d.readConstPlain("audio"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -549,7 +549,7 @@ func (v *BooleanSchema) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 3
-			if err := d.readConstString("boolean"); err != nil {
+			if err := d.readConstPlain("boolean"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -637,7 +637,7 @@ func (v *CallToolRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -645,7 +645,7 @@ func (v *CallToolRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("tools/call"); err != nil {
+			if err := d.readConstPlain("tools/call"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -1096,7 +1096,7 @@ func (v *CancelTaskRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -1104,7 +1104,7 @@ func (v *CancelTaskRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("tasks/cancel"); err != nil {
+			if err := d.readConstPlain("tasks/cancel"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -1469,7 +1469,7 @@ func (v *CancelledNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -1477,7 +1477,7 @@ func (v *CancelledNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("notifications/cancelled"); err != nil {
+			if err := d.readConstPlain("notifications/cancelled"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -3474,7 +3474,7 @@ func (v *CompleteRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -3482,7 +3482,7 @@ func (v *CompleteRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("completion/complete"); err != nil {
+			if err := d.readConstPlain("completion/complete"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -4357,7 +4357,7 @@ func (v *CreateMessageRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -4365,7 +4365,7 @@ func (v *CreateMessageRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("sampling/createMessage"); err != nil {
+			if err := d.readConstPlain("sampling/createMessage"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -5341,7 +5341,7 @@ func (v *ElicitRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -5349,7 +5349,7 @@ func (v *ElicitRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("elicitation/create"); err != nil {
+			if err := d.readConstPlain("elicitation/create"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -5464,7 +5464,7 @@ func (v *ElicitRequestFormParams) decodeFrom(d *decoder) error {
 				return d.duplicate("mode")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("form"); err != nil {
+			if err := d.readConstPlain("form"); err != nil {
 				return inField(err, "mode")
 			}
 			v.hasMode = true
@@ -5708,7 +5708,7 @@ func (v *ElicitRequestFormParamsRequestedSchema) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 3
-			if err := d.readConstString("object"); err != nil {
+			if err := d.readConstPlain("object"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -5915,7 +5915,7 @@ func (v *ElicitRequestURLParams) decodeFrom(d *decoder) error {
 				return d.duplicate("mode")
 			}
 			seen |= 1 << 3
-			if err := d.readConstString("url"); err != nil {
+			if err := d.readConstPlain("url"); err != nil {
 				return inField(err, "mode")
 			}
 		case "task":
@@ -6336,7 +6336,7 @@ func (v *ElicitationCompleteNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -6344,7 +6344,7 @@ func (v *ElicitationCompleteNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("notifications/elicitation/complete"); err != nil {
+			if err := d.readConstPlain("notifications/elicitation/complete"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -6532,7 +6532,7 @@ func (v *EmbeddedResource) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 3
-			if err := d.readConstString("resource"); err != nil {
+			if err := d.readConstPlain("resource"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -6923,7 +6923,7 @@ func (v *GetPromptRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -6931,7 +6931,7 @@ func (v *GetPromptRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("prompts/get"); err != nil {
+			if err := d.readConstPlain("prompts/get"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -7358,7 +7358,7 @@ func (v *GetTaskPayloadRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -7366,7 +7366,7 @@ func (v *GetTaskPayloadRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("tasks/result"); err != nil {
+			if err := d.readConstPlain("tasks/result"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -7613,7 +7613,7 @@ func (v *GetTaskRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -7621,7 +7621,7 @@ func (v *GetTaskRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("tasks/get"); err != nil {
+			if err := d.readConstPlain("tasks/get"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -8279,7 +8279,7 @@ func (v *ImageContent) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("image"); err != nil {
+			if err := d.readConstPlain("image"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -8549,7 +8549,7 @@ func (v *InitializeRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -8557,7 +8557,7 @@ func (v *InitializeRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("initialize"); err != nil {
+			if err := d.readConstPlain("initialize"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -8974,7 +8974,7 @@ func (v *InitializedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -8982,7 +8982,7 @@ func (v *InitializedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("notifications/initialized"); err != nil {
+			if err := d.readConstPlain("notifications/initialized"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -9089,7 +9089,7 @@ func (v *JSONRPCErrorResponse) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		default:
@@ -9272,7 +9272,7 @@ func (v *JSONRPCNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -9384,7 +9384,7 @@ func (v *JSONRPCRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -9581,7 +9581,7 @@ func (v *JSONRPCResultResponse) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "result":
@@ -9757,7 +9757,7 @@ func (v *LegacyTitledEnumSchema) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 5
-			if err := d.readConstString("string"); err != nil {
+			if err := d.readConstPlain("string"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -9864,7 +9864,7 @@ func (v *ListPromptsRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -9872,7 +9872,7 @@ func (v *ListPromptsRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("prompts/list"); err != nil {
+			if err := d.readConstPlain("prompts/list"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -10103,7 +10103,7 @@ func (v *ListResourceTemplatesRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -10111,7 +10111,7 @@ func (v *ListResourceTemplatesRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("resources/templates/list"); err != nil {
+			if err := d.readConstPlain("resources/templates/list"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -10342,7 +10342,7 @@ func (v *ListResourcesRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -10350,7 +10350,7 @@ func (v *ListResourcesRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("resources/list"); err != nil {
+			if err := d.readConstPlain("resources/list"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -10581,7 +10581,7 @@ func (v *ListRootsRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -10589,7 +10589,7 @@ func (v *ListRootsRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("roots/list"); err != nil {
+			if err := d.readConstPlain("roots/list"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -10804,7 +10804,7 @@ func (v *ListTasksRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -10812,7 +10812,7 @@ func (v *ListTasksRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("tasks/list"); err != nil {
+			if err := d.readConstPlain("tasks/list"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -11043,7 +11043,7 @@ func (v *ListToolsRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -11051,7 +11051,7 @@ func (v *ListToolsRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("tools/list"); err != nil {
+			if err := d.readConstPlain("tools/list"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -11316,7 +11316,7 @@ func (v *LoggingMessageNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -11324,7 +11324,7 @@ func (v *LoggingMessageNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("notifications/message"); err != nil {
+			if err := d.readConstPlain("notifications/message"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -12234,7 +12234,7 @@ func (v *PaginatedRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -12592,7 +12592,7 @@ func (v *PingRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -12600,7 +12600,7 @@ func (v *PingRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("ping"); err != nil {
+			if err := d.readConstPlain("ping"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -12843,7 +12843,7 @@ func (v *ProgressNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -12851,7 +12851,7 @@ func (v *ProgressNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("notifications/progress"); err != nil {
+			if err := d.readConstPlain("notifications/progress"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -13425,7 +13425,7 @@ func (v *PromptListChangedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -13433,7 +13433,7 @@ func (v *PromptListChangedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("notifications/prompts/list_changed"); err != nil {
+			if err := d.readConstPlain("notifications/prompts/list_changed"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -13629,7 +13629,7 @@ func (v *PromptReference) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("ref/prompt"); err != nil {
+			if err := d.readConstPlain("ref/prompt"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -13714,7 +13714,7 @@ func (v *ReadResourceRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -13722,7 +13722,7 @@ func (v *ReadResourceRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("resources/read"); err != nil {
+			if err := d.readConstPlain("resources/read"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -14918,7 +14918,7 @@ func (v *ResourceLink) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 8
-			if err := d.readConstString("resource_link"); err != nil {
+			if err := d.readConstPlain("resource_link"); err != nil {
 				return inField(err, "type")
 			}
 		case "uri":
@@ -15050,7 +15050,7 @@ func (v *ResourceListChangedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -15058,7 +15058,7 @@ func (v *ResourceListChangedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("notifications/resources/list_changed"); err != nil {
+			if err := d.readConstPlain("notifications/resources/list_changed"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -15506,7 +15506,7 @@ func (v *ResourceTemplateReference) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("ref/resource"); err != nil {
+			if err := d.readConstPlain("ref/resource"); err != nil {
 				return inField(err, "type")
 			}
 		case "uri":
@@ -15589,7 +15589,7 @@ func (v *ResourceUpdatedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -15597,7 +15597,7 @@ func (v *ResourceUpdatedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("notifications/resources/updated"); err != nil {
+			if err := d.readConstPlain("notifications/resources/updated"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -15989,7 +15989,7 @@ func (v *RootsListChangedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -15997,7 +15997,7 @@ func (v *RootsListChangedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("notifications/roots/list_changed"); err != nil {
+			if err := d.readConstPlain("notifications/roots/list_changed"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -18043,7 +18043,7 @@ func (v *SetLevelRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -18051,7 +18051,7 @@ func (v *SetLevelRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("logging/setLevel"); err != nil {
+			if err := d.readConstPlain("logging/setLevel"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -18451,7 +18451,7 @@ func (v *StringSchema) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 6
-			if err := d.readConstString("string"); err != nil {
+			if err := d.readConstPlain("string"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -18587,7 +18587,7 @@ func (v *SubscribeRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -18595,7 +18595,7 @@ func (v *SubscribeRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("resources/subscribe"); err != nil {
+			if err := d.readConstPlain("resources/subscribe"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -19285,7 +19285,7 @@ func (v *TaskStatusNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -19293,7 +19293,7 @@ func (v *TaskStatusNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("notifications/tasks/status"); err != nil {
+			if err := d.readConstPlain("notifications/tasks/status"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -19611,7 +19611,7 @@ func (v *TextContent) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 3
-			if err := d.readConstString("text"); err != nil {
+			if err := d.readConstPlain("text"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -19908,7 +19908,7 @@ func (v *TitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 6
-			if err := d.readConstString("array"); err != nil {
+			if err := d.readConstPlain("array"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -20246,7 +20246,7 @@ func (v *TitledSingleSelectEnumSchema) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("string"); err != nil {
+			if err := d.readConstPlain("string"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -21045,7 +21045,7 @@ func (v *ToolInputSchema) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 3
-			if err := d.readConstString("object"); err != nil {
+			if err := d.readConstPlain("object"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -21186,7 +21186,7 @@ func (v *ToolListChangedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -21194,7 +21194,7 @@ func (v *ToolListChangedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("notifications/tools/list_changed"); err != nil {
+			if err := d.readConstPlain("notifications/tools/list_changed"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -21348,7 +21348,7 @@ func (v *ToolOutputSchema) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 3
-			if err := d.readConstString("object"); err != nil {
+			if err := d.readConstPlain("object"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -21554,7 +21554,7 @@ func (v *ToolResultContent) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 5
-			if err := d.readConstString("tool_result"); err != nil {
+			if err := d.readConstPlain("tool_result"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -21705,7 +21705,7 @@ func (v *ToolUseContent) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("tool_use"); err != nil {
+			if err := d.readConstPlain("tool_use"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -21824,7 +21824,7 @@ func (v *URLElicitationRequiredError) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		default:
@@ -22105,7 +22105,7 @@ func (v *UnsubscribeRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -22113,7 +22113,7 @@ func (v *UnsubscribeRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("resources/unsubscribe"); err != nil {
+			if err := d.readConstPlain("resources/unsubscribe"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -22448,7 +22448,7 @@ func (v *UntitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 6
-			if err := d.readConstString("array"); err != nil {
+			if err := d.readConstPlain("array"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -22573,7 +22573,7 @@ func (v *UntitledMultiSelectEnumSchemaItems) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("string"); err != nil {
+			if err := d.readConstPlain("string"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -22714,7 +22714,7 @@ func (v *UntitledSingleSelectEnumSchema) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("string"); err != nil {
+			if err := d.readConstPlain("string"); err != nil {
 				return inField(err, "type")
 			}
 		default:

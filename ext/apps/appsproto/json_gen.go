@@ -352,7 +352,7 @@ func (v *McpUiDownloadFileRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("ui/download-file"); err != nil {
+			if err := d.readConstPlain("ui/download-file"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -616,7 +616,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0) decodeFrom(d *decod
 				return d.duplicate("type")
 			}
 			seen |= 1 << 3
-			if err := d.readConstString("resource"); err != nil {
+			if err := d.readConstPlain("resource"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -1283,7 +1283,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant1) decodeFrom(d *decod
 				return d.duplicate("type")
 			}
 			seen |= 1 << 8
-			if err := d.readConstString("resource_link"); err != nil {
+			if err := d.readConstPlain("resource_link"); err != nil {
 				return inField(err, "type")
 			}
 		case "uri":
@@ -2765,7 +2765,7 @@ func (v *McpUiHostContextChangedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("ui/notifications/host-context-changed"); err != nil {
+			if err := d.readConstPlain("ui/notifications/host-context-changed"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -3830,7 +3830,7 @@ func (v *McpUiHostContextToolInfoToolInputSchema) decodeFrom(d *decoder) error {
 				return d.duplicate("type")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("object"); err != nil {
+			if err := d.readConstPlain("object"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -4127,7 +4127,7 @@ func (v *McpUiInitializeRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("ui/initialize"); err != nil {
+			if err := d.readConstPlain("ui/initialize"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -4991,7 +4991,7 @@ func (v *McpUiInitializedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("ui/notifications/initialized"); err != nil {
+			if err := d.readConstPlain("ui/notifications/initialized"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -5112,7 +5112,7 @@ func (v *McpUiMessageRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("ui/message"); err != nil {
+			if err := d.readConstPlain("ui/message"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -5210,7 +5210,7 @@ func (v *McpUiMessageRequestParams) decodeFrom(d *decoder) error {
 				return d.duplicate("role")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("user"); err != nil {
+			if err := d.readConstPlain("user"); err != nil {
 				return inField(err, "role")
 			}
 		default:
@@ -5430,7 +5430,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant0) decodeFrom(d *decoder) er
 				return d.duplicate("type")
 			}
 			seen |= 1 << 3
-			if err := d.readConstString("text"); err != nil {
+			if err := d.readConstPlain("text"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -5721,7 +5721,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant1) decodeFrom(d *decoder) er
 				return d.duplicate("type")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("image"); err != nil {
+			if err := d.readConstPlain("image"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -6017,7 +6017,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant2) decodeFrom(d *decoder) er
 				return d.duplicate("type")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("audio"); err != nil {
+			if err := d.readConstPlain("audio"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -6376,7 +6376,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant3) decodeFrom(d *decoder) er
 				return d.duplicate("type")
 			}
 			seen |= 1 << 8
-			if err := d.readConstString("resource_link"); err != nil {
+			if err := d.readConstPlain("resource_link"); err != nil {
 				return inField(err, "type")
 			}
 		case "uri":
@@ -6876,7 +6876,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant4) decodeFrom(d *decoder) er
 				return d.duplicate("type")
 			}
 			seen |= 1 << 3
-			if err := d.readConstString("resource"); err != nil {
+			if err := d.readConstPlain("resource"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -7509,7 +7509,7 @@ func (v *McpUiOpenLinkRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("ui/open-link"); err != nil {
+			if err := d.readConstPlain("ui/open-link"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -7715,7 +7715,7 @@ func (v *McpUiRequestDisplayModeRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("ui/request-display-mode"); err != nil {
+			if err := d.readConstPlain("ui/request-display-mode"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -7924,7 +7924,7 @@ func (v *McpUiRequestTeardownNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("ui/notifications/request-teardown"); err != nil {
+			if err := d.readConstPlain("ui/notifications/request-teardown"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -8624,7 +8624,7 @@ func (v *McpUiResourceTeardownRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("ui/resource-teardown"); err != nil {
+			if err := d.readConstPlain("ui/resource-teardown"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -8790,7 +8790,7 @@ func (v *McpUiSandboxProxyReadyNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("ui/notifications/sandbox-proxy-ready"); err != nil {
+			if err := d.readConstPlain("ui/notifications/sandbox-proxy-ready"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -8912,7 +8912,7 @@ func (v *McpUiSandboxResourceReadyNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("ui/notifications/sandbox-resource-ready"); err != nil {
+			if err := d.readConstPlain("ui/notifications/sandbox-resource-ready"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -9103,7 +9103,7 @@ func (v *McpUiSizeChangedNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("ui/notifications/size-changed"); err != nil {
+			if err := d.readConstPlain("ui/notifications/size-changed"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -9943,7 +9943,7 @@ func (v *McpUiToolCancelledNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("ui/notifications/tool-cancelled"); err != nil {
+			if err := d.readConstPlain("ui/notifications/tool-cancelled"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -10081,7 +10081,7 @@ func (v *McpUiToolInputNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("ui/notifications/tool-input"); err != nil {
+			if err := d.readConstPlain("ui/notifications/tool-input"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -10224,7 +10224,7 @@ func (v *McpUiToolInputPartialNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("ui/notifications/tool-input-partial"); err != nil {
+			if err := d.readConstPlain("ui/notifications/tool-input-partial"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -10464,7 +10464,7 @@ func (v *McpUiToolResultNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("ui/notifications/tool-result"); err != nil {
+			if err := d.readConstPlain("ui/notifications/tool-result"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -10834,7 +10834,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant0) decodeFrom(d *dec
 				return d.duplicate("type")
 			}
 			seen |= 1 << 3
-			if err := d.readConstString("text"); err != nil {
+			if err := d.readConstPlain("text"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -11125,7 +11125,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant1) decodeFrom(d *dec
 				return d.duplicate("type")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("image"); err != nil {
+			if err := d.readConstPlain("image"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -11421,7 +11421,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant2) decodeFrom(d *dec
 				return d.duplicate("type")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("audio"); err != nil {
+			if err := d.readConstPlain("audio"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -11780,7 +11780,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant3) decodeFrom(d *dec
 				return d.duplicate("type")
 			}
 			seen |= 1 << 8
-			if err := d.readConstString("resource_link"); err != nil {
+			if err := d.readConstPlain("resource_link"); err != nil {
 				return inField(err, "type")
 			}
 		case "uri":
@@ -12280,7 +12280,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4) decodeFrom(d *dec
 				return d.duplicate("type")
 			}
 			seen |= 1 << 3
-			if err := d.readConstString("resource"); err != nil {
+			if err := d.readConstPlain("resource"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -13240,7 +13240,7 @@ func (v *McpUiUpdateModelContextRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("ui/update-model-context"); err != nil {
+			if err := d.readConstPlain("ui/update-model-context"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -13567,7 +13567,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant0) decodeFrom(d *
 				return d.duplicate("type")
 			}
 			seen |= 1 << 3
-			if err := d.readConstString("text"); err != nil {
+			if err := d.readConstPlain("text"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -13858,7 +13858,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant1) decodeFrom(d *
 				return d.duplicate("type")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("image"); err != nil {
+			if err := d.readConstPlain("image"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -14154,7 +14154,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant2) decodeFrom(d *
 				return d.duplicate("type")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("audio"); err != nil {
+			if err := d.readConstPlain("audio"); err != nil {
 				return inField(err, "type")
 			}
 		default:
@@ -14513,7 +14513,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant3) decodeFrom(d *
 				return d.duplicate("type")
 			}
 			seen |= 1 << 8
-			if err := d.readConstString("resource_link"); err != nil {
+			if err := d.readConstPlain("resource_link"); err != nil {
 				return inField(err, "type")
 			}
 		case "uri":
@@ -15013,7 +15013,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4) decodeFrom(d *
 				return d.duplicate("type")
 			}
 			seen |= 1 << 3
-			if err := d.readConstString("resource"); err != nil {
+			if err := d.readConstPlain("resource"); err != nil {
 				return inField(err, "type")
 			}
 		default:

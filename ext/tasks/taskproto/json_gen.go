@@ -44,7 +44,7 @@ func (v *CancelTaskRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -52,7 +52,7 @@ func (v *CancelTaskRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("tasks/cancel"); err != nil {
+			if err := d.readConstPlain("tasks/cancel"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -227,7 +227,7 @@ func (v *CancelTaskResult) decodeFrom(d *decoder) error {
 				return d.duplicate("resultType")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("complete"); err != nil {
+			if err := d.readConstPlain("complete"); err != nil {
 				return inField(err, "resultType")
 			}
 		default:
@@ -341,7 +341,7 @@ func (v *CancelledTask) decodeFrom(d *decoder) error {
 				return d.duplicate("status")
 			}
 			seen |= 1 << 3
-			if err := d.readConstString("cancelled"); err != nil {
+			if err := d.readConstPlain("cancelled"); err != nil {
 				return inField(err, "status")
 			}
 		case "statusMessage":
@@ -552,7 +552,7 @@ func (v *CompletedTask) decodeFrom(d *decoder) error {
 				return d.duplicate("status")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("completed"); err != nil {
+			if err := d.readConstPlain("completed"); err != nil {
 				return inField(err, "status")
 			}
 		case "statusMessage":
@@ -775,7 +775,7 @@ func (v *CreateTaskResult) decodeFrom(d *decoder) error {
 				return d.duplicate("resultType")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("task"); err != nil {
+			if err := d.readConstPlain("task"); err != nil {
 				return inField(err, "resultType")
 			}
 		case "status":
@@ -1123,7 +1123,7 @@ func (v *FailedTask) decodeFrom(d *decoder) error {
 				return d.duplicate("status")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("failed"); err != nil {
+			if err := d.readConstPlain("failed"); err != nil {
 				return inField(err, "status")
 			}
 		case "statusMessage":
@@ -1299,7 +1299,7 @@ func (v *GetTaskRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -1307,7 +1307,7 @@ func (v *GetTaskRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("tasks/get"); err != nil {
+			if err := d.readConstPlain("tasks/get"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -1643,7 +1643,7 @@ func (v *GetTaskResultVariant0) decodeFrom(d *decoder) error {
 				return d.duplicate("resultType")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("complete"); err != nil {
+			if err := d.readConstPlain("complete"); err != nil {
 				return inField(err, "resultType")
 			}
 		case "status":
@@ -1651,7 +1651,7 @@ func (v *GetTaskResultVariant0) decodeFrom(d *decoder) error {
 				return d.duplicate("status")
 			}
 			seen |= 1 << 5
-			if err := d.readConstString("working"); err != nil {
+			if err := d.readConstPlain("working"); err != nil {
 				return inField(err, "status")
 			}
 		case "statusMessage":
@@ -1881,7 +1881,7 @@ func (v *GetTaskResultVariant1) decodeFrom(d *decoder) error {
 				return d.duplicate("resultType")
 			}
 			seen |= 1 << 5
-			if err := d.readConstString("complete"); err != nil {
+			if err := d.readConstPlain("complete"); err != nil {
 				return inField(err, "resultType")
 			}
 		case "status":
@@ -1889,7 +1889,7 @@ func (v *GetTaskResultVariant1) decodeFrom(d *decoder) error {
 				return d.duplicate("status")
 			}
 			seen |= 1 << 6
-			if err := d.readConstString("input_required"); err != nil {
+			if err := d.readConstPlain("input_required"); err != nil {
 				return inField(err, "status")
 			}
 		case "statusMessage":
@@ -2128,7 +2128,7 @@ func (v *GetTaskResultVariant2) decodeFrom(d *decoder) error {
 				return d.duplicate("resultType")
 			}
 			seen |= 1 << 5
-			if err := d.readConstString("complete"); err != nil {
+			if err := d.readConstPlain("complete"); err != nil {
 				return inField(err, "resultType")
 			}
 		case "status":
@@ -2136,7 +2136,7 @@ func (v *GetTaskResultVariant2) decodeFrom(d *decoder) error {
 				return d.duplicate("status")
 			}
 			seen |= 1 << 6
-			if err := d.readConstString("completed"); err != nil {
+			if err := d.readConstPlain("completed"); err != nil {
 				return inField(err, "status")
 			}
 		case "statusMessage":
@@ -2378,7 +2378,7 @@ func (v *GetTaskResultVariant3) decodeFrom(d *decoder) error {
 				return d.duplicate("resultType")
 			}
 			seen |= 1 << 5
-			if err := d.readConstString("complete"); err != nil {
+			if err := d.readConstPlain("complete"); err != nil {
 				return inField(err, "resultType")
 			}
 		case "status":
@@ -2386,7 +2386,7 @@ func (v *GetTaskResultVariant3) decodeFrom(d *decoder) error {
 				return d.duplicate("status")
 			}
 			seen |= 1 << 6
-			if err := d.readConstString("failed"); err != nil {
+			if err := d.readConstPlain("failed"); err != nil {
 				return inField(err, "status")
 			}
 		case "statusMessage":
@@ -2615,7 +2615,7 @@ func (v *GetTaskResultVariant4) decodeFrom(d *decoder) error {
 				return d.duplicate("resultType")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("complete"); err != nil {
+			if err := d.readConstPlain("complete"); err != nil {
 				return inField(err, "resultType")
 			}
 		case "status":
@@ -2623,7 +2623,7 @@ func (v *GetTaskResultVariant4) decodeFrom(d *decoder) error {
 				return d.duplicate("status")
 			}
 			seen |= 1 << 5
-			if err := d.readConstString("cancelled"); err != nil {
+			if err := d.readConstPlain("cancelled"); err != nil {
 				return inField(err, "status")
 			}
 		case "statusMessage":
@@ -2843,7 +2843,7 @@ func (v *InputRequiredTask) decodeFrom(d *decoder) error {
 				return d.duplicate("status")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("input_required"); err != nil {
+			if err := d.readConstPlain("input_required"); err != nil {
 				return inField(err, "status")
 			}
 		case "statusMessage":
@@ -3250,7 +3250,7 @@ func (v *TaskStatusNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 0
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -3258,7 +3258,7 @@ func (v *TaskStatusNotification) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("notifications/tasks"); err != nil {
+			if err := d.readConstPlain("notifications/tasks"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -3514,7 +3514,7 @@ func (v *TaskStatusNotificationParamsVariant0) decodeFrom(d *decoder) error {
 				return d.duplicate("status")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("working"); err != nil {
+			if err := d.readConstPlain("working"); err != nil {
 				return inField(err, "status")
 			}
 		case "statusMessage":
@@ -3741,7 +3741,7 @@ func (v *TaskStatusNotificationParamsVariant1) decodeFrom(d *decoder) error {
 				return d.duplicate("status")
 			}
 			seen |= 1 << 5
-			if err := d.readConstString("input_required"); err != nil {
+			if err := d.readConstPlain("input_required"); err != nil {
 				return inField(err, "status")
 			}
 		case "statusMessage":
@@ -3977,7 +3977,7 @@ func (v *TaskStatusNotificationParamsVariant2) decodeFrom(d *decoder) error {
 				return d.duplicate("status")
 			}
 			seen |= 1 << 5
-			if err := d.readConstString("completed"); err != nil {
+			if err := d.readConstPlain("completed"); err != nil {
 				return inField(err, "status")
 			}
 		case "statusMessage":
@@ -4216,7 +4216,7 @@ func (v *TaskStatusNotificationParamsVariant3) decodeFrom(d *decoder) error {
 				return d.duplicate("status")
 			}
 			seen |= 1 << 5
-			if err := d.readConstString("failed"); err != nil {
+			if err := d.readConstPlain("failed"); err != nil {
 				return inField(err, "status")
 			}
 		case "statusMessage":
@@ -4442,7 +4442,7 @@ func (v *TaskStatusNotificationParamsVariant4) decodeFrom(d *decoder) error {
 				return d.duplicate("status")
 			}
 			seen |= 1 << 4
-			if err := d.readConstString("cancelled"); err != nil {
+			if err := d.readConstPlain("cancelled"); err != nil {
 				return inField(err, "status")
 			}
 		case "statusMessage":
@@ -4838,7 +4838,7 @@ func (v *UpdateTaskRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("jsonrpc")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("2.0"); err != nil {
+			if err := d.readConstPlain("2.0"); err != nil {
 				return inField(err, "jsonrpc")
 			}
 		case "method":
@@ -4846,7 +4846,7 @@ func (v *UpdateTaskRequest) decodeFrom(d *decoder) error {
 				return d.duplicate("method")
 			}
 			seen |= 1 << 2
-			if err := d.readConstString("tasks/update"); err != nil {
+			if err := d.readConstPlain("tasks/update"); err != nil {
 				return inField(err, "method")
 			}
 		case "params":
@@ -5036,7 +5036,7 @@ func (v *UpdateTaskResult) decodeFrom(d *decoder) error {
 				return d.duplicate("resultType")
 			}
 			seen |= 1 << 1
-			if err := d.readConstString("complete"); err != nil {
+			if err := d.readConstPlain("complete"); err != nil {
 				return inField(err, "resultType")
 			}
 		default:
@@ -5150,7 +5150,7 @@ func (v *WorkingTask) decodeFrom(d *decoder) error {
 				return d.duplicate("status")
 			}
 			seen |= 1 << 3
-			if err := d.readConstString("working"); err != nil {
+			if err := d.readConstPlain("working"); err != nil {
 				return inField(err, "status")
 			}
 		case "statusMessage":

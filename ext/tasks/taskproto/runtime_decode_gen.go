@@ -859,6 +859,18 @@ func (d *decoder) readConstString(want string) error {
 	return nil
 }
 
+// readConstPlain is readConstString for a want of printable ASCII other
+// than '"' and '\\' (the generator checks): the string written as want
+// itself, without escapes, is matched byte for byte.
+func (d *decoder) readConstPlain(want string) error {
+	if i, end := d.pos, d.pos+len(want)+1; end < len(d.buf) && d.buf[i] == '"' && d.buf[end] == '"' &&
+		string(d.buf[i+1:end]) == want && len(want) <= d.maxString {
+		d.pos = end + 1
+		return nil
+	}
+	return d.readConstString(want)
+}
+
 // readConstInt reads an integer and checks it against a const.
 func (d *decoder) readConstInt(want int64) error {
 	n, err := d.readInt64()
