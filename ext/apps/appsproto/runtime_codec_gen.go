@@ -81,7 +81,7 @@ func (o UnmarshalOptions) Unmarshal(data []byte, v any) error {
 }
 
 // UnmarshalVariant is Unmarshal with a hint for a union that tells its
-// variants apart by one member's constant value, as [ClientRequest] does
+// variants apart by one member's constant value, as a request union does
 // by "method": hint is the value data is expected to carry, as a
 // transport learns it beside the body (Streamable HTTP's Mcp-Method
 // header). When data is that variant, it is decoded once, straight into
