@@ -281,13 +281,22 @@ func (g *emitter) emitStructDecode(d *Decl) {
 	g.p("var extraNames map[string]struct{} // see unknownMember")
 	g.p("first := true")
 	g.p("for {")
-	g.p("name, ok, err := d.nextMember(&first)")
+	next := "nextName" // see decoder.nextName
+	for _, f := range d.Fields {
+		if !plainConst(f.JSONName) {
+			next = "nextMember"
+		}
+	}
+	g.p("name, ok, err := d.%s(&first)", next)
 	g.p("if err != nil {")
 	g.p("return err")
 	g.p("}")
 	g.p("if !ok {")
 	g.p("break")
 	g.p("}")
+	if next == "nextName" {
+		g.p("match:")
+	}
 	g.p("switch string(name) {")
 	for i, f := range d.Fields {
 		g.p("case %q:", f.JSONName)
@@ -351,6 +360,16 @@ func (g *emitter) emitStructDecode(d *Decl) {
 		}
 	}
 	g.p("default:")
+	if next == "nextName" {
+		g.p("if d.unchecked {")
+		g.p("if name, err = d.checkName(); err != nil {")
+		g.p("return err")
+		g.p("}")
+		g.p("if d.escaped {")
+		g.p("goto match // the name unescaped may be a declared one")
+		g.p("}")
+		g.p("}")
+	}
 	g.p("if err := d.unknownMember(name, %s, %v, &v.Extra, &extraNames); err != nil {", namesList(d), d.Closed)
 	g.p("return err")
 	g.p("}")

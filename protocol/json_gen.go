@@ -22,13 +22,14 @@ func (v *Annotations) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "audience":
 			if seen&(1<<0) != 0 {
@@ -86,6 +87,14 @@ func (v *Annotations) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -157,13 +166,14 @@ func (v *AudioContent) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -214,6 +224,14 @@ func (v *AudioContent) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -287,13 +305,14 @@ func (v *BaseMetadata) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "name":
 			if seen&(1<<0) != 0 {
@@ -318,6 +337,14 @@ func (v *BaseMetadata) decodeFrom(d *decoder) error {
 			*p14 = s15
 			v.Title = p14
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "name\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -373,13 +400,14 @@ func (v *BlobResourceContents) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -424,6 +452,14 @@ func (v *BlobResourceContents) decodeFrom(d *decoder) error {
 			}
 			v.URI = s20
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00blob\x00mimeType\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -490,13 +526,14 @@ func (v *BooleanSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "default":
 			if seen&(1<<0) != 0 {
@@ -543,6 +580,14 @@ func (v *BooleanSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "default\x00description\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -636,13 +681,14 @@ func (v *CacheableResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -686,6 +732,14 @@ func (v *CacheableResult) decodeFrom(d *decoder) error {
 				return &DecodeError{Kind: KindRange, Offset: d.pos, Path: "ttlMs", Msg: "must be at least 0"}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00cacheScope\x00resultType\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -758,13 +812,14 @@ func (v *CallToolRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -799,6 +854,14 @@ func (v *CallToolRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -869,13 +932,14 @@ func (v *CallToolRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -934,6 +998,14 @@ func (v *CallToolRequestParams) decodeFrom(d *decoder) error {
 			*p32 = s33
 			v.RequestState = p32
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00arguments\x00inputResponses\x00name\x00requestState", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1013,13 +1085,14 @@ func (v *CallToolResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -1087,6 +1160,14 @@ func (v *CallToolResult) decodeFrom(d *decoder) error {
 			}
 			v.StructuredContent = raw41
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00content\x00isError\x00resultType\x00structuredContent", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1171,13 +1252,14 @@ func (v *CallToolResultResponse) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -1204,6 +1286,14 @@ func (v *CallToolResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1340,13 +1430,14 @@ func (v *CancelledNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -1373,6 +1464,14 @@ func (v *CancelledNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1436,13 +1535,14 @@ func (v *CancelledNotificationParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -1475,6 +1575,14 @@ func (v *CancelledNotificationParams) decodeFrom(d *decoder) error {
 				return inField(err, "requestId")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00reason\x00requestId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1538,13 +1646,14 @@ func (v *ClientCapabilities) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "elicitation":
 			if seen&(1<<0) != 0 {
@@ -1633,6 +1742,14 @@ func (v *ClientCapabilities) decodeFrom(d *decoder) error {
 			}
 			v.Sampling = p58
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "elicitation\x00experimental\x00extensions\x00roots\x00sampling", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1723,13 +1840,14 @@ func (v *ClientCapabilitiesElicitation) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "form":
 			if seen&(1<<0) != 0 {
@@ -1748,6 +1866,14 @@ func (v *ClientCapabilitiesElicitation) decodeFrom(d *decoder) error {
 				return inField(err, "url")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "form\x00url", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1803,15 +1929,24 @@ func (v *ClientCapabilitiesRoots) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1850,13 +1985,14 @@ func (v *ClientCapabilitiesSampling) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "context":
 			if seen&(1<<0) != 0 {
@@ -1875,6 +2011,14 @@ func (v *ClientCapabilitiesSampling) decodeFrom(d *decoder) error {
 				return inField(err, "tools")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "context\x00tools", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1931,13 +2075,14 @@ func (v *ClientNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -1964,6 +2109,14 @@ func (v *ClientNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2264,13 +2417,14 @@ func (v *CompleteRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -2305,6 +2459,14 @@ func (v *CompleteRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2375,13 +2537,14 @@ func (v *CompleteRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -2418,6 +2581,14 @@ func (v *CompleteRequestParams) decodeFrom(d *decoder) error {
 				return inField(err, "ref")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00argument\x00context\x00ref", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2491,13 +2662,14 @@ func (v *CompleteRequestParamsArgument) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "name":
 			if seen&(1<<0) != 0 {
@@ -2520,6 +2692,14 @@ func (v *CompleteRequestParamsArgument) decodeFrom(d *decoder) error {
 			}
 			v.Value = s67
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "name\x00value", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2576,13 +2756,14 @@ func (v *CompleteRequestParamsContext) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "arguments":
 			if seen&(1<<0) != 0 {
@@ -2615,6 +2796,14 @@ func (v *CompleteRequestParamsContext) decodeFrom(d *decoder) error {
 				v.Arguments[key71] = x72
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "arguments", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2746,13 +2935,14 @@ func (v *CompleteResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -2783,6 +2973,14 @@ func (v *CompleteResult) decodeFrom(d *decoder) error {
 			}
 			v.ResultType = s78
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00completion\x00resultType", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2847,13 +3045,14 @@ func (v *CompleteResultCompletion) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "hasMore":
 			if seen&(1<<0) != 0 {
@@ -2907,6 +3106,14 @@ func (v *CompleteResultCompletion) decodeFrom(d *decoder) error {
 				v.Values[len(v.Values)-1] = s86
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "hasMore\x00total\x00values", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2971,13 +3178,14 @@ func (v *CompleteResultResponse) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -3004,6 +3212,14 @@ func (v *CompleteResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -3185,13 +3401,14 @@ func (v *CreateMessageRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -3210,6 +3427,14 @@ func (v *CreateMessageRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -3268,13 +3493,14 @@ func (v *CreateMessageRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "includeContext":
 			if seen&(1<<0) != 0 {
@@ -3422,6 +3648,14 @@ func (v *CreateMessageRequestParams) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "includeContext\x00maxTokens\x00messages\x00metadata\x00modelPreferences\x00stopSequences\x00systemPrompt\x00temperature\x00toolChoice\x00tools", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -3573,13 +3807,14 @@ func (v *CreateMessageResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -3630,6 +3865,14 @@ func (v *CreateMessageResult) decodeFrom(d *decoder) error {
 			*p111 = s112
 			v.StopReason = p111
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00content\x00model\x00role\x00stopReason", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -3894,13 +4137,14 @@ func (v *DiscoverRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -3935,6 +4179,14 @@ func (v *DiscoverRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4005,13 +4257,14 @@ func (v *DiscoverResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -4100,6 +4353,14 @@ func (v *DiscoverResult) decodeFrom(d *decoder) error {
 				return &DecodeError{Kind: KindRange, Offset: d.pos, Path: "ttlMs", Msg: "must be at least 0"}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00cacheScope\x00capabilities\x00instructions\x00resultType\x00supportedVersions\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4193,13 +4454,14 @@ func (v *DiscoverResultResponse) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -4226,6 +4488,14 @@ func (v *DiscoverResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4291,13 +4561,14 @@ func (v *ElicitRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -4316,6 +4587,14 @@ func (v *ElicitRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4374,13 +4653,14 @@ func (v *ElicitRequestFormParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "message":
 			if seen&(1<<0) != 0 {
@@ -4410,6 +4690,14 @@ func (v *ElicitRequestFormParams) decodeFrom(d *decoder) error {
 				return inField(err, "requestedSchema")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "message\x00mode\x00requestedSchema", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4472,13 +4760,14 @@ func (v *ElicitRequestFormParamsRequestedSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "$schema":
 			if seen&(1<<0) != 0 {
@@ -4554,6 +4843,14 @@ func (v *ElicitRequestFormParamsRequestedSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "$schema\x00properties\x00required\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4712,13 +5009,14 @@ func (v *ElicitRequestURLParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "message":
 			if seen&(1<<0) != 0 {
@@ -4749,6 +5047,14 @@ func (v *ElicitRequestURLParams) decodeFrom(d *decoder) error {
 			}
 			v.URL = s144
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "message\x00mode\x00url", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4810,13 +5116,14 @@ func (v *ElicitResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "action":
 			if seen&(1<<0) != 0 {
@@ -4855,6 +5162,14 @@ func (v *ElicitResult) decodeFrom(d *decoder) error {
 				v.Content[key148] = x149
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "action\x00content", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -5026,13 +5341,14 @@ func (v *EmbeddedResource) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -5071,6 +5387,14 @@ func (v *EmbeddedResource) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00resource\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -5326,13 +5650,14 @@ func (v *Error) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "code":
 			if seen&(1<<0) != 0 {
@@ -5365,6 +5690,14 @@ func (v *Error) decodeFrom(d *decoder) error {
 			}
 			v.Message = s162
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -5432,13 +5765,14 @@ func (v *GetPromptRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -5473,6 +5807,14 @@ func (v *GetPromptRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -5543,13 +5885,14 @@ func (v *GetPromptRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -5620,6 +5963,14 @@ func (v *GetPromptRequestParams) decodeFrom(d *decoder) error {
 			*p170 = s171
 			v.RequestState = p170
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00arguments\x00inputResponses\x00name\x00requestState", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -5700,13 +6051,14 @@ func (v *GetPromptResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -5764,6 +6116,14 @@ func (v *GetPromptResult) decodeFrom(d *decoder) error {
 			}
 			v.ResultType = s181
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00description\x00messages\x00resultType", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -5837,13 +6197,14 @@ func (v *GetPromptResultResponse) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -5870,6 +6231,14 @@ func (v *GetPromptResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -6006,13 +6375,14 @@ func (v *HeaderMismatchError) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "error":
 			if seen&(1<<0) != 0 {
@@ -6041,6 +6411,14 @@ func (v *HeaderMismatchError) decodeFrom(d *decoder) error {
 				return inField(err, "jsonrpc")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "error\x00id\x00jsonrpc", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -6105,13 +6483,14 @@ func (v *HeaderMismatchErrorError) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "code":
 			if seen&(1<<0) != 0 {
@@ -6142,6 +6521,14 @@ func (v *HeaderMismatchErrorError) decodeFrom(d *decoder) error {
 			}
 			v.Message = s185
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -6209,13 +6596,14 @@ func (v *Icon) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "mimeType":
 			if seen&(1<<0) != 0 {
@@ -6275,6 +6663,14 @@ func (v *Icon) decodeFrom(d *decoder) error {
 			}
 			v.Theme = p193
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -6375,13 +6771,14 @@ func (v *Icons) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "icons":
 			if seen&(1<<0) != 0 {
@@ -6407,6 +6804,14 @@ func (v *Icons) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "icons", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -6462,13 +6867,14 @@ func (v *ImageContent) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -6519,6 +6925,14 @@ func (v *ImageContent) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -6592,13 +7006,14 @@ func (v *Implementation) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "description":
 			if seen&(1<<0) != 0 {
@@ -6680,6 +7095,14 @@ func (v *Implementation) decodeFrom(d *decoder) error {
 			*p212 = s213
 			v.WebsiteURL = p212
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "description\x00icons\x00name\x00title\x00version\x00websiteUrl", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -6923,13 +7346,14 @@ func (v *InputRequiredResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -6970,6 +7394,14 @@ func (v *InputRequiredResult) decodeFrom(d *decoder) error {
 				return inField(err, "resultType")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00inputRequests\x00requestState\x00resultType", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7125,13 +7557,14 @@ func (v *InputResponseRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -7162,6 +7595,14 @@ func (v *InputResponseRequestParams) decodeFrom(d *decoder) error {
 			*p226 = s227
 			v.RequestState = p226
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00inputResponses\x00requestState", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7276,13 +7717,14 @@ func (v *InternalError) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "code":
 			if seen&(1<<0) != 0 {
@@ -7313,6 +7755,14 @@ func (v *InternalError) decodeFrom(d *decoder) error {
 			}
 			v.Message = s237
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7380,13 +7830,14 @@ func (v *InvalidParamsError) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "code":
 			if seen&(1<<0) != 0 {
@@ -7417,6 +7868,14 @@ func (v *InvalidParamsError) decodeFrom(d *decoder) error {
 			}
 			v.Message = s239
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7484,13 +7943,14 @@ func (v *InvalidRequestError) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "code":
 			if seen&(1<<0) != 0 {
@@ -7521,6 +7981,14 @@ func (v *InvalidRequestError) decodeFrom(d *decoder) error {
 			}
 			v.Message = s241
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7636,13 +8104,14 @@ func (v *JSONRPCErrorResponse) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "error":
 			if seen&(1<<0) != 0 {
@@ -7671,6 +8140,14 @@ func (v *JSONRPCErrorResponse) decodeFrom(d *decoder) error {
 				return inField(err, "jsonrpc")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "error\x00id\x00jsonrpc", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7837,13 +8314,14 @@ func (v *JSONRPCNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -7874,6 +8352,14 @@ func (v *JSONRPCNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = raw244
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7941,13 +8427,14 @@ func (v *JSONRPCRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -7986,6 +8473,14 @@ func (v *JSONRPCRequest) decodeFrom(d *decoder) error {
 			}
 			v.Params = raw246
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8138,13 +8633,14 @@ func (v *JSONRPCResultResponse) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -8171,6 +8667,14 @@ func (v *JSONRPCResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8259,13 +8763,14 @@ func (v *LegacyTitledEnumSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "default":
 			if seen&(1<<0) != 0 {
@@ -8362,6 +8867,14 @@ func (v *LegacyTitledEnumSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "default\x00description\x00enum\x00enumNames\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8444,13 +8957,14 @@ func (v *ListPromptsRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -8485,6 +8999,14 @@ func (v *ListPromptsRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8555,13 +9077,14 @@ func (v *ListPromptsResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -8640,6 +9163,14 @@ func (v *ListPromptsResult) decodeFrom(d *decoder) error {
 				return &DecodeError{Kind: KindRange, Offset: d.pos, Path: "ttlMs", Msg: "must be at least 0"}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00cacheScope\x00nextCursor\x00prompts\x00resultType\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8728,13 +9259,14 @@ func (v *ListPromptsResultResponse) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -8761,6 +9293,14 @@ func (v *ListPromptsResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8826,13 +9366,14 @@ func (v *ListResourceTemplatesRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -8867,6 +9408,14 @@ func (v *ListResourceTemplatesRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8937,13 +9486,14 @@ func (v *ListResourceTemplatesResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -9022,6 +9572,14 @@ func (v *ListResourceTemplatesResult) decodeFrom(d *decoder) error {
 				return &DecodeError{Kind: KindRange, Offset: d.pos, Path: "ttlMs", Msg: "must be at least 0"}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00cacheScope\x00nextCursor\x00resourceTemplates\x00resultType\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9110,13 +9668,14 @@ func (v *ListResourceTemplatesResultResponse) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -9143,6 +9702,14 @@ func (v *ListResourceTemplatesResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9210,13 +9777,14 @@ func (v *ListResourcesRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -9251,6 +9819,14 @@ func (v *ListResourcesRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9321,13 +9897,14 @@ func (v *ListResourcesResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -9406,6 +9983,14 @@ func (v *ListResourcesResult) decodeFrom(d *decoder) error {
 				return &DecodeError{Kind: KindRange, Offset: d.pos, Path: "ttlMs", Msg: "must be at least 0"}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00cacheScope\x00nextCursor\x00resources\x00resultType\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9494,13 +10079,14 @@ func (v *ListResourcesResultResponse) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -9527,6 +10113,14 @@ func (v *ListResourcesResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9592,13 +10186,14 @@ func (v *ListRootsRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -9619,6 +10214,14 @@ func (v *ListRootsRequest) decodeFrom(d *decoder) error {
 			}
 			v.Params = p290
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9676,13 +10279,14 @@ func (v *ListRootsRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -9695,6 +10299,14 @@ func (v *ListRootsRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.Meta = p291
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9745,13 +10357,14 @@ func (v *ListRootsResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "roots":
 			if seen&(1<<0) != 0 {
@@ -9777,6 +10390,14 @@ func (v *ListRootsResult) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "roots", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9835,13 +10456,14 @@ func (v *ListToolsRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -9876,6 +10498,14 @@ func (v *ListToolsRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9946,13 +10576,14 @@ func (v *ListToolsResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -10031,6 +10662,14 @@ func (v *ListToolsResult) decodeFrom(d *decoder) error {
 				return &DecodeError{Kind: KindRange, Offset: d.pos, Path: "ttlMs", Msg: "must be at least 0"}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00cacheScope\x00nextCursor\x00resultType\x00tools\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10119,13 +10758,14 @@ func (v *ListToolsResultResponse) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -10152,6 +10792,14 @@ func (v *ListToolsResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10259,13 +10907,14 @@ func (v *LoggingMessageNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -10292,6 +10941,14 @@ func (v *LoggingMessageNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10355,13 +11012,14 @@ func (v *LoggingMessageNotificationParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -10404,6 +11062,14 @@ func (v *LoggingMessageNotificationParams) decodeFrom(d *decoder) error {
 			*p307 = s308
 			v.Logger = p307
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00data\x00level\x00logger", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10480,15 +11146,24 @@ func (v *MetaObject) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10527,13 +11202,14 @@ func (v *MethodNotFoundError) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "code":
 			if seen&(1<<0) != 0 {
@@ -10564,6 +11240,14 @@ func (v *MethodNotFoundError) decodeFrom(d *decoder) error {
 			}
 			v.Message = s310
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10631,13 +11315,14 @@ func (v *MissingRequiredClientCapabilityError) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "error":
 			if seen&(1<<0) != 0 {
@@ -10666,6 +11351,14 @@ func (v *MissingRequiredClientCapabilityError) decodeFrom(d *decoder) error {
 				return inField(err, "jsonrpc")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "error\x00id\x00jsonrpc", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10732,13 +11425,14 @@ func (v *MissingRequiredClientCapabilityErrorError) decodeFrom(d *decoder) error
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "code":
 			if seen&(1<<0) != 0 {
@@ -10767,6 +11461,14 @@ func (v *MissingRequiredClientCapabilityErrorError) decodeFrom(d *decoder) error
 			}
 			v.Message = s312
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10832,13 +11534,14 @@ func (v *MissingRequiredClientCapabilityErrorErrorData) decodeFrom(d *decoder) e
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "requiredCapabilities":
 			if seen&(1<<0) != 0 {
@@ -10849,6 +11552,14 @@ func (v *MissingRequiredClientCapabilityErrorErrorData) decodeFrom(d *decoder) e
 				return inField(err, "requiredCapabilities")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "requiredCapabilities", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10906,13 +11617,14 @@ func (v *ModelHint) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "name":
 			if seen&(1<<0) != 0 {
@@ -10927,6 +11639,14 @@ func (v *ModelHint) decodeFrom(d *decoder) error {
 			*p313 = s314
 			v.Name = p313
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "name", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10975,13 +11695,14 @@ func (v *ModelPreferences) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "costPriority":
 			if seen&(1<<0) != 0 {
@@ -11067,6 +11788,14 @@ func (v *ModelPreferences) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "costPriority\x00hints\x00intelligencePriority\x00speedPriority", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -11232,13 +11961,14 @@ func (v *Notification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -11261,6 +11991,14 @@ func (v *Notification) decodeFrom(d *decoder) error {
 			}
 			v.Params = raw326
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -11323,13 +12061,14 @@ func (v *NotificationMetaObject) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "io.modelcontextprotocol/subscriptionId":
 			if seen&(1<<0) != 0 {
@@ -11342,6 +12081,14 @@ func (v *NotificationMetaObject) decodeFrom(d *decoder) error {
 			}
 			v.SubscriptionID = p327
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "io.modelcontextprotocol/subscriptionId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -11392,13 +12139,14 @@ func (v *NotificationParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -11411,6 +12159,14 @@ func (v *NotificationParams) decodeFrom(d *decoder) error {
 			}
 			v.Meta = p328
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -11461,13 +12217,14 @@ func (v *NumberSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "default":
 			if seen&(1<<0) != 0 {
@@ -11544,6 +12301,14 @@ func (v *NumberSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "default\x00description\x00maximum\x00minimum\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -11653,13 +12418,14 @@ func (v *PaginatedRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -11696,6 +12462,14 @@ func (v *PaginatedRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -11766,13 +12540,14 @@ func (v *PaginatedRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -11795,6 +12570,14 @@ func (v *PaginatedRequestParams) decodeFrom(d *decoder) error {
 			*p340 = s341
 			v.Cursor = p340
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00cursor", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -11852,13 +12635,14 @@ func (v *PaginatedResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -11893,6 +12677,14 @@ func (v *PaginatedResult) decodeFrom(d *decoder) error {
 			}
 			v.ResultType = s345
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00nextCursor\x00resultType", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -11954,13 +12746,14 @@ func (v *ParseError) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "code":
 			if seen&(1<<0) != 0 {
@@ -11991,6 +12784,14 @@ func (v *ParseError) decodeFrom(d *decoder) error {
 			}
 			v.Message = s347
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12205,13 +13006,14 @@ func (v *ProgressNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -12238,6 +13040,14 @@ func (v *ProgressNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12301,13 +13111,14 @@ func (v *ProgressNotificationParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -12364,6 +13175,14 @@ func (v *ProgressNotificationParams) decodeFrom(d *decoder) error {
 			if v.Total != nil {
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00message\x00progress\x00progressToken\x00total", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12473,13 +13292,14 @@ func (v *Prompt) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -12572,6 +13392,14 @@ func (v *Prompt) decodeFrom(d *decoder) error {
 			*p364 = s365
 			v.Title = p364
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00arguments\x00description\x00icons\x00name\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12659,13 +13487,14 @@ func (v *PromptArgument) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "description":
 			if seen&(1<<0) != 0 {
@@ -12714,6 +13543,14 @@ func (v *PromptArgument) decodeFrom(d *decoder) error {
 			*p373 = s374
 			v.Title = p373
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "description\x00name\x00required\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12777,13 +13614,14 @@ func (v *PromptListChangedNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -12812,6 +13650,14 @@ func (v *PromptListChangedNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = p375
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12874,13 +13720,14 @@ func (v *PromptMessage) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "content":
 			if seen&(1<<0) != 0 {
@@ -12899,6 +13746,14 @@ func (v *PromptMessage) decodeFrom(d *decoder) error {
 				return inField(err, "role")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "content\x00role", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12959,13 +13814,14 @@ func (v *PromptReference) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "name":
 			if seen&(1<<0) != 0 {
@@ -12998,6 +13854,14 @@ func (v *PromptReference) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "name\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13058,13 +13922,14 @@ func (v *ReadResourceRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -13099,6 +13964,14 @@ func (v *ReadResourceRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13169,13 +14042,14 @@ func (v *ReadResourceRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -13216,6 +14090,14 @@ func (v *ReadResourceRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.URI = s381
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00inputResponses\x00requestState\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13284,13 +14166,14 @@ func (v *ReadResourceResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -13357,6 +14240,14 @@ func (v *ReadResourceResult) decodeFrom(d *decoder) error {
 				return &DecodeError{Kind: KindRange, Offset: d.pos, Path: "ttlMs", Msg: "must be at least 0"}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00cacheScope\x00contents\x00resultType\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13512,13 +14403,14 @@ func (v *ReadResourceResultResponse) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -13545,6 +14437,14 @@ func (v *ReadResourceResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13689,13 +14589,14 @@ func (v *Request) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -13718,6 +14619,14 @@ func (v *Request) decodeFrom(d *decoder) error {
 			}
 			v.Params = raw390
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13813,13 +14722,14 @@ func (v *RequestMetaObject) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "io.modelcontextprotocol/clientCapabilities":
 			if seen&(1<<0) != 0 {
@@ -13870,6 +14780,14 @@ func (v *RequestMetaObject) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p394
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "io.modelcontextprotocol/clientCapabilities\x00io.modelcontextprotocol/clientInfo\x00io.modelcontextprotocol/logLevel\x00io.modelcontextprotocol/protocolVersion\x00progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13946,13 +14864,14 @@ func (v *RequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -13963,6 +14882,14 @@ func (v *RequestParams) decodeFrom(d *decoder) error {
 				return inField(err, "_meta")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -14016,13 +14943,14 @@ func (v *Resource) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -14138,6 +15066,14 @@ func (v *Resource) decodeFrom(d *decoder) error {
 			}
 			v.URI = s409
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -14233,13 +15169,14 @@ func (v *ResourceContents) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -14274,6 +15211,14 @@ func (v *ResourceContents) decodeFrom(d *decoder) error {
 			}
 			v.URI = s414
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00mimeType\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -14335,13 +15280,14 @@ func (v *ResourceLink) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -14465,6 +15411,14 @@ func (v *ResourceLink) decodeFrom(d *decoder) error {
 			}
 			v.URI = s429
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00type\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -14565,13 +15519,14 @@ func (v *ResourceListChangedNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -14600,6 +15555,14 @@ func (v *ResourceListChangedNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = p431
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -14662,13 +15625,14 @@ func (v *ResourceRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -14689,6 +15653,14 @@ func (v *ResourceRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.URI = s432
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -14747,13 +15719,14 @@ func (v *ResourceTemplate) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -14855,6 +15828,14 @@ func (v *ResourceTemplate) decodeFrom(d *decoder) error {
 			}
 			v.URITemplate = s445
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00title\x00uriTemplate", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -14946,13 +15927,14 @@ func (v *ResourceTemplateReference) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "type":
 			if seen&(1<<0) != 0 {
@@ -14973,6 +15955,14 @@ func (v *ResourceTemplateReference) decodeFrom(d *decoder) error {
 			}
 			v.URI = s447
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "type\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -15029,13 +16019,14 @@ func (v *ResourceUpdatedNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -15062,6 +16053,14 @@ func (v *ResourceUpdatedNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -15125,13 +16124,14 @@ func (v *ResourceUpdatedNotificationParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -15154,6 +16154,14 @@ func (v *ResourceUpdatedNotificationParams) decodeFrom(d *decoder) error {
 			}
 			v.URI = s449
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -15213,13 +16221,14 @@ func (v *Result) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -15242,6 +16251,14 @@ func (v *Result) decodeFrom(d *decoder) error {
 			}
 			v.ResultType = s451
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00resultType", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -15299,13 +16316,14 @@ func (v *ResultMetaObject) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "io.modelcontextprotocol/serverInfo":
 			if seen&(1<<0) != 0 {
@@ -15318,6 +16336,14 @@ func (v *ResultMetaObject) decodeFrom(d *decoder) error {
 			}
 			v.ServerInfo = p452
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "io.modelcontextprotocol/serverInfo", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -15415,13 +16441,14 @@ func (v *Root) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -15456,6 +16483,14 @@ func (v *Root) decodeFrom(d *decoder) error {
 			}
 			v.URI = s456
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00name\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -15517,13 +16552,14 @@ func (v *SamplingMessage) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -15552,6 +16588,14 @@ func (v *SamplingMessage) decodeFrom(d *decoder) error {
 				return inField(err, "role")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00content\x00role", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -15910,13 +16954,14 @@ func (v *ServerCapabilities) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "completions":
 			if seen&(1<<0) != 0 {
@@ -16021,6 +17066,14 @@ func (v *ServerCapabilities) decodeFrom(d *decoder) error {
 			}
 			v.Tools = p474
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "completions\x00experimental\x00extensions\x00logging\x00prompts\x00resources\x00tools", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -16123,13 +17176,14 @@ func (v *ServerCapabilitiesPrompts) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "listChanged":
 			if seen&(1<<0) != 0 {
@@ -16144,6 +17198,14 @@ func (v *ServerCapabilitiesPrompts) decodeFrom(d *decoder) error {
 			*p481 = s482
 			v.ListChanged = p481
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "listChanged", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -16192,13 +17254,14 @@ func (v *ServerCapabilitiesResources) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "listChanged":
 			if seen&(1<<0) != 0 {
@@ -16225,6 +17288,14 @@ func (v *ServerCapabilitiesResources) decodeFrom(d *decoder) error {
 			*p485 = s486
 			v.Subscribe = p485
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "listChanged\x00subscribe", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -16277,13 +17348,14 @@ func (v *ServerCapabilitiesTools) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "listChanged":
 			if seen&(1<<0) != 0 {
@@ -16298,6 +17370,14 @@ func (v *ServerCapabilitiesTools) decodeFrom(d *decoder) error {
 			*p487 = s488
 			v.ListChanged = p487
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "listChanged", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -16821,13 +17901,14 @@ func (v *StringSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "default":
 			if seen&(1<<0) != 0 {
@@ -16912,6 +17993,14 @@ func (v *StringSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "default\x00description\x00format\x00maxLength\x00minLength\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -17023,13 +18112,14 @@ func (v *SubscriptionFilter) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "promptsListChanged":
 			if seen&(1<<0) != 0 {
@@ -17093,6 +18183,14 @@ func (v *SubscriptionFilter) decodeFrom(d *decoder) error {
 			*p508 = s509
 			v.ToolsListChanged = p508
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "promptsListChanged\x00resourceSubscriptions\x00resourcesListChanged\x00toolsListChanged", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -17158,13 +18256,14 @@ func (v *SubscriptionsAcknowledgedNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -17191,6 +18290,14 @@ func (v *SubscriptionsAcknowledgedNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -17256,13 +18363,14 @@ func (v *SubscriptionsAcknowledgedNotificationParams) decodeFrom(d *decoder) err
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -17283,6 +18391,14 @@ func (v *SubscriptionsAcknowledgedNotificationParams) decodeFrom(d *decoder) err
 				return inField(err, "notifications")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00notifications", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -17346,13 +18462,14 @@ func (v *SubscriptionsListenRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -17387,6 +18504,14 @@ func (v *SubscriptionsListenRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -17457,13 +18582,14 @@ func (v *SubscriptionsListenRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -17482,6 +18608,14 @@ func (v *SubscriptionsListenRequestParams) decodeFrom(d *decoder) error {
 				return inField(err, "notifications")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00notifications", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -17544,13 +18678,14 @@ func (v *SubscriptionsListenResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -17571,6 +18706,14 @@ func (v *SubscriptionsListenResult) decodeFrom(d *decoder) error {
 			}
 			v.ResultType = s512
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00resultType", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -17629,13 +18772,14 @@ func (v *SubscriptionsListenResultMetaObject) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "io.modelcontextprotocol/serverInfo":
 			if seen&(1<<0) != 0 {
@@ -17656,6 +18800,14 @@ func (v *SubscriptionsListenResultMetaObject) decodeFrom(d *decoder) error {
 				return inField(err, "io.modelcontextprotocol/subscriptionId")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "io.modelcontextprotocol/serverInfo\x00io.modelcontextprotocol/subscriptionId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -17717,13 +18869,14 @@ func (v *SubscriptionsListenResultResponse) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -17750,6 +18903,14 @@ func (v *SubscriptionsListenResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -17817,13 +18978,14 @@ func (v *TextContent) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -17864,6 +19026,14 @@ func (v *TextContent) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00text\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -17932,13 +19102,14 @@ func (v *TextResourceContents) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -17983,6 +19154,14 @@ func (v *TextResourceContents) decodeFrom(d *decoder) error {
 			}
 			v.URI = s521
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00mimeType\x00text\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -18049,13 +19228,14 @@ func (v *TitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "default":
 			if seen&(1<<0) != 0 {
@@ -18151,6 +19331,14 @@ func (v *TitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "default\x00description\x00items\x00maxItems\x00minItems\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -18234,13 +19422,14 @@ func (v *TitledMultiSelectEnumSchemaItems) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "anyOf":
 			if seen&(1<<0) != 0 {
@@ -18266,6 +19455,14 @@ func (v *TitledMultiSelectEnumSchemaItems) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "anyOf", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -18326,13 +19523,14 @@ func (v *TitledMultiSelectEnumSchemaItemsAnyOfElem) decodeFrom(d *decoder) error
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "const":
 			if seen&(1<<0) != 0 {
@@ -18355,6 +19553,14 @@ func (v *TitledMultiSelectEnumSchemaItemsAnyOfElem) decodeFrom(d *decoder) error
 			}
 			v.Title = s540
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "const\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -18413,13 +19619,14 @@ func (v *TitledSingleSelectEnumSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "default":
 			if seen&(1<<0) != 0 {
@@ -18489,6 +19696,14 @@ func (v *TitledSingleSelectEnumSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "default\x00description\x00oneOf\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -18564,13 +19779,14 @@ func (v *TitledSingleSelectEnumSchemaOneOfElem) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "const":
 			if seen&(1<<0) != 0 {
@@ -18593,6 +19809,14 @@ func (v *TitledSingleSelectEnumSchemaOneOfElem) decodeFrom(d *decoder) error {
 			}
 			v.Title = s552
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "const\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -18651,13 +19875,14 @@ func (v *Tool) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -18755,6 +19980,14 @@ func (v *Tool) decodeFrom(d *decoder) error {
 			*p562 = s563
 			v.Title = p562
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00inputSchema\x00name\x00outputSchema\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -18850,13 +20083,14 @@ func (v *ToolAnnotations) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "destructiveHint":
 			if seen&(1<<0) != 0 {
@@ -18919,6 +20153,14 @@ func (v *ToolAnnotations) decodeFrom(d *decoder) error {
 			*p573 = s574
 			v.Title = p573
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "destructiveHint\x00idempotentHint\x00openWorldHint\x00readOnlyHint\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -18983,13 +20225,14 @@ func (v *ToolChoice) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "mode":
 			if seen&(1<<0) != 0 {
@@ -19002,6 +20245,14 @@ func (v *ToolChoice) decodeFrom(d *decoder) error {
 			}
 			v.Mode = p575
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "mode", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -19084,13 +20335,14 @@ func (v *ToolInputSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "$schema":
 			if seen&(1<<0) != 0 {
@@ -19113,6 +20365,14 @@ func (v *ToolInputSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "$schema\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -19168,13 +20428,14 @@ func (v *ToolListChangedNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -19203,6 +20464,14 @@ func (v *ToolListChangedNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = p578
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -19265,13 +20534,14 @@ func (v *ToolOutputSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "$schema":
 			if seen&(1<<0) != 0 {
@@ -19286,6 +20556,14 @@ func (v *ToolOutputSchema) decodeFrom(d *decoder) error {
 			*p579 = s580
 			v.Schema = p579
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "$schema", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -19334,13 +20612,14 @@ func (v *ToolResultContent) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -19416,6 +20695,14 @@ func (v *ToolResultContent) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00content\x00isError\x00structuredContent\x00toolUseId\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -19505,13 +20792,14 @@ func (v *ToolUseContent) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -19562,6 +20850,14 @@ func (v *ToolUseContent) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00id\x00input\x00name\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -19641,13 +20937,14 @@ func (v *UnsupportedProtocolVersionError) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "error":
 			if seen&(1<<0) != 0 {
@@ -19676,6 +20973,14 @@ func (v *UnsupportedProtocolVersionError) decodeFrom(d *decoder) error {
 				return inField(err, "jsonrpc")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "error\x00id\x00jsonrpc", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -19740,13 +21045,14 @@ func (v *UnsupportedProtocolVersionErrorError) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "code":
 			if seen&(1<<0) != 0 {
@@ -19775,6 +21081,14 @@ func (v *UnsupportedProtocolVersionErrorError) decodeFrom(d *decoder) error {
 			}
 			v.Message = s595
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -19840,13 +21154,14 @@ func (v *UnsupportedProtocolVersionErrorErrorData) decodeFrom(d *decoder) error 
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "requested":
 			if seen&(1<<0) != 0 {
@@ -19884,6 +21199,14 @@ func (v *UnsupportedProtocolVersionErrorErrorData) decodeFrom(d *decoder) error 
 				v.Supported[len(v.Supported)-1] = s600
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "requested\x00supported", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -19947,13 +21270,14 @@ func (v *UntitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "default":
 			if seen&(1<<0) != 0 {
@@ -20049,6 +21373,14 @@ func (v *UntitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "default\x00description\x00items\x00maxItems\x00minItems\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -20132,13 +21464,14 @@ func (v *UntitledMultiSelectEnumSchemaItems) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "enum":
 			if seen&(1<<0) != 0 {
@@ -20174,6 +21507,14 @@ func (v *UntitledMultiSelectEnumSchemaItems) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "enum\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -20237,13 +21578,14 @@ func (v *UntitledSingleSelectEnumSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "default":
 			if seen&(1<<0) != 0 {
@@ -20315,6 +21657,14 @@ func (v *UntitledSingleSelectEnumSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "default\x00description\x00enum\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}

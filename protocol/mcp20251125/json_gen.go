@@ -22,13 +22,14 @@ func (v *Annotations) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "audience":
 			if seen&(1<<0) != 0 {
@@ -86,6 +87,14 @@ func (v *Annotations) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -157,13 +166,14 @@ func (v *AudioContent) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -214,6 +224,14 @@ func (v *AudioContent) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -292,13 +310,14 @@ func (v *BaseMetadata) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "name":
 			if seen&(1<<0) != 0 {
@@ -323,6 +342,14 @@ func (v *BaseMetadata) decodeFrom(d *decoder) error {
 			*p14 = s15
 			v.Title = p14
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "name\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -378,13 +405,14 @@ func (v *BlobResourceContents) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -429,6 +457,14 @@ func (v *BlobResourceContents) decodeFrom(d *decoder) error {
 			}
 			v.URI = s20
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00blob\x00mimeType\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -500,13 +536,14 @@ func (v *BooleanSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "default":
 			if seen&(1<<0) != 0 {
@@ -553,6 +590,14 @@ func (v *BooleanSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "default\x00description\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -616,13 +661,14 @@ func (v *CallToolRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -657,6 +703,14 @@ func (v *CallToolRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -727,13 +781,14 @@ func (v *CallToolRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -784,6 +839,14 @@ func (v *CallToolRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.Task = p30
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00arguments\x00name\x00task", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -858,13 +921,14 @@ func (v *CallToolRequestParamsMeta) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "progressToken":
 			if seen&(1<<0) != 0 {
@@ -877,6 +941,14 @@ func (v *CallToolRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p31
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -927,13 +999,14 @@ func (v *CallToolResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -991,6 +1064,14 @@ func (v *CallToolResult) decodeFrom(d *decoder) error {
 			}
 			v.StructuredContent = raw38
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00content\x00isError\x00structuredContent", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1075,13 +1156,14 @@ func (v *CancelTaskRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -1116,6 +1198,14 @@ func (v *CancelTaskRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1186,13 +1276,14 @@ func (v *CancelTaskRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "taskId":
 			if seen&(1<<0) != 0 {
@@ -1205,6 +1296,14 @@ func (v *CancelTaskRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.TaskID = s40
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "taskId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1256,13 +1355,14 @@ func (v *CancelTaskResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -1360,6 +1460,14 @@ func (v *CancelTaskResult) decodeFrom(d *decoder) error {
 			if v.TTL != nil {
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollInterval\x00status\x00statusMessage\x00taskId\x00ttl", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1456,13 +1564,14 @@ func (v *CancelledNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -1489,6 +1598,14 @@ func (v *CancelledNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1552,13 +1669,14 @@ func (v *CancelledNotificationParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -1593,6 +1711,14 @@ func (v *CancelledNotificationParams) decodeFrom(d *decoder) error {
 			}
 			v.RequestID = p54
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00reason\x00requestId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1658,13 +1784,14 @@ func (v *ClientCapabilities) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "elicitation":
 			if seen&(1<<0) != 0 {
@@ -1735,6 +1862,14 @@ func (v *ClientCapabilities) decodeFrom(d *decoder) error {
 			}
 			v.Tasks = p63
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "elicitation\x00experimental\x00roots\x00sampling\x00tasks", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1817,13 +1952,14 @@ func (v *ClientCapabilitiesElicitation) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "form":
 			if seen&(1<<0) != 0 {
@@ -1846,6 +1982,14 @@ func (v *ClientCapabilitiesElicitation) decodeFrom(d *decoder) error {
 			}
 			v.URL = p68
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "form\x00url", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1901,15 +2045,24 @@ func (v *ClientCapabilitiesElicitationForm) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1949,15 +2102,24 @@ func (v *ClientCapabilitiesElicitationURL) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1997,15 +2159,24 @@ func (v *ClientCapabilitiesExperimentalValue) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2046,13 +2217,14 @@ func (v *ClientCapabilitiesRoots) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "listChanged":
 			if seen&(1<<0) != 0 {
@@ -2067,6 +2239,14 @@ func (v *ClientCapabilitiesRoots) decodeFrom(d *decoder) error {
 			*p69 = s70
 			v.ListChanged = p69
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "listChanged", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2115,13 +2295,14 @@ func (v *ClientCapabilitiesSampling) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "context":
 			if seen&(1<<0) != 0 {
@@ -2144,6 +2325,14 @@ func (v *ClientCapabilitiesSampling) decodeFrom(d *decoder) error {
 			}
 			v.Tools = p72
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "context\x00tools", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2199,15 +2388,24 @@ func (v *ClientCapabilitiesSamplingContext) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2247,15 +2445,24 @@ func (v *ClientCapabilitiesSamplingTools) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2294,13 +2501,14 @@ func (v *ClientCapabilitiesTasks) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "cancel":
 			if seen&(1<<0) != 0 {
@@ -2333,6 +2541,14 @@ func (v *ClientCapabilitiesTasks) decodeFrom(d *decoder) error {
 			}
 			v.Requests = p75
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "cancel\x00list\x00requests", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2394,15 +2610,24 @@ func (v *ClientCapabilitiesTasksCancel) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2440,15 +2665,24 @@ func (v *ClientCapabilitiesTasksList) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2487,13 +2721,14 @@ func (v *ClientCapabilitiesTasksRequests) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "elicitation":
 			if seen&(1<<0) != 0 {
@@ -2516,6 +2751,14 @@ func (v *ClientCapabilitiesTasksRequests) decodeFrom(d *decoder) error {
 			}
 			v.Sampling = p77
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "elicitation\x00sampling", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2572,13 +2815,14 @@ func (v *ClientCapabilitiesTasksRequestsElicitation) decodeFrom(d *decoder) erro
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "create":
 			if seen&(1<<0) != 0 {
@@ -2591,6 +2835,14 @@ func (v *ClientCapabilitiesTasksRequestsElicitation) decodeFrom(d *decoder) erro
 			}
 			v.Create = p78
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "create", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2642,15 +2894,24 @@ func (v *ClientCapabilitiesTasksRequestsElicitationCreate) decodeFrom(d *decoder
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2693,13 +2954,14 @@ func (v *ClientCapabilitiesTasksRequestsSampling) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "createMessage":
 			if seen&(1<<0) != 0 {
@@ -2712,6 +2974,14 @@ func (v *ClientCapabilitiesTasksRequestsSampling) decodeFrom(d *decoder) error {
 			}
 			v.CreateMessage = p79
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "createMessage", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2763,15 +3033,24 @@ func (v *ClientCapabilitiesTasksRequestsSamplingCreateMessage) decodeFrom(d *dec
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -3453,13 +3732,14 @@ func (v *CompleteRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -3494,6 +3774,14 @@ func (v *CompleteRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -3564,13 +3852,14 @@ func (v *CompleteRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -3609,6 +3898,14 @@ func (v *CompleteRequestParams) decodeFrom(d *decoder) error {
 				return inField(err, "ref")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00argument\x00context\x00ref", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -3681,13 +3978,14 @@ func (v *CompleteRequestParamsArgument) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "name":
 			if seen&(1<<0) != 0 {
@@ -3710,6 +4008,14 @@ func (v *CompleteRequestParamsArgument) decodeFrom(d *decoder) error {
 			}
 			v.Value = s83
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "name\x00value", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -3766,13 +4072,14 @@ func (v *CompleteRequestParamsContext) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "arguments":
 			if seen&(1<<0) != 0 {
@@ -3805,6 +4112,14 @@ func (v *CompleteRequestParamsContext) decodeFrom(d *decoder) error {
 				v.Arguments[key87] = x88
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "arguments", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -3861,13 +4176,14 @@ func (v *CompleteRequestParamsMeta) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "progressToken":
 			if seen&(1<<0) != 0 {
@@ -3880,6 +4196,14 @@ func (v *CompleteRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p93
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4005,13 +4329,14 @@ func (v *CompleteResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -4032,6 +4357,14 @@ func (v *CompleteResult) decodeFrom(d *decoder) error {
 				return inField(err, "completion")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00completion", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4096,13 +4429,14 @@ func (v *CompleteResultCompletion) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "hasMore":
 			if seen&(1<<0) != 0 {
@@ -4156,6 +4490,14 @@ func (v *CompleteResultCompletion) decodeFrom(d *decoder) error {
 				v.Values[len(v.Values)-1] = s102
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "hasMore\x00total\x00values", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4336,13 +4678,14 @@ func (v *CreateMessageRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -4377,6 +4720,14 @@ func (v *CreateMessageRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4447,13 +4798,14 @@ func (v *CreateMessageRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -4623,6 +4975,14 @@ func (v *CreateMessageRequestParams) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00includeContext\x00maxTokens\x00messages\x00metadata\x00modelPreferences\x00stopSequences\x00systemPrompt\x00task\x00temperature\x00toolChoice\x00tools", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4786,13 +5146,14 @@ func (v *CreateMessageRequestParamsMeta) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "progressToken":
 			if seen&(1<<0) != 0 {
@@ -4805,6 +5166,14 @@ func (v *CreateMessageRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p128
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4854,15 +5223,24 @@ func (v *CreateMessageRequestParamsMetadata) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4903,13 +5281,14 @@ func (v *CreateMessageResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -4960,6 +5339,14 @@ func (v *CreateMessageResult) decodeFrom(d *decoder) error {
 			*p131 = s132
 			v.StopReason = p131
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00content\x00model\x00role\x00stopReason", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -5212,13 +5599,14 @@ func (v *CreateTaskResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -5239,6 +5627,14 @@ func (v *CreateTaskResult) decodeFrom(d *decoder) error {
 				return inField(err, "task")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00task", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -5320,13 +5716,14 @@ func (v *ElicitRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -5361,6 +5758,14 @@ func (v *ElicitRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -5431,13 +5836,14 @@ func (v *ElicitRequestFormParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -5487,6 +5893,14 @@ func (v *ElicitRequestFormParams) decodeFrom(d *decoder) error {
 			}
 			v.Task = p140
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00message\x00mode\x00requestedSchema\x00task", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -5561,13 +5975,14 @@ func (v *ElicitRequestFormParamsMeta) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "progressToken":
 			if seen&(1<<0) != 0 {
@@ -5580,6 +5995,14 @@ func (v *ElicitRequestFormParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p141
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -5630,13 +6053,14 @@ func (v *ElicitRequestFormParamsRequestedSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "$schema":
 			if seen&(1<<0) != 0 {
@@ -5712,6 +6136,14 @@ func (v *ElicitRequestFormParamsRequestedSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "$schema\x00properties\x00required\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -5872,13 +6304,14 @@ func (v *ElicitRequestURLParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -5939,6 +6372,14 @@ func (v *ElicitRequestURLParams) decodeFrom(d *decoder) error {
 			}
 			v.URL = s161
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00elicitationId\x00message\x00mode\x00task\x00url", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -6017,13 +6458,14 @@ func (v *ElicitRequestURLParamsMeta) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "progressToken":
 			if seen&(1<<0) != 0 {
@@ -6036,6 +6478,14 @@ func (v *ElicitRequestURLParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p162
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -6086,13 +6536,14 @@ func (v *ElicitResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -6141,6 +6592,14 @@ func (v *ElicitResult) decodeFrom(d *decoder) error {
 				v.Content[key167] = x168
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00action\x00content", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -6323,13 +6782,14 @@ func (v *ElicitationCompleteNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -6356,6 +6816,14 @@ func (v *ElicitationCompleteNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -6419,13 +6887,14 @@ func (v *ElicitationCompleteNotificationParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "elicitationId":
 			if seen&(1<<0) != 0 {
@@ -6438,6 +6907,14 @@ func (v *ElicitationCompleteNotificationParams) decodeFrom(d *decoder) error {
 			}
 			v.ElicitationID = s177
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "elicitationId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -6491,13 +6968,14 @@ func (v *EmbeddedResource) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -6536,6 +7014,14 @@ func (v *EmbeddedResource) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00resource\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -6796,13 +7282,14 @@ func (v *Error) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "code":
 			if seen&(1<<0) != 0 {
@@ -6835,6 +7322,14 @@ func (v *Error) decodeFrom(d *decoder) error {
 			}
 			v.Message = s182
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -6902,13 +7397,14 @@ func (v *GetPromptRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -6943,6 +7439,14 @@ func (v *GetPromptRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7013,13 +7517,14 @@ func (v *GetPromptRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -7072,6 +7577,14 @@ func (v *GetPromptRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.Name = s190
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00arguments\x00name", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7141,13 +7654,14 @@ func (v *GetPromptRequestParamsMeta) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "progressToken":
 			if seen&(1<<0) != 0 {
@@ -7160,6 +7674,14 @@ func (v *GetPromptRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p194
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7210,13 +7732,14 @@ func (v *GetPromptResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -7264,6 +7787,14 @@ func (v *GetPromptResult) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00description\x00messages", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7337,13 +7868,14 @@ func (v *GetTaskPayloadRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -7378,6 +7910,14 @@ func (v *GetTaskPayloadRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7448,13 +7988,14 @@ func (v *GetTaskPayloadRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "taskId":
 			if seen&(1<<0) != 0 {
@@ -7467,6 +8008,14 @@ func (v *GetTaskPayloadRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.TaskID = s202
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "taskId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7518,13 +8067,14 @@ func (v *GetTaskPayloadResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -7537,6 +8087,14 @@ func (v *GetTaskPayloadResult) decodeFrom(d *decoder) error {
 			}
 			v.Meta = raw203
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7592,13 +8150,14 @@ func (v *GetTaskRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -7633,6 +8192,14 @@ func (v *GetTaskRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7703,13 +8270,14 @@ func (v *GetTaskRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "taskId":
 			if seen&(1<<0) != 0 {
@@ -7722,6 +8290,14 @@ func (v *GetTaskRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.TaskID = s204
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "taskId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7773,13 +8349,14 @@ func (v *GetTaskResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -7877,6 +8454,14 @@ func (v *GetTaskResult) decodeFrom(d *decoder) error {
 			if v.TTL != nil {
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollInterval\x00status\x00statusMessage\x00taskId\x00ttl", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7973,13 +8558,14 @@ func (v *Icon) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "mimeType":
 			if seen&(1<<0) != 0 {
@@ -8039,6 +8625,14 @@ func (v *Icon) decodeFrom(d *decoder) error {
 			}
 			v.Theme = p222
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8139,13 +8733,14 @@ func (v *Icons) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "icons":
 			if seen&(1<<0) != 0 {
@@ -8171,6 +8766,14 @@ func (v *Icons) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "icons", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8226,13 +8829,14 @@ func (v *ImageContent) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -8283,6 +8887,14 @@ func (v *ImageContent) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8361,13 +8973,14 @@ func (v *Implementation) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "description":
 			if seen&(1<<0) != 0 {
@@ -8449,6 +9062,14 @@ func (v *Implementation) decodeFrom(d *decoder) error {
 			*p241 = s242
 			v.WebsiteURL = p241
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "description\x00icons\x00name\x00title\x00version\x00websiteUrl", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8528,13 +9149,14 @@ func (v *InitializeRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -8569,6 +9191,14 @@ func (v *InitializeRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8639,13 +9269,14 @@ func (v *InitializeRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -8684,6 +9315,14 @@ func (v *InitializeRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.ProtocolVersion = s245
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00capabilities\x00clientInfo\x00protocolVersion", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8755,13 +9394,14 @@ func (v *InitializeRequestParamsMeta) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "progressToken":
 			if seen&(1<<0) != 0 {
@@ -8774,6 +9414,14 @@ func (v *InitializeRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p246
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8824,13 +9472,14 @@ func (v *InitializeResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -8881,6 +9530,14 @@ func (v *InitializeResult) decodeFrom(d *decoder) error {
 				return inField(err, "serverInfo")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00capabilities\x00instructions\x00protocolVersion\x00serverInfo", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8961,13 +9618,14 @@ func (v *InitializedNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -8996,6 +9654,14 @@ func (v *InitializedNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = p251
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9058,13 +9724,14 @@ func (v *JSONRPCErrorResponse) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "error":
 			if seen&(1<<0) != 0 {
@@ -9093,6 +9760,14 @@ func (v *JSONRPCErrorResponse) decodeFrom(d *decoder) error {
 				return inField(err, "jsonrpc")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "error\x00id\x00jsonrpc", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9259,13 +9934,14 @@ func (v *JSONRPCNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -9296,6 +9972,14 @@ func (v *JSONRPCNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = raw254
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9363,13 +10047,14 @@ func (v *JSONRPCRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -9408,6 +10093,14 @@ func (v *JSONRPCRequest) decodeFrom(d *decoder) error {
 			}
 			v.Params = raw256
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9560,13 +10253,14 @@ func (v *JSONRPCResultResponse) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -9593,6 +10287,14 @@ func (v *JSONRPCResultResponse) decodeFrom(d *decoder) error {
 				return inField(err, "result")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00result", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9658,13 +10360,14 @@ func (v *LegacyTitledEnumSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "default":
 			if seen&(1<<0) != 0 {
@@ -9761,6 +10464,14 @@ func (v *LegacyTitledEnumSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "default\x00description\x00enum\x00enumNames\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9843,13 +10554,14 @@ func (v *ListPromptsRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -9886,6 +10598,14 @@ func (v *ListPromptsRequest) decodeFrom(d *decoder) error {
 			}
 			v.Params = p273
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9955,13 +10675,14 @@ func (v *ListPromptsResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -10009,6 +10730,14 @@ func (v *ListPromptsResult) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00nextCursor\x00prompts", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10082,13 +10811,14 @@ func (v *ListResourceTemplatesRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -10125,6 +10855,14 @@ func (v *ListResourceTemplatesRequest) decodeFrom(d *decoder) error {
 			}
 			v.Params = p281
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10194,13 +10932,14 @@ func (v *ListResourceTemplatesResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -10248,6 +10987,14 @@ func (v *ListResourceTemplatesResult) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00nextCursor\x00resourceTemplates", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10321,13 +11068,14 @@ func (v *ListResourcesRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -10364,6 +11112,14 @@ func (v *ListResourcesRequest) decodeFrom(d *decoder) error {
 			}
 			v.Params = p289
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10433,13 +11189,14 @@ func (v *ListResourcesResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -10487,6 +11244,14 @@ func (v *ListResourcesResult) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00nextCursor\x00resources", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10560,13 +11325,14 @@ func (v *ListRootsRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -10603,6 +11369,14 @@ func (v *ListRootsRequest) decodeFrom(d *decoder) error {
 			}
 			v.Params = p297
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10672,13 +11446,14 @@ func (v *ListRootsResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -10714,6 +11489,14 @@ func (v *ListRootsResult) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00roots", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10783,13 +11566,14 @@ func (v *ListTasksRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -10826,6 +11610,14 @@ func (v *ListTasksRequest) decodeFrom(d *decoder) error {
 			}
 			v.Params = p303
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10895,13 +11687,14 @@ func (v *ListTasksResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -10949,6 +11742,14 @@ func (v *ListTasksResult) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00nextCursor\x00tasks", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -11022,13 +11823,14 @@ func (v *ListToolsRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -11065,6 +11867,14 @@ func (v *ListToolsRequest) decodeFrom(d *decoder) error {
 			}
 			v.Params = p311
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -11134,13 +11944,14 @@ func (v *ListToolsResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -11188,6 +11999,14 @@ func (v *ListToolsResult) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00nextCursor\x00tools", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -11303,13 +12122,14 @@ func (v *LoggingMessageNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -11336,6 +12156,14 @@ func (v *LoggingMessageNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -11399,13 +12227,14 @@ func (v *LoggingMessageNotificationParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -11448,6 +12277,14 @@ func (v *LoggingMessageNotificationParams) decodeFrom(d *decoder) error {
 			*p321 = s322
 			v.Logger = p321
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00data\x00level\x00logger", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -11530,13 +12367,14 @@ func (v *ModelHint) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "name":
 			if seen&(1<<0) != 0 {
@@ -11551,6 +12389,14 @@ func (v *ModelHint) decodeFrom(d *decoder) error {
 			*p323 = s324
 			v.Name = p323
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "name", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -11599,13 +12445,14 @@ func (v *ModelPreferences) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "costPriority":
 			if seen&(1<<0) != 0 {
@@ -11691,6 +12538,14 @@ func (v *ModelPreferences) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "costPriority\x00hints\x00intelligencePriority\x00speedPriority", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -11856,13 +12711,14 @@ func (v *Notification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -11885,6 +12741,14 @@ func (v *Notification) decodeFrom(d *decoder) error {
 			}
 			v.Params = raw336
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -11947,13 +12811,14 @@ func (v *NotificationParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -11966,6 +12831,14 @@ func (v *NotificationParams) decodeFrom(d *decoder) error {
 			}
 			v.Meta = raw337
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12021,13 +12894,14 @@ func (v *NumberSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "default":
 			if seen&(1<<0) != 0 {
@@ -12104,6 +12978,14 @@ func (v *NumberSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "default\x00description\x00maximum\x00minimum\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12213,13 +13095,14 @@ func (v *PaginatedRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -12258,6 +13141,14 @@ func (v *PaginatedRequest) decodeFrom(d *decoder) error {
 			}
 			v.Params = p349
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12327,13 +13218,14 @@ func (v *PaginatedRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -12358,6 +13250,14 @@ func (v *PaginatedRequestParams) decodeFrom(d *decoder) error {
 			*p351 = s352
 			v.Cursor = p351
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00cursor", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12412,13 +13312,14 @@ func (v *PaginatedRequestParamsMeta) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "progressToken":
 			if seen&(1<<0) != 0 {
@@ -12431,6 +13332,14 @@ func (v *PaginatedRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p353
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12481,13 +13390,14 @@ func (v *PaginatedResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -12512,6 +13422,14 @@ func (v *PaginatedResult) decodeFrom(d *decoder) error {
 			*p355 = s356
 			v.NextCursor = p355
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00nextCursor", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12571,13 +13489,14 @@ func (v *PingRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -12614,6 +13533,14 @@ func (v *PingRequest) decodeFrom(d *decoder) error {
 			}
 			v.Params = p357
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12830,13 +13757,14 @@ func (v *ProgressNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -12863,6 +13791,14 @@ func (v *ProgressNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12926,13 +13862,14 @@ func (v *ProgressNotificationParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -12989,6 +13926,14 @@ func (v *ProgressNotificationParams) decodeFrom(d *decoder) error {
 			if v.Total != nil {
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00message\x00progress\x00progressToken\x00total", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13103,13 +14048,14 @@ func (v *Prompt) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -13202,6 +14148,14 @@ func (v *Prompt) decodeFrom(d *decoder) error {
 			*p374 = s375
 			v.Title = p374
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00arguments\x00description\x00icons\x00name\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13294,13 +14248,14 @@ func (v *PromptArgument) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "description":
 			if seen&(1<<0) != 0 {
@@ -13349,6 +14304,14 @@ func (v *PromptArgument) decodeFrom(d *decoder) error {
 			*p383 = s384
 			v.Title = p383
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "description\x00name\x00required\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13412,13 +14375,14 @@ func (v *PromptListChangedNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -13447,6 +14411,14 @@ func (v *PromptListChangedNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = p385
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13509,13 +14481,14 @@ func (v *PromptMessage) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "content":
 			if seen&(1<<0) != 0 {
@@ -13534,6 +14507,14 @@ func (v *PromptMessage) decodeFrom(d *decoder) error {
 				return inField(err, "role")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "content\x00role", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13594,13 +14575,14 @@ func (v *PromptReference) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "name":
 			if seen&(1<<0) != 0 {
@@ -13633,6 +14615,14 @@ func (v *PromptReference) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "name\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13693,13 +14683,14 @@ func (v *ReadResourceRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -13734,6 +14725,14 @@ func (v *ReadResourceRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13804,13 +14803,14 @@ func (v *ReadResourceRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -13833,6 +14833,14 @@ func (v *ReadResourceRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.URI = s390
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13890,13 +14898,14 @@ func (v *ReadResourceRequestParamsMeta) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "progressToken":
 			if seen&(1<<0) != 0 {
@@ -13909,6 +14918,14 @@ func (v *ReadResourceRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p391
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13959,13 +14976,14 @@ func (v *ReadResourceResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -14001,6 +15019,14 @@ func (v *ReadResourceResult) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00contents", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -14141,13 +15167,14 @@ func (v *RelatedTaskMetadata) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "taskId":
 			if seen&(1<<0) != 0 {
@@ -14160,6 +15187,14 @@ func (v *RelatedTaskMetadata) decodeFrom(d *decoder) error {
 			}
 			v.TaskID = s397
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "taskId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -14211,13 +15246,14 @@ func (v *Request) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -14240,6 +15276,14 @@ func (v *Request) decodeFrom(d *decoder) error {
 			}
 			v.Params = raw399
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -14335,13 +15379,14 @@ func (v *RequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -14354,6 +15399,14 @@ func (v *RequestParams) decodeFrom(d *decoder) error {
 			}
 			v.Meta = p400
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -14404,13 +15457,14 @@ func (v *RequestParamsMeta) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "progressToken":
 			if seen&(1<<0) != 0 {
@@ -14423,6 +15477,14 @@ func (v *RequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p401
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -14473,13 +15535,14 @@ func (v *Resource) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -14595,6 +15658,14 @@ func (v *Resource) decodeFrom(d *decoder) error {
 			}
 			v.URI = s416
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -14695,13 +15766,14 @@ func (v *ResourceContents) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -14736,6 +15808,14 @@ func (v *ResourceContents) decodeFrom(d *decoder) error {
 			}
 			v.URI = s421
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00mimeType\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -14802,13 +15882,14 @@ func (v *ResourceLink) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -14932,6 +16013,14 @@ func (v *ResourceLink) decodeFrom(d *decoder) error {
 			}
 			v.URI = s436
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00type\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -15037,13 +16126,14 @@ func (v *ResourceListChangedNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -15072,6 +16162,14 @@ func (v *ResourceListChangedNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = p438
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -15134,13 +16232,14 @@ func (v *ResourceRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -15163,6 +16262,14 @@ func (v *ResourceRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.URI = s440
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -15220,13 +16327,14 @@ func (v *ResourceRequestParamsMeta) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "progressToken":
 			if seen&(1<<0) != 0 {
@@ -15239,6 +16347,14 @@ func (v *ResourceRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p441
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -15289,13 +16405,14 @@ func (v *ResourceTemplate) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -15397,6 +16514,14 @@ func (v *ResourceTemplate) decodeFrom(d *decoder) error {
 			}
 			v.URITemplate = s454
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00title\x00uriTemplate", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -15493,13 +16618,14 @@ func (v *ResourceTemplateReference) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "type":
 			if seen&(1<<0) != 0 {
@@ -15520,6 +16646,14 @@ func (v *ResourceTemplateReference) decodeFrom(d *decoder) error {
 			}
 			v.URI = s456
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "type\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -15576,13 +16710,14 @@ func (v *ResourceUpdatedNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -15609,6 +16744,14 @@ func (v *ResourceUpdatedNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -15672,13 +16815,14 @@ func (v *ResourceUpdatedNotificationParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -15701,6 +16845,14 @@ func (v *ResourceUpdatedNotificationParams) decodeFrom(d *decoder) error {
 			}
 			v.URI = s458
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -15765,13 +16917,14 @@ func (v *Result) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -15784,6 +16937,14 @@ func (v *Result) decodeFrom(d *decoder) error {
 			}
 			v.Meta = raw459
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -15869,13 +17030,14 @@ func (v *Root) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -15910,6 +17072,14 @@ func (v *Root) decodeFrom(d *decoder) error {
 			}
 			v.URI = s463
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00name\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -15976,13 +17146,14 @@ func (v *RootsListChangedNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -16011,6 +17182,14 @@ func (v *RootsListChangedNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = p464
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -16073,13 +17252,14 @@ func (v *SamplingMessage) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -16108,6 +17288,14 @@ func (v *SamplingMessage) decodeFrom(d *decoder) error {
 				return inField(err, "role")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00content\x00role", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -16471,13 +17659,14 @@ func (v *ServerCapabilities) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "completions":
 			if seen&(1<<0) != 0 {
@@ -16568,6 +17757,14 @@ func (v *ServerCapabilities) decodeFrom(d *decoder) error {
 			}
 			v.Tools = p480
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "completions\x00experimental\x00logging\x00prompts\x00resources\x00tasks\x00tools", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -16661,15 +17858,24 @@ func (v *ServerCapabilitiesCompletions) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -16707,15 +17913,24 @@ func (v *ServerCapabilitiesExperimentalValue) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -16755,15 +17970,24 @@ func (v *ServerCapabilitiesLogging) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -16802,13 +18026,14 @@ func (v *ServerCapabilitiesPrompts) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "listChanged":
 			if seen&(1<<0) != 0 {
@@ -16823,6 +18048,14 @@ func (v *ServerCapabilitiesPrompts) decodeFrom(d *decoder) error {
 			*p484 = s485
 			v.ListChanged = p484
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "listChanged", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -16871,13 +18104,14 @@ func (v *ServerCapabilitiesResources) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "listChanged":
 			if seen&(1<<0) != 0 {
@@ -16904,6 +18138,14 @@ func (v *ServerCapabilitiesResources) decodeFrom(d *decoder) error {
 			*p488 = s489
 			v.Subscribe = p488
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "listChanged\x00subscribe", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -16956,13 +18198,14 @@ func (v *ServerCapabilitiesTasks) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "cancel":
 			if seen&(1<<0) != 0 {
@@ -16995,6 +18238,14 @@ func (v *ServerCapabilitiesTasks) decodeFrom(d *decoder) error {
 			}
 			v.Requests = p492
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "cancel\x00list\x00requests", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -17056,15 +18307,24 @@ func (v *ServerCapabilitiesTasksCancel) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -17102,15 +18362,24 @@ func (v *ServerCapabilitiesTasksList) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -17149,13 +18418,14 @@ func (v *ServerCapabilitiesTasksRequests) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "tools":
 			if seen&(1<<0) != 0 {
@@ -17168,6 +18438,14 @@ func (v *ServerCapabilitiesTasksRequests) decodeFrom(d *decoder) error {
 			}
 			v.Tools = p493
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "tools", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -17218,13 +18496,14 @@ func (v *ServerCapabilitiesTasksRequestsTools) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "call":
 			if seen&(1<<0) != 0 {
@@ -17237,6 +18516,14 @@ func (v *ServerCapabilitiesTasksRequestsTools) decodeFrom(d *decoder) error {
 			}
 			v.Call = p494
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "call", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -17288,15 +18575,24 @@ func (v *ServerCapabilitiesTasksRequestsToolsCall) decodeFrom(d *decoder) error 
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -17337,13 +18633,14 @@ func (v *ServerCapabilitiesTools) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "listChanged":
 			if seen&(1<<0) != 0 {
@@ -17358,6 +18655,14 @@ func (v *ServerCapabilitiesTools) decodeFrom(d *decoder) error {
 			*p495 = s496
 			v.ListChanged = p495
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "listChanged", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -18022,13 +19327,14 @@ func (v *SetLevelRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -18063,6 +19369,14 @@ func (v *SetLevelRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -18133,13 +19447,14 @@ func (v *SetLevelRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -18160,6 +19475,14 @@ func (v *SetLevelRequestParams) decodeFrom(d *decoder) error {
 				return inField(err, "level")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00level", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -18219,13 +19542,14 @@ func (v *SetLevelRequestParamsMeta) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "progressToken":
 			if seen&(1<<0) != 0 {
@@ -18238,6 +19562,14 @@ func (v *SetLevelRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p498
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -18364,13 +19696,14 @@ func (v *StringSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "default":
 			if seen&(1<<0) != 0 {
@@ -18455,6 +19788,14 @@ func (v *StringSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "default\x00description\x00format\x00maxLength\x00minLength\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -18566,13 +19907,14 @@ func (v *SubscribeRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -18607,6 +19949,14 @@ func (v *SubscribeRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -18677,13 +20027,14 @@ func (v *SubscribeRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -18706,6 +20057,14 @@ func (v *SubscribeRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.URI = s511
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -18763,13 +20122,14 @@ func (v *SubscribeRequestParamsMeta) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "progressToken":
 			if seen&(1<<0) != 0 {
@@ -18782,6 +20142,14 @@ func (v *SubscribeRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p512
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -18832,13 +20200,14 @@ func (v *Task) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "createdAt":
 			if seen&(1<<0) != 0 {
@@ -18926,6 +20295,14 @@ func (v *Task) decodeFrom(d *decoder) error {
 			if v.TTL != nil {
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "createdAt\x00lastUpdatedAt\x00pollInterval\x00status\x00statusMessage\x00taskId\x00ttl", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -19011,13 +20388,14 @@ func (v *TaskAugmentedRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -19040,6 +20418,14 @@ func (v *TaskAugmentedRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.Task = p523
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00task", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -19096,13 +20482,14 @@ func (v *TaskAugmentedRequestParamsMeta) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "progressToken":
 			if seen&(1<<0) != 0 {
@@ -19115,6 +20502,14 @@ func (v *TaskAugmentedRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p524
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -19165,13 +20560,14 @@ func (v *TaskMetadata) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "ttl":
 			if seen&(1<<0) != 0 {
@@ -19188,6 +20584,14 @@ func (v *TaskMetadata) decodeFrom(d *decoder) error {
 			if v.TTL != nil {
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "ttl", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -19272,13 +20676,14 @@ func (v *TaskStatusNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -19305,6 +20710,14 @@ func (v *TaskStatusNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -19368,13 +20781,14 @@ func (v *TaskStatusNotificationParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -19472,6 +20886,14 @@ func (v *TaskStatusNotificationParams) decodeFrom(d *decoder) error {
 			if v.TTL != nil {
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollInterval\x00status\x00statusMessage\x00taskId\x00ttl", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -19568,13 +20990,14 @@ func (v *TextContent) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -19615,6 +21038,14 @@ func (v *TextContent) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00text\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -19688,13 +21119,14 @@ func (v *TextResourceContents) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -19739,6 +21171,14 @@ func (v *TextResourceContents) decodeFrom(d *decoder) error {
 			}
 			v.URI = s544
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00mimeType\x00text\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -19810,13 +21250,14 @@ func (v *TitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "default":
 			if seen&(1<<0) != 0 {
@@ -19912,6 +21353,14 @@ func (v *TitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "default\x00description\x00items\x00maxItems\x00minItems\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -19995,13 +21444,14 @@ func (v *TitledMultiSelectEnumSchemaItems) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "anyOf":
 			if seen&(1<<0) != 0 {
@@ -20027,6 +21477,14 @@ func (v *TitledMultiSelectEnumSchemaItems) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "anyOf", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -20087,13 +21545,14 @@ func (v *TitledMultiSelectEnumSchemaItemsAnyOfElem) decodeFrom(d *decoder) error
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "const":
 			if seen&(1<<0) != 0 {
@@ -20116,6 +21575,14 @@ func (v *TitledMultiSelectEnumSchemaItemsAnyOfElem) decodeFrom(d *decoder) error
 			}
 			v.Title = s563
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "const\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -20174,13 +21641,14 @@ func (v *TitledSingleSelectEnumSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "default":
 			if seen&(1<<0) != 0 {
@@ -20250,6 +21718,14 @@ func (v *TitledSingleSelectEnumSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "default\x00description\x00oneOf\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -20325,13 +21801,14 @@ func (v *TitledSingleSelectEnumSchemaOneOfElem) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "const":
 			if seen&(1<<0) != 0 {
@@ -20354,6 +21831,14 @@ func (v *TitledSingleSelectEnumSchemaOneOfElem) decodeFrom(d *decoder) error {
 			}
 			v.Title = s575
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "const\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -20412,13 +21897,14 @@ func (v *Tool) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -20526,6 +22012,14 @@ func (v *Tool) decodeFrom(d *decoder) error {
 			*p586 = s587
 			v.Title = p586
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00execution\x00icons\x00inputSchema\x00name\x00outputSchema\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -20632,13 +22126,14 @@ func (v *ToolAnnotations) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "destructiveHint":
 			if seen&(1<<0) != 0 {
@@ -20701,6 +22196,14 @@ func (v *ToolAnnotations) decodeFrom(d *decoder) error {
 			*p597 = s598
 			v.Title = p597
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "destructiveHint\x00idempotentHint\x00openWorldHint\x00readOnlyHint\x00title", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -20765,13 +22268,14 @@ func (v *ToolChoice) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "mode":
 			if seen&(1<<0) != 0 {
@@ -20784,6 +22288,14 @@ func (v *ToolChoice) decodeFrom(d *decoder) error {
 			}
 			v.Mode = p599
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "mode", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -20866,13 +22378,14 @@ func (v *ToolExecution) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "taskSupport":
 			if seen&(1<<0) != 0 {
@@ -20885,6 +22398,14 @@ func (v *ToolExecution) decodeFrom(d *decoder) error {
 			}
 			v.TaskSupport = p600
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "taskSupport", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -20967,13 +22488,14 @@ func (v *ToolInputSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "$schema":
 			if seen&(1<<0) != 0 {
@@ -21049,6 +22571,14 @@ func (v *ToolInputSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "$schema\x00properties\x00required\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -21126,15 +22656,24 @@ func (v *ToolInputSchemaPropertiesValue) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -21173,13 +22712,14 @@ func (v *ToolListChangedNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -21208,6 +22748,14 @@ func (v *ToolListChangedNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = p616
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -21270,13 +22818,14 @@ func (v *ToolOutputSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "$schema":
 			if seen&(1<<0) != 0 {
@@ -21352,6 +22901,14 @@ func (v *ToolOutputSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "$schema\x00properties\x00required\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -21429,15 +22986,24 @@ func (v *ToolOutputSchemaPropertiesValue) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -21476,13 +23042,14 @@ func (v *ToolResultContent) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -21558,6 +23125,14 @@ func (v *ToolResultContent) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00content\x00isError\x00structuredContent\x00toolUseId\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -21652,13 +23227,14 @@ func (v *ToolUseContent) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -21709,6 +23285,14 @@ func (v *ToolUseContent) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00id\x00input\x00name\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -21793,13 +23377,14 @@ func (v *URLElicitationRequiredError) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "error":
 			if seen&(1<<0) != 0 {
@@ -21828,6 +23413,14 @@ func (v *URLElicitationRequiredError) decodeFrom(d *decoder) error {
 				return inField(err, "jsonrpc")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "error\x00id\x00jsonrpc", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -21892,13 +23485,14 @@ func (v *URLElicitationRequiredErrorError) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "code":
 			if seen&(1<<0) != 0 {
@@ -21927,6 +23521,14 @@ func (v *URLElicitationRequiredErrorError) decodeFrom(d *decoder) error {
 			}
 			v.Message = s646
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "code\x00data\x00message", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -21992,13 +23594,14 @@ func (v *URLElicitationRequiredErrorErrorData) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "elicitations":
 			if seen&(1<<0) != 0 {
@@ -22024,6 +23627,14 @@ func (v *URLElicitationRequiredErrorErrorData) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "elicitations", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -22084,13 +23695,14 @@ func (v *UnsubscribeRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -22125,6 +23737,14 @@ func (v *UnsubscribeRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -22195,13 +23815,14 @@ func (v *UnsubscribeRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -22224,6 +23845,14 @@ func (v *UnsubscribeRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.URI = s652
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00uri", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -22281,13 +23910,14 @@ func (v *UnsubscribeRequestParamsMeta) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "progressToken":
 			if seen&(1<<0) != 0 {
@@ -22300,6 +23930,14 @@ func (v *UnsubscribeRequestParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ProgressToken = p653
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "progressToken", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -22350,13 +23988,14 @@ func (v *UntitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "default":
 			if seen&(1<<0) != 0 {
@@ -22452,6 +24091,14 @@ func (v *UntitledMultiSelectEnumSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "default\x00description\x00items\x00maxItems\x00minItems\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -22535,13 +24182,14 @@ func (v *UntitledMultiSelectEnumSchemaItems) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "enum":
 			if seen&(1<<0) != 0 {
@@ -22577,6 +24225,14 @@ func (v *UntitledMultiSelectEnumSchemaItems) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "enum\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -22640,13 +24296,14 @@ func (v *UntitledSingleSelectEnumSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "default":
 			if seen&(1<<0) != 0 {
@@ -22718,6 +24375,14 @@ func (v *UntitledSingleSelectEnumSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "default\x00description\x00enum\x00title\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}

@@ -23,13 +23,14 @@ func (v *McpUiAppCapabilities) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "availableDisplayModes":
 			if seen&(1<<0) != 0 {
@@ -95,6 +96,14 @@ func (v *McpUiAppCapabilities) decodeFrom(d *decoder) error {
 			}
 			v.Tools = p10
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "availableDisplayModes\x00experimental\x00tools", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -167,13 +176,14 @@ func (v *McpUiAppCapabilitiesTools) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "listChanged":
 			if seen&(1<<0) != 0 {
@@ -188,6 +198,14 @@ func (v *McpUiAppCapabilitiesTools) decodeFrom(d *decoder) error {
 			*p15 = s16
 			v.ListChanged = p15
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "listChanged", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -228,13 +246,14 @@ func (v *McpUiClientCapabilities) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "mimeTypes":
 			if seen&(1<<0) != 0 {
@@ -262,6 +281,14 @@ func (v *McpUiClientCapabilities) decodeFrom(d *decoder) error {
 				v.MIMETypes[len(v.MIMETypes)-1] = s20
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "mimeTypes", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -339,13 +366,14 @@ func (v *McpUiDownloadFileRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -364,6 +392,14 @@ func (v *McpUiDownloadFileRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -414,13 +450,14 @@ func (v *McpUiDownloadFileRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "contents":
 			if seen&(1<<0) != 0 {
@@ -446,6 +483,14 @@ func (v *McpUiDownloadFileRequestParams) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "contents", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -575,13 +620,14 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0) decodeFrom(d *decod
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -620,6 +666,14 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0) decodeFrom(d *decod
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00resource\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -691,13 +745,14 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0Annotations) decodeFr
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "audience":
 			if seen&(1<<0) != 0 {
@@ -755,6 +810,14 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0Annotations) decodeFr
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -931,13 +994,14 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0ResourceVariant0) dec
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -982,6 +1046,14 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0ResourceVariant0) dec
 			}
 			v.URI = s40
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00mimeType\x00text\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1049,13 +1121,14 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0ResourceVariant1) dec
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -1100,6 +1173,14 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0ResourceVariant1) dec
 			}
 			v.URI = s45
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00blob\x00mimeType\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1167,13 +1248,14 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant1) decodeFrom(d *decod
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -1297,6 +1379,14 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant1) decodeFrom(d *decod
 			}
 			v.URI = s60
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00type\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1395,13 +1485,14 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant1Annotations) decodeFr
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "audience":
 			if seen&(1<<0) != 0 {
@@ -1459,6 +1550,14 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant1Annotations) decodeFr
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1560,13 +1659,14 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant1IconsElem) decodeFrom
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "mimeType":
 			if seen&(1<<0) != 0 {
@@ -1626,6 +1726,14 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant1IconsElem) decodeFrom
 			}
 			v.Theme = p77
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1691,15 +1799,24 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant1Meta) decodeFrom(d *d
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1742,13 +1859,14 @@ func (v *McpUiDownloadFileResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "isError":
 			if seen&(1<<0) != 0 {
@@ -1763,6 +1881,14 @@ func (v *McpUiDownloadFileResult) decodeFrom(d *decoder) error {
 			*p79 = s80
 			v.IsError = p79
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "isError", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1811,13 +1937,14 @@ func (v *McpUiHostCapabilities) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "downloadFile":
 			if seen&(1<<0) != 0 {
@@ -1940,6 +2067,14 @@ func (v *McpUiHostCapabilities) decodeFrom(d *decoder) error {
 			}
 			v.UpdateModelContext = p95
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "downloadFile\x00experimental\x00logging\x00message\x00openLinks\x00sampling\x00sandbox\x00serverResources\x00serverTools\x00updateModelContext", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2048,15 +2183,24 @@ func (v *McpUiHostCapabilitiesDownloadFile) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2093,15 +2237,24 @@ func (v *McpUiHostCapabilitiesLogging) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2136,15 +2289,24 @@ func (v *McpUiHostCapabilitiesOpenLinks) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2180,13 +2342,14 @@ func (v *McpUiHostCapabilitiesSampling) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "tools":
 			if seen&(1<<0) != 0 {
@@ -2199,6 +2362,14 @@ func (v *McpUiHostCapabilitiesSampling) decodeFrom(d *decoder) error {
 			}
 			v.Tools = p99
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "tools", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2240,15 +2411,24 @@ func (v *McpUiHostCapabilitiesSamplingTools) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2286,13 +2466,14 @@ func (v *McpUiHostCapabilitiesSandbox) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "csp":
 			if seen&(1<<0) != 0 {
@@ -2315,6 +2496,14 @@ func (v *McpUiHostCapabilitiesSandbox) decodeFrom(d *decoder) error {
 			}
 			v.Permissions = p101
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "csp\x00permissions", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2363,13 +2552,14 @@ func (v *McpUiHostCapabilitiesServerResources) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "listChanged":
 			if seen&(1<<0) != 0 {
@@ -2384,6 +2574,14 @@ func (v *McpUiHostCapabilitiesServerResources) decodeFrom(d *decoder) error {
 			*p102 = s103
 			v.ListChanged = p102
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "listChanged", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2426,13 +2624,14 @@ func (v *McpUiHostCapabilitiesServerTools) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "listChanged":
 			if seen&(1<<0) != 0 {
@@ -2447,6 +2646,14 @@ func (v *McpUiHostCapabilitiesServerTools) decodeFrom(d *decoder) error {
 			*p104 = s105
 			v.ListChanged = p104
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "listChanged", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2489,13 +2696,14 @@ func (v *McpUiHostContext) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "availableDisplayModes":
 			if seen&(1<<0) != 0 {
@@ -2637,6 +2845,14 @@ func (v *McpUiHostContext) decodeFrom(d *decoder) error {
 			*p121 = s122
 			v.UserAgent = p121
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "availableDisplayModes\x00containerDimensions\x00deviceCapabilities\x00displayMode\x00locale\x00platform\x00safeAreaInsets\x00styles\x00theme\x00timeZone\x00toolInfo\x00userAgent", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2752,13 +2968,14 @@ func (v *McpUiHostContextChangedNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -2777,6 +2994,14 @@ func (v *McpUiHostContextChangedNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2828,15 +3053,24 @@ func (v *McpUiHostContextContainerDimensions) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2877,13 +3111,14 @@ func (v *McpUiHostContextDeviceCapabilities) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "hover":
 			if seen&(1<<0) != 0 {
@@ -2910,6 +3145,14 @@ func (v *McpUiHostContextDeviceCapabilities) decodeFrom(d *decoder) error {
 			*p126 = s127
 			v.Touch = p126
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "hover\x00touch", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2988,13 +3231,14 @@ func (v *McpUiHostContextSafeAreaInsets) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "bottom":
 			if seen&(1<<0) != 0 {
@@ -3037,6 +3281,14 @@ func (v *McpUiHostContextSafeAreaInsets) decodeFrom(d *decoder) error {
 			}
 			v.Top = s131
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "bottom\x00left\x00right\x00top", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -3103,13 +3355,14 @@ func (v *McpUiHostContextToolInfo) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -3130,6 +3383,14 @@ func (v *McpUiHostContextToolInfo) decodeFrom(d *decoder) error {
 				return inField(err, "tool")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00tool", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -3214,13 +3475,14 @@ func (v *McpUiHostContextToolInfoTool) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -3328,6 +3590,14 @@ func (v *McpUiHostContextToolInfoTool) decodeFrom(d *decoder) error {
 			*p143 = s144
 			v.Title = p143
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00execution\x00icons\x00inputSchema\x00name\x00outputSchema\x00title", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -3426,13 +3696,14 @@ func (v *McpUiHostContextToolInfoToolAnnotations) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "destructiveHint":
 			if seen&(1<<0) != 0 {
@@ -3495,6 +3766,14 @@ func (v *McpUiHostContextToolInfoToolAnnotations) decodeFrom(d *decoder) error {
 			*p154 = s155
 			v.Title = p154
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "destructiveHint\x00idempotentHint\x00openWorldHint\x00readOnlyHint\x00title", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -3553,13 +3832,14 @@ func (v *McpUiHostContextToolInfoToolExecution) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "taskSupport":
 			if seen&(1<<0) != 0 {
@@ -3572,6 +3852,14 @@ func (v *McpUiHostContextToolInfoToolExecution) decodeFrom(d *decoder) error {
 			}
 			v.TaskSupport = p156
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "taskSupport", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -3652,13 +3940,14 @@ func (v *McpUiHostContextToolInfoToolIconsElem) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "mimeType":
 			if seen&(1<<0) != 0 {
@@ -3718,6 +4007,14 @@ func (v *McpUiHostContextToolInfoToolIconsElem) decodeFrom(d *decoder) error {
 			}
 			v.Theme = p164
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -3782,13 +4079,14 @@ func (v *McpUiHostContextToolInfoToolInputSchema) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "properties":
 			if seen&(1<<0) != 0 {
@@ -3834,6 +4132,14 @@ func (v *McpUiHostContextToolInfoToolInputSchema) decodeFrom(d *decoder) error {
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "properties\x00required\x00type", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -3907,13 +4213,14 @@ func (v *McpUiHostContextToolInfoToolOutputSchema) decodeFrom(d *decoder) error 
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "$schema":
 			if seen&(1<<0) != 0 {
@@ -3928,6 +4235,14 @@ func (v *McpUiHostContextToolInfoToolOutputSchema) decodeFrom(d *decoder) error 
 			*p172 = s173
 			v.Schema = p172
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "$schema", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -3978,13 +4293,14 @@ func (v *McpUiHostCss) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "fonts":
 			if seen&(1<<0) != 0 {
@@ -3999,6 +4315,14 @@ func (v *McpUiHostCss) decodeFrom(d *decoder) error {
 			*p174 = s175
 			v.Fonts = p174
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "fonts", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4039,13 +4363,14 @@ func (v *McpUiHostStyles) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "css":
 			if seen&(1<<0) != 0 {
@@ -4066,6 +4391,14 @@ func (v *McpUiHostStyles) decodeFrom(d *decoder) error {
 				return inField(err, "variables")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "css\x00variables", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4114,13 +4447,14 @@ func (v *McpUiInitializeRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -4139,6 +4473,14 @@ func (v *McpUiInitializeRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4189,13 +4531,14 @@ func (v *McpUiInitializeRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "appCapabilities":
 			if seen&(1<<0) != 0 {
@@ -4224,6 +4567,14 @@ func (v *McpUiInitializeRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.ProtocolVersion = s177
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "appCapabilities\x00appInfo\x00protocolVersion", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4281,13 +4632,14 @@ func (v *McpUiInitializeRequestParamsAppInfo) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "description":
 			if seen&(1<<0) != 0 {
@@ -4369,6 +4721,14 @@ func (v *McpUiInitializeRequestParamsAppInfo) decodeFrom(d *decoder) error {
 			*p187 = s188
 			v.WebsiteURL = p187
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "description\x00icons\x00name\x00title\x00version\x00websiteUrl", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4442,13 +4802,14 @@ func (v *McpUiInitializeRequestParamsAppInfoIconsElem) decodeFrom(d *decoder) er
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "mimeType":
 			if seen&(1<<0) != 0 {
@@ -4508,6 +4869,14 @@ func (v *McpUiInitializeRequestParamsAppInfoIconsElem) decodeFrom(d *decoder) er
 			}
 			v.Theme = p197
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4574,13 +4943,14 @@ func (v *McpUiInitializeResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "hostCapabilities":
 			if seen&(1<<0) != 0 {
@@ -4617,6 +4987,14 @@ func (v *McpUiInitializeResult) decodeFrom(d *decoder) error {
 			}
 			v.ProtocolVersion = s199
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "hostCapabilities\x00hostContext\x00hostInfo\x00protocolVersion", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4689,13 +5067,14 @@ func (v *McpUiInitializeResultHostInfo) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "description":
 			if seen&(1<<0) != 0 {
@@ -4777,6 +5156,14 @@ func (v *McpUiInitializeResultHostInfo) decodeFrom(d *decoder) error {
 			*p209 = s210
 			v.WebsiteURL = p209
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "description\x00icons\x00name\x00title\x00version\x00websiteUrl", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4848,13 +5235,14 @@ func (v *McpUiInitializeResultHostInfoIconsElem) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "mimeType":
 			if seen&(1<<0) != 0 {
@@ -4914,6 +5302,14 @@ func (v *McpUiInitializeResultHostInfoIconsElem) decodeFrom(d *decoder) error {
 			}
 			v.Theme = p219
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4978,13 +5374,14 @@ func (v *McpUiInitializedNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -5005,6 +5402,14 @@ func (v *McpUiInitializedNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = p221
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -5053,15 +5458,24 @@ func (v *McpUiInitializedNotificationParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -5099,13 +5513,14 @@ func (v *McpUiMessageRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -5124,6 +5539,14 @@ func (v *McpUiMessageRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -5174,13 +5597,14 @@ func (v *McpUiMessageRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "content":
 			if seen&(1<<0) != 0 {
@@ -5214,6 +5638,14 @@ func (v *McpUiMessageRequestParams) decodeFrom(d *decoder) error {
 				return inField(err, "role")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "content\x00role", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -5387,13 +5819,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant0) decodeFrom(d *decoder) er
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -5434,6 +5867,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant0) decodeFrom(d *decoder) er
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00text\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -5503,13 +5944,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant0Annotations) decodeFrom(d *
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "audience":
 			if seen&(1<<0) != 0 {
@@ -5567,6 +6009,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant0Annotations) decodeFrom(d *
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -5668,13 +6118,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant1) decodeFrom(d *decoder) er
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -5725,6 +6176,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant1) decodeFrom(d *decoder) er
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -5799,13 +6258,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant1Annotations) decodeFrom(d *
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "audience":
 			if seen&(1<<0) != 0 {
@@ -5863,6 +6323,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant1Annotations) decodeFrom(d *
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -5964,13 +6432,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant2) decodeFrom(d *decoder) er
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -6021,6 +6490,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant2) decodeFrom(d *decoder) er
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -6095,13 +6572,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant2Annotations) decodeFrom(d *
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "audience":
 			if seen&(1<<0) != 0 {
@@ -6159,6 +6637,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant2Annotations) decodeFrom(d *
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -6260,13 +6746,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant3) decodeFrom(d *decoder) er
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -6390,6 +6877,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant3) decodeFrom(d *decoder) er
 			}
 			v.URI = s275
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00type\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -6488,13 +6983,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant3Annotations) decodeFrom(d *
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "audience":
 			if seen&(1<<0) != 0 {
@@ -6552,6 +7048,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant3Annotations) decodeFrom(d *
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -6653,13 +7157,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant3IconsElem) decodeFrom(d *de
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "mimeType":
 			if seen&(1<<0) != 0 {
@@ -6719,6 +7224,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant3IconsElem) decodeFrom(d *de
 			}
 			v.Theme = p292
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -6784,15 +7297,24 @@ func (v *McpUiMessageRequestParamsContentElemVariant3Meta) decodeFrom(d *decoder
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -6835,13 +7357,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant4) decodeFrom(d *decoder) er
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -6880,6 +7403,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant4) decodeFrom(d *decoder) er
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00resource\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -6951,13 +7482,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant4Annotations) decodeFrom(d *
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "audience":
 			if seen&(1<<0) != 0 {
@@ -7015,6 +7547,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant4Annotations) decodeFrom(d *
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7191,13 +7731,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant4ResourceVariant0) decodeFro
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -7242,6 +7783,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant4ResourceVariant0) decodeFro
 			}
 			v.URI = s308
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00mimeType\x00text\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7309,13 +7858,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant4ResourceVariant1) decodeFro
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -7360,6 +7910,14 @@ func (v *McpUiMessageRequestParamsContentElemVariant4ResourceVariant1) decodeFro
 			}
 			v.URI = s313
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00blob\x00mimeType\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7427,13 +7985,14 @@ func (v *McpUiMessageResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "isError":
 			if seen&(1<<0) != 0 {
@@ -7448,6 +8007,14 @@ func (v *McpUiMessageResult) decodeFrom(d *decoder) error {
 			*p314 = s315
 			v.IsError = p314
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "isError", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7496,13 +8063,14 @@ func (v *McpUiOpenLinkRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -7521,6 +8089,14 @@ func (v *McpUiOpenLinkRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7571,13 +8147,14 @@ func (v *McpUiOpenLinkRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "url":
 			if seen&(1<<0) != 0 {
@@ -7590,6 +8167,14 @@ func (v *McpUiOpenLinkRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.URL = s316
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "url", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7633,13 +8218,14 @@ func (v *McpUiOpenLinkResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "isError":
 			if seen&(1<<0) != 0 {
@@ -7654,6 +8240,14 @@ func (v *McpUiOpenLinkResult) decodeFrom(d *decoder) error {
 			*p317 = s318
 			v.IsError = p317
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "isError", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7702,13 +8296,14 @@ func (v *McpUiRequestDisplayModeRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -7727,6 +8322,14 @@ func (v *McpUiRequestDisplayModeRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7777,13 +8380,14 @@ func (v *McpUiRequestDisplayModeRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "mode":
 			if seen&(1<<0) != 0 {
@@ -7794,6 +8398,14 @@ func (v *McpUiRequestDisplayModeRequestParams) decodeFrom(d *decoder) error {
 				return inField(err, "mode")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "mode", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7841,13 +8453,14 @@ func (v *McpUiRequestDisplayModeResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "mode":
 			if seen&(1<<0) != 0 {
@@ -7858,6 +8471,14 @@ func (v *McpUiRequestDisplayModeResult) decodeFrom(d *decoder) error {
 				return inField(err, "mode")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "mode", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7911,13 +8532,14 @@ func (v *McpUiRequestTeardownNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -7938,6 +8560,14 @@ func (v *McpUiRequestTeardownNotification) decodeFrom(d *decoder) error {
 			}
 			v.Params = p319
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -7988,15 +8618,24 @@ func (v *McpUiRequestTeardownNotificationParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8034,13 +8673,14 @@ func (v *McpUiResourceCsp) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "baseUriDomains":
 			if seen&(1<<0) != 0 {
@@ -8143,6 +8783,14 @@ func (v *McpUiResourceCsp) decodeFrom(d *decoder) error {
 				v.ResourceDomains[len(v.ResourceDomains)-1] = s335
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "baseUriDomains\x00connectDomains\x00frameDomains\x00resourceDomains", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8215,13 +8863,14 @@ func (v *McpUiResourceMeta) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "csp":
 			if seen&(1<<0) != 0 {
@@ -8268,6 +8917,14 @@ func (v *McpUiResourceMeta) decodeFrom(d *decoder) error {
 			*p344 = s345
 			v.PrefersBorder = p344
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "csp\x00domain\x00permissions\x00prefersBorder", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8324,13 +8981,14 @@ func (v *McpUiResourcePermissions) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "camera":
 			if seen&(1<<0) != 0 {
@@ -8373,6 +9031,14 @@ func (v *McpUiResourcePermissions) decodeFrom(d *decoder) error {
 			}
 			v.Microphone = p349
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "camera\x00clipboardWrite\x00geolocation\x00microphone", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8432,15 +9098,24 @@ func (v *McpUiResourcePermissionsCamera) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8475,15 +9150,24 @@ func (v *McpUiResourcePermissionsClipboardWrite) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8520,15 +9204,24 @@ func (v *McpUiResourcePermissionsGeolocation) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8565,15 +9258,24 @@ func (v *McpUiResourcePermissionsMicrophone) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8611,13 +9313,14 @@ func (v *McpUiResourceTeardownRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -8636,6 +9339,14 @@ func (v *McpUiResourceTeardownRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8685,15 +9396,24 @@ func (v *McpUiResourceTeardownRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8730,15 +9450,24 @@ func (v *McpUiResourceTeardownResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8777,13 +9506,14 @@ func (v *McpUiSandboxProxyReadyNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -8802,6 +9532,14 @@ func (v *McpUiSandboxProxyReadyNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8853,15 +9591,24 @@ func (v *McpUiSandboxProxyReadyNotificationParams) decodeFrom(d *decoder) error 
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8899,13 +9646,14 @@ func (v *McpUiSandboxResourceReadyNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -8924,6 +9672,14 @@ func (v *McpUiSandboxResourceReadyNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -8976,13 +9732,14 @@ func (v *McpUiSandboxResourceReadyNotificationParams) decodeFrom(d *decoder) err
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "csp":
 			if seen&(1<<0) != 0 {
@@ -9027,6 +9784,14 @@ func (v *McpUiSandboxResourceReadyNotificationParams) decodeFrom(d *decoder) err
 			*p353 = s354
 			v.Sandbox = p353
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "csp\x00html\x00permissions\x00sandbox", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9090,13 +9855,14 @@ func (v *McpUiSizeChangedNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -9115,6 +9881,14 @@ func (v *McpUiSizeChangedNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9165,13 +9939,14 @@ func (v *McpUiSizeChangedNotificationParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "height":
 			if seen&(1<<0) != 0 {
@@ -9202,6 +9977,14 @@ func (v *McpUiSizeChangedNotificationParams) decodeFrom(d *decoder) error {
 			if v.Width != nil {
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "height\x00width", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9481,13 +10264,14 @@ func (v *McpUiSupportedContentBlockModalities) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "audio":
 			if seen&(1<<0) != 0 {
@@ -9550,6 +10334,14 @@ func (v *McpUiSupportedContentBlockModalities) decodeFrom(d *decoder) error {
 			}
 			v.Text = p373
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "audio\x00image\x00resource\x00resourceLink\x00structuredContent\x00text", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9623,15 +10415,24 @@ func (v *McpUiSupportedContentBlockModalitiesAudio) decodeFrom(d *decoder) error
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9668,15 +10469,24 @@ func (v *McpUiSupportedContentBlockModalitiesImage) decodeFrom(d *decoder) error
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9713,15 +10523,24 @@ func (v *McpUiSupportedContentBlockModalitiesResource) decodeFrom(d *decoder) er
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9760,15 +10579,24 @@ func (v *McpUiSupportedContentBlockModalitiesResourceLink) decodeFrom(d *decoder
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9807,15 +10635,24 @@ func (v *McpUiSupportedContentBlockModalitiesStructuredContent) decodeFrom(d *de
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9854,15 +10691,24 @@ func (v *McpUiSupportedContentBlockModalitiesText) decodeFrom(d *decoder) error 
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -9930,13 +10776,14 @@ func (v *McpUiToolCancelledNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -9955,6 +10802,14 @@ func (v *McpUiToolCancelledNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10005,13 +10860,14 @@ func (v *McpUiToolCancelledNotificationParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "reason":
 			if seen&(1<<0) != 0 {
@@ -10026,6 +10882,14 @@ func (v *McpUiToolCancelledNotificationParams) decodeFrom(d *decoder) error {
 			*p374 = s375
 			v.Reason = p374
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "reason", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10068,13 +10932,14 @@ func (v *McpUiToolInputNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -10093,6 +10958,14 @@ func (v *McpUiToolInputNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10143,13 +11016,14 @@ func (v *McpUiToolInputNotificationParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "arguments":
 			if seen&(1<<0) != 0 {
@@ -10162,6 +11036,14 @@ func (v *McpUiToolInputNotificationParams) decodeFrom(d *decoder) error {
 			}
 			v.Arguments = raw376
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "arguments", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10211,13 +11093,14 @@ func (v *McpUiToolInputPartialNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -10236,6 +11119,14 @@ func (v *McpUiToolInputPartialNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10288,13 +11179,14 @@ func (v *McpUiToolInputPartialNotificationParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "arguments":
 			if seen&(1<<0) != 0 {
@@ -10307,6 +11199,14 @@ func (v *McpUiToolInputPartialNotificationParams) decodeFrom(d *decoder) error {
 			}
 			v.Arguments = raw377
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "arguments", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10356,13 +11256,14 @@ func (v *McpUiToolMeta) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "resourceUri":
 			if seen&(1<<0) != 0 {
@@ -10400,6 +11301,14 @@ func (v *McpUiToolMeta) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "resourceUri\x00visibility", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10451,13 +11360,14 @@ func (v *McpUiToolResultNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -10476,6 +11386,14 @@ func (v *McpUiToolResultNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10526,13 +11444,14 @@ func (v *McpUiToolResultNotificationParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -10590,6 +11509,14 @@ func (v *McpUiToolResultNotificationParams) decodeFrom(d *decoder) error {
 			}
 			v.StructuredContent = raw390
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00content\x00isError\x00structuredContent", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10791,13 +11718,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant0) decodeFrom(d *dec
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -10838,6 +11766,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant0) decodeFrom(d *dec
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00text\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -10907,13 +11843,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant0Annotations) decode
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "audience":
 			if seen&(1<<0) != 0 {
@@ -10971,6 +11908,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant0Annotations) decode
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -11072,13 +12017,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant1) decodeFrom(d *dec
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -11129,6 +12075,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant1) decodeFrom(d *dec
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -11203,13 +12157,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant1Annotations) decode
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "audience":
 			if seen&(1<<0) != 0 {
@@ -11267,6 +12222,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant1Annotations) decode
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -11368,13 +12331,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant2) decodeFrom(d *dec
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -11425,6 +12389,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant2) decodeFrom(d *dec
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -11499,13 +12471,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant2Annotations) decode
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "audience":
 			if seen&(1<<0) != 0 {
@@ -11563,6 +12536,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant2Annotations) decode
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -11664,13 +12645,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant3) decodeFrom(d *dec
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -11794,6 +12776,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant3) decodeFrom(d *dec
 			}
 			v.URI = s441
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00type\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -11892,13 +12882,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant3Annotations) decode
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "audience":
 			if seen&(1<<0) != 0 {
@@ -11956,6 +12947,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant3Annotations) decode
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12057,13 +13056,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant3IconsElem) decodeFr
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "mimeType":
 			if seen&(1<<0) != 0 {
@@ -12123,6 +13123,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant3IconsElem) decodeFr
 			}
 			v.Theme = p458
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12188,15 +13196,24 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant3Meta) decodeFrom(d 
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12239,13 +13256,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4) decodeFrom(d *dec
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -12284,6 +13302,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4) decodeFrom(d *dec
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00resource\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12355,13 +13381,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4Annotations) decode
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "audience":
 			if seen&(1<<0) != 0 {
@@ -12419,6 +13446,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4Annotations) decode
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12595,13 +13630,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4ResourceVariant0) d
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -12646,6 +13682,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4ResourceVariant0) d
 			}
 			v.URI = s474
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00mimeType\x00text\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12713,13 +13757,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4ResourceVariant1) d
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -12764,6 +13809,14 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4ResourceVariant1) d
 			}
 			v.URI = s479
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00blob\x00mimeType\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12831,13 +13884,14 @@ func (v *McpUiToolResultNotificationParamsMeta) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "io.modelcontextprotocol/serverInfo":
 			if seen&(1<<0) != 0 {
@@ -12850,6 +13904,14 @@ func (v *McpUiToolResultNotificationParamsMeta) decodeFrom(d *decoder) error {
 			}
 			v.ServerInfo = p480
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "io.modelcontextprotocol/serverInfo", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -12902,13 +13964,14 @@ func (v *McpUiToolResultNotificationParamsMetaServerInfo) decodeFrom(d *decoder)
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "description":
 			if seen&(1<<0) != 0 {
@@ -12990,6 +14053,14 @@ func (v *McpUiToolResultNotificationParamsMetaServerInfo) decodeFrom(d *decoder)
 			*p490 = s491
 			v.WebsiteURL = p490
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "description\x00icons\x00name\x00title\x00version\x00websiteUrl", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13065,13 +14136,14 @@ func (v *McpUiToolResultNotificationParamsMetaServerInfoIconsElem) decodeFrom(d 
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "mimeType":
 			if seen&(1<<0) != 0 {
@@ -13131,6 +14203,14 @@ func (v *McpUiToolResultNotificationParamsMetaServerInfoIconsElem) decodeFrom(d 
 			}
 			v.Theme = p500
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13227,13 +14307,14 @@ func (v *McpUiUpdateModelContextRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "method":
 			if seen&(1<<0) != 0 {
@@ -13252,6 +14333,14 @@ func (v *McpUiUpdateModelContextRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "method\x00params", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13302,13 +14391,14 @@ func (v *McpUiUpdateModelContextRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "content":
 			if seen&(1<<0) != 0 {
@@ -13344,6 +14434,14 @@ func (v *McpUiUpdateModelContextRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.StructuredContent = raw505
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "content\x00structuredContent", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13524,13 +14622,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant0) decodeFrom(d *
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -13571,6 +14670,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant0) decodeFrom(d *
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00text\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13640,13 +14747,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant0Annotations) dec
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "audience":
 			if seen&(1<<0) != 0 {
@@ -13704,6 +14812,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant0Annotations) dec
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13805,13 +14921,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant1) decodeFrom(d *
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -13862,6 +14979,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant1) decodeFrom(d *
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -13936,13 +15061,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant1Annotations) dec
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "audience":
 			if seen&(1<<0) != 0 {
@@ -14000,6 +15126,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant1Annotations) dec
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -14101,13 +15235,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant2) decodeFrom(d *
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -14158,6 +15293,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant2) decodeFrom(d *
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00data\x00mimeType\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -14232,13 +15375,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant2Annotations) dec
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "audience":
 			if seen&(1<<0) != 0 {
@@ -14296,6 +15440,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant2Annotations) dec
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -14397,13 +15549,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant3) decodeFrom(d *
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -14527,6 +15680,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant3) decodeFrom(d *
 			}
 			v.URI = s556
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00description\x00icons\x00mimeType\x00name\x00size\x00title\x00type\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -14625,13 +15786,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant3Annotations) dec
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "audience":
 			if seen&(1<<0) != 0 {
@@ -14689,6 +15851,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant3Annotations) dec
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -14790,13 +15960,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant3IconsElem) decod
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "mimeType":
 			if seen&(1<<0) != 0 {
@@ -14856,6 +16027,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant3IconsElem) decod
 			}
 			v.Theme = p573
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "mimeType\x00sizes\x00src\x00theme", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -14921,15 +16100,24 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant3Meta) decodeFrom
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -14972,13 +16160,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4) decodeFrom(d *
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -15017,6 +16206,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4) decodeFrom(d *
 				return inField(err, "type")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00annotations\x00resource\x00type", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -15088,13 +16285,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4Annotations) dec
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "audience":
 			if seen&(1<<0) != 0 {
@@ -15152,6 +16350,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4Annotations) dec
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "audience\x00lastModified\x00priority", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -15328,13 +16534,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4ResourceVariant0
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -15379,6 +16586,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4ResourceVariant0
 			}
 			v.URI = s589
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00mimeType\x00text\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -15446,13 +16661,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4ResourceVariant1
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -15497,6 +16713,14 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4ResourceVariant1
 			}
 			v.URI = s594
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00blob\x00mimeType\x00uri", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}

@@ -29,6 +29,10 @@ type decoder struct {
 	members    int
 	scratch    []byte // unescaped strings; valid until the next string read
 	escaped    bool   // the last string read had escapes, so it lives in scratch
+	// unchecked says that the name nextName returned last is raw bytes,
+	// not yet read as a JSON string; nameAt is its opening quote.
+	unchecked bool
+	nameAt    int
 }
 
 func (d *decoder) errAt(kind ErrorKind, msg string) error {
@@ -230,6 +234,7 @@ func (d *decoder) nextMember(first *bool) (name []byte, ok bool, err error) {
 			*first = false
 			d.members++
 			d.escaped = false
+			d.unchecked = false
 			d.pos = j + 2
 			return b[start:j], true, nil
 		}
@@ -237,8 +242,66 @@ func (d *decoder) nextMember(first *bool) (name []byte, ok bool, err error) {
 	return d.nextMemberSlow(first)
 }
 
+// nextName is nextMember for a struct whose declared member names are
+// all printable ASCII other than '"' and '\\'. Its common case finds the
+// end of the name by the first '"' and does not check the bytes before
+// it: when they equal a declared name, they are a valid name that ends
+// there. Any other name is unchecked (d.unchecked): the generated decoder
+// reads it again with checkName, which gives nextMember's errors, and
+// matches the result against its declared names again when it had
+// escapes.
+func (d *decoder) nextName(first *bool) (name []byte, ok bool, err error) {
+	b, i := d.buf, d.pos
+	if uint(i) >= uint(len(b)) {
+		return d.nextMemberSlow(first)
+	}
+	switch c := b[i]; {
+	case c == '}':
+		*first = false
+		d.pos = i + 1
+		d.leave()
+		return nil, false, nil
+	case !*first:
+		if c != ',' {
+			return d.nextMemberSlow(first)
+		}
+		i++
+	}
+	if uint(i) < uint(len(b)) && b[i] == '"' && d.members < d.maxMembers {
+		start := i + 1
+		if n := bytes.IndexByte(b[start:], '"'); n >= 0 && n <= d.maxString && start+n+1 < len(b) && b[start+n+1] == ':' {
+			*first = false
+			d.members++
+			d.escaped = false
+			d.unchecked = true
+			d.nameAt = i
+			d.pos = start + n + 2
+			return b[start : start+n], true, nil
+		}
+	}
+	return d.nextMemberSlow(first)
+}
+
+// checkName reads the unchecked name that nextName returned again, from
+// its opening quote, as nextMember would have (the member is counted
+// already), and leaves the position at its value.
+func (d *decoder) checkName() ([]byte, error) {
+	d.unchecked = false
+	d.pos = d.nameAt
+	name, err := d.readStringBytes()
+	if err != nil {
+		return nil, err
+	}
+	if d.peek() != ':' {
+		return nil, d.errAt(KindSyntax, "expected ':' after member name")
+	}
+	d.pos++
+	return name, nil
+}
+
 // nextMemberSlow is nextMember for every case.
 func (d *decoder) nextMemberSlow(first *bool) (name []byte, ok bool, err error) {
+	d.unchecked = false
 	c := d.peek()
 	if *first {
 		*first = false

@@ -23,13 +23,14 @@ func (v *CancelTaskRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -64,6 +65,14 @@ func (v *CancelTaskRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -134,13 +143,14 @@ func (v *CancelTaskRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "taskId":
 			if seen&(1<<0) != 0 {
@@ -153,6 +163,14 @@ func (v *CancelTaskRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.TaskID = s1
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "taskId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -204,13 +222,14 @@ func (v *CancelTaskResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -231,6 +250,14 @@ func (v *CancelTaskResult) decodeFrom(d *decoder) error {
 				return inField(err, "resultType")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00resultType", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -288,13 +315,14 @@ func (v *CancelledTask) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "createdAt":
 			if seen&(1<<0) != 0 {
@@ -394,6 +422,14 @@ func (v *CancelledTask) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -489,13 +525,14 @@ func (v *CompletedTask) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "createdAt":
 			if seen&(1<<0) != 0 {
@@ -605,6 +642,14 @@ func (v *CompletedTask) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00result\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -712,13 +757,14 @@ func (v *CreateTaskResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -836,6 +882,14 @@ func (v *CreateTaskResult) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00resultType\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1062,13 +1116,14 @@ func (v *FailedTask) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "createdAt":
 			if seen&(1<<0) != 0 {
@@ -1176,6 +1231,14 @@ func (v *FailedTask) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "createdAt\x00error\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1278,13 +1341,14 @@ func (v *GetTaskRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -1319,6 +1383,14 @@ func (v *GetTaskRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1389,13 +1461,14 @@ func (v *GetTaskRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "taskId":
 			if seen&(1<<0) != 0 {
@@ -1408,6 +1481,14 @@ func (v *GetTaskRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.TaskID = s41
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "taskId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1580,13 +1661,14 @@ func (v *GetTaskResultVariant0) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -1704,6 +1786,14 @@ func (v *GetTaskResultVariant0) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00resultType\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -1810,13 +1900,14 @@ func (v *GetTaskResultVariant1) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -1942,6 +2033,14 @@ func (v *GetTaskResultVariant1) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00createdAt\x00inputRequests\x00lastUpdatedAt\x00pollIntervalMs\x00resultType\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2055,13 +2154,14 @@ func (v *GetTaskResultVariant2) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -2189,6 +2289,14 @@ func (v *GetTaskResultVariant2) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00result\x00resultType\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2307,13 +2415,14 @@ func (v *GetTaskResultVariant3) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -2439,6 +2548,14 @@ func (v *GetTaskResultVariant3) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00createdAt\x00error\x00lastUpdatedAt\x00pollIntervalMs\x00resultType\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2552,13 +2669,14 @@ func (v *GetTaskResultVariant4) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -2676,6 +2794,14 @@ func (v *GetTaskResultVariant4) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00resultType\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2782,13 +2908,14 @@ func (v *InputRequiredTask) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "createdAt":
 			if seen&(1<<0) != 0 {
@@ -2896,6 +3023,14 @@ func (v *InputRequiredTask) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "createdAt\x00inputRequests\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -2998,13 +3133,14 @@ func (v *Task) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "createdAt":
 			if seen&(1<<0) != 0 {
@@ -3104,6 +3240,14 @@ func (v *Task) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -3237,13 +3381,14 @@ func (v *TaskStatusNotification) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "jsonrpc":
 			if seen&(1<<0) != 0 {
@@ -3270,6 +3415,14 @@ func (v *TaskStatusNotification) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -3451,13 +3604,14 @@ func (v *TaskStatusNotificationParamsVariant0) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -3567,6 +3721,14 @@ func (v *TaskStatusNotificationParamsVariant0) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -3670,13 +3832,14 @@ func (v *TaskStatusNotificationParamsVariant1) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -3794,6 +3957,14 @@ func (v *TaskStatusNotificationParamsVariant1) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00createdAt\x00inputRequests\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -3904,13 +4075,14 @@ func (v *TaskStatusNotificationParamsVariant2) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -4030,6 +4202,14 @@ func (v *TaskStatusNotificationParamsVariant2) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00result\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4145,13 +4325,14 @@ func (v *TaskStatusNotificationParamsVariant3) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -4269,6 +4450,14 @@ func (v *TaskStatusNotificationParamsVariant3) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00createdAt\x00error\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4379,13 +4568,14 @@ func (v *TaskStatusNotificationParamsVariant4) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -4495,6 +4685,14 @@ func (v *TaskStatusNotificationParamsVariant4) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4598,13 +4796,14 @@ func (v *TaskSubscriptionAcknowledgedNotifications) decodeFrom(d *decoder) error
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "taskIds":
 			if seen&(1<<0) != 0 {
@@ -4632,6 +4831,14 @@ func (v *TaskSubscriptionAcknowledgedNotifications) decodeFrom(d *decoder) error
 				v.TaskIds[len(v.TaskIds)-1] = s165
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "taskIds", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4687,13 +4894,14 @@ func (v *TaskSubscriptionNotifications) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "taskIds":
 			if seen&(1<<0) != 0 {
@@ -4721,6 +4929,14 @@ func (v *TaskSubscriptionNotifications) decodeFrom(d *decoder) error {
 				v.TaskIds[len(v.TaskIds)-1] = s170
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "taskIds", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4773,15 +4989,24 @@ func (v *TasksExtensionCapability) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "", true, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4817,13 +5042,14 @@ func (v *UpdateTaskRequest) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "id":
 			if seen&(1<<0) != 0 {
@@ -4858,6 +5084,14 @@ func (v *UpdateTaskRequest) decodeFrom(d *decoder) error {
 				return inField(err, "params")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "id\x00jsonrpc\x00method\x00params", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -4928,13 +5162,14 @@ func (v *UpdateTaskRequestParams) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "inputResponses":
 			if seen&(1<<0) != 0 {
@@ -4955,6 +5190,14 @@ func (v *UpdateTaskRequestParams) decodeFrom(d *decoder) error {
 			}
 			v.TaskID = s172
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "inputResponses\x00taskId", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -5013,13 +5256,14 @@ func (v *UpdateTaskResult) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "_meta":
 			if seen&(1<<0) != 0 {
@@ -5040,6 +5284,14 @@ func (v *UpdateTaskResult) decodeFrom(d *decoder) error {
 				return inField(err, "resultType")
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "_meta\x00resultType", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
@@ -5097,13 +5349,14 @@ func (v *WorkingTask) decodeFrom(d *decoder) error {
 	var extraNames map[string]struct{} // see unknownMember
 	first := true
 	for {
-		name, ok, err := d.nextMember(&first)
+		name, ok, err := d.nextName(&first)
 		if err != nil {
 			return err
 		}
 		if !ok {
 			break
 		}
+	match:
 		switch string(name) {
 		case "createdAt":
 			if seen&(1<<0) != 0 {
@@ -5203,6 +5456,14 @@ func (v *WorkingTask) decodeFrom(d *decoder) error {
 				}
 			}
 		default:
+			if d.unchecked {
+				if name, err = d.checkName(); err != nil {
+					return err
+				}
+				if d.escaped {
+					goto match // the name unescaped may be a declared one
+				}
+			}
 			if err := d.unknownMember(name, "createdAt\x00lastUpdatedAt\x00pollIntervalMs\x00status\x00statusMessage\x00taskId\x00ttlMs", false, &v.Extra, &extraNames); err != nil {
 				return err
 			}
