@@ -633,6 +633,22 @@ func (d *decoder) scanNumber() (text []byte, integer bool, err error) {
 // readInt64 reads an integer literal. A fraction or exponent is a type
 // error: the schema's "integer" members carry whole numbers on the wire.
 func (d *decoder) readInt64() (int64, error) {
+	// The common case, a positive integer of at most 18 digits (below
+	// 2^63) followed by what ends a value, is read here.
+	if b, i := d.buf, d.pos; i < len(b) && b[i] >= '1' && b[i] <= '9' {
+		var n int64
+		j := i
+		for ; j < len(b) && j-i < 18 && b[j] >= '0' && b[j] <= '9'; j++ {
+			n = n*10 + int64(b[j]-'0')
+		}
+		if j < len(b) && j-i < 18 {
+			switch b[j] {
+			case ',', '}', ']', ' ', '\t', '\n', '\r':
+				d.pos = j
+				return n, nil
+			}
+		}
+	}
 	c := d.peek()
 	if c != '-' && (c < '0' || c > '9') {
 		return 0, d.unexpected("integer")
