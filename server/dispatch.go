@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server/internal/jsonline"
 )
 
 // wireResult is a pointer to a generated result type (CallToolResult,
@@ -129,36 +129,8 @@ func malformedError(body []byte, err error) (*protocol.RequestId, *Error) {
 // of a top-level object counts: a duplicate or a case variant ("ID") means
 // there is no id to trust.
 func recoverID(body []byte) *protocol.RequestId {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
-	var found json.RawMessage
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		key, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil
-		}
-		switch {
-		case key == "id":
-			if found != nil {
-				return nil
-			}
-			found = v
-		case strings.EqualFold(key, "id"):
-			return nil
-		}
-	}
-	if found == nil {
-		return nil
-	}
 	var id protocol.RequestId
-	if protocol.Unmarshal(found, &id) != nil {
+	if found := jsonline.SoleMember(body, "id"); found == nil || protocol.Unmarshal(found, &id) != nil {
 		return nil
 	}
 	return &id
