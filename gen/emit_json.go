@@ -230,7 +230,7 @@ func (g *emitter) encodeValue(src string, t TypeRef, path string) {
 			g.p("e.buf = append(e.buf, \"null\"...)")
 		}
 		g.p("} else {")
-		g.p("if err := checkRaw(%q, %s, %s); err != nil {", path, src, rawModeConst(t.Raw))
+		g.p("if err := e.checkRaw(%q, %s, %s); err != nil {", path, src, rawModeConst(t.Raw))
 		g.p("return err")
 		g.p("}")
 		g.p("e.raw(%s)", src)

@@ -965,7 +965,7 @@ func (v *CallToolRequestParams) encodeTo(e *encoder) error {
 		if len(v.Arguments) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("CallToolRequestParams.arguments", v.Arguments, rawObject); err != nil {
+			if err := e.checkRaw("CallToolRequestParams.arguments", v.Arguments, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Arguments)
@@ -1135,7 +1135,7 @@ func (v *CallToolResult) encodeTo(e *encoder) error {
 		if len(v.StructuredContent) == 0 {
 			e.buf = append(e.buf, "null"...)
 		} else {
-			if err := checkRaw("CallToolResult.structuredContent", v.StructuredContent, rawAny); err != nil {
+			if err := e.checkRaw("CallToolResult.structuredContent", v.StructuredContent, rawAny); err != nil {
 				return err
 			}
 			e.raw(v.StructuredContent)
@@ -5323,7 +5323,7 @@ func (v *Error) encodeTo(e *encoder) error {
 		if len(v.Data) == 0 {
 			e.buf = append(e.buf, "null"...)
 		} else {
-			if err := checkRaw("Error.data", v.Data, rawAny); err != nil {
+			if err := e.checkRaw("Error.data", v.Data, rawAny); err != nil {
 				return err
 			}
 			e.raw(v.Data)
@@ -6100,7 +6100,7 @@ func (v *HeaderMismatchErrorError) encodeTo(e *encoder) error {
 		if len(v.Data) == 0 {
 			e.buf = append(e.buf, "null"...)
 		} else {
-			if err := checkRaw("HeaderMismatchErrorError.data", v.Data, rawAny); err != nil {
+			if err := e.checkRaw("HeaderMismatchErrorError.data", v.Data, rawAny); err != nil {
 				return err
 			}
 			e.raw(v.Data)
@@ -7242,7 +7242,7 @@ func (v *InternalError) encodeTo(e *encoder) error {
 		if len(v.Data) == 0 {
 			e.buf = append(e.buf, "null"...)
 		} else {
-			if err := checkRaw("InternalError.data", v.Data, rawAny); err != nil {
+			if err := e.checkRaw("InternalError.data", v.Data, rawAny); err != nil {
 				return err
 			}
 			e.raw(v.Data)
@@ -7346,7 +7346,7 @@ func (v *InvalidParamsError) encodeTo(e *encoder) error {
 		if len(v.Data) == 0 {
 			e.buf = append(e.buf, "null"...)
 		} else {
-			if err := checkRaw("InvalidParamsError.data", v.Data, rawAny); err != nil {
+			if err := e.checkRaw("InvalidParamsError.data", v.Data, rawAny); err != nil {
 				return err
 			}
 			e.raw(v.Data)
@@ -7450,7 +7450,7 @@ func (v *InvalidRequestError) encodeTo(e *encoder) error {
 		if len(v.Data) == 0 {
 			e.buf = append(e.buf, "null"...)
 		} else {
-			if err := checkRaw("InvalidRequestError.data", v.Data, rawAny); err != nil {
+			if err := e.checkRaw("InvalidRequestError.data", v.Data, rawAny); err != nil {
 				return err
 			}
 			e.raw(v.Data)
@@ -7805,7 +7805,7 @@ func (v *JSONRPCNotification) encodeTo(e *encoder) error {
 		if len(v.Params) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("JSONRPCNotification.params", v.Params, rawObject); err != nil {
+			if err := e.checkRaw("JSONRPCNotification.params", v.Params, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Params)
@@ -7924,7 +7924,7 @@ func (v *JSONRPCRequest) encodeTo(e *encoder) error {
 		if len(v.Params) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("JSONRPCRequest.params", v.Params, rawObject); err != nil {
+			if err := e.checkRaw("JSONRPCRequest.params", v.Params, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Params)
@@ -10336,7 +10336,7 @@ func (v *LoggingMessageNotificationParams) encodeTo(e *encoder) error {
 	if len(v.Data) == 0 {
 		e.buf = append(e.buf, "null"...)
 	} else {
-		if err := checkRaw("LoggingMessageNotificationParams.data", v.Data, rawAny); err != nil {
+		if err := e.checkRaw("LoggingMessageNotificationParams.data", v.Data, rawAny); err != nil {
 			return err
 		}
 		e.raw(v.Data)
@@ -10493,7 +10493,7 @@ func (v *MethodNotFoundError) encodeTo(e *encoder) error {
 		if len(v.Data) == 0 {
 			e.buf = append(e.buf, "null"...)
 		} else {
-			if err := checkRaw("MethodNotFoundError.data", v.Data, rawAny); err != nil {
+			if err := e.checkRaw("MethodNotFoundError.data", v.Data, rawAny); err != nil {
 				return err
 			}
 			e.raw(v.Data)
@@ -11187,7 +11187,7 @@ func (v *Notification) encodeTo(e *encoder) error {
 		if len(v.Params) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("Notification.params", v.Params, rawObject); err != nil {
+			if err := e.checkRaw("Notification.params", v.Params, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Params)
@@ -11920,7 +11920,7 @@ func (v *ParseError) encodeTo(e *encoder) error {
 		if len(v.Data) == 0 {
 			e.buf = append(e.buf, "null"...)
 		} else {
-			if err := checkRaw("ParseError.data", v.Data, rawAny); err != nil {
+			if err := e.checkRaw("ParseError.data", v.Data, rawAny); err != nil {
 				return err
 			}
 			e.raw(v.Data)
@@ -13644,7 +13644,7 @@ func (v *Request) encodeTo(e *encoder) error {
 		if len(v.Params) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("Request.params", v.Params, rawObject); err != nil {
+			if err := e.checkRaw("Request.params", v.Params, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Params)
@@ -19306,7 +19306,7 @@ func (v *ToolResultContent) encodeTo(e *encoder) error {
 		if len(v.StructuredContent) == 0 {
 			e.buf = append(e.buf, "null"...)
 		} else {
-			if err := checkRaw("ToolResultContent.structuredContent", v.StructuredContent, rawAny); err != nil {
+			if err := e.checkRaw("ToolResultContent.structuredContent", v.StructuredContent, rawAny); err != nil {
 				return err
 			}
 			e.raw(v.StructuredContent)
@@ -19443,7 +19443,7 @@ func (v *ToolUseContent) encodeTo(e *encoder) error {
 	if len(v.Input) == 0 {
 		e.buf = append(e.buf, "{}"...)
 	} else {
-		if err := checkRaw("ToolUseContent.input", v.Input, rawObject); err != nil {
+		if err := e.checkRaw("ToolUseContent.input", v.Input, rawObject); err != nil {
 			return err
 		}
 		e.raw(v.Input)

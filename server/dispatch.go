@@ -214,7 +214,7 @@ func (s *Server) run(ctx context.Context, r *Request, id protocol.RequestId, met
 	if err != nil {
 		return s.errorFor(id, s.clientError(r, err))
 	}
-	return s.resultOutcome(id, res)
+	return s.resultOutcome(id, res, r.trusted)
 }
 
 // unsupportedVersion is the -32022 error for a request whose _meta names

@@ -244,7 +244,7 @@ func (v *AudioContent) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("AudioContent._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("AudioContent._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -456,7 +456,7 @@ func (v *BlobResourceContents) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("BlobResourceContents._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("BlobResourceContents._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -814,7 +814,7 @@ func (v *CallToolRequestParams) encodeTo(e *encoder) error {
 		if len(v.Arguments) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("CallToolRequestParams.arguments", v.Arguments, rawObject); err != nil {
+			if err := e.checkRaw("CallToolRequestParams.arguments", v.Arguments, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Arguments)
@@ -1015,7 +1015,7 @@ func (v *CallToolResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("CallToolResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("CallToolResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -1039,7 +1039,7 @@ func (v *CallToolResult) encodeTo(e *encoder) error {
 		if len(v.StructuredContent) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("CallToolResult.structuredContent", v.StructuredContent, rawObject); err != nil {
+			if err := e.checkRaw("CallToolResult.structuredContent", v.StructuredContent, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.StructuredContent)
@@ -1396,7 +1396,7 @@ func (v *CancelTaskResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("CancelTaskResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("CancelTaskResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -1612,7 +1612,7 @@ func (v *CancelledNotificationParams) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("CancelledNotificationParams._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("CancelledNotificationParams._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -3902,7 +3902,7 @@ func (v *CompleteResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("CompleteResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("CompleteResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -4836,7 +4836,7 @@ func (v *CreateMessageResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("CreateMessageResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("CreateMessageResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -5109,7 +5109,7 @@ func (v *CreateTaskResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("CreateTaskResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("CreateTaskResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -6011,7 +6011,7 @@ func (v *ElicitResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ElicitResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ElicitResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -6409,7 +6409,7 @@ func (v *EmbeddedResource) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("EmbeddedResource._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("EmbeddedResource._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -6710,7 +6710,7 @@ func (v *Error) encodeTo(e *encoder) error {
 		if len(v.Data) == 0 {
 			e.buf = append(e.buf, "null"...)
 		} else {
-			if err := checkRaw("Error.data", v.Data, rawAny); err != nil {
+			if err := e.checkRaw("Error.data", v.Data, rawAny); err != nil {
 				return err
 			}
 			e.raw(v.Data)
@@ -7134,7 +7134,7 @@ func (v *GetPromptResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("GetPromptResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("GetPromptResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -7402,7 +7402,7 @@ func (v *GetTaskPayloadResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("GetTaskPayloadResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("GetTaskPayloadResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -7759,7 +7759,7 @@ func (v *GetTaskResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("GetTaskResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("GetTaskResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -8159,7 +8159,7 @@ func (v *ImageContent) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ImageContent._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ImageContent._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -8757,7 +8757,7 @@ func (v *InitializeResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("InitializeResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("InitializeResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -9173,7 +9173,7 @@ func (v *JSONRPCNotification) encodeTo(e *encoder) error {
 		if len(v.Params) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("JSONRPCNotification.params", v.Params, rawObject); err != nil {
+			if err := e.checkRaw("JSONRPCNotification.params", v.Params, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Params)
@@ -9292,7 +9292,7 @@ func (v *JSONRPCRequest) encodeTo(e *encoder) error {
 		if len(v.Params) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("JSONRPCRequest.params", v.Params, rawObject); err != nil {
+			if err := e.checkRaw("JSONRPCRequest.params", v.Params, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Params)
@@ -9879,7 +9879,7 @@ func (v *ListPromptsResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ListPromptsResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ListPromptsResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -10118,7 +10118,7 @@ func (v *ListResourceTemplatesResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ListResourceTemplatesResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ListResourceTemplatesResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -10357,7 +10357,7 @@ func (v *ListResourcesResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ListResourcesResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ListResourcesResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -10584,7 +10584,7 @@ func (v *ListRootsResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ListRootsResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ListRootsResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -10819,7 +10819,7 @@ func (v *ListTasksResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ListTasksResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ListTasksResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -11058,7 +11058,7 @@ func (v *ListToolsResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ListToolsResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ListToolsResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -11321,7 +11321,7 @@ func (v *LoggingMessageNotificationParams) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("LoggingMessageNotificationParams._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("LoggingMessageNotificationParams._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -11331,7 +11331,7 @@ func (v *LoggingMessageNotificationParams) encodeTo(e *encoder) error {
 	if len(v.Data) == 0 {
 		e.buf = append(e.buf, "null"...)
 	} else {
-		if err := checkRaw("LoggingMessageNotificationParams.data", v.Data, rawAny); err != nil {
+		if err := e.checkRaw("LoggingMessageNotificationParams.data", v.Data, rawAny); err != nil {
 			return err
 		}
 		e.raw(v.Data)
@@ -11757,7 +11757,7 @@ func (v *Notification) encodeTo(e *encoder) error {
 		if len(v.Params) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("Notification.params", v.Params, rawObject); err != nil {
+			if err := e.checkRaw("Notification.params", v.Params, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Params)
@@ -11831,7 +11831,7 @@ func (v *NotificationParams) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("NotificationParams._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("NotificationParams._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -12377,7 +12377,7 @@ func (v *PaginatedResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("PaginatedResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("PaginatedResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -12862,7 +12862,7 @@ func (v *ProgressNotificationParams) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ProgressNotificationParams._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ProgressNotificationParams._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -13072,7 +13072,7 @@ func (v *Prompt) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("Prompt._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("Prompt._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -13871,7 +13871,7 @@ func (v *ReadResourceResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ReadResourceResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ReadResourceResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -14112,7 +14112,7 @@ func (v *Request) encodeTo(e *encoder) error {
 		if len(v.Params) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("Request.params", v.Params, rawObject); err != nil {
+			if err := e.checkRaw("Request.params", v.Params, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Params)
@@ -14468,7 +14468,7 @@ func (v *Resource) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("Resource._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("Resource._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -14606,7 +14606,7 @@ func (v *ResourceContents) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ResourceContents._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ResourceContents._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -14808,7 +14808,7 @@ func (v *ResourceLink) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ResourceLink._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ResourceLink._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -15270,7 +15270,7 @@ func (v *ResourceTemplate) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ResourceTemplate._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ResourceTemplate._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -15571,7 +15571,7 @@ func (v *ResourceUpdatedNotificationParams) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ResourceUpdatedNotificationParams._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ResourceUpdatedNotificationParams._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -15649,7 +15649,7 @@ func (v *Result) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("Result._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("Result._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -15780,7 +15780,7 @@ func (v *Root) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("Root._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("Root._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -15981,7 +15981,7 @@ func (v *SamplingMessage) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("SamplingMessage._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("SamplingMessage._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -19230,7 +19230,7 @@ func (v *TaskStatusNotificationParams) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("TaskStatusNotificationParams._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("TaskStatusNotificationParams._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -19364,7 +19364,7 @@ func (v *TextContent) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("TextContent._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("TextContent._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -19488,7 +19488,7 @@ func (v *TextResourceContents) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("TextResourceContents._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("TextResourceContents._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -20275,7 +20275,7 @@ func (v *Tool) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("Tool._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("Tool._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -21310,7 +21310,7 @@ func (v *ToolResultContent) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ToolResultContent._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ToolResultContent._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -21334,7 +21334,7 @@ func (v *ToolResultContent) encodeTo(e *encoder) error {
 		if len(v.StructuredContent) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ToolResultContent.structuredContent", v.StructuredContent, rawObject); err != nil {
+			if err := e.checkRaw("ToolResultContent.structuredContent", v.StructuredContent, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.StructuredContent)
@@ -21464,7 +21464,7 @@ func (v *ToolUseContent) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ToolUseContent._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ToolUseContent._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -21476,7 +21476,7 @@ func (v *ToolUseContent) encodeTo(e *encoder) error {
 	if len(v.Input) == 0 {
 		e.buf = append(e.buf, "{}"...)
 	} else {
-		if err := checkRaw("ToolUseContent.input", v.Input, rawObject); err != nil {
+		if err := e.checkRaw("ToolUseContent.input", v.Input, rawObject); err != nil {
 			return err
 		}
 		e.raw(v.Input)

@@ -129,6 +129,11 @@ func AddTool[In, Out any](s *server.Server, def protocol.Tool, h func(ctx contex
 			opts = append(slices.Clip(opts), server.OutputConforms())
 		}
 	}
+	if encodesValidJSON(outT) {
+		// goccy's encoding of Out is valid JSON without duplicate names,
+		// shallow: the server need not check it again.
+		opts = append(slices.Clip(opts), server.StructuredContentValid())
+	}
 	return s.AddTool(def, func(ctx context.Context, req *server.Request, args json.RawMessage) (*protocol.CallToolResult, error) {
 		out, err := call(ctx, req, args)
 		if err != nil {

@@ -131,7 +131,7 @@ func (v *McpUiAppCapabilities) encodeTo(e *encoder) error {
 			if len(x14) == 0 {
 				e.buf = append(e.buf, "{}"...)
 			} else {
-				if err := checkRaw("McpUiAppCapabilities.experimental{}", x14, rawObject); err != nil {
+				if err := e.checkRaw("McpUiAppCapabilities.experimental{}", x14, rawObject); err != nil {
 					return err
 				}
 				e.raw(x14)
@@ -647,7 +647,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0) encodeTo(e *encoder
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiDownloadFileRequestParamsContentsElemVariant0._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiDownloadFileRequestParamsContentsElemVariant0._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -1009,7 +1009,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0ResourceVariant0) enc
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiDownloadFileRequestParamsContentsElemVariant0ResourceVariant0._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiDownloadFileRequestParamsContentsElemVariant0ResourceVariant0._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -1127,7 +1127,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0ResourceVariant1) enc
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiDownloadFileRequestParamsContentsElemVariant0ResourceVariant1._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiDownloadFileRequestParamsContentsElemVariant0ResourceVariant1._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -1971,7 +1971,7 @@ func (v *McpUiHostCapabilities) encodeTo(e *encoder) error {
 			if len(x98) == 0 {
 				e.buf = append(e.buf, "{}"...)
 			} else {
-				if err := checkRaw("McpUiHostCapabilities.experimental{}", x98, rawObject); err != nil {
+				if err := e.checkRaw("McpUiHostCapabilities.experimental{}", x98, rawObject); err != nil {
 					return err
 				}
 				e.raw(x98)
@@ -3355,7 +3355,7 @@ func (v *McpUiHostContextToolInfoTool) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiHostContextToolInfoTool._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiHostContextToolInfoTool._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -3858,7 +3858,7 @@ func (v *McpUiHostContextToolInfoToolInputSchema) encodeTo(e *encoder) error {
 		if len(v.Properties) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiHostContextToolInfoToolInputSchema.properties", v.Properties, rawObject); err != nil {
+			if err := e.checkRaw("McpUiHostContextToolInfoToolInputSchema.properties", v.Properties, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Properties)
@@ -5461,7 +5461,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant0) encodeTo(e *encoder) erro
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiMessageRequestParamsContentElemVariant0._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiMessageRequestParamsContentElemVariant0._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -5755,7 +5755,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant1) encodeTo(e *encoder) erro
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiMessageRequestParamsContentElemVariant1._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiMessageRequestParamsContentElemVariant1._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -6051,7 +6051,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant2) encodeTo(e *encoder) erro
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiMessageRequestParamsContentElemVariant2._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiMessageRequestParamsContentElemVariant2._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -6907,7 +6907,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant4) encodeTo(e *encoder) erro
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiMessageRequestParamsContentElemVariant4._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiMessageRequestParamsContentElemVariant4._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -7269,7 +7269,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant4ResourceVariant0) encodeTo(
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiMessageRequestParamsContentElemVariant4ResourceVariant0._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiMessageRequestParamsContentElemVariant4ResourceVariant0._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -7387,7 +7387,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant4ResourceVariant1) encodeTo(
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiMessageRequestParamsContentElemVariant4ResourceVariant1._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiMessageRequestParamsContentElemVariant4ResourceVariant1._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -10181,7 +10181,7 @@ func (v *McpUiToolInputNotificationParams) encodeTo(e *encoder) error {
 		if len(v.Arguments) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiToolInputNotificationParams.arguments", v.Arguments, rawObject); err != nil {
+			if err := e.checkRaw("McpUiToolInputNotificationParams.arguments", v.Arguments, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Arguments)
@@ -10326,7 +10326,7 @@ func (v *McpUiToolInputPartialNotificationParams) encodeTo(e *encoder) error {
 		if len(v.Arguments) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiToolInputPartialNotificationParams.arguments", v.Arguments, rawObject); err != nil {
+			if err := e.checkRaw("McpUiToolInputPartialNotificationParams.arguments", v.Arguments, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Arguments)
@@ -10633,7 +10633,7 @@ func (v *McpUiToolResultNotificationParams) encodeTo(e *encoder) error {
 		if len(v.StructuredContent) == 0 {
 			e.buf = append(e.buf, "null"...)
 		} else {
-			if err := checkRaw("McpUiToolResultNotificationParams.structuredContent", v.StructuredContent, rawAny); err != nil {
+			if err := e.checkRaw("McpUiToolResultNotificationParams.structuredContent", v.StructuredContent, rawAny); err != nil {
 				return err
 			}
 			e.raw(v.StructuredContent)
@@ -10865,7 +10865,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant0) encodeTo(e *encod
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiToolResultNotificationParamsContentElemVariant0._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiToolResultNotificationParamsContentElemVariant0._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -11159,7 +11159,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant1) encodeTo(e *encod
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiToolResultNotificationParamsContentElemVariant1._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiToolResultNotificationParamsContentElemVariant1._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -11455,7 +11455,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant2) encodeTo(e *encod
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiToolResultNotificationParamsContentElemVariant2._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiToolResultNotificationParamsContentElemVariant2._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -12311,7 +12311,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4) encodeTo(e *encod
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiToolResultNotificationParamsContentElemVariant4._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiToolResultNotificationParamsContentElemVariant4._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -12673,7 +12673,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4ResourceVariant0) e
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiToolResultNotificationParamsContentElemVariant4ResourceVariant0._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiToolResultNotificationParamsContentElemVariant4ResourceVariant0._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -12791,7 +12791,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4ResourceVariant1) e
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiToolResultNotificationParamsContentElemVariant4ResourceVariant1._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiToolResultNotificationParamsContentElemVariant4ResourceVariant1._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -13374,7 +13374,7 @@ func (v *McpUiUpdateModelContextRequestParams) encodeTo(e *encoder) error {
 		if len(v.StructuredContent) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiUpdateModelContextRequestParams.structuredContent", v.StructuredContent, rawObject); err != nil {
+			if err := e.checkRaw("McpUiUpdateModelContextRequestParams.structuredContent", v.StructuredContent, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.StructuredContent)
@@ -13598,7 +13598,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant0) encodeTo(e *en
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant0._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant0._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -13892,7 +13892,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant1) encodeTo(e *en
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant1._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant1._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -14188,7 +14188,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant2) encodeTo(e *en
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant2._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant2._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -15044,7 +15044,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4) encodeTo(e *en
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant4._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant4._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -15406,7 +15406,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4ResourceVariant0
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant4ResourceVariant0._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant4ResourceVariant0._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -15524,7 +15524,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4ResourceVariant1
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant4ResourceVariant1._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant4ResourceVariant1._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
