@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"math"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/mcpwire/mcpwire/server/internal/validate"
@@ -121,7 +119,7 @@ func checkHeaders(h http.Header, method, version, name string, named bool) *Erro
 // numerically.
 func checkParamHeaders(params []headerParam, args any, h http.Header) *Error {
 	for _, p := range params {
-		val, present := lookupPath(args, p.path)
+		val, present := validate.LookupPath(args, p.path)
 		hv, ok, e := headerValue(h, p.key, HeaderParamPrefix+p.name)
 		if e != nil {
 			return e
@@ -133,44 +131,11 @@ func checkParamHeaders(params []headerParam, args any, h http.Header) *Error {
 			return HeaderMismatch("Missing " + HeaderParamPrefix + p.name + " header")
 		}
 		dec, good := decodeSentinel(hv)
-		if !good || !paramEqual(val, dec) {
+		if !good || !validate.ScalarEquals(val, dec) {
 			return HeaderMismatch(HeaderParamPrefix + p.name + " header does not match the argument")
 		}
 	}
 	return nil
-}
-
-func lookupPath(v any, path []string) (any, bool) {
-	for _, k := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if v, ok = m[k]; !ok {
-			return nil, false
-		}
-	}
-	return v, true
-}
-
-func paramEqual(val any, header string) bool {
-	switch x := val.(type) {
-	case string:
-		return x == header
-	case bool:
-		return strconv.FormatBool(x) == header
-	case json.Number:
-		// Exactly, not through float64: 9007199254740993 is not
-		// 9007199254740992, though both round to the same float64. A
-		// number beyond float64 is refused.
-		if f, err := strconv.ParseFloat(string(x), 64); err != nil || math.IsInf(f, 0) {
-			return false
-		}
-		a, ok1 := validate.ParseDecimal(string(x))
-		b, ok2 := validate.ParseDecimal(header)
-		return ok1 && ok2 && a == b
-	}
-	return false
 }
 
 // HeaderValue returns the single value of a header in h, trimmed of
@@ -208,9 +173,9 @@ func checkPresentParamHeaders(t *tool, args json.RawMessage, h http.Header, lim 
 		if !ok {
 			continue
 		}
-		val, present := lookupPath(inst, p.path)
+		val, present := validate.LookupPath(inst, p.path)
 		dec, good := decodeSentinel(hv)
-		if !present || val == nil || !good || !paramEqual(val, dec) {
+		if !present || val == nil || !good || !validate.ScalarEquals(val, dec) {
 			return HeaderMismatch(HeaderParamPrefix + p.name + " header does not match the argument")
 		}
 	}
