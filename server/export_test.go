@@ -14,6 +14,7 @@ var (
 	ParamsDigest        = paramsDigest
 	NewError            = newError
 	ParamEqual          = validate.ScalarEquals
+	HeaderChars         = headerChars
 	AppendErrorResponse = appendErrorResponse
 	CheckParamHeaders   = checkParamHeaders
 	HeaderArgs          = headerArgs

@@ -40,13 +40,31 @@ func headerValue(h http.Header, key, name string) (string, bool, *Error) {
 		return "", true, HeaderMismatch("Header " + name + " is repeated")
 	}
 	v := trimSpaceTab(vs[0])
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if (c < 0x21 || c > 0x7e) && c != ' ' && c != '\t' {
-			return "", true, HeaderMismatch("Header " + name + " has an invalid character")
-		}
+	if !headerChars(v) {
+		return "", true, HeaderMismatch("Header " + name + " has an invalid character")
 	}
 	return v, true, nil
+}
+
+// headerChars reports a value of visible ASCII, spaces and tabs alone,
+// passing eight bytes at a time while none is a tab or outside 0x20 to
+// 0x7e: a byte below 0x20 borrows into its high bit, one above 0x7e
+// carries into it or has it (TestHeaderChars compares the byte loop).
+func headerChars(v string) bool {
+	i := 0
+	for ; len(v)-i >= 8; i += 8 {
+		w := v[i : i+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 | uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		if ((x-0x2020202020202020)|(x+0x0101010101010101)|x)&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for ; i < len(v); i++ {
+		if c := v[i]; (c < 0x21 || c > 0x7e) && c != ' ' && c != '\t' {
+			return false
+		}
+	}
+	return true
 }
 
 // trimSpaceTab trims spaces and tabs from both ends of v.
