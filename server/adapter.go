@@ -347,7 +347,13 @@ type Answer struct {
 
 	progress float64 // the last progress sent, when sentAny
 	sentAny  bool
+	trusted  []byte // Trusted
 }
+
+// Trusted is raw JSON of the result that the server made itself and
+// need not validate again when it encodes the result: an adapter passes
+// it on as protocol.MarshalOptions.Trusted (StructuredContentValid).
+func (a *Answer) Trusted() []byte { return a.trusted }
 
 // ServeCall runs a Call through the middleware and its handler, on the
 // server's error policy (see "Handler errors"): a plain error of a
@@ -393,7 +399,7 @@ func (s *Server) serveCall(ctx context.Context, c *Call) Answer {
 		res, err = s.dispatchRecovered(&r.rc, r, c.Params, &lx)
 	}
 	r.finish()
-	a := Answer{Returned: err, progress: r.progress, sentAny: r.sentAny}
+	a := Answer{Returned: err, progress: r.progress, sentAny: r.sentAny, trusted: r.trusted}
 	switch {
 	case ctx.Err() != nil || errors.Is(err, errSilent):
 		a.Cancelled = true
