@@ -25,7 +25,7 @@ type recursiveOut struct {
 	V    int
 }
 type oddNameOut struct {
-	V int `json:"a\"b"`
+	V int `json:"grö"`
 }
 type unicodeNameOut struct {
 	Größe int
@@ -36,7 +36,7 @@ type fineOut struct {
 	L  []inner   `json:"l"`
 	In inner     `json:"in"`
 	Q  [][]*bool `json:"q"`
-	x  int
+	_  int
 	Y  int `json:"-"`
 }
 type inner struct{ N int64 }
