@@ -241,7 +241,9 @@ func (v *AudioContent) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -448,7 +450,9 @@ func (v *BlobResourceContents) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -713,7 +717,9 @@ func (v *CacheableResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -1111,7 +1117,9 @@ func (v *CallToolResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -1496,7 +1504,9 @@ func (v *CancelledNotificationParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -2736,7 +2746,9 @@ func (v *CompleteResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -3586,7 +3598,9 @@ func (v *CreateMessageResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -4062,7 +4076,9 @@ func (v *DiscoverResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -5024,7 +5040,9 @@ func (v *EmbeddedResource) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -5717,7 +5735,9 @@ func (v *GetPromptResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -6475,7 +6495,9 @@ func (v *ImageContent) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -6891,7 +6913,9 @@ func (v *InputRequiredResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -8570,7 +8594,9 @@ func (v *ListPromptsResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -8952,7 +8978,9 @@ func (v *ListResourceTemplatesResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -9336,7 +9364,9 @@ func (v *ListResourcesResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -9611,7 +9641,9 @@ func (v *ListRootsRequestParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -9961,7 +9993,9 @@ func (v *ListToolsResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -10328,7 +10362,9 @@ func (v *LoggingMessageNotificationParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -11327,7 +11363,9 @@ func (v *NotificationParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -11814,7 +11852,9 @@ func (v *PaginatedResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -12288,7 +12328,9 @@ func (v *ProgressNotificationParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -12493,7 +12535,9 @@ func (v *Prompt) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -13287,7 +13331,9 @@ func (v *ReadResourceResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -14062,7 +14108,9 @@ func (v *Resource) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -14195,7 +14243,9 @@ func (v *ResourceContents) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -14392,7 +14442,9 @@ func (v *ResourceLink) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -14779,7 +14831,9 @@ func (v *ResourceTemplate) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -15075,7 +15129,9 @@ func (v *ResourceUpdatedNotificationParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -15163,7 +15219,9 @@ func (v *Result) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -15377,7 +15435,9 @@ func (v *Root) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -15476,7 +15536,9 @@ func (v *SamplingMessage) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -17145,7 +17207,9 @@ func (v *SubscriptionsAcknowledgedNotificationParams) encodeTo(e *encoder) error
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -17729,7 +17793,9 @@ func (v *TextContent) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -17848,7 +17914,9 @@ func (v *TextResourceContents) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -18620,7 +18688,9 @@ func (v *Tool) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -19284,7 +19354,9 @@ func (v *ToolResultContent) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -19433,7 +19505,9 @@ func (v *ToolUseContent) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}

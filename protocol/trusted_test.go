@@ -56,3 +56,45 @@ func TestMarshalOptionsTrusted(t *testing.T) {
 		t.Fatalf("trusted bytes in a member that takes an object only: %v, want an invalid raw JSON error", err)
 	}
 }
+
+// TestMarshalOptionsMeta: a _meta member holding the very MarshalOptions.Meta
+// pointer is written as MetaJSON, and encodes as without the options when
+// MetaJSON is its encoding; an equal copy, another type's _meta and a nil
+// MetaJSON are encoded as usual.
+func TestMarshalOptionsMeta(t *testing.T) {
+	shared := &ResultMetaObject{ServerInfo: &Implementation{Name: "s", Version: "1"}}
+	enc, err := Marshal(shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := []any{
+		&CallToolResult{Meta: shared, Content: []ContentBlock{}, ResultType: "complete"},
+		&ListToolsResult{Meta: shared, Tools: []Tool{}, ResultType: "complete", CacheScope: CacheScopePublic},
+		&ReadResourceResult{Meta: shared, Contents: []ReadResourceResultContentsElem{}, ResultType: "complete", CacheScope: CacheScopePublic},
+	}
+	for _, res := range results {
+		want, err := Marshal(res)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := MarshalOptions{Meta: shared, MetaJSON: enc}.AppendMarshal(nil, res)
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%T: %s, %v; want %s", res, got, err, want)
+		}
+		// A stand-in shows where MetaJSON is written.
+		got, _ = MarshalOptions{Meta: shared, MetaJSON: []byte(`{"x":1}`)}.AppendMarshal(nil, res)
+		if !bytes.HasPrefix(got, []byte(`{"_meta":{"x":1},`)) {
+			t.Errorf("%T: %s, want MetaJSON as _meta", res, got)
+		}
+		got, _ = MarshalOptions{Meta: shared}.AppendMarshal(nil, res)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%T without MetaJSON: %s, want %s", res, got, want)
+		}
+	}
+	copied := *shared
+	res := &CallToolResult{Meta: &copied, Content: []ContentBlock{}, ResultType: "complete"}
+	want, _ := Marshal(res)
+	if got, _ := (MarshalOptions{Meta: shared, MetaJSON: []byte(`{"x":1}`)}).AppendMarshal(nil, res); !bytes.Equal(got, want) {
+		t.Errorf("an equal copy of Meta: %s, want %s", got, want)
+	}
+}

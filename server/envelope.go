@@ -150,7 +150,7 @@ func appendID(buf []byte, id protocol.RequestId) []byte {
 func (s *Server) resultOutcome(id protocol.RequestId, res wireResult, trusted []byte) Outcome {
 	s.stamp(res)
 	bp, buf := s.responseStart(id)
-	buf, err := protocol.MarshalOptions{Trusted: trusted}.AppendMarshal(buf, res)
+	buf, err := protocol.MarshalOptions{Trusted: trusted, Meta: s.resultMeta, MetaJSON: s.metaJSON}.AppendMarshal(buf, res)
 	if out, ok := s.responseEnd(bp, buf, err); ok {
 		return out
 	}

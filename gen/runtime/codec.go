@@ -122,12 +122,19 @@ type MarshalOptions struct {
 	// without maps, nested a few levels deep, of a size well under those
 	// bounds, that no one has changed since.
 	Trusted []byte
+	// Meta and MetaJSON are a _meta object that the caller encoded
+	// itself, shared by many values, and its encoding (as Marshal writes
+	// it): a _meta member holding this very pointer is written as
+	// MetaJSON, without being encoded again. The caller must not change
+	// the object once it is encoded. Without MetaJSON, Meta is ignored.
+	Meta     any
+	MetaJSON []byte
 }
 
 // AppendMarshal appends the encoding of v to dst, as the package's
 // AppendMarshal does, with the options.
 func (o MarshalOptions) AppendMarshal(dst []byte, v any) ([]byte, error) {
-	e := encoder{buf: dst, trusted: o.Trusted}
+	e := encoder{buf: dst, trusted: o.Trusted, meta: o.Meta, metaJSON: o.MetaJSON}
 	ok, err := encodeStatic(&e, v)
 	if !ok {
 		b, err := Marshal(v)

@@ -1324,7 +1324,9 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant1) encodeTo(e *encoder
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -6417,7 +6419,9 @@ func (v *McpUiMessageRequestParamsContentElemVariant3) encodeTo(e *encoder) erro
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -10611,7 +10615,9 @@ func (v *McpUiToolResultNotificationParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -11821,7 +11827,9 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant3) encodeTo(e *encod
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -14554,7 +14562,9 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant3) encodeTo(e *en
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}

@@ -15,8 +15,11 @@ import (
 // names as pre-quoted literals and call the value writers below.
 type encoder struct {
 	buf []byte
-	// trusted is MarshalOptions.Trusted.
-	trusted []byte
+	// trusted is MarshalOptions.Trusted; meta and metaJSON are
+	// MarshalOptions.Meta and MetaJSON.
+	trusted  []byte
+	meta     any
+	metaJSON []byte
 }
 
 // member writes the separator (none before the first member) and a
