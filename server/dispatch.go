@@ -198,7 +198,11 @@ func (s *Server) run(ctx context.Context, r *Request, id protocol.RequestId, met
 	}
 	s.work.add()
 	defer s.work.done()
-	*r = Request{Method: method, ID: id, Meta: meta, Principal: x.Principal, auth: AuthorizationFrom(ctx), out: x.Notifier, ctx: ctx, maxInputs: s.cfg.maxInputs, log: s.log, header: x.Header, peer: x.RemoteAddr, notifyMeta: s.cfg.notifyMeta, srv: s, rc: requestContext{Context: ctx, r: r}}
+	// Field by field: r is zero, and a whole Request built and copied
+	// into it would cost more than what it sets.
+	r.Method, r.ID, r.Meta, r.Principal, r.auth, r.out, r.ctx = method, id, meta, x.Principal, AuthorizationFrom(ctx), x.Notifier, ctx
+	r.maxInputs, r.log, r.header, r.peer, r.notifyMeta, r.srv = s.cfg.maxInputs, s.log, x.Header, x.RemoteAddr, s.cfg.notifyMeta, s
+	r.rc.Context, r.rc.r = ctx, r
 	if s.cfg.handlerTimeout > 0 && method != protocol.MethodSubscriptionsListen {
 		r.rc.deadline = time.Now().Add(s.cfg.handlerTimeout)
 	}
