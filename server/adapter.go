@@ -72,6 +72,10 @@ type Exchange struct {
 	// data.supported of -32022 (and of the -32601 answering initialize).
 	// Nil means this revision only.
 	Versions []string
+	// ProtocolVersion is the MCP-Protocol-Version header as the transport
+	// read it already (HeaderValue: present once, valid, trimmed), so that
+	// the checks do not read it again; "": they read it from Header.
+	ProtocolVersion string
 }
 
 // Notifier delivers the notifications of one request on its transport:

@@ -186,7 +186,7 @@ func (s *Server) run(ctx context.Context, r *Request, id protocol.RequestId, met
 		if p, ok := typed.(*extParams); ok {
 			named = p.named
 		}
-		if e := checkHeaders(x.Header, method, meta.ProtocolVersion, name, named); e != nil {
+		if e := checkHeaders(x.Header, method, meta.ProtocolVersion, name, named, x.ProtocolVersion); e != nil {
 			return s.errorFor(id, e)
 		}
 	}

@@ -92,12 +92,16 @@ func decodeSentinel(v string) (string, bool) {
 }
 
 // checkHeaders compares the standard headers with the body (R-HDR-01..05).
+// read is the MCP-Protocol-Version the transport read (Exchange.ProtocolVersion).
 //
 // named says whether the method has an Mcp-Name header: tools/call,
 // prompts/get, resources/read, and an extension's method with a
 // NameMember (tasks/get, R-TASK-16).
-func checkHeaders(h http.Header, method, version, name string, named bool) *Error {
-	v, ok, e := headerValue(h, keyProtocolVersion, HeaderProtocolVersion)
+func checkHeaders(h http.Header, method, version, name string, named bool, read string) *Error {
+	v, ok, e := read, true, (*Error)(nil)
+	if read == "" {
+		v, ok, e = headerValue(h, keyProtocolVersion, HeaderProtocolVersion)
+	}
 	switch {
 	case e != nil:
 		return e

@@ -380,7 +380,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.era.ServePOST(r, sse, body, principal, client)
 		return
 	}
-	h.serveModern(r, sse, body, principal, client)
+	h.serveModern(r, sse, body, principal, client, "")
 }
 
 // refuseUnread answers a request refused before its body was read. When
@@ -404,9 +404,11 @@ func closeUnread(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveModern serves a POST through the modern pipeline, as a
-// 2026-07-28-only server does.
-func (h *httpHandler) serveModern(r *http.Request, sse *httpwire.Stream, body []byte, principal, client string) {
-	out := h.core.Serve(r.Context(), body, &server.Exchange{HTTP: true, Header: r.Header, RemoteAddr: r.RemoteAddr, Principal: principal, Notifier: sse, ClientKey: client, Versions: h.versions})
+// 2026-07-28-only server does; version is the MCP-Protocol-Version the
+// era read ("": none read).
+func (h *httpHandler) serveModern(r *http.Request, sse *httpwire.Stream, body []byte, principal, client, version string) {
+	out := h.core.Serve(r.Context(), body, &server.Exchange{HTTP: true, Header: r.Header, RemoteAddr: r.RemoteAddr, Principal: principal, Notifier: sse, ClientKey: client, Versions: h.versions,
+		ProtocolVersion: version})
 	sse.Finish(out)
 	h.core.Release(out)
 }

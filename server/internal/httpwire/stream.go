@@ -36,8 +36,9 @@ type Endpoint struct {
 	// (streamhttp.Options).
 	ResourceMetadataURL string
 	Scopes              []string
-	// Modern serves a POST through the modern pipeline.
-	Modern func(r *http.Request, sse *Stream, body []byte, principal, client string)
+	// Modern serves a POST through the modern pipeline; version is its
+	// MCP-Protocol-Version as the era read it (server.Exchange.ProtocolVersion).
+	Modern func(r *http.Request, sse *Stream, body []byte, principal, client, version string)
 
 	// Inflight counts the requests being read or served (MaxConcurrent),
 	// BodyBytes the bytes their body buffers hold (MaxBodyMemory).
