@@ -231,7 +231,7 @@ func (g *emitter) encodeValue(src string, t TypeRef, path string) {
 			g.p("e.buf = append(e.buf, \"null\"...)")
 		}
 		g.p("} else {")
-		g.p("if err := checkRaw(%q, %s, %s); err != nil {", path, src, rawModeConst(t.Raw))
+		g.p("if err := e.checkRaw(%q, %s, %s); err != nil {", path, src, rawModeConst(t.Raw))
 		g.p("return err")
 		g.p("}")
 		g.p("e.raw(%s)", src)
@@ -239,6 +239,11 @@ func (g *emitter) encodeValue(src string, t TypeRef, path string) {
 	case KNamed:
 		if _, ok := g.foreignName(t.Name); ok {
 			g.p("if err := encodeForeign(e, %s); err != nil {", pointerTo(src))
+		} else if p, ok := strings.CutPrefix(src, "*"); ok && strings.HasSuffix(path, "._meta") {
+			// A _meta object the caller encoded already (MarshalOptions.Meta).
+			g.p("if e.metaJSON != nil && any(%s) == e.meta {", p)
+			g.p("e.buf = append(e.buf, e.metaJSON...)")
+			g.p("} else if err := %s.encodeTo(e); err != nil {", addr(src))
 		} else {
 			g.p("if err := %s.encodeTo(e); err != nil {", addr(src))
 		}

@@ -259,7 +259,9 @@ func (v *AudioContent) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -484,7 +486,9 @@ func (v *BlobResourceContents) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -767,7 +771,9 @@ func (v *CacheableResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -1037,7 +1043,7 @@ func (v *CallToolRequestParams) encodeTo(e *encoder) error {
 		if len(v.Arguments) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("CallToolRequestParams.arguments", v.Arguments, rawObject); err != nil {
+			if err := e.checkRaw("CallToolRequestParams.arguments", v.Arguments, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Arguments)
@@ -1192,7 +1198,9 @@ func (v *CallToolResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -1216,7 +1224,7 @@ func (v *CallToolResult) encodeTo(e *encoder) error {
 		if len(v.StructuredContent) == 0 {
 			e.buf = append(e.buf, "null"...)
 		} else {
-			if err := checkRaw("CallToolResult.structuredContent", v.StructuredContent, rawAny); err != nil {
+			if err := e.checkRaw("CallToolResult.structuredContent", v.StructuredContent, rawAny); err != nil {
 				return err
 			}
 			e.raw(v.StructuredContent)
@@ -1604,7 +1612,9 @@ func (v *CancelledNotificationParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -3005,7 +3015,9 @@ func (v *CompleteResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -3900,7 +3912,9 @@ func (v *CreateMessageResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -4394,7 +4408,9 @@ func (v *DiscoverResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -5419,7 +5435,9 @@ func (v *EmbeddedResource) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -5727,7 +5745,7 @@ func (v *Error) encodeTo(e *encoder) error {
 		if len(v.Data) == 0 {
 			e.buf = append(e.buf, "null"...)
 		} else {
-			if err := checkRaw("Error.data", v.Data, rawAny); err != nil {
+			if err := e.checkRaw("Error.data", v.Data, rawAny); err != nil {
 				return err
 			}
 			e.raw(v.Data)
@@ -6148,7 +6166,9 @@ func (v *GetPromptResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -6558,7 +6578,7 @@ func (v *HeaderMismatchErrorError) encodeTo(e *encoder) error {
 		if len(v.Data) == 0 {
 			e.buf = append(e.buf, "null"...)
 		} else {
-			if err := checkRaw("HeaderMismatchErrorError.data", v.Data, rawAny); err != nil {
+			if err := e.checkRaw("HeaderMismatchErrorError.data", v.Data, rawAny); err != nil {
 				return err
 			}
 			e.raw(v.Data)
@@ -6960,7 +6980,9 @@ func (v *ImageContent) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -7423,7 +7445,9 @@ func (v *InputRequiredResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -7792,7 +7816,7 @@ func (v *InternalError) encodeTo(e *encoder) error {
 		if len(v.Data) == 0 {
 			e.buf = append(e.buf, "null"...)
 		} else {
-			if err := checkRaw("InternalError.data", v.Data, rawAny); err != nil {
+			if err := e.checkRaw("InternalError.data", v.Data, rawAny); err != nil {
 				return err
 			}
 			e.raw(v.Data)
@@ -7905,7 +7929,7 @@ func (v *InvalidParamsError) encodeTo(e *encoder) error {
 		if len(v.Data) == 0 {
 			e.buf = append(e.buf, "null"...)
 		} else {
-			if err := checkRaw("InvalidParamsError.data", v.Data, rawAny); err != nil {
+			if err := e.checkRaw("InvalidParamsError.data", v.Data, rawAny); err != nil {
 				return err
 			}
 			e.raw(v.Data)
@@ -8018,7 +8042,7 @@ func (v *InvalidRequestError) encodeTo(e *encoder) error {
 		if len(v.Data) == 0 {
 			e.buf = append(e.buf, "null"...)
 		} else {
-			if err := checkRaw("InvalidRequestError.data", v.Data, rawAny); err != nil {
+			if err := e.checkRaw("InvalidRequestError.data", v.Data, rawAny); err != nil {
 				return err
 			}
 			e.raw(v.Data)
@@ -8391,7 +8415,7 @@ func (v *JSONRPCNotification) encodeTo(e *encoder) error {
 		if len(v.Params) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("JSONRPCNotification.params", v.Params, rawObject); err != nil {
+			if err := e.checkRaw("JSONRPCNotification.params", v.Params, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Params)
@@ -8519,7 +8543,7 @@ func (v *JSONRPCRequest) encodeTo(e *encoder) error {
 		if len(v.Params) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("JSONRPCRequest.params", v.Params, rawObject); err != nil {
+			if err := e.checkRaw("JSONRPCRequest.params", v.Params, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Params)
@@ -9201,7 +9225,9 @@ func (v *ListPromptsResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -9610,7 +9636,9 @@ func (v *ListResourceTemplatesResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -10021,7 +10049,9 @@ func (v *ListResourcesResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -10323,7 +10353,9 @@ func (v *ListRootsRequestParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -10700,7 +10732,9 @@ func (v *ListToolsResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -11094,7 +11128,9 @@ func (v *LoggingMessageNotificationParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -11102,7 +11138,7 @@ func (v *LoggingMessageNotificationParams) encodeTo(e *encoder) error {
 	if len(v.Data) == 0 {
 		e.buf = append(e.buf, "null"...)
 	} else {
-		if err := checkRaw("LoggingMessageNotificationParams.data", v.Data, rawAny); err != nil {
+		if err := e.checkRaw("LoggingMessageNotificationParams.data", v.Data, rawAny); err != nil {
 			return err
 		}
 		e.raw(v.Data)
@@ -11277,7 +11313,7 @@ func (v *MethodNotFoundError) encodeTo(e *encoder) error {
 		if len(v.Data) == 0 {
 			e.buf = append(e.buf, "null"...)
 		} else {
-			if err := checkRaw("MethodNotFoundError.data", v.Data, rawAny); err != nil {
+			if err := e.checkRaw("MethodNotFoundError.data", v.Data, rawAny); err != nil {
 				return err
 			}
 			e.raw(v.Data)
@@ -12025,7 +12061,7 @@ func (v *Notification) encodeTo(e *encoder) error {
 		if len(v.Params) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("Notification.params", v.Params, rawObject); err != nil {
+			if err := e.checkRaw("Notification.params", v.Params, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Params)
@@ -12183,7 +12219,9 @@ func (v *NotificationParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -12706,7 +12744,9 @@ func (v *PaginatedResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -12821,7 +12861,7 @@ func (v *ParseError) encodeTo(e *encoder) error {
 		if len(v.Data) == 0 {
 			e.buf = append(e.buf, "null"...)
 		} else {
-			if err := checkRaw("ParseError.data", v.Data, rawAny); err != nil {
+			if err := e.checkRaw("ParseError.data", v.Data, rawAny); err != nil {
 				return err
 			}
 			e.raw(v.Data)
@@ -13207,7 +13247,9 @@ func (v *ProgressNotificationParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -13421,7 +13463,9 @@ func (v *Prompt) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -14278,7 +14322,9 @@ func (v *ReadResourceResult) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -14653,7 +14699,7 @@ func (v *Request) encodeTo(e *encoder) error {
 		if len(v.Params) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("Request.params", v.Params, rawObject); err != nil {
+			if err := e.checkRaw("Request.params", v.Params, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Params)
@@ -15098,7 +15144,9 @@ func (v *Resource) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -15240,7 +15288,9 @@ func (v *ResourceContents) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -15446,7 +15496,9 @@ func (v *ResourceLink) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -15860,7 +15912,9 @@ func (v *ResourceTemplate) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -16183,7 +16237,9 @@ func (v *ResourceUpdatedNotificationParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -16280,7 +16336,9 @@ func (v *Result) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -16512,7 +16570,9 @@ func (v *Root) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -16620,7 +16680,9 @@ func (v *SamplingMessage) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -18420,7 +18482,9 @@ func (v *SubscriptionsAcknowledgedNotificationParams) encodeTo(e *encoder) error
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -19058,7 +19122,9 @@ func (v *TextContent) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -19186,7 +19252,9 @@ func (v *TextResourceContents) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -20012,7 +20080,9 @@ func (v *Tool) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -20730,7 +20800,9 @@ func (v *ToolResultContent) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -20752,7 +20824,7 @@ func (v *ToolResultContent) encodeTo(e *encoder) error {
 		if len(v.StructuredContent) == 0 {
 			e.buf = append(e.buf, "null"...)
 		} else {
-			if err := checkRaw("ToolResultContent.structuredContent", v.StructuredContent, rawAny); err != nil {
+			if err := e.checkRaw("ToolResultContent.structuredContent", v.StructuredContent, rawAny); err != nil {
 				return err
 			}
 			e.raw(v.StructuredContent)
@@ -20888,7 +20960,9 @@ func (v *ToolUseContent) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -20898,7 +20972,7 @@ func (v *ToolUseContent) encodeTo(e *encoder) error {
 	if len(v.Input) == 0 {
 		e.buf = append(e.buf, "{}"...)
 	} else {
-		if err := checkRaw("ToolUseContent.input", v.Input, rawObject); err != nil {
+		if err := e.checkRaw("ToolUseContent.input", v.Input, rawObject); err != nil {
 			return err
 		}
 		e.raw(v.Input)

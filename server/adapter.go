@@ -72,6 +72,10 @@ type Exchange struct {
 	// data.supported of -32022 (and of the -32601 answering initialize).
 	// Nil means this revision only.
 	Versions []string
+	// ProtocolVersion is the MCP-Protocol-Version header as the transport
+	// read it already (HeaderValue: present once, valid, trimmed), so that
+	// the checks do not read it again; "": they read it from Header.
+	ProtocolVersion string
 }
 
 // Notifier delivers the notifications of one request on its transport:
@@ -347,7 +351,13 @@ type Answer struct {
 
 	progress float64 // the last progress sent, when sentAny
 	sentAny  bool
+	trusted  []byte // Trusted
 }
+
+// Trusted is raw JSON of the result that the server made itself and
+// need not validate again when it encodes the result: an adapter passes
+// it on as protocol.MarshalOptions.Trusted (StructuredContentValid).
+func (a *Answer) Trusted() []byte { return a.trusted }
 
 // ServeCall runs a Call through the middleware and its handler, on the
 // server's error policy (see "Handler errors"): a plain error of a
@@ -393,7 +403,7 @@ func (s *Server) serveCall(ctx context.Context, c *Call) Answer {
 		res, err = s.dispatchRecovered(&r.rc, r, c.Params, &lx)
 	}
 	r.finish()
-	a := Answer{Returned: err, progress: r.progress, sentAny: r.sentAny}
+	a := Answer{Returned: err, progress: r.progress, sentAny: r.sentAny, trusted: r.trusted}
 	switch {
 	case ctx.Err() != nil || errors.Is(err, errSilent):
 		a.Cancelled = true

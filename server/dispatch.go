@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server/internal/jsonline"
 )
 
 // wireResult is a pointer to a generated result type (CallToolResult,
@@ -129,36 +129,8 @@ func malformedError(body []byte, err error) (*protocol.RequestId, *Error) {
 // of a top-level object counts: a duplicate or a case variant ("ID") means
 // there is no id to trust.
 func recoverID(body []byte) *protocol.RequestId {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
-	var found json.RawMessage
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		key, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil
-		}
-		switch {
-		case key == "id":
-			if found != nil {
-				return nil
-			}
-			found = v
-		case strings.EqualFold(key, "id"):
-			return nil
-		}
-	}
-	if found == nil {
-		return nil
-	}
 	var id protocol.RequestId
-	if protocol.Unmarshal(found, &id) != nil {
+	if found := jsonline.SoleMember(body, "id"); found == nil || protocol.Unmarshal(found, &id) != nil {
 		return nil
 	}
 	return &id
@@ -214,7 +186,7 @@ func (s *Server) run(ctx context.Context, r *Request, id protocol.RequestId, met
 		if p, ok := typed.(*extParams); ok {
 			named = p.named
 		}
-		if e := checkHeaders(x.Header, method, meta.ProtocolVersion, name, named); e != nil {
+		if e := checkHeaders(x.Header, method, meta.ProtocolVersion, name, named, x.ProtocolVersion); e != nil {
 			return s.errorFor(id, e)
 		}
 	}
@@ -226,7 +198,11 @@ func (s *Server) run(ctx context.Context, r *Request, id protocol.RequestId, met
 	}
 	s.work.add()
 	defer s.work.done()
-	*r = Request{Method: method, ID: id, Meta: meta, Principal: x.Principal, auth: AuthorizationFrom(ctx), out: x.Notifier, ctx: ctx, maxInputs: s.cfg.maxInputs, log: s.log, header: x.Header, peer: x.RemoteAddr, notifyMeta: s.cfg.notifyMeta, srv: s, rc: requestContext{Context: ctx, r: r}}
+	// Field by field: r is zero, and a whole Request built and copied
+	// into it would cost more than what it sets.
+	r.Method, r.ID, r.Meta, r.Principal, r.auth, r.out, r.ctx = method, id, meta, x.Principal, AuthorizationFrom(ctx), x.Notifier, ctx
+	r.maxInputs, r.log, r.header, r.peer, r.notifyMeta, r.srv = s.cfg.maxInputs, s.log, x.Header, x.RemoteAddr, s.cfg.notifyMeta, s
+	r.rc.Context, r.rc.r = ctx, r
 	if s.cfg.handlerTimeout > 0 && method != protocol.MethodSubscriptionsListen {
 		r.rc.deadline = time.Now().Add(s.cfg.handlerTimeout)
 	}
@@ -242,7 +218,7 @@ func (s *Server) run(ctx context.Context, r *Request, id protocol.RequestId, met
 	if err != nil {
 		return s.errorFor(id, s.clientError(r, err))
 	}
-	return s.resultOutcome(id, res)
+	return s.resultOutcome(id, res, r.trusted)
 }
 
 // unsupportedVersion is the -32022 error for a request whose _meta names

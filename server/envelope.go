@@ -145,10 +145,12 @@ func appendID(buf []byte, id protocol.RequestId) []byte {
 	return jsonline.AppendString(buf, id.Str())
 }
 
-func (s *Server) resultOutcome(id protocol.RequestId, res wireResult) Outcome {
+// resultOutcome encodes the response of a result; trusted is raw JSON of
+// it not to be validated again (protocol.MarshalOptions.Trusted).
+func (s *Server) resultOutcome(id protocol.RequestId, res wireResult, trusted []byte) Outcome {
 	s.stamp(res)
 	bp, buf := s.responseStart(id)
-	buf, err := protocol.AppendMarshal(buf, res)
+	buf, err := protocol.MarshalOptions{Trusted: trusted, Meta: s.resultMeta, MetaJSON: s.metaJSON}.AppendMarshal(buf, res)
 	if out, ok := s.responseEnd(bp, buf, err); ok {
 		return out
 	}

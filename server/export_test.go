@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"encoding/json"
+
+	"github.com/mcpwire/mcpwire/server/internal/validate"
 )
 
 // What the package's external tests (package server_test) reach of its
@@ -11,7 +13,8 @@ import (
 var (
 	ParamsDigest        = paramsDigest
 	NewError            = newError
-	ParamEqual          = paramEqual
+	ParamEqual          = validate.ScalarEquals
+	HeaderChars         = headerChars
 	AppendErrorResponse = appendErrorResponse
 	CheckParamHeaders   = checkParamHeaders
 	HeaderArgs          = headerArgs

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"math"
 	"net/http"
-	"strconv"
 	"strings"
 
 	"github.com/mcpwire/mcpwire/server/internal/validate"
@@ -42,13 +40,31 @@ func headerValue(h http.Header, key, name string) (string, bool, *Error) {
 		return "", true, HeaderMismatch("Header " + name + " is repeated")
 	}
 	v := trimSpaceTab(vs[0])
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if (c < 0x21 || c > 0x7e) && c != ' ' && c != '\t' {
-			return "", true, HeaderMismatch("Header " + name + " has an invalid character")
-		}
+	if !headerChars(v) {
+		return "", true, HeaderMismatch("Header " + name + " has an invalid character")
 	}
 	return v, true, nil
+}
+
+// headerChars reports a value of visible ASCII, spaces and tabs alone,
+// passing eight bytes at a time while none is a tab or outside 0x20 to
+// 0x7e: a byte below 0x20 borrows into its high bit, one above 0x7e
+// carries into it or has it (TestHeaderChars compares the byte loop).
+func headerChars(v string) bool {
+	i := 0
+	for ; len(v)-i >= 8; i += 8 {
+		w := v[i : i+8]
+		x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 | uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+		if ((x-0x2020202020202020)|(x+0x0101010101010101)|x)&0x8080808080808080 != 0 {
+			break
+		}
+	}
+	for ; i < len(v); i++ {
+		if c := v[i]; (c < 0x21 || c > 0x7e) && c != ' ' && c != '\t' {
+			return false
+		}
+	}
+	return true
 }
 
 // trimSpaceTab trims spaces and tabs from both ends of v.
@@ -76,12 +92,16 @@ func decodeSentinel(v string) (string, bool) {
 }
 
 // checkHeaders compares the standard headers with the body (R-HDR-01..05).
+// read is the MCP-Protocol-Version the transport read (Exchange.ProtocolVersion).
 //
 // named says whether the method has an Mcp-Name header: tools/call,
 // prompts/get, resources/read, and an extension's method with a
 // NameMember (tasks/get, R-TASK-16).
-func checkHeaders(h http.Header, method, version, name string, named bool) *Error {
-	v, ok, e := headerValue(h, keyProtocolVersion, HeaderProtocolVersion)
+func checkHeaders(h http.Header, method, version, name string, named bool, read string) *Error {
+	v, ok, e := read, true, (*Error)(nil)
+	if read == "" {
+		v, ok, e = headerValue(h, keyProtocolVersion, HeaderProtocolVersion)
+	}
 	switch {
 	case e != nil:
 		return e
@@ -121,7 +141,7 @@ func checkHeaders(h http.Header, method, version, name string, named bool) *Erro
 // numerically.
 func checkParamHeaders(params []headerParam, args any, h http.Header) *Error {
 	for _, p := range params {
-		val, present := lookupPath(args, p.path)
+		val, present := validate.LookupPath(args, p.path)
 		hv, ok, e := headerValue(h, p.key, HeaderParamPrefix+p.name)
 		if e != nil {
 			return e
@@ -133,44 +153,11 @@ func checkParamHeaders(params []headerParam, args any, h http.Header) *Error {
 			return HeaderMismatch("Missing " + HeaderParamPrefix + p.name + " header")
 		}
 		dec, good := decodeSentinel(hv)
-		if !good || !paramEqual(val, dec) {
+		if !good || !validate.ScalarEquals(val, dec) {
 			return HeaderMismatch(HeaderParamPrefix + p.name + " header does not match the argument")
 		}
 	}
 	return nil
-}
-
-func lookupPath(v any, path []string) (any, bool) {
-	for _, k := range path {
-		m, ok := v.(map[string]any)
-		if !ok {
-			return nil, false
-		}
-		if v, ok = m[k]; !ok {
-			return nil, false
-		}
-	}
-	return v, true
-}
-
-func paramEqual(val any, header string) bool {
-	switch x := val.(type) {
-	case string:
-		return x == header
-	case bool:
-		return strconv.FormatBool(x) == header
-	case json.Number:
-		// Exactly, not through float64: 9007199254740993 is not
-		// 9007199254740992, though both round to the same float64. A
-		// number beyond float64 is refused.
-		if f, err := strconv.ParseFloat(string(x), 64); err != nil || math.IsInf(f, 0) {
-			return false
-		}
-		a, ok1 := validate.ParseDecimal(string(x))
-		b, ok2 := validate.ParseDecimal(header)
-		return ok1 && ok2 && a == b
-	}
-	return false
 }
 
 // HeaderValue returns the single value of a header in h, trimmed of
@@ -208,9 +195,9 @@ func checkPresentParamHeaders(t *tool, args json.RawMessage, h http.Header, lim 
 		if !ok {
 			continue
 		}
-		val, present := lookupPath(inst, p.path)
+		val, present := validate.LookupPath(inst, p.path)
 		dec, good := decodeSentinel(hv)
-		if !present || val == nil || !good || !paramEqual(val, dec) {
+		if !present || val == nil || !good || !validate.ScalarEquals(val, dec) {
 			return HeaderMismatch(HeaderParamPrefix + p.name + " header does not match the argument")
 		}
 	}

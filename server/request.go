@@ -36,6 +36,7 @@ type Request struct {
 	target         string     // tool or prompt name, resource URI (MRTR binding)
 	salient        []byte     // the arguments' JSON, bound into sealed state (MRTR binding)
 	cache          *CacheHint // the handler's own cache hint (SetCacheHint)
+	trusted        []byte     // the result's structuredContent, written unvalidated (StructuredContentValid)
 
 	auth   *Authorization // the verified token (streamhttp.Options.Verifier), nil without one
 	log    *slog.Logger   // the server's log (WithLogger), for LogHandler

@@ -184,6 +184,7 @@ type Server struct {
 	// resultMeta is the _meta put on results that have none: serverInfo.
 	// It is shared by every response and never modified.
 	resultMeta *protocol.ResultMetaObject
+	metaJSON   []byte // resultMeta encoded once (protocol.MarshalOptions.MetaJSON)
 	// chain is the middleware around dispatch (WithMiddleware); nil: none.
 	chain Handler
 	// discoverMeta is server/discover's _meta: the whole Implementation.
@@ -293,6 +294,7 @@ func New(impl protocol.Implementation, opts ...Option) (*Server, error) {
 		prompts:      map[string]*prompt{},
 		resources:    map[string]*resource{},
 	}
+	s.metaJSON, _ = protocol.Marshal(s.resultMeta) // nil on error: encoded with each result, which fails then
 	for _, e := range c.exts {
 		if e.Middleware != nil { // innermost: the server's own middleware sees the request first
 			s.cfg.middleware = append(s.cfg.middleware, e.Middleware)

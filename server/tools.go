@@ -41,6 +41,8 @@ type tool struct {
 	// neither WrapTool middleware nor an extension, which could change
 	// its results: tools/call does not validate them.
 	conforms bool
+	// validJSON is set by StructuredContentValid, and kept as conforms is.
+	validJSON bool
 }
 
 // OutputConforms registers a tool whose results conform to its
@@ -59,6 +61,23 @@ func OutputConforms() ToolOption {
 		return nil
 	}
 }
+
+// StructuredContentValid registers a tool whose every structuredContent
+// is JSON that need not be validated again before it is written: what an
+// encoding/json-compatible encoder writes for a struct with no maps and
+// no type that encodes itself, a few levels deep, unchanged since
+// (typed.AddTool sets it for such an Out). Up to maxTrustedRaw bytes it is
+// written as it is; a larger one is validated. It is ignored as
+// OutputConforms is, and under WithMiddleware, which may change results.
+// A tool that sets it and sends other bytes may send invalid JSON.
+func StructuredContentValid() ToolOption {
+	return func(_ *Server, t *tool) error { t.validJSON = true; return nil }
+}
+
+// maxTrustedRaw bounds a StructuredContentValid structuredContent written
+// unvalidated: far under the string and member limits the validation
+// enforces (protocol.MarshalOptions.Trusted).
+const maxTrustedRaw = 1 << 20
 
 // AllowPolling registers a tool whose handler may call
 // Request.DisconnectForPolling. In a 2025-11-25 session with resumability
@@ -128,6 +147,7 @@ func (s *Server) AddTool(def protocol.Tool, h ToolHandler, opts ...ToolOption) e
 	}
 	t.handler = wrapTool(t.handler, t.wrap)
 	t.conforms = t.conforms && len(t.wrap) == 0 && len(t.exts) == 0
+	t.validJSON = t.validJSON && len(t.wrap) == 0 && len(t.exts) == 0
 	s.mu.Lock()
 	if _, ok := s.tools[def.Name]; ok && !t.replace {
 		s.mu.Unlock()
@@ -386,6 +406,9 @@ func (s *Server) finishTool(r *Request, t *tool, res *protocol.CallToolResult, e
 	}
 	if res.Content == nil {
 		res.Content = []protocol.ContentBlock{}
+	}
+	if t.validJSON && s.chain == nil && len(res.StructuredContent) <= maxTrustedRaw {
+		r.trusted = res.StructuredContent // no middleware can change it before resultOutcome
 	}
 	return res, nil
 }

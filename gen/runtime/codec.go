@@ -128,7 +128,38 @@ func Marshal(v any) ([]byte, error) {
 // AppendMarshal appends the encoding of v to dst, like [Marshal] without
 // the allocation of a new buffer.
 func AppendMarshal(dst []byte, v any) ([]byte, error) {
-	e := encoder{buf: dst}
+	return MarshalOptions{}.AppendMarshal(dst, v)
+}
+
+// MarshalOptions configures encoding. The zero value is [Marshal]'s.
+type MarshalOptions struct {
+	// Trusted is raw JSON that the caller vouches for, so that it is not
+	// validated again: a raw member where any JSON value may go (a
+	// json.RawMessage field such as CallToolResult.StructuredContent)
+	// holding this very slice (the same bytes in memory and length, not
+	// an equal copy) is written as it is. Every other raw value is
+	// validated as Marshal validates it. The caller must know that
+	// Trusted is what that validation accepts: one JSON value in valid
+	// UTF-8, with no byte-order mark and no duplicate member names,
+	// nested at most DefaultMaxDepth deep, no string over
+	// DefaultMaxStringBytes and at most DefaultMaxMembers members; such
+	// as what an encoding/json-compatible encoder writes for a struct
+	// without maps, nested a few levels deep, of a size well under those
+	// bounds, that no one has changed since.
+	Trusted []byte
+	// Meta and MetaJSON are a _meta object that the caller encoded
+	// itself, shared by many values, and its encoding (as Marshal writes
+	// it): a _meta member holding this very pointer is written as
+	// MetaJSON, without being encoded again. The caller must not change
+	// the object once it is encoded. Without MetaJSON, Meta is ignored.
+	Meta     any
+	MetaJSON []byte
+}
+
+// AppendMarshal appends the encoding of v to dst, as the package's
+// AppendMarshal does, with the options.
+func (o MarshalOptions) AppendMarshal(dst []byte, v any) ([]byte, error) {
+	e := encoder{buf: dst, trusted: o.Trusted, meta: o.Meta, metaJSON: o.MetaJSON}
 	ok, err := encodeStatic(&e, v)
 	if !ok {
 		b, err := Marshal(v)

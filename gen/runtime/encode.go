@@ -4,6 +4,7 @@ package protocol
 
 import (
 	"math"
+	"math/bits"
 	"strconv"
 	"unicode/utf8"
 )
@@ -12,6 +13,11 @@ import (
 // names as pre-quoted literals and call the value writers below.
 type encoder struct {
 	buf []byte
+	// trusted is MarshalOptions.Trusted; meta and metaJSON are
+	// MarshalOptions.Meta and MetaJSON.
+	trusted  []byte
+	meta     any
+	metaJSON []byte
 }
 
 // member writes the separator (none before the first member) and a
@@ -63,18 +69,60 @@ func (e *encoder) float(path string, v float64) error {
 
 const hexDigits = "0123456789abcdef"
 
+// plainString[c] is 1 for a byte a JSON string holds as it is: printable
+// ASCII other than '"' and '\\'. Bytes from 0x80 are 0: they start UTF-8
+// sequences, which string checks one by one. (A constant, so that no
+// package state can change it.)
+const plainString = "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x01\x01\x00\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" +
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x00\x01\x01\x01" +
+	"\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01\x01" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
+	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+
+// The SWAR constants of the string encoder, scanning eight bytes at a
+// time.
+const (
+	encOnes  = 0x0101010101010101
+	encHighs = 0x8080808080808080
+)
+
 // string writes a quoted JSON string. Invalid UTF-8 becomes U+FFFD, as in
 // encoding/json; '<', '>' and '&' are written as they are.
+//
+// Runs of bytes written as they are (plainString) are found eight at a
+// time and copied whole; only the bytes around them are looked at one by
+// one (TestEncodeStringDifferential compares it with the byte-at-a-time
+// encoder it replaces).
 func (e *encoder) string(s string) {
 	b := append(e.buf, '"')
 	start := 0
 	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
+		if len(s)-i >= 8 {
+			// The lowest flagged byte is the first one that is not plain:
+			// the borrows of the tests only carry to higher bytes.
+			w := s[i : i+8]
+			x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+			quote := x ^ (encOnes * '"')
+			back := x ^ (encOnes * '\\')
+			special := (x - encOnes*0x20) | // bytes below 0x20 borrow into the high bit
+				(quote-encOnes) & ^quote | // a zero byte where x had '"'
+				(back-encOnes) & ^back | // a zero byte where x had '\\'
+				x // bytes of 0x80 and above
+			if special &= encHighs; special == 0 {
+				i += 8
 				continue
 			}
+			i += bits.TrailingZeros64(special) / 8
+		} else if plainString[s[i]] != 0 {
+			i++
+			continue
+		}
+		c := s[i]
+		if c < utf8.RuneSelf {
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
@@ -120,6 +168,18 @@ func (e *encoder) raw(v []byte) {
 		return
 	}
 	e.buf = append(e.buf, v...)
+}
+
+// checkRaw validates raw JSON held in a Go value before it is written, so
+// that Marshal never emits invalid JSON. The one value it does not
+// validate again is the caller's MarshalOptions.Trusted, where any JSON
+// value may go (rawAny): the very same bytes, not an equal copy, which the
+// caller vouches for.
+func (e *encoder) checkRaw(path string, v []byte, mode rawMode) error {
+	if mode == rawAny && len(v) > 0 && len(v) == len(e.trusted) && &v[0] == &e.trusted[0] {
+		return nil
+	}
+	return checkRaw(path, v, mode)
 }
 
 // checkRaw validates raw JSON held in a Go value before it is written, so

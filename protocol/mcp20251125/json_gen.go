@@ -262,7 +262,7 @@ func (v *AudioContent) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("AudioContent._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("AudioContent._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -492,7 +492,7 @@ func (v *BlobResourceContents) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("BlobResourceContents._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("BlobResourceContents._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -868,7 +868,9 @@ func (v *CallToolRequestParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -877,7 +879,7 @@ func (v *CallToolRequestParams) encodeTo(e *encoder) error {
 		if len(v.Arguments) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("CallToolRequestParams.arguments", v.Arguments, rawObject); err != nil {
+			if err := e.checkRaw("CallToolRequestParams.arguments", v.Arguments, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Arguments)
@@ -1096,7 +1098,7 @@ func (v *CallToolResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("CallToolResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("CallToolResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -1120,7 +1122,7 @@ func (v *CallToolResult) encodeTo(e *encoder) error {
 		if len(v.StructuredContent) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("CallToolResult.structuredContent", v.StructuredContent, rawObject); err != nil {
+			if err := e.checkRaw("CallToolResult.structuredContent", v.StructuredContent, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.StructuredContent)
@@ -1504,7 +1506,7 @@ func (v *CancelTaskResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("CancelTaskResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("CancelTaskResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -1738,7 +1740,7 @@ func (v *CancelledNotificationParams) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("CancelledNotificationParams._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("CancelledNotificationParams._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -3930,7 +3932,9 @@ func (v *CompleteRequestParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -4389,7 +4393,7 @@ func (v *CompleteResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("CompleteResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("CompleteResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -5007,7 +5011,9 @@ func (v *CreateMessageRequestParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -5377,7 +5383,7 @@ func (v *CreateMessageResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("CreateMessageResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("CreateMessageResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -5659,7 +5665,7 @@ func (v *CreateTaskResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("CreateTaskResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("CreateTaskResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -5925,7 +5931,9 @@ func (v *ElicitRequestFormParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -6410,7 +6418,9 @@ func (v *ElicitRequestURLParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -6624,7 +6634,7 @@ func (v *ElicitResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ElicitResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ElicitResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -7049,7 +7059,7 @@ func (v *EmbeddedResource) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("EmbeddedResource._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("EmbeddedResource._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -7359,7 +7369,7 @@ func (v *Error) encodeTo(e *encoder) error {
 		if len(v.Data) == 0 {
 			e.buf = append(e.buf, "null"...)
 		} else {
-			if err := checkRaw("Error.data", v.Data, rawAny); err != nil {
+			if err := e.checkRaw("Error.data", v.Data, rawAny); err != nil {
 				return err
 			}
 			e.raw(v.Data)
@@ -7606,7 +7616,9 @@ func (v *GetPromptRequestParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -7819,7 +7831,7 @@ func (v *GetPromptResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("GetPromptResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("GetPromptResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -8114,7 +8126,7 @@ func (v *GetTaskPayloadResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("GetTaskPayloadResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("GetTaskPayloadResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -8498,7 +8510,7 @@ func (v *GetTaskResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("GetTaskResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("GetTaskResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -8925,7 +8937,7 @@ func (v *ImageContent) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ImageContent._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ImageContent._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -9350,7 +9362,9 @@ func (v *InitializeRequestParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -9568,7 +9582,7 @@ func (v *InitializeResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("InitializeResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("InitializeResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -10011,7 +10025,7 @@ func (v *JSONRPCNotification) encodeTo(e *encoder) error {
 		if len(v.Params) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("JSONRPCNotification.params", v.Params, rawObject); err != nil {
+			if err := e.checkRaw("JSONRPCNotification.params", v.Params, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Params)
@@ -10139,7 +10153,7 @@ func (v *JSONRPCRequest) encodeTo(e *encoder) error {
 		if len(v.Params) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("JSONRPCRequest.params", v.Params, rawObject); err != nil {
+			if err := e.checkRaw("JSONRPCRequest.params", v.Params, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Params)
@@ -10762,7 +10776,7 @@ func (v *ListPromptsResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ListPromptsResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ListPromptsResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -11019,7 +11033,7 @@ func (v *ListResourceTemplatesResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ListResourceTemplatesResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ListResourceTemplatesResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -11276,7 +11290,7 @@ func (v *ListResourcesResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ListResourcesResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ListResourcesResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -11521,7 +11535,7 @@ func (v *ListRootsResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ListRootsResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ListRootsResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -11774,7 +11788,7 @@ func (v *ListTasksResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ListTasksResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ListTasksResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -12031,7 +12045,7 @@ func (v *ListToolsResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ListToolsResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ListToolsResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -12312,7 +12326,7 @@ func (v *LoggingMessageNotificationParams) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("LoggingMessageNotificationParams._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("LoggingMessageNotificationParams._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -12322,7 +12336,7 @@ func (v *LoggingMessageNotificationParams) encodeTo(e *encoder) error {
 	if len(v.Data) == 0 {
 		e.buf = append(e.buf, "null"...)
 	} else {
-		if err := checkRaw("LoggingMessageNotificationParams.data", v.Data, rawAny); err != nil {
+		if err := e.checkRaw("LoggingMessageNotificationParams.data", v.Data, rawAny); err != nil {
 			return err
 		}
 		e.raw(v.Data)
@@ -12775,7 +12789,7 @@ func (v *Notification) encodeTo(e *encoder) error {
 		if len(v.Params) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("Notification.params", v.Params, rawObject); err != nil {
+			if err := e.checkRaw("Notification.params", v.Params, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Params)
@@ -12858,7 +12872,7 @@ func (v *NotificationParams) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("NotificationParams._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("NotificationParams._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -13274,7 +13288,9 @@ func (v *PaginatedRequestParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -13449,7 +13465,7 @@ func (v *PaginatedResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("PaginatedResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("PaginatedResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -13961,7 +13977,7 @@ func (v *ProgressNotificationParams) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ProgressNotificationParams._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ProgressNotificationParams._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -14180,7 +14196,7 @@ func (v *Prompt) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("Prompt._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("Prompt._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -14862,7 +14878,9 @@ func (v *ReadResourceRequestParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -15051,7 +15069,7 @@ func (v *ReadResourceResult) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ReadResourceResult._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ReadResourceResult._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -15310,7 +15328,7 @@ func (v *Request) encodeTo(e *encoder) error {
 		if len(v.Params) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("Request.params", v.Params, rawObject); err != nil {
+			if err := e.checkRaw("Request.params", v.Params, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Params)
@@ -15423,7 +15441,9 @@ func (v *RequestParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -15693,7 +15713,7 @@ func (v *Resource) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("Resource._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("Resource._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -15840,7 +15860,7 @@ func (v *ResourceContents) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ResourceContents._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ResourceContents._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -16051,7 +16071,7 @@ func (v *ResourceLink) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ResourceLink._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ResourceLink._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -16291,7 +16311,9 @@ func (v *ResourceRequestParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -16549,7 +16571,7 @@ func (v *ResourceTemplate) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ResourceTemplate._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ResourceTemplate._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -16877,7 +16899,7 @@ func (v *ResourceUpdatedNotificationParams) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ResourceUpdatedNotificationParams._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ResourceUpdatedNotificationParams._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -16964,7 +16986,7 @@ func (v *Result) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("Result._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("Result._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -17104,7 +17126,7 @@ func (v *Root) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("Root._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("Root._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -17323,7 +17345,7 @@ func (v *SamplingMessage) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("SamplingMessage._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("SamplingMessage._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -19504,7 +19526,9 @@ func (v *SetLevelRequestParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -20086,7 +20110,9 @@ func (v *SubscribeRequestParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -20442,7 +20468,9 @@ func (v *TaskAugmentedRequestParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -20930,7 +20958,7 @@ func (v *TaskStatusNotificationParams) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("TaskStatusNotificationParams._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("TaskStatusNotificationParams._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -21073,7 +21101,7 @@ func (v *TextContent) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("TextContent._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("TextContent._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -21206,7 +21234,7 @@ func (v *TextResourceContents) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("TextResourceContents._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("TextResourceContents._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -22047,7 +22075,7 @@ func (v *Tool) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("Tool._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("Tool._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -23163,7 +23191,7 @@ func (v *ToolResultContent) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ToolResultContent._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ToolResultContent._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -23187,7 +23215,7 @@ func (v *ToolResultContent) encodeTo(e *encoder) error {
 		if len(v.StructuredContent) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ToolResultContent.structuredContent", v.StructuredContent, rawObject); err != nil {
+			if err := e.checkRaw("ToolResultContent.structuredContent", v.StructuredContent, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.StructuredContent)
@@ -23326,7 +23354,7 @@ func (v *ToolUseContent) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("ToolUseContent._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("ToolUseContent._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -23338,7 +23366,7 @@ func (v *ToolUseContent) encodeTo(e *encoder) error {
 	if len(v.Input) == 0 {
 		e.buf = append(e.buf, "{}"...)
 	} else {
-		if err := checkRaw("ToolUseContent.input", v.Input, rawObject); err != nil {
+		if err := e.checkRaw("ToolUseContent.input", v.Input, rawObject); err != nil {
 			return err
 		}
 		e.raw(v.Input)
@@ -23874,7 +23902,9 @@ func (v *UnsubscribeRequestParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}

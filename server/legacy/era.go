@@ -92,6 +92,8 @@ func (s *Era) versionHeader(h http.Header) (hvKind, string) {
 		return hvInvalid, ""
 	case !ok:
 		return hvAbsent, ""
+	case v == protocol.Revision:
+		return hvOther, v // never a legacy revision (legacyDefaults): every modern request, at once
 	}
 	for _, r := range s.cfg.legacyRevs {
 		if r.String() == v {

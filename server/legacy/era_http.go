@@ -41,7 +41,7 @@ func (h *HTTP) serveDual(r *http.Request, sse *httpwire.Stream, body []byte, pri
 	// conforming 2026-07-28 request; it goes to the modern pipeline with
 	// no extra parse.
 	if s.cfg.eras == ErasBoth && len(sids) == 0 && hv.modern() {
-		h.Modern(r, sse, body, principal, client)
+		h.Modern(r, sse, body, principal, client, modernVersion(hv, hvValue))
 		return
 	}
 	m := s.readMessage(body)
@@ -68,7 +68,7 @@ func (h *HTTP) serveDual(r *http.Request, sse *httpwire.Stream, body []byte, pri
 			writeAnswer(sse, s.errorOutcome(m.echoID(), server.HeaderMismatch(msgSessionNotModern))) // M2
 			return
 		}
-		h.Modern(r, sse, body, principal, client) // M4
+		h.Modern(r, sse, body, principal, client, modernVersion(hv, hvValue)) // M4
 		return
 	}
 	if len(sids) == 0 {
@@ -76,6 +76,17 @@ func (h *HTTP) serveDual(r *http.Request, sse *httpwire.Stream, body []byte, pri
 		return
 	}
 	h.inSession(r, sse, &m, sids, principal, client, hv, hvValue)
+}
+
+// modernVersion is the MCP-Protocol-Version a modern message's checks
+// need not read again (server.Exchange.ProtocolVersion): a header that
+// is present once and valid; "" for the core to read, and refuse, any
+// other.
+func modernVersion(hv hvKind, v string) string {
+	if hv == hvOther || hv == hvLegacy {
+		return v
+	}
+	return ""
 }
 
 // legacyOnly is E1: a modern message under ErasLegacy. It is never a

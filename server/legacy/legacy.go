@@ -560,7 +560,7 @@ func (s *Era) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.Request
 		case *protocol.ListToolsResult:
 			res = s.withoutExtensionOnly(v)
 		}
-		return s.legacyResultOutcome(rev, id, res)
+		return s.legacyResultOutcome(rev, id, res, a.Trusted())
 	}
 }
 
@@ -611,9 +611,10 @@ func (s *Era) withoutExtensionOnly(res *protocol.ListToolsResult) *protocol.List
 
 // legacyResultOutcome encodes a result for rev (L11): the hand rules, the
 // generated zero pass and the envelope strip of package legacy; never
-// the envelope's resultType or serverInfo.
-func (s *Era) legacyResultOutcome(rev legacy.Rev, id protocol.RequestId, res any) server.Outcome {
-	out, err := s.core.EncodeResult(id, func(buf []byte) ([]byte, error) { return legacy.AppendResult(buf, rev, res) })
+// the envelope's resultType or serverInfo. trusted is raw JSON of res not
+// to validate again (server.Answer.Trusted).
+func (s *Era) legacyResultOutcome(rev legacy.Rev, id protocol.RequestId, res any, trusted []byte) server.Outcome {
+	out, err := s.core.EncodeResult(id, func(buf []byte) ([]byte, error) { return legacy.AppendResultTrusting(buf, rev, res, trusted) })
 	if err == nil {
 		return out
 	}

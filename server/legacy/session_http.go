@@ -386,7 +386,7 @@ func (h *HTTP) initialize(r *http.Request, sse *httpwire.Stream, m *rpcMessage, 
 	if cacheable(rec) {
 		s.sessions.keep(key, &sessionConv{conv: o.conv, caps: o.caps})
 	}
-	out := s.legacyResultOutcome(o.rev, m.id, o.result)
+	out := s.legacyResultOutcome(o.rev, m.id, o.result, nil)
 	sse.W.Header().Set(HeaderSessionID, id)
 	writeAnswer(sse, out)
 	s.core.Release(out)

@@ -137,7 +137,7 @@ func (c *Stdio) open(m *rpcMessage) {
 	ss := &stdioSession{c: c, rev: o.rev, caps: o.caps, subs: map[string]struct{}{}, b: newStdioBridge()}
 	ss.cur.Store(o.conv)
 	c.sess = ss
-	out := s.legacyResultOutcome(o.rev, m.id, o.result)
+	out := s.legacyResultOutcome(o.rev, m.id, o.result, nil)
 	c.Out.Write(out.Body)
 	s.core.Release(out)
 }

@@ -259,6 +259,9 @@ func (h *httpHandler) shed(w http.ResponseWriter, msg string) {
 }
 
 func (h *httpHandler) hostAllowed(hostport string) bool {
+	if plainHost(hostport) {
+		return slices.Contains(h.opts.AllowedHosts, hostport) // what the general case below finds
+	}
 	host := hostport
 	if strings.Contains(hostport, ":") {
 		if hh, _, err := net.SplitHostPort(hostport); err == nil {
@@ -267,6 +270,22 @@ func (h *httpHandler) hostAllowed(hostport string) bool {
 	}
 	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
 	return slices.Contains(h.opts.AllowedHosts, strings.ToLower(host))
+}
+
+// plainHost reports a host without a port, brackets, upper-case letters
+// or bytes outside ASCII ("localhost"): hostAllowed compares it as it is,
+// since no port is split off, nothing trimmed, and lower-casing changes
+// nothing (TestHostAllowedFastPath compares the two).
+func plainHost(hostport string) bool {
+	// The bytes below 0x80 that are not plain, one bit each: ':' in the
+	// first word, '[', ']' and 'A' to 'Z' in the second.
+	special := [2]uint64{1 << ':', 1<<('['-64) | 1<<(']'-64) | (1<<26-1)<<('A'-64)}
+	for i := 0; i < len(hostport); i++ {
+		if c := hostport[i]; c >= 0x80 || special[c>>6]>>(c&63)&1 != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func (h *httpHandler) writeError(w http.ResponseWriter, status int, e *server.Error) {
@@ -361,7 +380,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.era.ServePOST(r, sse, body, principal, client)
 		return
 	}
-	h.serveModern(r, sse, body, principal, client)
+	h.serveModern(r, sse, body, principal, client, "")
 }
 
 // refuseUnread answers a request refused before its body was read. When
@@ -385,9 +404,11 @@ func closeUnread(w http.ResponseWriter, r *http.Request) {
 }
 
 // serveModern serves a POST through the modern pipeline, as a
-// 2026-07-28-only server does.
-func (h *httpHandler) serveModern(r *http.Request, sse *httpwire.Stream, body []byte, principal, client string) {
-	out := h.core.Serve(r.Context(), body, &server.Exchange{HTTP: true, Header: r.Header, RemoteAddr: r.RemoteAddr, Principal: principal, Notifier: sse, ClientKey: client, Versions: h.versions})
+// 2026-07-28-only server does; version is the MCP-Protocol-Version the
+// era read ("": none read).
+func (h *httpHandler) serveModern(r *http.Request, sse *httpwire.Stream, body []byte, principal, client, version string) {
+	out := h.core.Serve(r.Context(), body, &server.Exchange{HTTP: true, Header: r.Header, RemoteAddr: r.RemoteAddr, Principal: principal, Notifier: sse, ClientKey: client, Versions: h.versions,
+		ProtocolVersion: version})
 	sse.Finish(out)
 	h.core.Release(out)
 }

@@ -75,3 +75,71 @@ func hasOption(opts, want string) bool {
 	}
 	return false
 }
+
+// maxTrustedDepth bounds the nesting of an Out whose encoding the server
+// writes unvalidated (encodesValidJSON): far under the depth the
+// validation allows (protocol.DefaultMaxDepth).
+const maxTrustedDepth = 32
+
+// encodesValidJSON reports whether every encoding of t, as AddTool
+// encodes a result (goccy, which validates what a type writes of itself
+// and writes invalid UTF-8 as U+FFFD), is JSON the server need not
+// validate again before writing it (server.StructuredContentValid): t
+// encodes conforming (no maps, no type that encodes itself, no JSON name
+// twice, nothing embedded: no duplicate member names), is not recursive
+// and nests at most maxTrustedDepth deep, and its JSON names are
+// printable ASCII with no '"' or '\\'.
+func encodesValidJSON(t reflect.Type) bool {
+	if !encodesConforming(t) {
+		return false
+	}
+	d, ok := jsonDepth(t, map[reflect.Type]bool{})
+	return ok && d <= maxTrustedDepth
+}
+
+// jsonDepth is the deepest nesting of objects and arrays of t's
+// encodings, for a conforming t; ok is false for a recursive type or a
+// field name that is not plain ASCII.
+func jsonDepth(t reflect.Type, onPath map[reflect.Type]bool) (depth int, ok bool) {
+	switch t.Kind() {
+	case reflect.Pointer:
+		return jsonDepth(t.Elem(), onPath)
+	case reflect.Slice:
+		d, ok := jsonDepth(t.Elem(), onPath)
+		return d + 1, ok
+	case reflect.Struct:
+		if onPath[t] {
+			return 0, false
+		}
+		onPath[t] = true
+		defer delete(onPath, t)
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("json")
+			if !f.IsExported() || tag == "-" {
+				continue
+			}
+			name, _, _ := strings.Cut(tag, ",")
+			if !plainName(name) || !plainName(f.Name) {
+				return 0, false
+			}
+			d, ok := jsonDepth(f.Type, onPath)
+			if !ok {
+				return 0, false
+			}
+			depth = max(depth, d)
+		}
+		return depth + 1, true
+	}
+	return 0, true
+}
+
+// plainName reports a name of printable ASCII other than '"' and '\\'.
+func plainName(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}

@@ -7,6 +7,7 @@ package typed
 
 import (
 	"context"
+	"encoding"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -79,13 +80,14 @@ func AddTool[In, Out any](s *server.Server, def protocol.Tool, h func(ctx contex
 		return fmt.Errorf("typed: tool %s: %s: inferred input schema: %w", def.Name, inName, err)
 	}
 	raw := inT == reflect.TypeFor[json.RawMessage]()
+	byCopy := !decodesItself(inT, map[reflect.Type]bool{})
 	decode := func(args json.RawMessage) (In, error) {
 		if raw {
 			var in In
 			reflect.ValueOf(&in).Elem().Set(reflect.ValueOf(slices.Clone(args)))
 			return in, nil
 		}
-		return typedArgs[In](args)
+		return typedArgs[In](args, byCopy)
 	}
 	// call decodes the arguments and calls the handler.
 	call := func(ctx context.Context, req *server.Request, args json.RawMessage) (out Out, err error) {
@@ -129,21 +131,34 @@ func AddTool[In, Out any](s *server.Server, def protocol.Tool, h func(ctx contex
 			opts = append(slices.Clip(opts), server.OutputConforms())
 		}
 	}
+	if encodesValidJSON(outT) {
+		// goccy's encoding of Out is valid JSON without duplicate names,
+		// shallow: the server need not check it again.
+		opts = append(slices.Clip(opts), server.StructuredContentValid())
+	}
+	iface := outT.Kind() == reflect.Interface
 	return s.AddTool(def, func(ctx context.Context, req *server.Request, args json.RawMessage) (*protocol.CallToolResult, error) {
 		out, err := call(ctx, req, args)
 		if err != nil {
 			return nil, err
 		}
-		v := any(out)
-		switch r := v.(type) {
-		case nil: // only when Out is an interface
-			return &protocol.CallToolResult{Content: []protocol.ContentBlock{}}, nil
-		case *protocol.CallToolResult: // only when Out is an interface
-			if r != nil {
-				return r, nil
+		var b []byte
+		if iface {
+			v := any(out)
+			switch r := v.(type) {
+			case nil:
+				return &protocol.CallToolResult{Content: []protocol.ContentBlock{}}, nil
+			case *protocol.CallToolResult:
+				if r != nil {
+					return r, nil
+				}
 			}
+			b, err = goccy.Marshal(v)
+		} else {
+			// By its type: Out is not copied into an interface value
+			// first (TestMarshalOfAsMarshal).
+			b, err = goccy.MarshalOf(out)
 		}
-		b, err := goccy.Marshal(v)
 		if err != nil {
 			return nil, fmt.Errorf("encoding the result: %w", err)
 		}
@@ -298,13 +313,52 @@ func schemaMap(v any) (map[string]any, error) {
 	return m, nil
 }
 
-// typedArgs decodes validated tool arguments into In.
-func typedArgs[In any](args json.RawMessage) (In, error) {
-	var in In
-	if err := goccy.Unmarshal(args, &in); err != nil {
-		return in, server.InvalidParams("arguments: "+err.Error(), nil)
+// typedArgs decodes validated tool arguments into In. byCopy decodes
+// with goccy.UnmarshalOf, into a copy that stays off the heap: for an In
+// with no type that decodes itself (decodesItself), whose method could
+// keep the address of the copy (TestUnmarshalOfAsUnmarshal).
+func typedArgs[In any](args json.RawMessage, byCopy bool) (In, error) {
+	if !byCopy {
+		in := new(In)
+		err := goccy.Unmarshal(args, in)
+		return *in, argsError(err)
 	}
-	return in, nil
+	var in In // not the heap's: the pointer goes to UnmarshalOf by its type
+	err := goccy.UnmarshalOf(args, &in)
+	return in, argsError(err)
+}
+
+// argsError is typedArgs's error for goccy's, or nil.
+func argsError(err error) error {
+	if err != nil {
+		return server.InvalidParams("arguments: "+err.Error(), nil)
+	}
+	return nil
+}
+
+// decodesItself reports whether t, or a type in it, has an UnmarshalJSON
+// or UnmarshalText method.
+func decodesItself(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	if reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) {
+		return true
+	}
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Array:
+		return decodesItself(t.Elem(), seen)
+	case reflect.Map:
+		return decodesItself(t.Key(), seen) || decodesItself(t.Elem(), seen)
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if decodesItself(t.Field(i).Type, seen) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // schemaInto converts an inferred schema into a generated schema type.

@@ -140,7 +140,7 @@ func (v *McpUiAppCapabilities) encodeTo(e *encoder) error {
 			if len(x14) == 0 {
 				e.buf = append(e.buf, "{}"...)
 			} else {
-				if err := checkRaw("McpUiAppCapabilities.experimental{}", x14, rawObject); err != nil {
+				if err := e.checkRaw("McpUiAppCapabilities.experimental{}", x14, rawObject); err != nil {
 					return err
 				}
 				e.raw(x14)
@@ -701,7 +701,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0) encodeTo(e *encoder
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiDownloadFileRequestParamsContentsElemVariant0._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiDownloadFileRequestParamsContentsElemVariant0._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -1081,7 +1081,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0ResourceVariant0) enc
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiDownloadFileRequestParamsContentsElemVariant0ResourceVariant0._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiDownloadFileRequestParamsContentsElemVariant0ResourceVariant0._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -1208,7 +1208,7 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant0ResourceVariant1) enc
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiDownloadFileRequestParamsContentsElemVariant0ResourceVariant1._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiDownloadFileRequestParamsContentsElemVariant0ResourceVariant1._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -1414,7 +1414,9 @@ func (v *McpUiDownloadFileRequestParamsContentsElemVariant1) encodeTo(e *encoder
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -2106,7 +2108,7 @@ func (v *McpUiHostCapabilities) encodeTo(e *encoder) error {
 			if len(x98) == 0 {
 				e.buf = append(e.buf, "{}"...)
 			} else {
-				if err := checkRaw("McpUiHostCapabilities.experimental{}", x98, rawObject); err != nil {
+				if err := e.checkRaw("McpUiHostCapabilities.experimental{}", x98, rawObject); err != nil {
 					return err
 				}
 				e.raw(x98)
@@ -3625,7 +3627,7 @@ func (v *McpUiHostContextToolInfoTool) encodeTo(e *encoder) error {
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiHostContextToolInfoTool._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiHostContextToolInfoTool._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -4164,7 +4166,7 @@ func (v *McpUiHostContextToolInfoToolInputSchema) encodeTo(e *encoder) error {
 		if len(v.Properties) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiHostContextToolInfoToolInputSchema.properties", v.Properties, rawObject); err != nil {
+			if err := e.checkRaw("McpUiHostContextToolInfoToolInputSchema.properties", v.Properties, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Properties)
@@ -5902,7 +5904,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant0) encodeTo(e *encoder) erro
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiMessageRequestParamsContentElemVariant0._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiMessageRequestParamsContentElemVariant0._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -6214,7 +6216,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant1) encodeTo(e *encoder) erro
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiMessageRequestParamsContentElemVariant1._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiMessageRequestParamsContentElemVariant1._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -6528,7 +6530,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant2) encodeTo(e *encoder) erro
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiMessageRequestParamsContentElemVariant2._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiMessageRequestParamsContentElemVariant2._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -6912,7 +6914,9 @@ func (v *McpUiMessageRequestParamsContentElemVariant3) encodeTo(e *encoder) erro
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -7438,7 +7442,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant4) encodeTo(e *encoder) erro
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiMessageRequestParamsContentElemVariant4._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiMessageRequestParamsContentElemVariant4._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -7818,7 +7822,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant4ResourceVariant0) encodeTo(
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiMessageRequestParamsContentElemVariant4ResourceVariant0._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiMessageRequestParamsContentElemVariant4ResourceVariant0._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -7945,7 +7949,7 @@ func (v *McpUiMessageRequestParamsContentElemVariant4ResourceVariant1) encodeTo(
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiMessageRequestParamsContentElemVariant4ResourceVariant1._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiMessageRequestParamsContentElemVariant4ResourceVariant1._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -11063,7 +11067,7 @@ func (v *McpUiToolInputNotificationParams) encodeTo(e *encoder) error {
 		if len(v.Arguments) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiToolInputNotificationParams.arguments", v.Arguments, rawObject); err != nil {
+			if err := e.checkRaw("McpUiToolInputNotificationParams.arguments", v.Arguments, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Arguments)
@@ -11226,7 +11230,7 @@ func (v *McpUiToolInputPartialNotificationParams) encodeTo(e *encoder) error {
 		if len(v.Arguments) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiToolInputPartialNotificationParams.arguments", v.Arguments, rawObject); err != nil {
+			if err := e.checkRaw("McpUiToolInputPartialNotificationParams.arguments", v.Arguments, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Arguments)
@@ -11538,7 +11542,9 @@ func (v *McpUiToolResultNotificationParams) encodeTo(e *encoder) error {
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -11560,7 +11566,7 @@ func (v *McpUiToolResultNotificationParams) encodeTo(e *encoder) error {
 		if len(v.StructuredContent) == 0 {
 			e.buf = append(e.buf, "null"...)
 		} else {
-			if err := checkRaw("McpUiToolResultNotificationParams.structuredContent", v.StructuredContent, rawAny); err != nil {
+			if err := e.checkRaw("McpUiToolResultNotificationParams.structuredContent", v.StructuredContent, rawAny); err != nil {
 				return err
 			}
 			e.raw(v.StructuredContent)
@@ -11801,7 +11807,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant0) encodeTo(e *encod
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiToolResultNotificationParamsContentElemVariant0._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiToolResultNotificationParamsContentElemVariant0._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -12113,7 +12119,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant1) encodeTo(e *encod
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiToolResultNotificationParamsContentElemVariant1._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiToolResultNotificationParamsContentElemVariant1._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -12427,7 +12433,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant2) encodeTo(e *encod
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiToolResultNotificationParamsContentElemVariant2._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiToolResultNotificationParamsContentElemVariant2._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -12811,7 +12817,9 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant3) encodeTo(e *encod
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -13337,7 +13345,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4) encodeTo(e *encod
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiToolResultNotificationParamsContentElemVariant4._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiToolResultNotificationParamsContentElemVariant4._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -13717,7 +13725,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4ResourceVariant0) e
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiToolResultNotificationParamsContentElemVariant4ResourceVariant0._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiToolResultNotificationParamsContentElemVariant4ResourceVariant0._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -13844,7 +13852,7 @@ func (v *McpUiToolResultNotificationParamsContentElemVariant4ResourceVariant1) e
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiToolResultNotificationParamsContentElemVariant4ResourceVariant1._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiToolResultNotificationParamsContentElemVariant4ResourceVariant1._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -14472,7 +14480,7 @@ func (v *McpUiUpdateModelContextRequestParams) encodeTo(e *encoder) error {
 		if len(v.StructuredContent) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiUpdateModelContextRequestParams.structuredContent", v.StructuredContent, rawObject); err != nil {
+			if err := e.checkRaw("McpUiUpdateModelContextRequestParams.structuredContent", v.StructuredContent, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.StructuredContent)
@@ -14705,7 +14713,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant0) encodeTo(e *en
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant0._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant0._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -15017,7 +15025,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant1) encodeTo(e *en
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant1._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant1._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -15331,7 +15339,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant2) encodeTo(e *en
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant2._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant2._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -15715,7 +15723,9 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant3) encodeTo(e *en
 	first := true
 	if v.Meta != nil {
 		e.member(&first, "\"_meta\":")
-		if err := (*v.Meta).encodeTo(e); err != nil {
+		if e.metaJSON != nil && any(v.Meta) == e.meta {
+			e.buf = append(e.buf, e.metaJSON...)
+		} else if err := (*v.Meta).encodeTo(e); err != nil {
 			return err
 		}
 	}
@@ -16241,7 +16251,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4) encodeTo(e *en
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant4._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant4._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -16621,7 +16631,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4ResourceVariant0
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant4ResourceVariant0._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant4ResourceVariant0._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)
@@ -16748,7 +16758,7 @@ func (v *McpUiUpdateModelContextRequestParamsContentElemVariant4ResourceVariant1
 		if len(v.Meta) == 0 {
 			e.buf = append(e.buf, "{}"...)
 		} else {
-			if err := checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant4ResourceVariant1._meta", v.Meta, rawObject); err != nil {
+			if err := e.checkRaw("McpUiUpdateModelContextRequestParamsContentElemVariant4ResourceVariant1._meta", v.Meta, rawObject); err != nil {
 				return err
 			}
 			e.raw(v.Meta)

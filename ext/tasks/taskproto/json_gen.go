@@ -702,7 +702,7 @@ func (v *CompletedTask) encodeTo(e *encoder) error {
 	if len(v.Result) == 0 {
 		e.buf = append(e.buf, "{}"...)
 	} else {
-		if err := checkRaw("CompletedTask.result", v.Result, rawObject); err != nil {
+		if err := e.checkRaw("CompletedTask.result", v.Result, rawObject); err != nil {
 			return err
 		}
 		e.raw(v.Result)
@@ -2358,7 +2358,7 @@ func (v *GetTaskResultVariant2) encodeTo(e *encoder) error {
 	if len(v.Result) == 0 {
 		e.buf = append(e.buf, "{}"...)
 	} else {
-		if err := checkRaw("GetTaskResultVariant2.result", v.Result, rawObject); err != nil {
+		if err := e.checkRaw("GetTaskResultVariant2.result", v.Result, rawObject); err != nil {
 			return err
 		}
 		e.raw(v.Result)
@@ -4268,7 +4268,7 @@ func (v *TaskStatusNotificationParamsVariant2) encodeTo(e *encoder) error {
 	if len(v.Result) == 0 {
 		e.buf = append(e.buf, "{}"...)
 	} else {
-		if err := checkRaw("TaskStatusNotificationParamsVariant2.result", v.Result, rawObject); err != nil {
+		if err := e.checkRaw("TaskStatusNotificationParamsVariant2.result", v.Result, rawObject); err != nil {
 			return err
 		}
 		e.raw(v.Result)

@@ -36,8 +36,9 @@ type Endpoint struct {
 	// (streamhttp.Options).
 	ResourceMetadataURL string
 	Scopes              []string
-	// Modern serves a POST through the modern pipeline.
-	Modern func(r *http.Request, sse *Stream, body []byte, principal, client string)
+	// Modern serves a POST through the modern pipeline; version is its
+	// MCP-Protocol-Version as the era read it (server.Exchange.ProtocolVersion).
+	Modern func(r *http.Request, sse *Stream, body []byte, principal, client, version string)
 
 	// Inflight counts the requests being read or served (MaxConcurrent),
 	// BodyBytes the bytes their body buffers hold (MaxBodyMemory).
@@ -90,6 +91,9 @@ type Stream struct {
 	// Tee, when set, is the event log of a legacy session's stream
 	// (package legacy): every message sent through Notify goes to it.
 	Tee Tee
+	// contentType backs the Content-Type header of a JSON answer: the
+	// header's value slice, in the allocation of the stream.
+	contentType [1]string
 }
 
 // Enter counts the request in flight, or reports false over
@@ -248,7 +252,10 @@ func (s *Stream) Finish(out server.Outcome) {
 	case s.Started:
 		_ = s.Event(out.Body) // nothing on a broken stream
 	default:
-		s.W.Header()["Content-Type"] = []string{"application/json"} // the canonical key: no conversion per response
+		// The canonical key: no conversion per response; the value slice
+		// is the stream's own (one per response, as a new one would be).
+		s.contentType[0] = "application/json"
+		s.W.Header()["Content-Type"] = s.contentType[:]
 		if out.RetryAfter > 0 {
 			s.W.Header().Set("Retry-After", strconv.Itoa(out.RetryAfter))
 		}

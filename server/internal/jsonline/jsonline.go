@@ -5,6 +5,7 @@ package jsonline
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -64,4 +65,37 @@ func AppendString(buf []byte, s string) []byte {
 		i += size
 	}
 	return append(buf, '"')
+}
+
+// SoleMember returns the value of the member called name of the
+// top-level object in body: nil when body is no object that decodes up
+// to its end, or has no such member, or more than one, or a member whose
+// name is name but for case.
+func SoleMember(body []byte, name string) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	var found json.RawMessage
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		key, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil
+		}
+		switch {
+		case key == name:
+			if found != nil {
+				return nil
+			}
+			found = v
+		case strings.EqualFold(key, name):
+			return nil
+		}
+	}
+	return found
 }

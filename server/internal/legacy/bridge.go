@@ -96,7 +96,7 @@ func InputRequest(r Rev, id protocol.RequestId, key string, req protocol.InputRe
 	if !ok || z.kind != "request" {
 		return method, nil, internal(fmt.Errorf("%T is no server request", msg))
 	}
-	body, err := appendZeroed(nil, z)
+	body, err := appendZeroed(nil, z, nil)
 	if err != nil {
 		return method, nil, internal(err)
 	}

@@ -79,5 +79,5 @@ func appendError(dst []byte, r Rev, resp *protocol.JSONRPCErrorResponse) ([]byte
 	if !ok || z.kind != "error" {
 		return dst, fmt.Errorf("legacy: no error response in the tables")
 	}
-	return appendZeroed(dst, z)
+	return appendZeroed(dst, z, nil)
 }

@@ -26,6 +26,12 @@ import (
 // An *protocol.InputRequiredResult is refused: in a session the bridge
 // consumes it (H8). On error nothing is appended.
 func AppendResult(dst []byte, r Rev, res any) ([]byte, error) {
+	return AppendResultTrusting(dst, r, res, nil)
+}
+
+// AppendResultTrusting is AppendResult, with raw JSON of res that the
+// encoder need not validate again (protocol.MarshalOptions.Trusted).
+func AppendResultTrusting(dst []byte, r Rev, res any, trusted []byte) ([]byte, error) {
 	if !r.Valid() {
 		return dst, fmt.Errorf("legacy: invalid revision %d", uint8(r))
 	}
@@ -40,7 +46,7 @@ func AppendResult(dst []byte, r Rev, res any) ([]byte, error) {
 	if !ok || z.kind != "result" {
 		return dst, fmt.Errorf("legacy: %T is not a result the server sends in a session", res)
 	}
-	return appendZeroed(dst, z)
+	return appendZeroed(dst, z, trusted)
 }
 
 // AppendNotification appends the JSON-RPC notification n (a pointer to a
@@ -70,18 +76,18 @@ func AppendNotification(dst []byte, r Rev, n any) ([]byte, error) {
 	if !ok || z.kind != "notification" {
 		return dst, fmt.Errorf("legacy: %T is not a notification the server sends in a session", n)
 	}
-	return appendZeroed(dst, z)
+	return appendZeroed(dst, z, nil)
 }
 
 // appendZeroed encodes the outcome of the zero pass and strips its
-// envelope members.
-func appendZeroed(dst []byte, z zeroed) ([]byte, error) {
+// envelope members; trusted is raw JSON not to validate again.
+func appendZeroed(dst []byte, z zeroed, trusted []byte) ([]byte, error) {
 	start := len(dst)
 	var err error
 	if z.legacyPkg {
-		dst, err = mcp20251125.AppendMarshal(dst, z.v)
+		dst, err = mcp20251125.MarshalOptions{Trusted: trusted}.AppendMarshal(dst, z.v)
 	} else {
-		dst, err = protocol.AppendMarshal(dst, z.v)
+		dst, err = protocol.MarshalOptions{Trusted: trusted}.AppendMarshal(dst, z.v)
 	}
 	if err != nil {
 		return dst[:start], err

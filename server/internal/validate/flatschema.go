@@ -25,6 +25,7 @@ import (
 type flatSchema struct {
 	props    map[string]string // member → "string", "integer", "number" or "boolean"
 	names    []string          // the keys of props, sorted
+	types    []string          // props[names[i]], for a look-up without hashing (prop)
 	required []string
 	closed   bool // additionalProperties: false
 	// checks are the members' value keywords (enum, lengths, pattern,
@@ -248,7 +249,25 @@ func compileFlat(raw []byte) *flatSchema {
 		return nil
 	}
 	f.names = slices.Sorted(maps.Keys(f.props))
+	for _, n := range f.names {
+		f.types = append(f.types, f.props[n])
+	}
 	return f
+}
+
+// prop is props[name]: found by comparing the names while they are few,
+// which is cheaper than hashing name.
+func (f *flatSchema) prop(name []byte) (string, bool) {
+	if len(f.names) > 8 {
+		typ, ok := f.props[string(name)]
+		return typ, ok
+	}
+	for i, n := range f.names {
+		if n == string(name) {
+			return f.types[i], true
+		}
+	}
+	return "", false
 }
 
 // validate checks a parsed instance (as ParseValue returns it).
@@ -396,7 +415,7 @@ func (f *flatSchema) validRaw(args []byte, lim Limits) bool {
 				return false
 			}
 		}
-		typ, declared := f.props[string(name)]
+		typ, declared := f.prop(name)
 		switch {
 		case !declared && f.closed:
 			return false
@@ -407,8 +426,11 @@ func (f *flatSchema) validRaw(args []byte, lim Limits) bool {
 		case f.checks != nil && f.checks[string(name)] != nil && !f.checks[string(name)].holds(args[i:next]):
 			return false
 		}
-		if slices.Contains(f.required, string(name)) {
-			required++
+		for _, r := range f.required { // slices.Contains, without copying name into a string
+			if r == string(name) {
+				required++
+				break
+			}
 		}
 		i = SkipWS(args, next)
 		if i >= len(args) {
