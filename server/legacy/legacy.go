@@ -454,14 +454,9 @@ func (s *Era) legacyPrepare(ctx context.Context, sess legacySession, m *rpcMessa
 			return s.legacyErrorFor(rev, id, server.MethodNotFound(m.method), http.StatusOK), nil, false
 		}
 	}
-	info, _ := mcp20251125.LookupMethod(m.method)
-	typed := info.NewParams()
-	raw := m.params
-	if raw == nil {
-		raw = json.RawMessage("{}") // required members are then reported missing
-	}
-	if err := s.legacyDecode().Unmarshal(raw, typed); err != nil { // L5
-		return s.legacyErrorFor(rev, id, server.InvalidParams("Invalid params: "+strings.TrimPrefix(err.Error(), "mcp20251125: "), nil), http.StatusOK), nil, false
+	typed, e := s.legacyParams(m)
+	if e != nil { // L5
+		return s.legacyErrorFor(rev, id, e, http.StatusOK), nil, false
 	}
 	switch p := typed.(type) {
 	case *mcp20251125.SetLevelRequestParams:
@@ -483,6 +478,24 @@ func (s *Era) legacyPrepare(ctx context.Context, sess legacySession, m *rpcMessa
 		}
 	}
 	return server.Outcome{}, params, true // L10, L11: legacyRun
+}
+
+// legacyParams is L5: a request's params decoded by its method's type
+// (those of a tools/call were, with the envelope: readCall).
+func (s *Era) legacyParams(m *rpcMessage) (any, *server.Error) {
+	if m.call != nil {
+		return m.call, nil
+	}
+	info, _ := mcp20251125.LookupMethod(m.method)
+	typed := info.NewParams()
+	raw := m.params
+	if raw == nil {
+		raw = json.RawMessage("{}") // required members are then reported missing
+	}
+	if err := s.legacyDecode().Unmarshal(raw, typed); err != nil {
+		return nil, server.InvalidParams("Invalid params: "+strings.TrimPrefix(err.Error(), "mcp20251125: "), nil)
+	}
+	return typed, nil
 }
 
 // legacyToolChecks is L9 before the rate limit: the tool exists, it does
