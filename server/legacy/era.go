@@ -226,7 +226,7 @@ func (s *Era) readAny(body []byte) rpcMessage {
 func (s *Era) readCall(body []byte) (rpcMessage, bool) {
 	// A hint only: a body without the method's string unescaped goes to
 	// readAny; one with it that is no tools/call fails the decode.
-	if !bytes.Contains(body, []byte(`"`+mcp20251125.MethodToolsCall+`"`)) {
+	if !mayBeToolsCall(body) {
 		return rpcMessage{}, false
 	}
 	req := new(mcp20251125.CallToolRequest)
@@ -240,6 +240,25 @@ func (s *Era) readCall(body []byte) (rpcMessage, bool) {
 	}
 	m.modern = modern
 	return m, true
+}
+
+// mayBeToolsCall reports whether body holds "tools/call" (the string
+// token, unescaped). It looks at each '/' of body only, found by
+// bytes.IndexByte: a JSON body holds many quotes (which bytes.Index would
+// stop at) and few slashes.
+func mayBeToolsCall(body []byte) bool {
+	const pre, post = `"tools`, `call"`
+	for i := 0; ; {
+		j := bytes.IndexByte(body[i:], '/')
+		if j < 0 {
+			return false
+		}
+		j += i
+		if j >= len(pre) && string(body[j-len(pre):j]) == pre && len(body)-j-1 >= len(post) && string(body[j+1:j+1+len(post)]) == post {
+			return true
+		}
+		i = j + 1
+	}
 }
 
 // callMeta is probeMeta for the _meta of a tools/call decoded strictly:

@@ -137,6 +137,16 @@ func TestReadCallDifferential(t *testing.T) {
 	}
 }
 
+// TestMayBeToolsCall checks the hint of readCall against bytes.Contains.
+func TestMayBeToolsCall(t *testing.T) {
+	for _, b := range append(readCallBodies(500), `"tools/call"`, `tools/call"`, `"tools/call`, `/`, `//`, `"tools//call"`,
+		`"tools/cal"/call"`, `"tools/"tools/call"`, `"tool/call"`, `x"tools/call"x`, `"tools\/call"`) {
+		if got, want := mayBeToolsCall([]byte(b)), strings.Contains(b, `"tools/call"`); got != want {
+			t.Errorf("mayBeToolsCall(%s) = %v, want %v", b, got, want)
+		}
+	}
+}
+
 // FuzzReadCall is TestReadCallDifferential on fuzzed bodies.
 func FuzzReadCall(f *testing.F) {
 	for _, b := range readCallBodies(200) {
