@@ -38,10 +38,45 @@ type sessionState struct {
 	mu      sync.Mutex
 	convs   map[string]*sessionConv
 	lru     *clist.List // keys of convs, least recently used first
-	running map[string]map[protocol.RequestId]context.CancelFunc
-	// spare is the last inner map of running that emptied, reused by the
-	// next start: a session with one request at a time allocates none.
-	spare map[protocol.RequestId]context.CancelFunc
+	running map[string]*runningSet
+	// spare is the last set of running that emptied and went, reused by
+	// the next start: a session with one request at a time allocates none.
+	spare *runningSet
+}
+
+// runningSet is the requests of one session running here. The first is
+// held in one (a session's requests mostly come one at a time), the
+// others in more. A set stays in sessionState.running, empty, while the
+// session's conversion state is cached (cached), so that a session's
+// request costs one look-up of the session to start and one to end, not
+// an insertion and a deletion of the session too; it goes when it is
+// empty and the state is not cached (their number is bounded by the
+// cache's, MaxSessions).
+type runningSet struct {
+	one    context.CancelFunc // nil: no request in the slot
+	oneID  protocol.RequestId
+	more   map[protocol.RequestId]context.CancelFunc // nil when empty
+	cached bool                                      // the session's conversion state is in sessionState.convs
+}
+
+func (rs *runningSet) empty() bool { return rs.one == nil && len(rs.more) == 0 }
+
+// get returns the cancel function of request id, or nil.
+func (rs *runningSet) get(id protocol.RequestId) context.CancelFunc {
+	if rs.one != nil && rs.oneID == id {
+		return rs.one
+	}
+	return rs.more[id]
+}
+
+// each calls f with the cancel function of each request.
+func (rs *runningSet) each(f func(context.CancelFunc)) {
+	if rs.one != nil {
+		f(rs.one)
+	}
+	for _, c := range rs.more {
+		f(c)
+	}
 }
 
 // sessionConv is a session's conversion state without its log level
@@ -54,7 +89,7 @@ type sessionConv struct {
 }
 
 func newSessionState(max int) *sessionState {
-	return &sessionState{max: max, convs: map[string]*sessionConv{}, lru: clist.New(), running: map[string]map[protocol.RequestId]context.CancelFunc{}}
+	return &sessionState{max: max, convs: map[string]*sessionConv{}, lru: clist.New(), running: map[string]*runningSet{}}
 }
 
 // start registers a running request of session key; false when a request
@@ -62,18 +97,25 @@ func newSessionState(max int) *sessionState {
 func (st *sessionState) start(key string, id protocol.RequestId, cancel context.CancelFunc) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	m := st.running[key]
-	if _, dup := m[id]; dup {
+	rs := st.running[key]
+	if rs == nil {
+		rs, st.spare = st.spare, nil
+		if rs == nil {
+			rs = &runningSet{}
+		}
+		_, rs.cached = st.convs[key]
+		st.running[key] = rs
+	} else if rs.get(id) != nil {
 		return false
 	}
-	if m == nil {
-		m, st.spare = st.spare, nil
-		if m == nil {
-			m = map[protocol.RequestId]context.CancelFunc{}
-		}
-		st.running[key] = m
+	if rs.one == nil {
+		rs.one, rs.oneID = cancel, id
+		return true
 	}
-	m[id] = cancel
+	if rs.more == nil {
+		rs.more = map[protocol.RequestId]context.CancelFunc{}
+	}
+	rs.more[id] = cancel
 	return true
 }
 
@@ -81,13 +123,25 @@ func (st *sessionState) start(key string, id protocol.RequestId, cancel context.
 func (st *sessionState) done(key string, id protocol.RequestId) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if m := st.running[key]; m != nil {
-		delete(m, id)
-		if len(m) == 0 {
-			delete(st.running, key)
-			st.spare = m
-		}
+	rs := st.running[key]
+	if rs == nil {
+		return
 	}
+	if rs.one != nil && rs.oneID == id {
+		rs.one, rs.oneID = nil, protocol.RequestId{}
+	} else if delete(rs.more, id); len(rs.more) == 0 {
+		rs.more = nil
+	}
+	if rs.empty() && !rs.cached {
+		st.removeLocked(key, rs)
+	}
+}
+
+// removeLocked removes the empty set rs of session key; st.mu is held.
+func (st *sessionState) removeLocked(key string, rs *runningSet) {
+	delete(st.running, key)
+	*rs = runningSet{}
+	st.spare = rs
 }
 
 // cancel cancels the running request id of session key; false when it
@@ -95,9 +149,11 @@ func (st *sessionState) done(key string, id protocol.RequestId) {
 func (st *sessionState) cancel(key string, id protocol.RequestId) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if c, ok := st.running[key][id]; ok {
-		c()
-		return true
+	if rs := st.running[key]; rs != nil {
+		if c := rs.get(id); c != nil {
+			c()
+			return true
+		}
 	}
 	return false
 }
@@ -107,8 +163,8 @@ func (st *sessionState) cancel(key string, id protocol.RequestId) bool {
 func (st *sessionState) forget(key string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	for _, c := range st.running[key] {
-		c()
+	if rs := st.running[key]; rs != nil {
+		rs.each(func(c context.CancelFunc) { c() })
 	}
 	st.dropLocked(key)
 }
@@ -126,6 +182,9 @@ func (st *sessionState) keep(key string, sc *sessionConv) {
 	}
 	sc.elem = st.lru.PushBack(key)
 	st.convs[key] = sc
+	if rs := st.running[key]; rs != nil {
+		rs.cached = true
+	}
 }
 
 // cached returns the conversion state of session key, or nil, marking it
@@ -145,6 +204,12 @@ func (st *sessionState) dropLocked(key string) {
 	if sc, ok := st.convs[key]; ok {
 		st.lru.Remove(sc.elem)
 		delete(st.convs, key)
+		if rs := st.running[key]; rs != nil {
+			rs.cached = false
+			if rs.empty() {
+				st.removeLocked(key, rs)
+			}
+		}
 	}
 }
 

@@ -1,0 +1,99 @@
+package legacy
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/mcpwire/mcpwire/protocol"
+)
+
+// TestSessionStateModel runs random starts, dones, cancels, forgets,
+// keeps and drops on a sessionState (a small cache, so that keeps evict)
+// and on the map of maps it replaced, the model: every start is accepted
+// or refused as the model says, every cancel and forget calls the cancel
+// functions the model names, and the running sets kept are bounded by the
+// cached states and the sessions with running requests (none is left
+// behind for a session that is neither).
+func TestSessionStateModel(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	st := newSessionState(3)
+	model := map[string]map[protocol.RequestId]int{} // the running requests: session → id → cancel number
+	called := map[int]int{}
+	next := 0
+	keys := []string{"a", "b", "c", "d", "e"}
+	ids := []protocol.RequestId{protocol.IntRequestId(1), protocol.IntRequestId(2), protocol.StringRequestId("1"), protocol.StringRequestId("x")}
+	for step := range 20000 {
+		key, id := keys[r.IntN(len(keys))], ids[r.IntN(len(ids))]
+		switch op := r.IntN(6); op {
+		case 0, 1:
+			n := next
+			next++
+			ok := st.start(key, id, func() { called[n]++ })
+			_, dup := model[key][id]
+			if ok == dup {
+				t.Fatalf("step %d: start(%s, %v) = %v, model: running %v", step, key, id, ok, dup)
+			}
+			if ok {
+				if model[key] == nil {
+					model[key] = map[protocol.RequestId]int{}
+				}
+				model[key][id] = n
+			}
+		case 2:
+			if _, ok := model[key][id]; ok { // done only what runs, as the callers do
+				st.done(key, id)
+				delete(model[key], id)
+			}
+		case 3:
+			n, ok := model[key][id]
+			before := called[n]
+			if got := st.cancel(key, id); got != ok || ok && called[n] != before+1 {
+				t.Fatalf("step %d: cancel(%s, %v) = %v, model %v", step, key, id, got, ok)
+			}
+		case 4:
+			want := map[int]int{}
+			for _, n := range model[key] {
+				want[n] = called[n] + 1
+			}
+			st.forget(key)
+			for n, c := range want {
+				if called[n] != c {
+					t.Fatalf("step %d: forget(%s) did not cancel request %d", step, key, n)
+				}
+			}
+		case 5:
+			if r.IntN(2) == 0 {
+				st.keep(key, &sessionConv{})
+			} else {
+				st.drop(key)
+			}
+		}
+		for k, rs := range st.running {
+			_, cached := st.convs[k]
+			if rs.cached != cached {
+				t.Fatalf("step %d: set of %s marked cached %v, cached %v", step, k, rs.cached, cached)
+			}
+			if rs.empty() && !cached {
+				t.Fatalf("step %d: an empty set of %s left behind", step, k)
+			}
+			if n := len(model[k]); n != len(rs.more)+boolInt(rs.one != nil) {
+				t.Fatalf("step %d: set of %s holds %d requests, model %d", step, k, len(rs.more)+boolInt(rs.one != nil), n)
+			}
+		}
+		for k, m := range model {
+			if len(m) > 0 && st.running[k] == nil {
+				t.Fatalf("step %d: the running requests of %s are lost", step, k)
+			}
+		}
+		if len(st.convs) > 3 {
+			t.Fatalf("step %d: %d states cached, more than 3", step, len(st.convs))
+		}
+	}
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
