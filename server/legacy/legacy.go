@@ -248,14 +248,17 @@ func (c *config) legacyDefaults() error {
 		slices.SortFunc(c.legacyRevs, func(a, b legacy.Rev) int { return int(b) - int(a) })
 	}
 	l.Versions = make([]string, len(c.legacyRevs))
-	c.legacyMethods = map[legacy.Rev]map[string]bool{}
+	c.legacyMethods = nil
 	for i, r := range c.legacyRevs {
 		l.Versions[i] = r.String()
-		set := map[string]bool{}
-		for _, m := range legacy.MessagesOf(r).ClientRequests {
-			set[m] = true
+		for int(r) >= len(c.legacyMethods) {
+			c.legacyMethods = append(c.legacyMethods, 0)
 		}
-		c.legacyMethods[r] = set
+		for _, m := range legacy.MessagesOf(r).ClientRequests {
+			if b := servedMethod(m); b >= 0 {
+				c.legacyMethods[r] |= 1 << b
+			}
+		}
 	}
 	if l.DefaultLogLevel != "" && !l.DefaultLogLevel.Valid() {
 		return fmt.Errorf("legacy: Config.DefaultLogLevel %q is not a logging level", l.DefaultLogLevel)
@@ -398,19 +401,46 @@ const msgNotInitialized = "the session is not initialized: send notifications/in
 // initialize is answered by the transport; the tasks methods of
 // 2025-11-25 are not served (§0).
 func (s *Era) servesLegacy(r legacy.Rev, method string) bool {
-	switch method {
-	case mcp20251125.MethodPing, mcp20251125.MethodToolsList, mcp20251125.MethodToolsCall,
-		mcp20251125.MethodPromptsList, mcp20251125.MethodPromptsGet,
-		mcp20251125.MethodResourcesList, mcp20251125.MethodResourcesTemplatesList, mcp20251125.MethodResourcesRead,
-		mcp20251125.MethodResourcesSubscribe, mcp20251125.MethodResourcesUnsubscribe, mcp20251125.MethodLoggingSetLevel:
-	case mcp20251125.MethodCompletionComplete:
-		if !s.cfg.completion {
-			return false // L4: no completion handler
-		}
-	default:
+	b := servedMethod(method)
+	switch {
+	case b < 0:
 		return false
+	case method == mcp20251125.MethodCompletionComplete && !s.cfg.completion:
+		return false // L4: no completion handler
 	}
-	return s.cfg.legacyMethods[r][method]
+	return int(r) < len(s.cfg.legacyMethods) && s.cfg.legacyMethods[r]&(1<<b) != 0
+}
+
+// servedMethod is the bit of a client request the server may serve in a
+// session (config.legacyMethods), or -1.
+func servedMethod(method string) int {
+	switch method {
+	case mcp20251125.MethodPing:
+		return 0
+	case mcp20251125.MethodToolsList:
+		return 1
+	case mcp20251125.MethodToolsCall:
+		return 2
+	case mcp20251125.MethodPromptsList:
+		return 3
+	case mcp20251125.MethodPromptsGet:
+		return 4
+	case mcp20251125.MethodResourcesList:
+		return 5
+	case mcp20251125.MethodResourcesTemplatesList:
+		return 6
+	case mcp20251125.MethodResourcesRead:
+		return 7
+	case mcp20251125.MethodResourcesSubscribe:
+		return 8
+	case mcp20251125.MethodResourcesUnsubscribe:
+		return 9
+	case mcp20251125.MethodLoggingSetLevel:
+		return 10
+	case mcp20251125.MethodCompletionComplete:
+		return 11
+	}
+	return -1
 }
 
 // serveLegacy runs a request of a legacy session through the legacy order
