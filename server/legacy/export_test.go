@@ -103,7 +103,7 @@ func (s *Era) LegacyDecode() mcp20251125.UnmarshalOptions { return s.legacyDecod
 
 // Shared is MemorySessionStore.shared.
 func (m *MemorySessionStore) Shared(principal, key string) (*SessionRecord, error) {
-	return m.shared(principal, key)
+	return m.shared(principal, []byte(key))
 }
 
 // SessionStateAllocs starts and ends a request of a fresh session state

@@ -501,16 +501,17 @@ func (s *Era) findSession(ctx context.Context, sids []string, principal string, 
 	if len(sids[0]) > maxSessionIDBytes {
 		return nil, notFound()
 	}
-	key := sessionKey(sids[0])
+	kb := sessionKeyOf(sids[0])
 	var rec *SessionRecord
 	var err error
 	if ms, ok := s.cfg.legacy.Store.(*MemorySessionStore); ok {
-		rec, err = ms.shared(principal, key) // read only here: no copy
+		rec, err = ms.shared(principal, kb[:]) // read only here: no copy, of the record or of the key
 	} else {
-		rec, err = s.cfg.legacy.Store.Get(ctx, principal, key)
+		rec, err = s.cfg.legacy.Store.Get(ctx, principal, string(kb[:]))
 	}
 	switch {
 	case errors.Is(err, ErrSessionNotFound):
+		key := string(kb[:])
 		s.sessions.drop(key) // the session ended without a DELETE: its cached state goes
 		s.subs.forget(key)
 		return nil, notFound()

@@ -1,7 +1,10 @@
 package legacy
 
 import (
+	"crypto/sha256"
+	"encoding/base64"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/mcpwire/mcpwire/protocol"
@@ -96,4 +99,35 @@ func boolInt(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestEncodeKey checks encodeKey against base64.RawURLEncoding, and
+// sessionKeyOf against sessionKey's definition, base64url(SHA-256(id)).
+func TestEncodeKey(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var sum [sha256.Size]byte
+	for i := range 2000 {
+		switch i {
+		case 0: // all zero
+		case 1:
+			for j := range sum {
+				sum[j] = 0xff
+			}
+		default:
+			for j := range sum {
+				sum[j] = byte(r.Uint32())
+			}
+		}
+		got := encodeKey(&sum)
+		if want := base64.RawURLEncoding.EncodeToString(sum[:]); string(got[:]) != want {
+			t.Fatalf("encodeKey(%x) = %s, want %s", sum, got, want)
+		}
+	}
+	for _, id := range []string{"", "a", strings.Repeat("x", 43), strings.Repeat("y", maxSessionIDBytes), strings.Repeat("z", maxSessionIDBytes+1)} {
+		s := sha256.Sum256([]byte(id))
+		want := base64.RawURLEncoding.EncodeToString(s[:])
+		if k := sessionKeyOf(id); string(k[:]) != want || sessionKey(id) != want {
+			t.Errorf("sessionKey(%q) = %s, want %s", id, sessionKey(id), want)
+		}
+	}
 }
