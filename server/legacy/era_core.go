@@ -269,4 +269,7 @@ type exchange struct {
 	// held: the request is held for Shutdown as a whole already (a
 	// resumable run), so its calls need no hold of their own.
 	held bool
+	// first is the call of legacyRun's first round, allocated with the
+	// exchange (an exchange serves one request, a Call once).
+	first legacyCall
 }

@@ -570,7 +570,14 @@ func (s *Era) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.Request
 		defer s.core.Unhold()
 	}
 	for {
-		lc := &legacyCall{Call: server.Call{Method: method, ID: id, Params: params, Exchange: &x.Exchange, HoldInput: true}, rev: rev, bridge: x.bridge}
+		lc := &x.first // allocated with the exchange, which serves one request
+		if lc.Exchange != nil {
+			lc = new(legacyCall) // a Call serves once: a later round
+		}
+		// Member by member, on a zero call: a composite literal would be
+		// built aside and copied in.
+		lc.Method, lc.ID, lc.Params, lc.Exchange, lc.HoldInput = method, id, params, &x.Exchange, true
+		lc.rev, lc.bridge = rev, x.bridge
 		c := &lc.Call
 		c.Hooks = lc
 		if rounds > 0 {

@@ -516,9 +516,13 @@ func (h *HTTP) sessionRequestResumable(r *http.Request, sse *httpwire.Stream, re
 	l := &run.log
 	s.initStreamLog(l, sse, rec, "", &m.id, rev)
 	sse.Tee, l.cancel, l.expiresAt = l, cancel, rec.ExpiresAt
-	run.sess = httpSession{s: s, rec: rec, cv: conv, caps: caps}
-	run.bridge = httpBridge{s: s, principal: rec.Principal, key: rec.Key, sse: sse}
-	run.x = exchange{Exchange: server.Exchange{HTTP: true, Header: r.Header, RemoteAddr: r.RemoteAddr, Principal: principal, Notifier: sse, ClientKey: client, Versions: s.cfg.advertised}, bridge: &run.bridge, held: true}
+	// The parts of a fresh run are set member by member: a composite
+	// literal assigned to them would be built aside and copied in.
+	run.sess.s, run.sess.rec, run.sess.cv, run.sess.caps = s, rec, conv, caps
+	run.bridge.s, run.bridge.principal, run.bridge.key, run.bridge.sse = s, rec.Principal, rec.Key, sse
+	x := &run.x
+	x.HTTP, x.Header, x.RemoteAddr, x.Principal, x.Notifier, x.ClientKey, x.Versions = true, r.Header, r.RemoteAddr, principal, sse, client, s.cfg.advertised
+	x.bridge, x.held = &run.bridge, true
 	s.core.Hold() // for Shutdown, until serve returns (Unhold)
 	var call bool
 	run.out, run.params, call = s.legacyPrepare(ctx, &run.sess, m, &run.x)
