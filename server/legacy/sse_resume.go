@@ -503,16 +503,18 @@ func (r *streamLogs) len() int {
 // the handler timeout end it), and its POST stream is logged, so that the
 // connection can be let go — by DisconnectForPolling, PollAfter, or a
 // break once an id reached the client — while the request goes on.
-func (h *HTTP) sessionRequestResumable(r *http.Request, sse *httpwire.Stream, rec *SessionRecord, m *rpcMessage, principal, client string, conv *legacy.Session, caps declaredCaps) {
+func (h *HTTP) sessionRequestResumable(r *http.Request, sse *httpwire.Stream, rec *SessionRecord, in *rpcMessage, principal, client string, conv *legacy.Session, caps declaredCaps) {
 	s := h.s
 	rev := conv.Rev
 	ctx, cancel := s.detachedContext(r.Context())
-	if !s.sessions.start(rec.Key, m.id, cancel) {
+	if !s.sessions.start(rec.Key, in.id, cancel) {
 		cancel()
-		writeAnswer(sse, s.legacyErrorOutcome(rev, m.requestID(), invalidRequest(msgIDInUse), http.StatusOK)) // L2
+		writeAnswer(sse, s.legacyErrorOutcome(rev, in.requestID(), invalidRequest(msgIDInUse), http.StatusOK)) // L2
 		return
 	}
-	run := &resumableRun{s: s, ctx: ctx, cancel: cancel, m: m}
+	run := &resumableRun{s: s, ctx: ctx, cancel: cancel, msg: *in}
+	m := &run.msg // the run's copy: the caller's message stays on its stack
+	run.m = m
 	l := &run.log
 	s.initStreamLog(l, sse, rec, "", &m.id, rev)
 	sse.Tee, l.cancel, l.expiresAt = l, cancel, rec.ExpiresAt
@@ -574,7 +576,8 @@ type resumableRun struct {
 	s      *Era
 	ctx    context.Context
 	cancel context.CancelFunc
-	m      *rpcMessage
+	m      *rpcMessage // &msg
+	msg    rpcMessage
 	log    streamLog
 	sess   httpSession
 	x      exchange
