@@ -272,4 +272,8 @@ type exchange struct {
 	// first is the call of legacyRun's first round, allocated with the
 	// exchange (an exchange serves one request, a Call once).
 	first legacyCall
+	// callParams is the converted params of the exchange's tools/call
+	// (legacyPrepare), allocated with it.
+	callParams protocol.CallToolRequestParams
+	callUsed   bool
 }

@@ -498,7 +498,16 @@ func (s *Era) legacyPrepare(ctx context.Context, sess legacySession, m *rpcMessa
 	case *mcp20251125.UnsubscribeRequestParams:
 		return s.sessionMethod(ctx, sess, m, x, p, func(ctx context.Context) server.Outcome { return s.legacyUnsubscribe(ctx, sess, rev, id, p.URI) }), nil, false
 	}
-	params, le := conv.ConvertParams(typed) // L6-L8
+	var le *legacy.Error
+	if p, ok := typed.(*mcp20251125.CallToolRequestParams); ok && !x.callUsed {
+		// Into the exchange's memory (it serves one request).
+		x.callUsed = true
+		if le = conv.CallToolInto(&x.callParams, p); le == nil {
+			params = &x.callParams
+		}
+	} else {
+		params, le = conv.ConvertParams(typed) // L6-L8
+	}
 	if le != nil {
 		return s.legacyErrorFor(rev, id, &server.Error{Code: le.Code, Message: le.Message, Data: le.Data}, http.StatusOK), nil, false
 	}
