@@ -86,6 +86,11 @@ type sessionConv struct {
 	conv *legacy.Session
 	caps declaredCaps
 	elem *clist.Element // in sessionState.lru
+	// running is the session's set in sessionState.running while this
+	// state is cached (nil when it has none, or once the state is
+	// dropped), so that a request of the session that holds the state
+	// finds its set without a look-up.
+	running *runningSet
 }
 
 func newSessionState(max int) *sessionState {
@@ -93,17 +98,20 @@ func newSessionState(max int) *sessionState {
 }
 
 // start registers a running request of session key; false when a request
-// with id is running there already (L2).
-func (st *sessionState) start(key string, id protocol.RequestId, cancel context.CancelFunc) bool {
+// with id is running there already (L2). sc is the session's conversion
+// state as sessionConv returned it, or nil.
+func (st *sessionState) start(key string, sc *sessionConv, id protocol.RequestId, cancel context.CancelFunc) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	rs := st.running[key]
+	rs := st.set(key, sc)
 	if rs == nil {
 		rs, st.spare = st.spare, nil
 		if rs == nil {
 			rs = &runningSet{}
 		}
-		_, rs.cached = st.convs[key]
+		if c := st.convs[key]; c != nil {
+			rs.cached, c.running = true, rs
+		}
 		st.running[key] = rs
 	} else if rs.get(id) != nil {
 		return false
@@ -119,11 +127,20 @@ func (st *sessionState) start(key string, id protocol.RequestId, cancel context.
 	return true
 }
 
-// done unregisters a request that start registered.
-func (st *sessionState) done(key string, id protocol.RequestId) {
+// set returns the running set of session key, or nil: sc's while it is
+// cached, else the map's; st.mu is held.
+func (st *sessionState) set(key string, sc *sessionConv) *runningSet {
+	if sc != nil && sc.running != nil {
+		return sc.running // sc is cached: its set is the map's
+	}
+	return st.running[key]
+}
+
+// done unregisters a request that start registered (sc as given to it).
+func (st *sessionState) done(key string, sc *sessionConv, id protocol.RequestId) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	rs := st.running[key]
+	rs := st.set(key, sc)
 	if rs == nil {
 		return
 	}
@@ -183,7 +200,7 @@ func (st *sessionState) keep(key string, sc *sessionConv) {
 	sc.elem = st.lru.PushBack(key)
 	st.convs[key] = sc
 	if rs := st.running[key]; rs != nil {
-		rs.cached = true
+		rs.cached, sc.running = true, rs
 	}
 }
 
@@ -204,6 +221,7 @@ func (st *sessionState) dropLocked(key string) {
 	if sc, ok := st.convs[key]; ok {
 		st.lru.Remove(sc.elem)
 		delete(st.convs, key)
+		sc.running = nil
 		if rs := st.running[key]; rs != nil {
 			rs.cached = false
 			if rs.empty() {
@@ -225,26 +243,28 @@ func (st *sessionState) drop(key string) {
 // sessionConv returns the conversion state of a stored session and what
 // its initialize declared, rebuilt from the record once and then shared;
 // a log level set by logging/setLevel is applied on a copy.
-func (s *Era) sessionConv(rec *SessionRecord) (*legacy.Session, declaredCaps, error) {
+//
+// sc is the state itself, for the session's running set (sessionState.start).
+func (s *Era) sessionConv(rec *SessionRecord) (conv *legacy.Session, caps declaredCaps, sc *sessionConv, err error) {
 	st := s.sessions
-	sc := st.cached(rec.Key)
+	sc = st.cached(rec.Key)
 	if sc == nil {
 		rev, ok := legacy.ParseRev(rec.ProtocolVersion)
 		if !ok {
-			return nil, declaredCaps{}, errors.New("legacy: stored session of an unknown version " + rec.ProtocolVersion)
+			return nil, declaredCaps{}, nil, errors.New("legacy: stored session of an unknown version " + rec.ProtocolVersion)
 		}
 		exts, _ := servedExtensions(s.core).snapshot()
-		conv, err := legacy.RestoreSession(rev, rec.ClientCapabilities, rec.ClientInfo, "", exts)
+		restored, err := legacy.RestoreSession(rev, rec.ClientCapabilities, rec.ClientInfo, "", exts)
 		if err != nil {
-			return nil, declaredCaps{}, err
+			return nil, declaredCaps{}, nil, err
 		}
 		var declared mcp20251125.ServerCapabilities
 		if len(rec.ServerCapabilities) > 0 {
 			if err := mcp20251125.Unmarshal(rec.ServerCapabilities, &declared); err != nil {
-				return nil, declaredCaps{}, err
+				return nil, declaredCaps{}, nil, err
 			}
 		}
-		sc = &sessionConv{conv: conv, caps: declaredCaps{
+		sc = &sessionConv{conv: restored, caps: declaredCaps{
 			tools: declared.Tools != nil, prompts: declared.Prompts != nil, resources: declared.Resources != nil,
 			logging: declared.Logging != nil, completions: declared.Completions != nil,
 		}}
@@ -252,14 +272,14 @@ func (s *Era) sessionConv(rec *SessionRecord) (*legacy.Session, declaredCaps, er
 			st.keep(rec.Key, sc)
 		}
 	}
-	conv := sc.conv
+	conv = sc.conv
 	if rec.LogLevel != "" {
 		l := protocol.LoggingLevel(rec.LogLevel)
 		c := *conv
 		c.LogLevel = &l
 		conv = &c
 	}
-	return conv, sc.caps, nil
+	return conv, sc.caps, sc, nil
 }
 
 // maxCachedInitBytes bounds the initialize data (capabilities and
@@ -637,13 +657,13 @@ func (s *Era) sessionNotification(ctx context.Context, rec *SessionRecord, m *rp
 func (h *HTTP) sessionRequest(r *http.Request, sse *httpwire.Stream, rec *SessionRecord, m *rpcMessage, principal, client string) {
 	s := h.s
 	if s.replayOn() {
-		conv, caps, refused := s.sessionPrelude(rec, m)
+		conv, caps, sc, refused := s.sessionPrelude(rec, m)
 		if refused != nil {
 			sse.Finish(*refused)
 			s.core.Release(*refused)
 			return
 		}
-		h.sessionRequestResumable(r, sse, rec, m, principal, client, conv, caps)
+		h.sessionRequestResumable(r, sse, rec, m, principal, client, conv, caps, sc)
 		return
 	}
 	out := h.runSessionRequest(r, sse, rec, m, principal, client)
@@ -654,18 +674,18 @@ func (h *HTTP) sessionRequest(r *http.Request, sse *httpwire.Stream, rec *Sessio
 // sessionPrelude restores a found session's conversion and declared
 // capabilities, and refuses a request other than ping before
 // notifications/initialized (L1).
-func (s *Era) sessionPrelude(rec *SessionRecord, m *rpcMessage) (*legacy.Session, declaredCaps, *server.Outcome) {
-	conv, caps, err := s.sessionConv(rec)
+func (s *Era) sessionPrelude(rec *SessionRecord, m *rpcMessage) (*legacy.Session, declaredCaps, *sessionConv, *server.Outcome) {
+	conv, caps, sc, err := s.sessionConv(rec)
 	if err != nil {
 		s.log.Error("restoring a session", "err", err)
 		out := s.errorOutcome(m.requestID(), server.InternalError("Internal error"))
-		return nil, caps, &out
+		return nil, caps, nil, &out
 	}
 	if m.method != mcp20251125.MethodPing && !rec.Initialized {
 		out := s.legacyErrorOutcome(conv.Rev, m.requestID(), invalidRequest(msgNotInitialized), http.StatusBadRequest) // L1
-		return nil, caps, &out
+		return nil, caps, nil, &out
 	}
-	return conv, caps, nil
+	return conv, caps, sc, nil
 }
 
 // runSessionRequest serves a request of a found session without
@@ -673,17 +693,17 @@ func (s *Era) sessionPrelude(rec *SessionRecord, m *rpcMessage) (*legacy.Session
 // notifications and bridge requests go to sse.
 func (h *HTTP) runSessionRequest(r *http.Request, sse *httpwire.Stream, rec *SessionRecord, m *rpcMessage, principal, client string) server.Outcome {
 	s := h.s
-	conv, caps, refused := s.sessionPrelude(rec, m)
+	conv, caps, sc, refused := s.sessionPrelude(rec, m)
 	if refused != nil {
 		return *refused
 	}
 	rev := conv.Rev
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	if !s.sessions.start(rec.Key, m.id, cancel) {
+	if !s.sessions.start(rec.Key, sc, m.id, cancel) {
 		return s.legacyErrorOutcome(rev, m.requestID(), invalidRequest(msgIDInUse), http.StatusOK) // L2
 	}
-	defer s.sessions.done(rec.Key, m.id)
+	defer s.sessions.done(rec.Key, sc, m.id)
 	// While it runs, the request hears the session's cancel, closed and
 	// answer events from other instances (§7.3). With the broker New made,
 	// there are none: this instance's own are delivered directly.

@@ -21,6 +21,20 @@ func TestSessionStateModel(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	st := newSessionState(3)
 	model := map[string]map[protocol.RequestId]int{} // the running requests: session → id → cancel number
+	scOf := map[string]map[protocol.RequestId]*sessionConv{} // the state each was started with
+	var stale []*sessionConv                                 // states made by keep, cached or dropped since
+	pickSC := func(key string) *sessionConv {
+		switch r.IntN(3) {
+		case 0:
+			return nil
+		case 1:
+			return st.convs[key] // as sessionConv returns it when cached (or nil)
+		}
+		if len(stale) == 0 {
+			return nil
+		}
+		return stale[r.IntN(len(stale))] // one that may be dropped, or another session's: as a request that raced an eviction holds
+	}
 	called := map[int]int{}
 	next := 0
 	keys := []string{"a", "b", "c", "d", "e"}
@@ -31,7 +45,14 @@ func TestSessionStateModel(t *testing.T) {
 		case 0, 1:
 			n := next
 			next++
-			ok := st.start(key, id, func() { called[n]++ })
+			sc := pickSC(key)
+			if sc != nil && st.convs[key] != sc {
+				sc = nil // a request holds the state of its own session only; a dropped one has no set
+				if c := stale[r.IntN(len(stale))]; c.running == nil {
+					sc = c
+				}
+			}
+			ok := st.start(key, sc, id, func() { called[n]++ })
 			_, dup := model[key][id]
 			if ok == dup {
 				t.Fatalf("step %d: start(%s, %v) = %v, model: running %v", step, key, id, ok, dup)
@@ -41,11 +62,16 @@ func TestSessionStateModel(t *testing.T) {
 					model[key] = map[protocol.RequestId]int{}
 				}
 				model[key][id] = n
+				if scOf[key] == nil {
+					scOf[key] = map[protocol.RequestId]*sessionConv{}
+				}
+				scOf[key][id] = sc
 			}
 		case 2:
 			if _, ok := model[key][id]; ok { // done only what runs, as the callers do
-				st.done(key, id)
+				st.done(key, scOf[key][id], id)
 				delete(model[key], id)
+				delete(scOf[key], id)
 			}
 		case 3:
 			n, ok := model[key][id]
@@ -66,7 +92,9 @@ func TestSessionStateModel(t *testing.T) {
 			}
 		case 5:
 			if r.IntN(2) == 0 {
-				st.keep(key, &sessionConv{})
+				sc := &sessionConv{}
+				st.keep(key, sc)
+				stale = append(stale, sc)
 			} else {
 				st.drop(key)
 			}
@@ -83,6 +111,16 @@ func TestSessionStateModel(t *testing.T) {
 				t.Fatalf("step %d: set of %s holds %d requests, model %d", step, k, len(rs.more)+boolInt(rs.one != nil), n)
 			}
 		}
+		for k, c := range st.convs {
+			if c.running != st.running[k] {
+				t.Fatalf("step %d: the cached state of %s holds set %p, the map %p", step, k, c.running, st.running[k])
+			}
+		}
+		for _, c := range stale {
+			if c.running != nil && st.convs[keyOf(st, c)] != c {
+				t.Fatalf("step %d: a dropped state still holds a set", step)
+			}
+		}
 		for k, m := range model {
 			if len(m) > 0 && st.running[k] == nil {
 				t.Fatalf("step %d: the running requests of %s are lost", step, k)
@@ -92,6 +130,16 @@ func TestSessionStateModel(t *testing.T) {
 			t.Fatalf("step %d: %d states cached, more than 3", step, len(st.convs))
 		}
 	}
+}
+
+// keyOf is the key under which c is cached, or "".
+func keyOf(st *sessionState, c *sessionConv) string {
+	for k, x := range st.convs {
+		if x == c {
+			return k
+		}
+	}
+	return ""
 }
 
 func boolInt(b bool) int {

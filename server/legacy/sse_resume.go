@@ -503,16 +503,16 @@ func (r *streamLogs) len() int {
 // the handler timeout end it), and its POST stream is logged, so that the
 // connection can be let go — by DisconnectForPolling, PollAfter, or a
 // break once an id reached the client — while the request goes on.
-func (h *HTTP) sessionRequestResumable(r *http.Request, sse *httpwire.Stream, rec *SessionRecord, in *rpcMessage, principal, client string, conv *legacy.Session, caps declaredCaps) {
+func (h *HTTP) sessionRequestResumable(r *http.Request, sse *httpwire.Stream, rec *SessionRecord, in *rpcMessage, principal, client string, conv *legacy.Session, caps declaredCaps, sc *sessionConv) {
 	s := h.s
 	rev := conv.Rev
 	ctx, cancel := s.detachedContext(r.Context())
-	if !s.sessions.start(rec.Key, in.id, cancel) {
+	if !s.sessions.start(rec.Key, sc, in.id, cancel) {
 		cancel()
 		writeAnswer(sse, s.legacyErrorOutcome(rev, in.requestID(), invalidRequest(msgIDInUse), http.StatusOK)) // L2
 		return
 	}
-	run := &resumableRun{s: s, ctx: ctx, cancel: cancel, msg: *in}
+	run := &resumableRun{s: s, ctx: ctx, cancel: cancel, msg: *in, sc: sc}
 	m := &run.msg // the run's copy: the caller's message stays on its stack
 	run.m = m
 	l := &run.log
@@ -576,7 +576,8 @@ type resumableRun struct {
 	s      *Era
 	ctx    context.Context
 	cancel context.CancelFunc
-	m      *rpcMessage // &msg
+	sc     *sessionConv // the session's, for its running set
+	m      *rpcMessage  // &msg
 	msg    rpcMessage
 	log    streamLog
 	sess   httpSession
@@ -608,7 +609,7 @@ func (run *resumableRun) serve() {
 	defer s.core.Unhold()
 	defer run.log.over()
 	defer run.cancel()
-	defer s.sessions.done(run.sess.rec.Key, run.m.id)
+	defer s.sessions.done(run.sess.rec.Key, run.sc, run.m.id)
 	out := run.out
 	if run.params != nil {
 		// While it runs, the request hears the session's cancel, closed
