@@ -20,7 +20,7 @@ import (
 func TestSessionStateModel(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	st := newSessionState(3)
-	model := map[string]map[protocol.RequestId]int{} // the running requests: session → id → cancel number
+	model := map[string]map[protocol.RequestId]int{}         // the running requests: session → id → cancel number
 	scOf := map[string]map[protocol.RequestId]*sessionConv{} // the state each was started with
 	var stale []*sessionConv                                 // states made by keep, cached or dropped since
 	pickSC := func(key string) *sessionConv {
