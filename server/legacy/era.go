@@ -127,7 +127,11 @@ type rpcMessage struct {
 	id     protocol.RequestId // msgRequest; msgResponse when hasID
 	hasID  bool
 	method string          // msgRequest, msgNotification
-	params json.RawMessage // msgRequest, msgNotification; nil when absent
+	params json.RawMessage // msgRequest, msgNotification; nil when absent or when call is set
+	// call is the params of a tools/call decoded with its envelope, in
+	// one pass (readCall): the L5 decode of legacyPrepare, done already.
+	// params is then nil; nothing else reads a tools/call's params.
+	call *mcp20251125.CallToolRequestParams
 	// modern is bm: params._meta names the protocol version or the client
 	// capabilities of 2026-07-28.
 	modern bool
@@ -152,6 +156,15 @@ type rpcMessage struct {
 // and its responses are what a legacy client sends (results without
 // resultType, which package protocol requires).
 func (s *Era) readMessage(body []byte) rpcMessage {
+	if m, ok := s.readCall(body); ok {
+		return m
+	}
+	return s.readAny(body)
+}
+
+// readAny is readMessage for any body: the path readCall takes for the
+// good tools/call.
+func (s *Era) readAny(body []byte) rpcMessage {
 	if b := bytes.TrimLeft(body, " \t\r\n"); len(b) > 0 && b[0] == '[' {
 		if !json.Valid(body) {
 			return rpcMessage{kind: msgBad, badErr: &server.Error{Code: protocol.CodeParseError, Message: "Parse error: invalid JSON"}}
@@ -194,6 +207,89 @@ func (s *Era) readMessage(body []byte) rpcMessage {
 		return rpcMessage{kind: msgBad, badID: s.core.MessageID(body), badErr: &server.Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: not a JSON-RPC message"}}
 	}
 	return m.withMeta()
+}
+
+// readCall is readMessage for a tools/call, the common request of a
+// session, decoded once: envelope and params together, by the generated
+// CallToolRequest decoder. ok is false for anything else, and for every
+// body that decoder refuses (or that carries a response member), which
+// readAny then reads, so that every answer but a good tools/call's is
+// readAny's.
+//
+// A body it accepts is one that readAny reads as a request whose
+// params decode (L5) as the same CallToolRequestParams: the two decoders
+// are the same generated code, each member of the body is read once by
+// either (so MaxMembers and MaxDepth count alike), and the typed params
+// decoder is at least as strict as the envelope's validation of params.
+// The strict decode also leaves probeMeta nothing to find at the top of
+// params (a case variant of "_meta" is refused, a duplicate too): only
+// _meta's undeclared members, in order, are looked at (callMeta).
+// TestReadCallDifferential checks the equivalence.
+func (s *Era) readCall(body []byte) (rpcMessage, bool) {
+	// A hint only: a body without the method's string unescaped goes to
+	// readAny; one with it that is no tools/call fails the decode.
+	if !mayBeToolsCall(body) {
+		return rpcMessage{}, false
+	}
+	req := new(mcp20251125.CallToolRequest)
+	if s.legacyDecode().Unmarshal(body, req) != nil || legacyResponseMembers(req.Extra) {
+		return rpcMessage{}, false
+	}
+	m := rpcMessage{kind: msgRequest, id: modernID(req.ID), hasID: true, method: mcp20251125.MethodToolsCall, call: &req.Params}
+	modern, bad := callMeta(req.Params.Meta)
+	if bad != "" {
+		return rpcMessage{kind: msgBad, badID: m.requestID(), badErr: &server.Error{Code: protocol.CodeInvalidRequestError, Message: "Invalid Request: " + bad}}, true
+	}
+	m.modern = modern
+	return m, true
+}
+
+// mayBeToolsCall reports whether body holds "tools/call" (the string
+// token, unescaped). It looks at each '/' of body only, found by
+// bytes.IndexByte: a JSON body holds many quotes (which bytes.Index would
+// stop at) and few slashes.
+func mayBeToolsCall(body []byte) bool {
+	const pre, post = `"tools`, `call"`
+	for i := 0; ; {
+		j := bytes.IndexByte(body[i:], '/')
+		if j < 0 {
+			return false
+		}
+		j += i
+		if j >= len(pre) && string(body[j-len(pre):j]) == pre && len(body)-j-1 >= len(post) && string(body[j+1:j+1+len(post)]) == post {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+// callMeta is probeMeta for the _meta of a tools/call decoded strictly:
+// the two 2026-07-28 keys and their case variants can only be undeclared
+// members of it, kept in arrival order.
+func callMeta(meta *mcp20251125.CallToolRequestParamsMeta) (modern bool, bad string) {
+	if meta == nil {
+		return false, ""
+	}
+	for _, x := range meta.Extra {
+		switch k := x.Name; {
+		case k == metaKeyVersion || k == metaKeyCaps:
+			modern = true
+		case strings.EqualFold(k, metaKeyVersion) || strings.EqualFold(k, metaKeyCaps):
+			return false, fmt.Sprintf("params._meta.%s: member name differs from a 2026-07-28 key only in case", k)
+		}
+	}
+	return modern, ""
+}
+
+// paramString is stringMember of the message's params.
+func (m *rpcMessage) paramString(name string) (string, bool) {
+	if m.call != nil {
+		if name == "name" {
+			return m.call.Name, true // a required string member
+		}
+		return "", false // mirroredHeaders asks a tools/call for its name only
+	}
+	return stringMember(m.params, name)
 }
 
 // withMeta reads bm from a request's or notification's params, or refuses

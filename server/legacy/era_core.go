@@ -107,10 +107,10 @@ type Era struct {
 type config struct {
 	legacy         Config
 	eras           Eras
-	legacyRevs     []legacy.Rev                   // the legacy revisions served, newest first (from Config.Versions)
-	legacyMethods  map[legacy.Rev]map[string]bool // the client requests of each legacy revision
-	modernVersions []string                       // the versions modern _meta may name (era.go)
-	advertised     []string                       // server/discover's supportedVersions, -32022's data.supported (era.go)
+	legacyRevs     []legacy.Rev // the legacy revisions served, newest first (from Config.Versions)
+	legacyMethods  []uint16     // by revision: the client requests of it the server may serve (servedMethod's bits)
+	modernVersions []string     // the versions modern _meta may name (era.go)
+	advertised     []string     // server/discover's supportedVersions, -32022's data.supported (era.go)
 
 	keepAlive   time.Duration
 	decode      protocol.UnmarshalOptions
@@ -269,4 +269,11 @@ type exchange struct {
 	// held: the request is held for Shutdown as a whole already (a
 	// resumable run), so its calls need no hold of their own.
 	held bool
+	// first is the call of legacyRun's first round, allocated with the
+	// exchange (an exchange serves one request, a Call once).
+	first legacyCall
+	// callParams is the converted params of the exchange's tools/call
+	// (legacyPrepare), allocated with it.
+	callParams protocol.CallToolRequestParams
+	callUsed   bool
 }

@@ -195,7 +195,7 @@ func mirroredHeaders(h http.Header, m *rpcMessage) *server.Error {
 		return nil
 	}
 	dec, good := server.DecodeHeaderValue(v)
-	if name, found := stringMember(m.params, member); !good || !found || dec != name {
+	if name, found := m.paramString(member); !good || !found || dec != name {
 		return invalidRequest(server.HeaderName + " header does not match the body")
 	}
 	return nil

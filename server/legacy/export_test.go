@@ -103,7 +103,7 @@ func (s *Era) LegacyDecode() mcp20251125.UnmarshalOptions { return s.legacyDecod
 
 // Shared is MemorySessionStore.shared.
 func (m *MemorySessionStore) Shared(principal, key string) (*SessionRecord, error) {
-	return m.shared(principal, key)
+	return m.shared(principal, []byte(key))
 }
 
 // SessionStateAllocs starts and ends a request of a fresh session state
@@ -112,13 +112,13 @@ func (m *MemorySessionStore) Shared(principal, key string) (*SessionRecord, erro
 func SessionStateAllocs(id protocol.RequestId) (dupRefused bool, allocs float64) {
 	st := newSessionState(10)
 	nop := func() {}
-	dupRefused = st.start("k", id, nop) && !st.start("k", id, nop)
-	st.done("k", id)
+	dupRefused = st.start("k", nil, id, nop) && !st.start("k", nil, id, nop)
+	st.done("k", nil, id)
 	allocs = testing.AllocsPerRun(100, func() {
-		if !st.start("k", id, nop) {
+		if !st.start("k", nil, id, nop) {
 			panic("start after done refused")
 		}
-		st.done("k", id)
+		st.done("k", nil, id)
 	})
 	return dupRefused, allocs
 }

@@ -248,14 +248,17 @@ func (c *config) legacyDefaults() error {
 		slices.SortFunc(c.legacyRevs, func(a, b legacy.Rev) int { return int(b) - int(a) })
 	}
 	l.Versions = make([]string, len(c.legacyRevs))
-	c.legacyMethods = map[legacy.Rev]map[string]bool{}
+	c.legacyMethods = nil
 	for i, r := range c.legacyRevs {
 		l.Versions[i] = r.String()
-		set := map[string]bool{}
-		for _, m := range legacy.MessagesOf(r).ClientRequests {
-			set[m] = true
+		for int(r) >= len(c.legacyMethods) {
+			c.legacyMethods = append(c.legacyMethods, 0)
 		}
-		c.legacyMethods[r] = set
+		for _, m := range legacy.MessagesOf(r).ClientRequests {
+			if b := servedMethod(m); b >= 0 {
+				c.legacyMethods[r] |= 1 << b
+			}
+		}
 	}
 	if l.DefaultLogLevel != "" && !l.DefaultLogLevel.Valid() {
 		return fmt.Errorf("legacy: Config.DefaultLogLevel %q is not a logging level", l.DefaultLogLevel)
@@ -398,19 +401,46 @@ const msgNotInitialized = "the session is not initialized: send notifications/in
 // initialize is answered by the transport; the tasks methods of
 // 2025-11-25 are not served (§0).
 func (s *Era) servesLegacy(r legacy.Rev, method string) bool {
-	switch method {
-	case mcp20251125.MethodPing, mcp20251125.MethodToolsList, mcp20251125.MethodToolsCall,
-		mcp20251125.MethodPromptsList, mcp20251125.MethodPromptsGet,
-		mcp20251125.MethodResourcesList, mcp20251125.MethodResourcesTemplatesList, mcp20251125.MethodResourcesRead,
-		mcp20251125.MethodResourcesSubscribe, mcp20251125.MethodResourcesUnsubscribe, mcp20251125.MethodLoggingSetLevel:
-	case mcp20251125.MethodCompletionComplete:
-		if !s.cfg.completion {
-			return false // L4: no completion handler
-		}
-	default:
+	b := servedMethod(method)
+	switch {
+	case b < 0:
 		return false
+	case method == mcp20251125.MethodCompletionComplete && !s.cfg.completion:
+		return false // L4: no completion handler
 	}
-	return s.cfg.legacyMethods[r][method]
+	return int(r) < len(s.cfg.legacyMethods) && s.cfg.legacyMethods[r]&(1<<b) != 0
+}
+
+// servedMethod is the bit of a client request the server may serve in a
+// session (config.legacyMethods), or -1.
+func servedMethod(method string) int {
+	switch method {
+	case mcp20251125.MethodPing:
+		return 0
+	case mcp20251125.MethodToolsList:
+		return 1
+	case mcp20251125.MethodToolsCall:
+		return 2
+	case mcp20251125.MethodPromptsList:
+		return 3
+	case mcp20251125.MethodPromptsGet:
+		return 4
+	case mcp20251125.MethodResourcesList:
+		return 5
+	case mcp20251125.MethodResourcesTemplatesList:
+		return 6
+	case mcp20251125.MethodResourcesRead:
+		return 7
+	case mcp20251125.MethodResourcesSubscribe:
+		return 8
+	case mcp20251125.MethodResourcesUnsubscribe:
+		return 9
+	case mcp20251125.MethodLoggingSetLevel:
+		return 10
+	case mcp20251125.MethodCompletionComplete:
+		return 11
+	}
+	return -1
 }
 
 // serveLegacy runs a request of a legacy session through the legacy order
@@ -454,14 +484,9 @@ func (s *Era) legacyPrepare(ctx context.Context, sess legacySession, m *rpcMessa
 			return s.legacyErrorFor(rev, id, server.MethodNotFound(m.method), http.StatusOK), nil, false
 		}
 	}
-	info, _ := mcp20251125.LookupMethod(m.method)
-	typed := info.NewParams()
-	raw := m.params
-	if raw == nil {
-		raw = json.RawMessage("{}") // required members are then reported missing
-	}
-	if err := s.legacyDecode().Unmarshal(raw, typed); err != nil { // L5
-		return s.legacyErrorFor(rev, id, server.InvalidParams("Invalid params: "+strings.TrimPrefix(err.Error(), "mcp20251125: "), nil), http.StatusOK), nil, false
+	typed, e := s.legacyParams(m)
+	if e != nil { // L5
+		return s.legacyErrorFor(rev, id, e, http.StatusOK), nil, false
 	}
 	switch p := typed.(type) {
 	case *mcp20251125.SetLevelRequestParams:
@@ -473,7 +498,16 @@ func (s *Era) legacyPrepare(ctx context.Context, sess legacySession, m *rpcMessa
 	case *mcp20251125.UnsubscribeRequestParams:
 		return s.sessionMethod(ctx, sess, m, x, p, func(ctx context.Context) server.Outcome { return s.legacyUnsubscribe(ctx, sess, rev, id, p.URI) }), nil, false
 	}
-	params, le := conv.ConvertParams(typed) // L6-L8
+	var le *legacy.Error
+	if p, ok := typed.(*mcp20251125.CallToolRequestParams); ok && !x.callUsed {
+		// Into the exchange's memory (it serves one request).
+		x.callUsed = true
+		if le = conv.CallToolInto(&x.callParams, p); le == nil {
+			params = &x.callParams
+		}
+	} else {
+		params, le = conv.ConvertParams(typed) // L6-L8
+	}
 	if le != nil {
 		return s.legacyErrorFor(rev, id, &server.Error{Code: le.Code, Message: le.Message, Data: le.Data}, http.StatusOK), nil, false
 	}
@@ -483,6 +517,24 @@ func (s *Era) legacyPrepare(ctx context.Context, sess legacySession, m *rpcMessa
 		}
 	}
 	return server.Outcome{}, params, true // L10, L11: legacyRun
+}
+
+// legacyParams is L5: a request's params decoded by its method's type
+// (those of a tools/call were, with the envelope: readCall).
+func (s *Era) legacyParams(m *rpcMessage) (any, *server.Error) {
+	if m.call != nil {
+		return m.call, nil
+	}
+	info, _ := mcp20251125.LookupMethod(m.method)
+	typed := info.NewParams()
+	raw := m.params
+	if raw == nil {
+		raw = json.RawMessage("{}") // required members are then reported missing
+	}
+	if err := s.legacyDecode().Unmarshal(raw, typed); err != nil {
+		return nil, server.InvalidParams("Invalid params: "+strings.TrimPrefix(err.Error(), "mcp20251125: "), nil)
+	}
+	return typed, nil
 }
 
 // legacyToolChecks is L9 before the rate limit: the tool exists, it does
@@ -527,7 +579,14 @@ func (s *Era) legacyRun(ctx context.Context, rev legacy.Rev, id protocol.Request
 		defer s.core.Unhold()
 	}
 	for {
-		lc := &legacyCall{Call: server.Call{Method: method, ID: id, Params: params, Exchange: &x.Exchange, HoldInput: true}, rev: rev, bridge: x.bridge}
+		lc := &x.first // allocated with the exchange, which serves one request
+		if lc.Exchange != nil {
+			lc = new(legacyCall) // a Call serves once: a later round
+		}
+		// Member by member, on a zero call: a composite literal would be
+		// built aside and copied in.
+		lc.Method, lc.ID, lc.Params, lc.Exchange, lc.HoldInput = method, id, params, &x.Exchange, true
+		lc.rev, lc.bridge = rev, x.bridge
 		c := &lc.Call
 		c.Hooks = lc
 		if rounds > 0 {

@@ -242,9 +242,19 @@ func newSessionID() (id, key string, err error) {
 // Lookups hash the presented header, so that no stored value, log line or
 // broker event holds a usable id, and comparing ids leaks no timing.
 func sessionKey(id string) string {
-	// Hash from and encode into stack buffers: the key string is the one
-	// allocation (minted ids are 43 bytes; a longer header is refused
-	// before the lookup, but is hashed correctly all the same).
+	k := sessionKeyOf(id)
+	return string(k[:])
+}
+
+// sessionKeyLen is the length of a store key (base64.RawURLEncoding of a
+// SHA-256 sum).
+const sessionKeyLen = 43
+
+// sessionKeyOf is sessionKey in an array: a look-up that finds its
+// session needs no string of the key (the record holds one).
+func sessionKeyOf(id string) [sessionKeyLen]byte {
+	// Hash from a stack buffer (minted ids are 43 bytes; a longer header
+	// is refused before the lookup, but is hashed correctly all the same).
 	var in [maxSessionIDBytes]byte
 	var sum [sha256.Size]byte
 	if len(id) <= len(in) {
@@ -252,7 +262,22 @@ func sessionKey(id string) string {
 	} else {
 		sum = sha256.Sum256([]byte(id))
 	}
-	var out [43]byte // base64.RawURLEncoding.EncodedLen(sha256.Size)
-	base64.RawURLEncoding.Encode(out[:], sum[:])
-	return string(out[:])
+	return encodeKey(&sum)
+}
+
+// base64URL is the alphabet of base64.RawURLEncoding.
+const base64URL = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+
+// encodeKey is base64.RawURLEncoding.Encode of a SHA-256 sum, written out
+// for its one length (TestEncodeKey).
+func encodeKey(sum *[sha256.Size]byte) (out [sessionKeyLen]byte) {
+	for i := range 10 { // 30 bytes, 40 characters
+		b := sum[3*i : 3*i+3 : 3*i+3]
+		v := uint(b[0])<<16 | uint(b[1])<<8 | uint(b[2])
+		o := out[4*i : 4*i+4 : 4*i+4]
+		o[0], o[1], o[2], o[3] = base64URL[v>>18&63], base64URL[v>>12&63], base64URL[v>>6&63], base64URL[v&63]
+	}
+	v := uint(sum[30])<<16 | uint(sum[31])<<8 // the last 2 bytes, 3 characters
+	out[40], out[41], out[42] = base64URL[v>>18&63], base64URL[v>>12&63], base64URL[v>>6&63]
+	return out
 }

@@ -38,10 +38,45 @@ type sessionState struct {
 	mu      sync.Mutex
 	convs   map[string]*sessionConv
 	lru     *clist.List // keys of convs, least recently used first
-	running map[string]map[protocol.RequestId]context.CancelFunc
-	// spare is the last inner map of running that emptied, reused by the
-	// next start: a session with one request at a time allocates none.
-	spare map[protocol.RequestId]context.CancelFunc
+	running map[string]*runningSet
+	// spare is the last set of running that emptied and went, reused by
+	// the next start: a session with one request at a time allocates none.
+	spare *runningSet
+}
+
+// runningSet is the requests of one session running here. The first is
+// held in one (a session's requests mostly come one at a time), the
+// others in more. A set stays in sessionState.running, empty, while the
+// session's conversion state is cached (cached), so that a session's
+// request costs one look-up of the session to start and one to end, not
+// an insertion and a deletion of the session too; it goes when it is
+// empty and the state is not cached (their number is bounded by the
+// cache's, MaxSessions).
+type runningSet struct {
+	one    context.CancelFunc // nil: no request in the slot
+	oneID  protocol.RequestId
+	more   map[protocol.RequestId]context.CancelFunc // nil when empty
+	cached bool                                      // the session's conversion state is in sessionState.convs
+}
+
+func (rs *runningSet) empty() bool { return rs.one == nil && len(rs.more) == 0 }
+
+// get returns the cancel function of request id, or nil.
+func (rs *runningSet) get(id protocol.RequestId) context.CancelFunc {
+	if rs.one != nil && rs.oneID == id {
+		return rs.one
+	}
+	return rs.more[id]
+}
+
+// each calls f with the cancel function of each request.
+func (rs *runningSet) each(f func(context.CancelFunc)) {
+	if rs.one != nil {
+		f(rs.one)
+	}
+	for _, c := range rs.more {
+		f(c)
+	}
 }
 
 // sessionConv is a session's conversion state without its log level
@@ -51,43 +86,79 @@ type sessionConv struct {
 	conv *legacy.Session
 	caps declaredCaps
 	elem *clist.Element // in sessionState.lru
+	// running is the session's set in sessionState.running while this
+	// state is cached (nil when it has none, or once the state is
+	// dropped), so that a request of the session that holds the state
+	// finds its set without a look-up.
+	running *runningSet
 }
 
 func newSessionState(max int) *sessionState {
-	return &sessionState{max: max, convs: map[string]*sessionConv{}, lru: clist.New(), running: map[string]map[protocol.RequestId]context.CancelFunc{}}
+	return &sessionState{max: max, convs: map[string]*sessionConv{}, lru: clist.New(), running: map[string]*runningSet{}}
 }
 
 // start registers a running request of session key; false when a request
-// with id is running there already (L2).
-func (st *sessionState) start(key string, id protocol.RequestId, cancel context.CancelFunc) bool {
+// with id is running there already (L2). sc is the session's conversion
+// state as sessionConv returned it, or nil.
+func (st *sessionState) start(key string, sc *sessionConv, id protocol.RequestId, cancel context.CancelFunc) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	m := st.running[key]
-	if _, dup := m[id]; dup {
+	rs := st.set(key, sc)
+	if rs == nil {
+		rs, st.spare = st.spare, nil
+		if rs == nil {
+			rs = &runningSet{}
+		}
+		if c := st.convs[key]; c != nil {
+			rs.cached, c.running = true, rs
+		}
+		st.running[key] = rs
+	} else if rs.get(id) != nil {
 		return false
 	}
-	if m == nil {
-		m, st.spare = st.spare, nil
-		if m == nil {
-			m = map[protocol.RequestId]context.CancelFunc{}
-		}
-		st.running[key] = m
+	if rs.one == nil {
+		rs.one, rs.oneID = cancel, id
+		return true
 	}
-	m[id] = cancel
+	if rs.more == nil {
+		rs.more = map[protocol.RequestId]context.CancelFunc{}
+	}
+	rs.more[id] = cancel
 	return true
 }
 
-// done unregisters a request that start registered.
-func (st *sessionState) done(key string, id protocol.RequestId) {
+// set returns the running set of session key, or nil: sc's while it is
+// cached, else the map's; st.mu is held.
+func (st *sessionState) set(key string, sc *sessionConv) *runningSet {
+	if sc != nil && sc.running != nil {
+		return sc.running // sc is cached: its set is the map's
+	}
+	return st.running[key]
+}
+
+// done unregisters a request that start registered (sc as given to it).
+func (st *sessionState) done(key string, sc *sessionConv, id protocol.RequestId) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if m := st.running[key]; m != nil {
-		delete(m, id)
-		if len(m) == 0 {
-			delete(st.running, key)
-			st.spare = m
-		}
+	rs := st.set(key, sc)
+	if rs == nil {
+		return
 	}
+	if rs.one != nil && rs.oneID == id {
+		rs.one, rs.oneID = nil, protocol.RequestId{}
+	} else if delete(rs.more, id); len(rs.more) == 0 {
+		rs.more = nil
+	}
+	if rs.empty() && !rs.cached {
+		st.removeLocked(key, rs)
+	}
+}
+
+// removeLocked removes the empty set rs of session key; st.mu is held.
+func (st *sessionState) removeLocked(key string, rs *runningSet) {
+	delete(st.running, key)
+	*rs = runningSet{}
+	st.spare = rs
 }
 
 // cancel cancels the running request id of session key; false when it
@@ -95,9 +166,11 @@ func (st *sessionState) done(key string, id protocol.RequestId) {
 func (st *sessionState) cancel(key string, id protocol.RequestId) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if c, ok := st.running[key][id]; ok {
-		c()
-		return true
+	if rs := st.running[key]; rs != nil {
+		if c := rs.get(id); c != nil {
+			c()
+			return true
+		}
 	}
 	return false
 }
@@ -107,8 +180,8 @@ func (st *sessionState) cancel(key string, id protocol.RequestId) bool {
 func (st *sessionState) forget(key string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	for _, c := range st.running[key] {
-		c()
+	if rs := st.running[key]; rs != nil {
+		rs.each(func(c context.CancelFunc) { c() })
 	}
 	st.dropLocked(key)
 }
@@ -126,6 +199,9 @@ func (st *sessionState) keep(key string, sc *sessionConv) {
 	}
 	sc.elem = st.lru.PushBack(key)
 	st.convs[key] = sc
+	if rs := st.running[key]; rs != nil {
+		rs.cached, sc.running = true, rs
+	}
 }
 
 // cached returns the conversion state of session key, or nil, marking it
@@ -145,6 +221,13 @@ func (st *sessionState) dropLocked(key string) {
 	if sc, ok := st.convs[key]; ok {
 		st.lru.Remove(sc.elem)
 		delete(st.convs, key)
+		sc.running = nil
+		if rs := st.running[key]; rs != nil {
+			rs.cached = false
+			if rs.empty() {
+				st.removeLocked(key, rs)
+			}
+		}
 	}
 }
 
@@ -160,26 +243,28 @@ func (st *sessionState) drop(key string) {
 // sessionConv returns the conversion state of a stored session and what
 // its initialize declared, rebuilt from the record once and then shared;
 // a log level set by logging/setLevel is applied on a copy.
-func (s *Era) sessionConv(rec *SessionRecord) (*legacy.Session, declaredCaps, error) {
+//
+// sc is the state itself, for the session's running set (sessionState.start).
+func (s *Era) sessionConv(rec *SessionRecord) (conv *legacy.Session, caps declaredCaps, sc *sessionConv, err error) {
 	st := s.sessions
-	sc := st.cached(rec.Key)
+	sc = st.cached(rec.Key)
 	if sc == nil {
 		rev, ok := legacy.ParseRev(rec.ProtocolVersion)
 		if !ok {
-			return nil, declaredCaps{}, errors.New("legacy: stored session of an unknown version " + rec.ProtocolVersion)
+			return nil, declaredCaps{}, nil, errors.New("legacy: stored session of an unknown version " + rec.ProtocolVersion)
 		}
 		exts, _ := servedExtensions(s.core).snapshot()
-		conv, err := legacy.RestoreSession(rev, rec.ClientCapabilities, rec.ClientInfo, "", exts)
+		restored, err := legacy.RestoreSession(rev, rec.ClientCapabilities, rec.ClientInfo, "", exts)
 		if err != nil {
-			return nil, declaredCaps{}, err
+			return nil, declaredCaps{}, nil, err
 		}
 		var declared mcp20251125.ServerCapabilities
 		if len(rec.ServerCapabilities) > 0 {
 			if err := mcp20251125.Unmarshal(rec.ServerCapabilities, &declared); err != nil {
-				return nil, declaredCaps{}, err
+				return nil, declaredCaps{}, nil, err
 			}
 		}
-		sc = &sessionConv{conv: conv, caps: declaredCaps{
+		sc = &sessionConv{conv: restored, caps: declaredCaps{
 			tools: declared.Tools != nil, prompts: declared.Prompts != nil, resources: declared.Resources != nil,
 			logging: declared.Logging != nil, completions: declared.Completions != nil,
 		}}
@@ -187,14 +272,14 @@ func (s *Era) sessionConv(rec *SessionRecord) (*legacy.Session, declaredCaps, er
 			st.keep(rec.Key, sc)
 		}
 	}
-	conv := sc.conv
+	conv = sc.conv
 	if rec.LogLevel != "" {
 		l := protocol.LoggingLevel(rec.LogLevel)
 		c := *conv
 		c.LogLevel = &l
 		conv = &c
 	}
-	return conv, sc.caps, nil
+	return conv, sc.caps, sc, nil
 }
 
 // maxCachedInitBytes bounds the initialize data (capabilities and
@@ -436,16 +521,17 @@ func (s *Era) findSession(ctx context.Context, sids []string, principal string, 
 	if len(sids[0]) > maxSessionIDBytes {
 		return nil, notFound()
 	}
-	key := sessionKey(sids[0])
+	kb := sessionKeyOf(sids[0])
 	var rec *SessionRecord
 	var err error
 	if ms, ok := s.cfg.legacy.Store.(*MemorySessionStore); ok {
-		rec, err = ms.shared(principal, key) // read only here: no copy
+		rec, err = ms.shared(principal, kb[:]) // read only here: no copy, of the record or of the key
 	} else {
-		rec, err = s.cfg.legacy.Store.Get(ctx, principal, key)
+		rec, err = s.cfg.legacy.Store.Get(ctx, principal, string(kb[:]))
 	}
 	switch {
 	case errors.Is(err, ErrSessionNotFound):
+		key := string(kb[:])
 		s.sessions.drop(key) // the session ended without a DELETE: its cached state goes
 		s.subs.forget(key)
 		return nil, notFound()
@@ -571,13 +657,13 @@ func (s *Era) sessionNotification(ctx context.Context, rec *SessionRecord, m *rp
 func (h *HTTP) sessionRequest(r *http.Request, sse *httpwire.Stream, rec *SessionRecord, m *rpcMessage, principal, client string) {
 	s := h.s
 	if s.replayOn() {
-		conv, caps, refused := s.sessionPrelude(rec, m)
+		conv, caps, sc, refused := s.sessionPrelude(rec, m)
 		if refused != nil {
 			sse.Finish(*refused)
 			s.core.Release(*refused)
 			return
 		}
-		h.sessionRequestResumable(r, sse, rec, m, principal, client, conv, caps)
+		h.sessionRequestResumable(r, sse, rec, m, principal, client, conv, caps, sc)
 		return
 	}
 	out := h.runSessionRequest(r, sse, rec, m, principal, client)
@@ -588,18 +674,18 @@ func (h *HTTP) sessionRequest(r *http.Request, sse *httpwire.Stream, rec *Sessio
 // sessionPrelude restores a found session's conversion and declared
 // capabilities, and refuses a request other than ping before
 // notifications/initialized (L1).
-func (s *Era) sessionPrelude(rec *SessionRecord, m *rpcMessage) (*legacy.Session, declaredCaps, *server.Outcome) {
-	conv, caps, err := s.sessionConv(rec)
+func (s *Era) sessionPrelude(rec *SessionRecord, m *rpcMessage) (*legacy.Session, declaredCaps, *sessionConv, *server.Outcome) {
+	conv, caps, sc, err := s.sessionConv(rec)
 	if err != nil {
 		s.log.Error("restoring a session", "err", err)
 		out := s.errorOutcome(m.requestID(), server.InternalError("Internal error"))
-		return nil, caps, &out
+		return nil, caps, nil, &out
 	}
 	if m.method != mcp20251125.MethodPing && !rec.Initialized {
 		out := s.legacyErrorOutcome(conv.Rev, m.requestID(), invalidRequest(msgNotInitialized), http.StatusBadRequest) // L1
-		return nil, caps, &out
+		return nil, caps, nil, &out
 	}
-	return conv, caps, nil
+	return conv, caps, sc, nil
 }
 
 // runSessionRequest serves a request of a found session without
@@ -607,17 +693,17 @@ func (s *Era) sessionPrelude(rec *SessionRecord, m *rpcMessage) (*legacy.Session
 // notifications and bridge requests go to sse.
 func (h *HTTP) runSessionRequest(r *http.Request, sse *httpwire.Stream, rec *SessionRecord, m *rpcMessage, principal, client string) server.Outcome {
 	s := h.s
-	conv, caps, refused := s.sessionPrelude(rec, m)
+	conv, caps, sc, refused := s.sessionPrelude(rec, m)
 	if refused != nil {
 		return *refused
 	}
 	rev := conv.Rev
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
-	if !s.sessions.start(rec.Key, m.id, cancel) {
+	if !s.sessions.start(rec.Key, sc, m.id, cancel) {
 		return s.legacyErrorOutcome(rev, m.requestID(), invalidRequest(msgIDInUse), http.StatusOK) // L2
 	}
-	defer s.sessions.done(rec.Key, m.id)
+	defer s.sessions.done(rec.Key, sc, m.id)
 	// While it runs, the request hears the session's cancel, closed and
 	// answer events from other instances (§7.3). With the broker New made,
 	// there are none: this instance's own are delivered directly.

@@ -178,10 +178,11 @@ func (m *MemorySessionStore) Get(_ context.Context, principal, key string) (*Ses
 // shared is Get without the copy, for the server's own reads: the record
 // is the stored one, which the store never changes, and which the caller
 // must not change either.
-func (m *MemorySessionStore) shared(principal, key string) (*SessionRecord, error) {
+func (m *MemorySessionStore) shared(principal string, key []byte) (*SessionRecord, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.lookup(principal, key)
+	r, ok := m.sessions[string(key)] // no string made
+	return m.checked(r, ok, principal)
 }
 
 // Touch implements SessionStore.
@@ -277,6 +278,11 @@ func (m *MemorySessionStore) TakeAnswer(_ context.Context, principal, key, reqID
 // expired.
 func (m *MemorySessionStore) lookup(principal, key string) (*SessionRecord, error) {
 	r, ok := m.sessions[key]
+	return m.checked(r, ok, principal)
+}
+
+// checked is lookup's verdict on the record r found (ok) under a key.
+func (m *MemorySessionStore) checked(r *SessionRecord, ok bool, principal string) (*SessionRecord, error) {
 	if !ok || r.Principal != principal {
 		return nil, ErrSessionNotFound
 	}

@@ -101,7 +101,7 @@ func (h *HTTP) sessionStream(r *http.Request, sse *httpwire.Stream, rec *Session
 		writeAnswer(sse, s.errorOutcome(nil, server.ExpiredToken())) // it would end at once: refresh first
 		return
 	}
-	conv, caps, err := s.sessionConv(rec)
+	conv, caps, _, err := s.sessionConv(rec)
 	if err != nil {
 		s.log.Error("restoring a session", "err", err)
 		writeAnswer(sse, s.errorOutcome(nil, server.InternalError("Internal error")))

@@ -503,22 +503,28 @@ func (r *streamLogs) len() int {
 // the handler timeout end it), and its POST stream is logged, so that the
 // connection can be let go — by DisconnectForPolling, PollAfter, or a
 // break once an id reached the client — while the request goes on.
-func (h *HTTP) sessionRequestResumable(r *http.Request, sse *httpwire.Stream, rec *SessionRecord, m *rpcMessage, principal, client string, conv *legacy.Session, caps declaredCaps) {
+func (h *HTTP) sessionRequestResumable(r *http.Request, sse *httpwire.Stream, rec *SessionRecord, in *rpcMessage, principal, client string, conv *legacy.Session, caps declaredCaps, sc *sessionConv) {
 	s := h.s
 	rev := conv.Rev
 	ctx, cancel := s.detachedContext(r.Context())
-	if !s.sessions.start(rec.Key, m.id, cancel) {
+	if !s.sessions.start(rec.Key, sc, in.id, cancel) {
 		cancel()
-		writeAnswer(sse, s.legacyErrorOutcome(rev, m.requestID(), invalidRequest(msgIDInUse), http.StatusOK)) // L2
+		writeAnswer(sse, s.legacyErrorOutcome(rev, in.requestID(), invalidRequest(msgIDInUse), http.StatusOK)) // L2
 		return
 	}
-	run := &resumableRun{s: s, ctx: ctx, cancel: cancel, m: m}
+	run := &resumableRun{s: s, ctx: ctx, cancel: cancel, msg: *in, sc: sc}
+	m := &run.msg // the run's copy: the caller's message stays on its stack
+	run.m = m
 	l := &run.log
 	s.initStreamLog(l, sse, rec, "", &m.id, rev)
 	sse.Tee, l.cancel, l.expiresAt = l, cancel, rec.ExpiresAt
-	run.sess = httpSession{s: s, rec: rec, cv: conv, caps: caps}
-	run.bridge = httpBridge{s: s, principal: rec.Principal, key: rec.Key, sse: sse}
-	run.x = exchange{Exchange: server.Exchange{HTTP: true, Header: r.Header, RemoteAddr: r.RemoteAddr, Principal: principal, Notifier: sse, ClientKey: client, Versions: s.cfg.advertised}, bridge: &run.bridge, held: true}
+	// The parts of a fresh run are set member by member: a composite
+	// literal assigned to them would be built aside and copied in.
+	run.sess.s, run.sess.rec, run.sess.cv, run.sess.caps = s, rec, conv, caps
+	run.bridge.s, run.bridge.principal, run.bridge.key, run.bridge.sse = s, rec.Principal, rec.Key, sse
+	x := &run.x
+	x.HTTP, x.Header, x.RemoteAddr, x.Principal, x.Notifier, x.ClientKey, x.Versions = true, r.Header, r.RemoteAddr, principal, sse, client, s.cfg.advertised
+	x.bridge, x.held = &run.bridge, true
 	s.core.Hold() // for Shutdown, until serve returns (Unhold)
 	var call bool
 	run.out, run.params, call = s.legacyPrepare(ctx, &run.sess, m, &run.x)
@@ -570,7 +576,9 @@ type resumableRun struct {
 	s      *Era
 	ctx    context.Context
 	cancel context.CancelFunc
-	m      *rpcMessage
+	sc     *sessionConv // the session's, for its running set
+	m      *rpcMessage  // &msg
+	msg    rpcMessage
 	log    streamLog
 	sess   httpSession
 	x      exchange
@@ -601,7 +609,7 @@ func (run *resumableRun) serve() {
 	defer s.core.Unhold()
 	defer run.log.over()
 	defer run.cancel()
-	defer s.sessions.done(run.sess.rec.Key, run.m.id)
+	defer s.sessions.done(run.sess.rec.Key, run.sc, run.m.id)
 	out := run.out
 	if run.params != nil {
 		// While it runs, the request hears the session's cancel, closed

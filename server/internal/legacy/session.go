@@ -271,19 +271,30 @@ func modernOnly(extra mcp20251125.Members) *Error {
 // requestState are refused with -32602 (L7). Undeclared members are not
 // passed on.
 func (s *Session) CallTool(p *mcp20251125.CallToolRequestParams) (*protocol.CallToolRequestParams, *Error) {
-	if p == nil {
-		return nil, invalidParams("params are required")
-	}
-	if e := modernOnly(p.Extra); e != nil {
+	out := new(protocol.CallToolRequestParams)
+	if e := s.CallToolInto(out, p); e != nil {
 		return nil, e
 	}
-	out := &protocol.CallToolRequestParams{Name: p.Name, Arguments: p.Arguments}
+	return out, nil
+}
+
+// CallToolInto is CallTool into *out, which must be zero: a caller that
+// holds memory for the converted params allocates none. On error *out is
+// left zero.
+func (s *Session) CallToolInto(out *protocol.CallToolRequestParams, p *mcp20251125.CallToolRequestParams) *Error {
+	if p == nil {
+		return invalidParams("params are required")
+	}
+	if e := modernOnly(p.Extra); e != nil {
+		return e
+	}
+	out.Name, out.Arguments = p.Name, p.Arguments
 	if p.Meta != nil {
 		out.Meta = s.Meta(p.Meta.ProgressToken, p.Meta.Extra)
 	} else {
 		out.Meta = s.Meta(nil, nil)
 	}
-	return out, nil
+	return nil
 }
 
 // GetPrompt converts the params of a legacy prompts/get (see CallTool).
