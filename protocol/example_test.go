@@ -64,3 +64,34 @@ func ExampleMembers() {
 	fmt.Println(m.ProtocolVersion, string(v))
 	// Output: 2026-07-28 "abc"
 }
+
+// A transport that knows the method beside the body (Streamable HTTP's
+// Mcp-Method header) passes it as a hint: the request is decoded straight
+// into its variant. A wrong hint changes nothing but the work.
+func ExampleUnmarshalOptions_UnmarshalVariant() {
+	body := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}},"name":"get_weather"}}`)
+	for _, hint := range []string{protocol.MethodToolsCall, protocol.MethodToolsList} {
+		var req protocol.ClientRequest
+		if err := (protocol.UnmarshalOptions{}).UnmarshalVariant(body, &req, hint); err != nil {
+			panic(err)
+		}
+		call := req.Value.(*protocol.CallToolRequest)
+		fmt.Println(hint, "→", call.Params.Name)
+	}
+	// Output:
+	// tools/call → get_weather
+	// tools/list → get_weather
+}
+
+// A caller that encodes a result holding raw JSON it wrote itself, and
+// knows to be valid, can spare the encoder its check of those bytes.
+func ExampleMarshalOptions() {
+	sc := []byte(`{"temperature":22}`) // written by our own encoder
+	res := protocol.CallToolResult{ResultType: "complete", StructuredContent: sc, Content: []protocol.ContentBlock{}}
+	b, err := protocol.MarshalOptions{Trusted: sc}.AppendMarshal(nil, &res)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println(string(b))
+	// Output: {"content":[],"resultType":"complete","structuredContent":{"temperature":22}}
+}
