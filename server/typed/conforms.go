@@ -26,7 +26,8 @@ func encodesConforming(t reflect.Type) bool {
 
 func conforming(t reflect.Type, seen map[reflect.Type]bool) bool {
 	if t.Implements(reflect.TypeFor[json.Marshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[json.Marshaler]()) ||
-		t.Implements(reflect.TypeFor[encoding.TextMarshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextMarshaler]()) {
+		t.Implements(reflect.TypeFor[encoding.TextMarshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextMarshaler]()) ||
+		encodesItself(t) {
 		return false
 	}
 	switch t.Kind() {
@@ -63,6 +64,26 @@ func conforming(t reflect.Type, seen map[reflect.Type]bool) bool {
 			names[name] = true
 		}
 		return true
+	}
+	return false
+}
+
+// encodesItself reports whether t or *t has a method by which goccy lets
+// a value write its own encoding, beyond json.Marshaler and
+// encoding.TextMarshaler: one named MarshalJSON (goccy calls
+// MarshalJSON(context.Context) too), MarshalJSONTo (with goccy's
+// jsontext.Encoder or encoding/json/jsontext's), MarshalText or
+// AppendText, whatever its signature. What such a method writes need not
+// conform, and goccy does not refuse duplicate member names in it
+// (TestSelfEncodingNotVouched).
+func encodesItself(t reflect.Type) bool {
+	for _, name := range [...]string{"MarshalJSON", "MarshalJSONTo", "MarshalText", "AppendText"} {
+		if _, ok := t.MethodByName(name); ok {
+			return true
+		}
+		if _, ok := reflect.PointerTo(t).MethodByName(name); ok {
+			return true
+		}
 	}
 	return false
 }

@@ -1,0 +1,66 @@
+package typed
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/goccy/go-json/jsontext"
+
+	"github.com/mcpwire/mcpwire/protocol"
+	"github.com/mcpwire/mcpwire/server"
+	"github.com/mcpwire/mcpwire/server/internal/testkit"
+	"github.com/mcpwire/mcpwire/server/streamhttp"
+)
+
+// toEncoder encodes itself by MarshalJSONTo, as an object with a repeated name.
+type toEncoder string
+
+func (toEncoder) MarshalJSONTo(e *jsontext.Encoder) error {
+	for _, tok := range []jsontext.Token{jsontext.BeginObject, jsontext.String("a"), jsontext.Int(1), jsontext.String("a"), jsontext.Int(2), jsontext.EndObject} {
+		if err := e.WriteToken(tok); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type toOut struct{ V []*toEncoder }
+
+// TestSelfEncodingNotVouched: an Out with a type that goccy lets encode
+// itself by a method other than json.Marshaler's or
+// encoding.TextMarshaler's (MarshalJSONTo here; goccy's
+// MarshalJSON(context.Context) is the same case, which go vet refuses to
+// see declared) is neither conforming nor valid JSON by its type, and a result that repeats a member name is refused (-32603), as
+// it is without the fast path, not written unvalidated.
+func TestSelfEncodingNotVouched(t *testing.T) {
+	for _, typ := range []reflect.Type{reflect.TypeFor[toOut](), reflect.TypeFor[struct{ T struct{ V toEncoder } }]()} {
+		if encodesConforming(typ) || encodesValidJSON(typ) {
+			t.Errorf("%v: encodesConforming %v, encodesValidJSON %v; want false", typ, encodesConforming(typ), encodesValidJSON(typ))
+		}
+	}
+	te := toEncoder("")
+	for name, add := range map[string]func(*server.Server) error{
+		"MarshalJSONTo": func(s *server.Server) error {
+			return AddTool(s, protocol.Tool{Name: "t"}, func(context.Context, *server.Request, struct{}) (toOut, error) {
+				return toOut{V: []*toEncoder{&te}}, nil
+			})
+		},
+	} {
+		s, err := server.New(protocol.Implementation{Name: "t", Version: "1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := add(s); err != nil {
+			t.Fatal(err)
+		}
+		w := testkit.Call(t, testkit.Handler(s, streamhttp.Options{}), 1, protocol.MethodToolsCall, testkit.Params(testkit.M{"name": "t"}))
+		if w.Error == nil || w.Error.Code != protocol.CodeInternalError {
+			t.Errorf("%s: the answer %s, want a -32603 error (a structuredContent with a repeated member name)", name, w.Raw)
+		}
+		if !json.Valid(w.Raw) {
+			t.Errorf("%s: invalid JSON %s", name, w.Raw)
+		}
+	}
+}
