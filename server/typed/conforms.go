@@ -14,12 +14,13 @@ import (
 // integers, floating-point numbers, strings, pointers to such values (the
 // inferred schema allows null) and slices of them other than []byte, and
 // structs of the same kind, none of them with its own MarshalJSON or
-// MarshalText. It does not hold, and the results are validated, for
-// anything else: a map (a nil one encodes as null, which the inferred
-// "type": "object" refuses), []byte (encoded as a base64 string, inferred
-// as an array), an array, a field tagged ",string", an embedded struct, two
-// fields of the same JSON name, an interface (any: encoded as it is), or a
-// type that encodes itself.
+// MarshalText (encodesItself). It does not hold, and the results are
+// validated, for anything else: a map (a nil one encodes as null, which
+// the inferred "type": "object" refuses), []byte (encoded as a base64
+// string, inferred as an array), a json.Number (a number, inferred as a
+// string), an array, a field tagged ",string", an embedded struct, two
+// fields of the same JSON name, an interface (any: encoded as it is), or
+// a type that encodes itself.
 func encodesConforming(t reflect.Type) bool {
 	return t.Kind() == reflect.Struct && conforming(t, map[reflect.Type]bool{})
 }
@@ -27,8 +28,8 @@ func encodesConforming(t reflect.Type) bool {
 func conforming(t reflect.Type, seen map[reflect.Type]bool) bool {
 	if t.Implements(reflect.TypeFor[json.Marshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[json.Marshaler]()) ||
 		t.Implements(reflect.TypeFor[encoding.TextMarshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextMarshaler]()) ||
-		encodesItself(t) {
-		return false
+		encodesItself(t) || t == reflect.TypeFor[json.Number]() {
+		return false // json.Number: a string kind, inferred "type": "string", encoded as a number
 	}
 	switch t.Kind() {
 	case reflect.Bool, reflect.String, reflect.Float32, reflect.Float64,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/goccy/go-json/jsontext"
@@ -61,6 +62,37 @@ func TestSelfEncodingNotVouched(t *testing.T) {
 		}
 		if !json.Valid(w.Raw) {
 			t.Errorf("%s: invalid JSON %s", name, w.Raw)
+		}
+	}
+}
+
+type numberOut struct {
+	N json.Number `json:"n"`
+}
+
+// TestNumberNotConforming: a json.Number is inferred as "type": "string"
+// and encoded as a number, so an Out with one is validated: a call's
+// structuredContent of a number (or of one over the number limits) is
+// refused by its outputSchema, not written as it is.
+func TestNumberNotConforming(t *testing.T) {
+	for _, typ := range []reflect.Type{reflect.TypeFor[numberOut](), reflect.TypeFor[struct{ P *[]json.Number }]()} {
+		if encodesConforming(typ) || encodesValidJSON(typ) {
+			t.Errorf("%v: encodesConforming %v, encodesValidJSON %v; want false", typ, encodesConforming(typ), encodesValidJSON(typ))
+		}
+	}
+	for _, n := range []string{"1", "1e99999999999"} {
+		s, err := server.New(protocol.Implementation{Name: "t", Version: "1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := AddTool(s, protocol.Tool{Name: "t"}, func(context.Context, *server.Request, struct{}) (numberOut, error) {
+			return numberOut{N: json.Number(n)}, nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		rec := testkit.Post(t, testkit.Handler(s, streamhttp.Options{}), testkit.Rpc(1, protocol.MethodToolsCall, testkit.Params(testkit.M{"name": "t"})), nil)
+		if body := rec.Body.String(); strings.Contains(body, `"structuredContent"`) {
+			t.Errorf("json.Number %s: the answer %s carries a structuredContent its outputSchema refuses", n, body)
 		}
 	}
 }
