@@ -19,7 +19,8 @@ import (
 // the inferred "type": "object" refuses), []byte (encoded as a base64
 // string, inferred as an array), a json.Number (a number, inferred as a
 // string), an array, a field tagged ",string", an embedded struct, two
-// fields of the same JSON name, an interface (any: encoded as it is), or
+// fields of the same JSON name or of names that differ only in case
+// (which the validation refuses), an interface (any: encoded as it is), or
 // a type that encodes itself.
 func encodesConforming(t reflect.Type) bool {
 	return t.Kind() == reflect.Struct && conforming(t, map[reflect.Type]bool{})
@@ -59,10 +60,13 @@ func conforming(t reflect.Type, seen map[reflect.Type]bool) bool {
 			if name == "" {
 				name = f.Name
 			}
-			if names[name] || hasOption(opts, "string") || !conforming(f.Type, seen) {
+			// Names that differ only in case are refused by the
+			// validation as a repeated name is (validate's foldKey).
+			folded := strings.ToLower(strings.ToUpper(name))
+			if names[folded] || hasOption(opts, "string") || !conforming(f.Type, seen) {
 				return false
 			}
-			names[name] = true
+			names[folded] = true
 		}
 		return true
 	}

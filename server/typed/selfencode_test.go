@@ -96,3 +96,36 @@ func TestNumberNotConforming(t *testing.T) {
 		}
 	}
 }
+
+type caseOut struct {
+	A int `json:"x"`
+	B int `json:"X"`
+}
+
+// TestCaseVariantNamesNotConforming: an Out with two JSON names that
+// differ only in case is not conforming, since the validation of a
+// result refuses such names: its call answers what validating it
+// answers, with no structuredContent, not {"x":0,"X":0}.
+func TestCaseVariantNamesNotConforming(t *testing.T) {
+	for _, typ := range []reflect.Type{reflect.TypeFor[caseOut](), reflect.TypeFor[struct {
+		A []struct {
+			K int `json:"k"`
+			L int `json:"K"`
+		}
+	}]()} {
+		if encodesConforming(typ) || encodesValidJSON(typ) {
+			t.Errorf("%v: encodesConforming %v, encodesValidJSON %v; want false", typ, encodesConforming(typ), encodesValidJSON(typ))
+		}
+	}
+	s, err := server.New(protocol.Implementation{Name: "t", Version: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := AddTool(s, protocol.Tool{Name: "t"}, func(context.Context, *server.Request, struct{}) (caseOut, error) { return caseOut{}, nil }); err != nil {
+		t.Fatal(err)
+	}
+	rec := testkit.Post(t, testkit.Handler(s, streamhttp.Options{}), testkit.Rpc(1, protocol.MethodToolsCall, testkit.Params(testkit.M{"name": "t"})), nil)
+	if body := rec.Body.String(); strings.Contains(body, `"structuredContent"`) {
+		t.Errorf("the answer %s carries a structuredContent the validation refuses", body)
+	}
+}
