@@ -15,7 +15,9 @@ import (
 // stamp puts the envelope on a result: resultType (R-BASE-05/06) and
 // serverInfo in _meta (R-META-04). Caching hints were set by the handler of
 // each cacheable method; input_required results carry none (R-CACHE-02).
-func (s *Server) stamp(res wireResult) {
+// shared is the _meta member it set to the server's own resultMeta, if
+// any, for resultOutcome to clear once the result is encoded.
+func (s *Server) stamp(res wireResult) (shared **protocol.ResultMetaObject) {
 	if v, ok := res.(*protocol.SubscriptionsListenResult); ok {
 		if v.ResultType == "" {
 			v.ResultType = "complete"
@@ -23,7 +25,7 @@ func (s *Server) stamp(res wireResult) {
 		if v.Meta.ServerInfo == nil && !s.cfg.omitServerInfo {
 			v.Meta.ServerInfo = s.resultMeta.ServerInfo
 		}
-		return
+		return nil
 	}
 	meta, rt, _ := envelopeOf(res)
 	if rt != nil && *rt == "" {
@@ -32,11 +34,12 @@ func (s *Server) stamp(res wireResult) {
 	if meta != nil && !s.cfg.omitServerInfo {
 		switch {
 		case *meta == nil:
-			*meta = s.resultMeta // shared and read-only: it is only encoded
+			*meta, shared = s.resultMeta, meta // shared and read-only: it is only encoded
 		case (*meta).ServerInfo == nil:
 			(*meta).ServerInfo = s.resultMeta.ServerInfo
 		}
 	}
+	return shared
 }
 
 // envelopeOf returns the envelope members of a core result: its _meta and
@@ -137,20 +140,17 @@ func checkResultType(res wireResult, task bool) (wireResult, error) {
 	return res, nil
 }
 
-// appendID writes a request id as JSON.
-func appendID(buf []byte, id protocol.RequestId) []byte {
-	if id.IsInt() {
-		return strconv.AppendInt(buf, id.Int(), 10)
-	}
-	return jsonline.AppendString(buf, id.Str())
-}
-
 // resultOutcome encodes the response of a result; trusted is raw JSON of
 // it not to be validated again (protocol.MarshalOptions.Trusted).
 func (s *Server) resultOutcome(id protocol.RequestId, res wireResult, trusted []byte) Outcome {
-	s.stamp(res)
+	shared := s.stamp(res)
 	bp, buf := s.responseStart(id)
 	buf, err := protocol.MarshalOptions{Trusted: trusted, Meta: s.resultMeta, MetaJSON: s.metaJSON}.AppendMarshal(buf, res)
+	if shared != nil {
+		// A result the handler returns again does not hold resultMeta,
+		// which it could change under MetaJSON (TestReturnedResultMeta).
+		*shared = nil
+	}
 	if out, ok := s.responseEnd(bp, buf, err); ok {
 		return out
 	}
@@ -168,7 +168,7 @@ func (s *Server) responseStart(id protocol.RequestId) (*[]byte, []byte) {
 		bp = &b
 	}
 	buf := append((*bp)[:0], `{"jsonrpc":"2.0","id":`...)
-	buf = appendID(buf, id)
+	buf = jsonline.AppendID(buf, id.IsInt(), id.Int(), id.Str())
 	return bp, append(buf, `,"result":`...)
 }
 
@@ -244,7 +244,7 @@ func appendErrorResponse(buf []byte, id *protocol.RequestId, code int64, msg str
 	buf = append(buf, "},"...)
 	if id != nil {
 		buf = append(buf, `"id":`...)
-		buf = appendID(buf, *id)
+		buf = jsonline.AppendID(buf, id.IsInt(), id.Int(), id.Str())
 		buf = append(buf, ',')
 	}
 	return append(buf, `"jsonrpc":"2.0"}`...)

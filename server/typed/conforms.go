@@ -14,20 +14,23 @@ import (
 // integers, floating-point numbers, strings, pointers to such values (the
 // inferred schema allows null) and slices of them other than []byte, and
 // structs of the same kind, none of them with its own MarshalJSON or
-// MarshalText. It does not hold, and the results are validated, for
-// anything else: a map (a nil one encodes as null, which the inferred
-// "type": "object" refuses), []byte (encoded as a base64 string, inferred
-// as an array), an array, a field tagged ",string", an embedded struct, two
-// fields of the same JSON name, an interface (any: encoded as it is), or a
-// type that encodes itself.
+// MarshalText (encodesItself). It does not hold, and the results are
+// validated, for anything else: a map (a nil one encodes as null, which
+// the inferred "type": "object" refuses), []byte (encoded as a base64
+// string, inferred as an array), a json.Number (a number, inferred as a
+// string), an array, a field tagged ",string", an embedded struct, two
+// fields of the same JSON name or of names that differ only in case
+// (which the validation refuses), an interface (any: encoded as it is), or
+// a type that encodes itself.
 func encodesConforming(t reflect.Type) bool {
 	return t.Kind() == reflect.Struct && conforming(t, map[reflect.Type]bool{})
 }
 
 func conforming(t reflect.Type, seen map[reflect.Type]bool) bool {
 	if t.Implements(reflect.TypeFor[json.Marshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[json.Marshaler]()) ||
-		t.Implements(reflect.TypeFor[encoding.TextMarshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextMarshaler]()) {
-		return false
+		t.Implements(reflect.TypeFor[encoding.TextMarshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextMarshaler]()) ||
+		encodesItself(t) || t == reflect.TypeFor[json.Number]() {
+		return false // json.Number: a string kind, inferred "type": "string", encoded as a number
 	}
 	switch t.Kind() {
 	case reflect.Bool, reflect.String, reflect.Float32, reflect.Float64,
@@ -57,12 +60,35 @@ func conforming(t reflect.Type, seen map[reflect.Type]bool) bool {
 			if name == "" {
 				name = f.Name
 			}
-			if names[name] || hasOption(opts, "string") || !conforming(f.Type, seen) {
+			// Names that differ only in case are refused by the
+			// validation as a repeated name is (validate's foldKey).
+			folded := strings.ToLower(strings.ToUpper(name))
+			if names[folded] || hasOption(opts, "string") || !conforming(f.Type, seen) {
 				return false
 			}
-			names[name] = true
+			names[folded] = true
 		}
 		return true
+	}
+	return false
+}
+
+// encodesItself reports whether t or *t has a method by which goccy lets
+// a value write its own encoding, beyond json.Marshaler and
+// encoding.TextMarshaler: one named MarshalJSON (goccy calls
+// MarshalJSON(context.Context) too), MarshalJSONTo (with goccy's
+// jsontext.Encoder or encoding/json/jsontext's), MarshalText or
+// AppendText, whatever its signature. What such a method writes need not
+// conform, and goccy does not refuse duplicate member names in it
+// (TestSelfEncodingNotVouched).
+func encodesItself(t reflect.Type) bool {
+	for _, name := range [...]string{"MarshalJSON", "MarshalJSONTo", "MarshalText", "AppendText"} {
+		if _, ok := t.MethodByName(name); ok {
+			return true
+		}
+		if _, ok := reflect.PointerTo(t).MethodByName(name); ok {
+			return true
+		}
 	}
 	return false
 }

@@ -336,8 +336,9 @@ func argsError(err error) error {
 	return nil
 }
 
-// decodesItself reports whether t, or a type in it, has an UnmarshalJSON
-// or UnmarshalText method.
+// decodesItself reports whether t, or a type in it, has a method by
+// which goccy lets a value decode itself: one named UnmarshalJSON,
+// UnmarshalJSONFrom or UnmarshalText, whatever its signature.
 func decodesItself(t reflect.Type, seen map[reflect.Type]bool) bool {
 	if seen[t] {
 		return false
@@ -345,6 +346,13 @@ func decodesItself(t reflect.Type, seen map[reflect.Type]bool) bool {
 	seen[t] = true
 	if reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) {
 		return true
+	}
+	// goccy also calls UnmarshalJSON(context.Context, []byte) and
+	// UnmarshalJSONFrom(*jsontext.Decoder), whose receiver may be kept too.
+	for _, name := range [...]string{"UnmarshalJSON", "UnmarshalJSONFrom", "UnmarshalText"} {
+		if _, ok := reflect.PointerTo(t).MethodByName(name); ok {
+			return true
+		}
 	}
 	switch t.Kind() {
 	case reflect.Pointer, reflect.Slice, reflect.Array:

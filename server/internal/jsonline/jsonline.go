@@ -5,6 +5,7 @@ package jsonline
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -98,4 +99,13 @@ func SoleMember(body []byte, name string) json.RawMessage {
 		}
 	}
 	return found
+}
+
+// AppendID writes a JSON-RPC request id as JSON: the integer n when
+// isInt, else the string s (protocol.RequestId's IsInt, Int and Str).
+func AppendID(buf []byte, isInt bool, n int64, s string) []byte {
+	if isInt {
+		return strconv.AppendInt(buf, n, 10)
+	}
+	return AppendString(buf, s)
 }
