@@ -748,7 +748,12 @@ func (g *emitter) emitUnionDecode(d *Decl) {
 	g.p("if err != nil {")
 	g.p("return err")
 	g.p("}")
-	g.p("switch pick {")
+	g.p("return u.decodeVariant(d, pick)")
+	g.p("}")
+	g.p("")
+	g.p("// decodeVariant decodes the object at the position as variant i.")
+	g.p("func (u *%s) decodeVariant(d *decoder, i int) error {", d.Name)
+	g.p("switch i {")
 	for i, v := range objVariants {
 		g.p("case %d:", i)
 		g.p("x := new(%s)", v.GoName)

@@ -8,10 +8,10 @@ import (
 // ---- decodeAs: a union decoded straight into the variant a hint names ----
 
 // hintVariant is one case of a union's decodeAs: the discriminator value
-// and the variant that carries it.
+// and the index of the variant that carries it (decodeVariant's).
 type hintVariant struct {
-	value  string
-	goName string
+	value string
+	index int
 }
 
 // hintVariants returns the discriminator member by which a hint can name
@@ -48,14 +48,14 @@ func (g *emitter) hintVariants(d *Decl) (string, []hintVariant) {
 	for _, key := range d.KeyNames {
 		var out []hintVariant
 		seen := map[string]bool{}
-		for _, v := range objs {
+		for i, v := range objs {
 			val, ok := requiredConst(v, key)
 			if !ok || seen[val] || !declaresAll(g.m.Decls[v.GoName], d.KeyNames) {
 				out = nil
 				break
 			}
 			seen[val] = true
-			out = append(out, hintVariant{value: val, goName: v.GoName})
+			out = append(out, hintVariant{value: val, index: i})
 		}
 		if out != nil {
 			sort.Slice(out, func(i, j int) bool { return out[i].value < out[j].value })
@@ -105,19 +105,16 @@ func (g *emitter) emitUnionDecodeAs(d *Decl) {
 	g.p("// %q is hint, without probing; known is false when no variant has it.", key)
 	g.p("func (u *%s) decodeAs(d *decoder, hint string) (known bool, err error) {", d.Name)
 	g.p("*u = %s{}", d.Name)
+	g.p("var i int")
 	g.p("switch hint {")
 	for _, v := range vs {
 		g.p("case %q:", v.value)
-		g.p("x := new(%s)", v.goName)
-		g.p("if err := x.decodeFrom(d); err != nil {")
-		g.p("return true, err")
-		g.p("}")
-		g.p("u.Value = x")
+		g.p("i = %d", v.index)
 	}
 	g.p("default:")
 	g.p("return false, nil")
 	g.p("}")
-	g.p("return true, nil")
+	g.p("return true, u.decodeVariant(d, i)")
 	g.p("}")
 	g.p("")
 }

@@ -1393,7 +1393,12 @@ func (u *CallToolResultResponseResult) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *CallToolResultResponseResult) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(InputRequiredResult)
 		if err := x.decodeFrom(d); err != nil {
@@ -2247,7 +2252,12 @@ func (u *ClientRequest) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *ClientRequest) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(DiscoverRequest)
 		if err := x.decodeFrom(d); err != nil {
@@ -2316,71 +2326,32 @@ func (u *ClientRequest) decodeFrom(d *decoder) error {
 // "method" is hint, without probing; known is false when no variant has it.
 func (u *ClientRequest) decodeAs(d *decoder, hint string) (known bool, err error) {
 	*u = ClientRequest{}
+	var i int
 	switch hint {
 	case "completion/complete":
-		x := new(CompleteRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 9
 	case "prompts/get":
-		x := new(GetPromptRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 6
 	case "prompts/list":
-		x := new(ListPromptsRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 5
 	case "resources/list":
-		x := new(ListResourcesRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 1
 	case "resources/read":
-		x := new(ReadResourceRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 3
 	case "resources/templates/list":
-		x := new(ListResourceTemplatesRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 2
 	case "server/discover":
-		x := new(DiscoverRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 0
 	case "subscriptions/listen":
-		x := new(SubscriptionsListenRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 4
 	case "tools/call":
-		x := new(CallToolRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 8
 	case "tools/list":
-		x := new(ListToolsRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 7
 	default:
 		return false, nil
 	}
-	return true, nil
+	return true, u.decodeVariant(d, i)
 }
 
 func (u *ClientRequest) encodeTo(e *encoder) error {
@@ -2900,7 +2871,12 @@ func (u *CompleteRequestParamsRef) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *CompleteRequestParamsRef) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(PromptReference)
 		if err := x.decodeFrom(d); err != nil {
@@ -3344,7 +3320,12 @@ func (u *ContentBlock) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *ContentBlock) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(TextContent)
 		if err := x.decodeFrom(d); err != nil {
@@ -4020,7 +4001,12 @@ func (u *CreateMessageResultContent) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *CreateMessageResultContent) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(TextContent)
 		if err := x.decodeFrom(d); err != nil {
@@ -4980,7 +4966,12 @@ func (u *ElicitRequestParams) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *ElicitRequestParams) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(ElicitRequestFormParams)
 		if err := x.decodeFrom(d); err != nil {
@@ -5509,7 +5500,12 @@ func (u *EmbeddedResourceResource) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *EmbeddedResourceResource) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(TextResourceContents)
 		if err := x.decodeFrom(d); err != nil {
@@ -5599,7 +5595,12 @@ func (u *EnumSchema) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *EnumSchema) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(UntitledSingleSelectEnumSchema)
 		if err := x.decodeFrom(d); err != nil {
@@ -6350,7 +6351,12 @@ func (u *GetPromptResultResponseResult) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *GetPromptResultResponseResult) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(InputRequiredResult)
 		if err := x.decodeFrom(d); err != nil {
@@ -7235,7 +7241,12 @@ func (u *InputRequest) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *InputRequest) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(CreateMessageRequest)
 		if err := x.decodeFrom(d); err != nil {
@@ -7262,29 +7273,18 @@ func (u *InputRequest) decodeFrom(d *decoder) error {
 // "method" is hint, without probing; known is false when no variant has it.
 func (u *InputRequest) decodeAs(d *decoder, hint string) (known bool, err error) {
 	*u = InputRequest{}
+	var i int
 	switch hint {
 	case "elicitation/create":
-		x := new(ElicitRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 2
 	case "roots/list":
-		x := new(ListRootsRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 1
 	case "sampling/createMessage":
-		x := new(CreateMessageRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 0
 	default:
 		return false, nil
 	}
-	return true, nil
+	return true, u.decodeVariant(d, i)
 }
 
 func (u *InputRequest) encodeTo(e *encoder) error {
@@ -7528,7 +7528,12 @@ func (u *InputResponse) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *InputResponse) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(CreateMessageResult)
 		if err := x.decodeFrom(d); err != nil {
@@ -8277,7 +8282,12 @@ func (u *JSONRPCMessage) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *JSONRPCMessage) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(JSONRPCRequest)
 		if err := x.decodeFrom(d); err != nil {
@@ -8612,7 +8622,12 @@ func (u *JSONRPCResponse) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *JSONRPCResponse) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(JSONRPCResultResponse)
 		if err := x.decodeFrom(d); err != nil {
@@ -11952,7 +11967,12 @@ func (u *MultiSelectEnumSchema) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *MultiSelectEnumSchema) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(UntitledMultiSelectEnumSchema)
 		if err := x.decodeFrom(d); err != nil {
@@ -12953,7 +12973,12 @@ func (u *PrimitiveSchemaDefinition) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *PrimitiveSchemaDefinition) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(StringSchema)
 		if err := x.decodeFrom(d); err != nil {
@@ -14404,7 +14429,12 @@ func (u *ReadResourceResultContentsElem) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *ReadResourceResultContentsElem) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(TextResourceContents)
 		if err := x.decodeFrom(d); err != nil {
@@ -14588,7 +14618,12 @@ func (u *ReadResourceResultResponseResult) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *ReadResourceResultResponseResult) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(InputRequiredResult)
 		if err := x.decodeFrom(d); err != nil {
@@ -16782,7 +16817,12 @@ func (u *SamplingMessageContent) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *SamplingMessageContent) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(TextContent)
 		if err := x.decodeFrom(d); err != nil {
@@ -16904,7 +16944,12 @@ func (u *SamplingMessageContentBlock) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *SamplingMessageContentBlock) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(TextContent)
 		if err := x.decodeFrom(d); err != nil {
@@ -17537,7 +17582,12 @@ func (u *ServerNotification) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *ServerNotification) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(CancelledNotification)
 		if err := x.decodeFrom(d); err != nil {
@@ -17594,59 +17644,28 @@ func (u *ServerNotification) decodeFrom(d *decoder) error {
 // "method" is hint, without probing; known is false when no variant has it.
 func (u *ServerNotification) decodeAs(d *decoder, hint string) (known bool, err error) {
 	*u = ServerNotification{}
+	var i int
 	switch hint {
 	case "notifications/cancelled":
-		x := new(CancelledNotification)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 0
 	case "notifications/message":
-		x := new(LoggingMessageNotification)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 7
 	case "notifications/progress":
-		x := new(ProgressNotification)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 1
 	case "notifications/prompts/list_changed":
-		x := new(PromptListChangedNotification)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 5
 	case "notifications/resources/list_changed":
-		x := new(ResourceListChangedNotification)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 2
 	case "notifications/resources/updated":
-		x := new(ResourceUpdatedNotification)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 4
 	case "notifications/subscriptions/acknowledged":
-		x := new(SubscriptionsAcknowledgedNotification)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 3
 	case "notifications/tools/list_changed":
-		x := new(ToolListChangedNotification)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 6
 	default:
 		return false, nil
 	}
-	return true, nil
+	return true, u.decodeVariant(d, i)
 }
 
 func (u *ServerNotification) encodeTo(e *encoder) error {
@@ -17762,7 +17781,12 @@ func (u *ServerResult) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *ServerResult) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(Result)
 		if err := x.decodeFrom(d); err != nil {
@@ -17918,7 +17942,12 @@ func (u *SingleSelectEnumSchema) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *SingleSelectEnumSchema) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(UntitledSingleSelectEnumSchema)
 		if err := x.decodeFrom(d); err != nil {

@@ -3135,7 +3135,12 @@ func (u *ClientNotification) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *ClientNotification) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(CancelledNotification)
 		if err := x.decodeFrom(d); err != nil {
@@ -3174,41 +3179,22 @@ func (u *ClientNotification) decodeFrom(d *decoder) error {
 // "method" is hint, without probing; known is false when no variant has it.
 func (u *ClientNotification) decodeAs(d *decoder, hint string) (known bool, err error) {
 	*u = ClientNotification{}
+	var i int
 	switch hint {
 	case "notifications/cancelled":
-		x := new(CancelledNotification)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 0
 	case "notifications/initialized":
-		x := new(InitializedNotification)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 1
 	case "notifications/progress":
-		x := new(ProgressNotification)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 2
 	case "notifications/roots/list_changed":
-		x := new(RootsListChangedNotification)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 4
 	case "notifications/tasks/status":
-		x := new(TaskStatusNotification)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 3
 	default:
 		return false, nil
 	}
-	return true, nil
+	return true, u.decodeVariant(d, i)
 }
 
 func (u *ClientNotification) encodeTo(e *encoder) error {
@@ -3323,7 +3309,12 @@ func (u *ClientRequest) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *ClientRequest) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(InitializeRequest)
 		if err := x.decodeFrom(d); err != nil {
@@ -3434,113 +3425,46 @@ func (u *ClientRequest) decodeFrom(d *decoder) error {
 // "method" is hint, without probing; known is false when no variant has it.
 func (u *ClientRequest) decodeAs(d *decoder, hint string) (known bool, err error) {
 	*u = ClientRequest{}
+	var i int
 	switch hint {
 	case "completion/complete":
-		x := new(CompleteRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 16
 	case "initialize":
-		x := new(InitializeRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 0
 	case "logging/setLevel":
-		x := new(SetLevelRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 15
 	case "ping":
-		x := new(PingRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 1
 	case "prompts/get":
-		x := new(GetPromptRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 8
 	case "prompts/list":
-		x := new(ListPromptsRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 7
 	case "resources/list":
-		x := new(ListResourcesRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 2
 	case "resources/read":
-		x := new(ReadResourceRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 4
 	case "resources/subscribe":
-		x := new(SubscribeRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 5
 	case "resources/templates/list":
-		x := new(ListResourceTemplatesRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 3
 	case "resources/unsubscribe":
-		x := new(UnsubscribeRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 6
 	case "tasks/cancel":
-		x := new(CancelTaskRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 13
 	case "tasks/get":
-		x := new(GetTaskRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 11
 	case "tasks/list":
-		x := new(ListTasksRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 14
 	case "tasks/result":
-		x := new(GetTaskPayloadRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 12
 	case "tools/call":
-		x := new(CallToolRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 10
 	case "tools/list":
-		x := new(ListToolsRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 9
 	default:
 		return false, nil
 	}
-	return true, nil
+	return true, u.decodeVariant(d, i)
 }
 
 func (u *ClientRequest) encodeTo(e *encoder) error {
@@ -3653,7 +3577,12 @@ func (u *ClientResult) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *ClientResult) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(Result)
 		if err := x.decodeFrom(d); err != nil {
@@ -4288,7 +4217,12 @@ func (u *CompleteRequestParamsRef) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *CompleteRequestParamsRef) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(PromptReference)
 		if err := x.decodeFrom(d); err != nil {
@@ -4613,7 +4547,12 @@ func (u *ContentBlock) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *ContentBlock) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(TextContent)
 		if err := x.decodeFrom(d); err != nil {
@@ -5491,7 +5430,12 @@ func (u *CreateMessageResultContent) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *CreateMessageResultContent) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(TextContent)
 		if err := x.decodeFrom(d); err != nil {
@@ -6267,7 +6211,12 @@ func (u *ElicitRequestParams) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *ElicitRequestParams) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(ElicitRequestURLParams)
 		if err := x.decodeFrom(d); err != nil {
@@ -7133,7 +7082,12 @@ func (u *EmbeddedResourceResource) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *EmbeddedResourceResource) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(TextResourceContents)
 		if err := x.decodeFrom(d); err != nil {
@@ -7223,7 +7177,12 @@ func (u *EnumSchema) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *EnumSchema) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(UntitledSingleSelectEnumSchema)
 		if err := x.decodeFrom(d); err != nil {
@@ -9887,7 +9846,12 @@ func (u *JSONRPCMessage) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *JSONRPCMessage) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(JSONRPCRequest)
 		if err := x.decodeFrom(d); err != nil {
@@ -10222,7 +10186,12 @@ func (u *JSONRPCResponse) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *JSONRPCResponse) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(JSONRPCResultResponse)
 		if err := x.decodeFrom(d); err != nil {
@@ -12680,7 +12649,12 @@ func (u *MultiSelectEnumSchema) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *MultiSelectEnumSchema) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(UntitledMultiSelectEnumSchema)
 		if err := x.decodeFrom(d); err != nil {
@@ -13680,7 +13654,12 @@ func (u *PrimitiveSchemaDefinition) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *PrimitiveSchemaDefinition) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(StringSchema)
 		if err := x.decodeFrom(d); err != nil {
@@ -15140,7 +15119,12 @@ func (u *ReadResourceResultContentsElem) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *ReadResourceResultContentsElem) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(TextResourceContents)
 		if err := x.decodeFrom(d); err != nil {
@@ -17447,7 +17431,12 @@ func (u *SamplingMessageContent) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *SamplingMessageContent) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(TextContent)
 		if err := x.decodeFrom(d); err != nil {
@@ -17569,7 +17558,12 @@ func (u *SamplingMessageContentBlock) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *SamplingMessageContentBlock) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(TextContent)
 		if err := x.decodeFrom(d); err != nil {
@@ -18785,7 +18779,12 @@ func (u *ServerNotification) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *ServerNotification) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(CancelledNotification)
 		if err := x.decodeFrom(d); err != nil {
@@ -18848,65 +18847,30 @@ func (u *ServerNotification) decodeFrom(d *decoder) error {
 // "method" is hint, without probing; known is false when no variant has it.
 func (u *ServerNotification) decodeAs(d *decoder, hint string) (known bool, err error) {
 	*u = ServerNotification{}
+	var i int
 	switch hint {
 	case "notifications/cancelled":
-		x := new(CancelledNotification)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 0
 	case "notifications/elicitation/complete":
-		x := new(ElicitationCompleteNotification)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 8
 	case "notifications/message":
-		x := new(LoggingMessageNotification)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 7
 	case "notifications/progress":
-		x := new(ProgressNotification)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 1
 	case "notifications/prompts/list_changed":
-		x := new(PromptListChangedNotification)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 4
 	case "notifications/resources/list_changed":
-		x := new(ResourceListChangedNotification)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 2
 	case "notifications/resources/updated":
-		x := new(ResourceUpdatedNotification)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 3
 	case "notifications/tasks/status":
-		x := new(TaskStatusNotification)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 6
 	case "notifications/tools/list_changed":
-		x := new(ToolListChangedNotification)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 5
 	default:
 		return false, nil
 	}
-	return true, nil
+	return true, u.decodeVariant(d, i)
 }
 
 func (u *ServerNotification) encodeTo(e *encoder) error {
@@ -19002,7 +18966,12 @@ func (u *ServerRequest) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *ServerRequest) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(PingRequest)
 		if err := x.decodeFrom(d); err != nil {
@@ -19059,59 +19028,28 @@ func (u *ServerRequest) decodeFrom(d *decoder) error {
 // "method" is hint, without probing; known is false when no variant has it.
 func (u *ServerRequest) decodeAs(d *decoder, hint string) (known bool, err error) {
 	*u = ServerRequest{}
+	var i int
 	switch hint {
 	case "elicitation/create":
-		x := new(ElicitRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 7
 	case "ping":
-		x := new(PingRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 0
 	case "roots/list":
-		x := new(ListRootsRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 6
 	case "sampling/createMessage":
-		x := new(CreateMessageRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 5
 	case "tasks/cancel":
-		x := new(CancelTaskRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 3
 	case "tasks/get":
-		x := new(GetTaskRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 1
 	case "tasks/list":
-		x := new(ListTasksRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 4
 	case "tasks/result":
-		x := new(GetTaskPayloadRequest)
-		if err := x.decodeFrom(d); err != nil {
-			return true, err
-		}
-		u.Value = x
+		i = 2
 	default:
 		return false, nil
 	}
-	return true, nil
+	return true, u.decodeVariant(d, i)
 }
 
 func (u *ServerRequest) encodeTo(e *encoder) error {
@@ -19220,7 +19158,12 @@ func (u *ServerResult) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *ServerResult) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(Result)
 		if err := x.decodeFrom(d); err != nil {
@@ -19675,7 +19618,12 @@ func (u *SingleSelectEnumSchema) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *SingleSelectEnumSchema) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(UntitledSingleSelectEnumSchema)
 		if err := x.decodeFrom(d); err != nil {

@@ -573,7 +573,12 @@ func (u *McpUiDownloadFileRequestParamsContentsElem) decodeFrom(d *decoder) erro
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *McpUiDownloadFileRequestParamsContentsElem) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(McpUiDownloadFileRequestParamsContentsElemVariant0)
 		if err := x.decodeFrom(d); err != nil {
@@ -945,7 +950,12 @@ func (u *McpUiDownloadFileRequestParamsContentsElemVariant0Resource) decodeFrom(
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *McpUiDownloadFileRequestParamsContentsElemVariant0Resource) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(McpUiDownloadFileRequestParamsContentsElemVariant0ResourceVariant0)
 		if err := x.decodeFrom(d); err != nil {
@@ -5750,7 +5760,12 @@ func (u *McpUiMessageRequestParamsContentElem) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *McpUiMessageRequestParamsContentElem) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(McpUiMessageRequestParamsContentElemVariant0)
 		if err := x.decodeFrom(d); err != nil {
@@ -7686,7 +7701,12 @@ func (u *McpUiMessageRequestParamsContentElemVariant4Resource) decodeFrom(d *dec
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *McpUiMessageRequestParamsContentElemVariant4Resource) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(McpUiMessageRequestParamsContentElemVariant4ResourceVariant0)
 		if err := x.decodeFrom(d); err != nil {
@@ -11651,7 +11671,12 @@ func (u *McpUiToolResultNotificationParamsContentElem) decodeFrom(d *decoder) er
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *McpUiToolResultNotificationParamsContentElem) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(McpUiToolResultNotificationParamsContentElemVariant0)
 		if err := x.decodeFrom(d); err != nil {
@@ -13589,7 +13614,12 @@ func (u *McpUiToolResultNotificationParamsContentElemVariant4Resource) decodeFro
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *McpUiToolResultNotificationParamsContentElemVariant4Resource) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(McpUiToolResultNotificationParamsContentElemVariant4ResourceVariant0)
 		if err := x.decodeFrom(d); err != nil {
@@ -14557,7 +14587,12 @@ func (u *McpUiUpdateModelContextRequestParamsContentElem) decodeFrom(d *decoder)
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *McpUiUpdateModelContextRequestParamsContentElem) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(McpUiUpdateModelContextRequestParamsContentElemVariant0)
 		if err := x.decodeFrom(d); err != nil {
@@ -16495,7 +16530,12 @@ func (u *McpUiUpdateModelContextRequestParamsContentElemVariant4Resource) decode
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *McpUiUpdateModelContextRequestParamsContentElemVariant4Resource) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(McpUiUpdateModelContextRequestParamsContentElemVariant4ResourceVariant0)
 		if err := x.decodeFrom(d); err != nil {

@@ -1047,7 +1047,12 @@ func (u *DetailedTask) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *DetailedTask) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(WorkingTask)
 		if err := x.decodeFrom(d); err != nil {
@@ -1592,7 +1597,12 @@ func (u *GetTaskResult) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *GetTaskResult) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(GetTaskResultVariant0)
 		if err := x.decodeFrom(d); err != nil {
@@ -3535,7 +3545,12 @@ func (u *TaskStatusNotificationParams) decodeFrom(d *decoder) error {
 	if err != nil {
 		return err
 	}
-	switch pick {
+	return u.decodeVariant(d, pick)
+}
+
+// decodeVariant decodes the object at the position as variant i.
+func (u *TaskStatusNotificationParams) decodeVariant(d *decoder, i int) error {
+	switch i {
 	case 0:
 		x := new(TaskStatusNotificationParamsVariant0)
 		if err := x.decodeFrom(d); err != nil {
