@@ -275,5 +275,4 @@ type exchange struct {
 	// callParams is the converted params of the exchange's tools/call
 	// (legacyPrepare), allocated with it.
 	callParams protocol.CallToolRequestParams
-	callUsed   bool
 }

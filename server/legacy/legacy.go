@@ -499,9 +499,9 @@ func (s *Era) legacyPrepare(ctx context.Context, sess legacySession, m *rpcMessa
 		return s.sessionMethod(ctx, sess, m, x, p, func(ctx context.Context) server.Outcome { return s.legacyUnsubscribe(ctx, sess, rev, id, p.URI) }), nil, false
 	}
 	var le *legacy.Error
-	if p, ok := typed.(*mcp20251125.CallToolRequestParams); ok && !x.callUsed {
-		// Into the exchange's memory (it serves one request).
-		x.callUsed = true
+	if p, ok := typed.(*mcp20251125.CallToolRequestParams); ok {
+		// Into the exchange's memory (it serves one request, so legacyPrepare
+		// runs once on it).
 		if le = conv.CallToolInto(&x.callParams, p); le == nil {
 			params = &x.callParams
 		}

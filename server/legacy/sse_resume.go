@@ -514,7 +514,6 @@ func (h *HTTP) sessionRequestResumable(r *http.Request, sse *httpwire.Stream, re
 	}
 	run := &resumableRun{s: s, ctx: ctx, cancel: cancel, msg: *in, sc: sc}
 	m := &run.msg // the run's copy: the caller's message stays on its stack
-	run.m = m
 	l := &run.log
 	s.initStreamLog(l, sse, rec, "", &m.id, rev)
 	sse.Tee, l.cancel, l.expiresAt = l, cancel, rec.ExpiresAt
@@ -577,8 +576,7 @@ type resumableRun struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	sc     *sessionConv // the session's, for its running set
-	m      *rpcMessage  // &msg
-	msg    rpcMessage
+	msg    rpcMessage   // the request, copied from the caller's
 	log    streamLog
 	sess   httpSession
 	x      exchange
@@ -609,7 +607,7 @@ func (run *resumableRun) serve() {
 	defer s.core.Unhold()
 	defer run.log.over()
 	defer run.cancel()
-	defer s.sessions.done(run.sess.rec.Key, run.sc, run.m.id)
+	defer s.sessions.done(run.sess.rec.Key, run.sc, run.msg.id)
 	out := run.out
 	if run.params != nil {
 		// While it runs, the request hears the session's cancel, closed
@@ -622,7 +620,7 @@ func (run *resumableRun) serve() {
 				defer s.hub.release()
 			}
 		}
-		out = s.legacyRun(run.ctx, run.sess.cv.Rev, run.m.id, run.m.method, run.params, &run.x)
+		out = s.legacyRun(run.ctx, run.sess.cv.Rev, run.msg.id, run.msg.method, run.params, &run.x)
 	}
 	run.log.finish(out)
 	s.core.Release(out)
