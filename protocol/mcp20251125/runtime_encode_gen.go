@@ -84,13 +84,6 @@ const plainString = "\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x0
 	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00" +
 	"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
 
-// The SWAR constants of the string encoder, scanning eight bytes at a
-// time.
-const (
-	encOnes  = 0x0101010101010101
-	encHighs = 0x8080808080808080
-)
-
 // string writes a quoted JSON string. Invalid UTF-8 becomes U+FFFD, as in
 // encoding/json; '<', '>' and '&' are written as they are.
 //
@@ -108,13 +101,13 @@ func (e *encoder) string(s string) {
 			w := s[i : i+8]
 			x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
 				uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
-			quote := x ^ (encOnes * '"')
-			back := x ^ (encOnes * '\\')
-			special := (x - encOnes*0x20) | // bytes below 0x20 borrow into the high bit
-				(quote-encOnes) & ^quote | // a zero byte where x had '"'
-				(back-encOnes) & ^back | // a zero byte where x had '\\'
+			quote := x ^ (swarOnes * '"')
+			back := x ^ (swarOnes * '\\')
+			special := (x - swarOnes*0x20) | // bytes below 0x20 borrow into the high bit
+				(quote-swarOnes) & ^quote | // a zero byte where x had '"'
+				(back-swarOnes) & ^back | // a zero byte where x had '\\'
 				x // bytes of 0x80 and above
-			if special &= encHighs; special == 0 {
+			if special &= swarHighs; special == 0 {
 				i += 8
 				continue
 			}

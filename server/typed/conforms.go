@@ -1,7 +1,6 @@
 package typed
 
 import (
-	"encoding"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -27,9 +26,7 @@ func encodesConforming(t reflect.Type) bool {
 }
 
 func conforming(t reflect.Type, seen map[reflect.Type]bool) bool {
-	if t.Implements(reflect.TypeFor[json.Marshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[json.Marshaler]()) ||
-		t.Implements(reflect.TypeFor[encoding.TextMarshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextMarshaler]()) ||
-		encodesItself(t) || t == reflect.TypeFor[json.Number]() {
+	if encodesItself(t) || t == reflect.TypeFor[json.Number]() { // encodesItself covers json.Marshaler and encoding.TextMarshaler
 		return false // json.Number: a string kind, inferred "type": "string", encoded as a number
 	}
 	switch t.Kind() {
@@ -74,8 +71,8 @@ func conforming(t reflect.Type, seen map[reflect.Type]bool) bool {
 }
 
 // encodesItself reports whether t or *t has a method by which goccy lets
-// a value write its own encoding, beyond json.Marshaler and
-// encoding.TextMarshaler: one named MarshalJSON (goccy calls
+// a value write its own encoding, json.Marshaler and
+// encoding.TextMarshaler among them: one named MarshalJSON (goccy calls
 // MarshalJSON(context.Context) too), MarshalJSONTo (with goccy's
 // jsontext.Encoder or encoding/json/jsontext's), MarshalText or
 // AppendText, whatever its signature. What such a method writes need not

@@ -7,7 +7,6 @@ package typed
 
 import (
 	"context"
-	"encoding"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -344,9 +343,7 @@ func decodesItself(t reflect.Type, seen map[reflect.Type]bool) bool {
 		return false
 	}
 	seen[t] = true
-	if reflect.PointerTo(t).Implements(reflect.TypeFor[json.Unmarshaler]()) || reflect.PointerTo(t).Implements(reflect.TypeFor[encoding.TextUnmarshaler]()) {
-		return true
-	}
+	// By name, which covers json.Unmarshaler and encoding.TextUnmarshaler:
 	// goccy also calls UnmarshalJSON(context.Context, []byte) and
 	// UnmarshalJSONFrom(*jsontext.Decoder), whose receiver may be kept too.
 	for _, name := range [...]string{"UnmarshalJSON", "UnmarshalJSONFrom", "UnmarshalText"} {
